@@ -1,0 +1,59 @@
+// Session: load a module, validate it, run a named function on named inputs, return named outputs and,
+// optionally, every intermediate tensor keyed by op name. Variables persist across runs of one Session.
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "ir/graph.h"
+#include "tosakit/backend.h"
+
+namespace tosakit {
+
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+struct SessionOptions {
+  // Target used when the module has no tosa.target_env; nullopt = all profiles and extensions at level 8K.
+  std::optional<ir::TargetEnv> target;
+  std::string backend = "ref";
+};
+
+struct RunOptions {
+  std::string function = "main";
+  bool captureIntermediates = false;
+};
+
+struct RunResult {
+  NamedTensors outputs;
+  NamedTensors intermediates;  // op result name -> tensor, in execution order (when captured)
+};
+
+class Session {
+ public:
+  // Takes ownership of the module.
+  static Result<std::unique_ptr<Session>> create(std::unique_ptr<ir::Module> module, SessionOptions opts = {});
+
+  const ir::Module& module() const { return *module_; }
+  const ir::TargetEnv& target() const { return target_; }
+  std::vector<std::string> inputNames(const std::string& function = "main") const;
+  std::vector<std::string> outputNames(const std::string& function = "main") const;
+
+  // Inputs by name; every function argument must be given exactly once, with its declared dtype and shape.
+  Status run(const NamedTensors& inputs, RunResult& result, const RunOptions& opts = {});
+  Backend& backend() { return *backend_; }
+
+ private:
+  Session() = default;
+  std::unique_ptr<ir::Module> module_;
+  ir::TargetEnv target_;
+  std::unique_ptr<Backend> backend_;
+};
+
+// Name under which an op's result is captured: the op's location name if any (suffixed ":k" for result
+// k > 0), else "<opname>_<value id>".
+std::string intermediateName(const ir::Operation& op, size_t resultIndex);
+
+}  // namespace tosakit

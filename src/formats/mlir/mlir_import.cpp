@@ -1,0 +1,1 @@
+#include "formats/mlir/mlir_io.h"

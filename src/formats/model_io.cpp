@@ -1,0 +1,54 @@
+#include "tosakit/model_io.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "formats/mlir/mlir_io.h"
+
+namespace tosakit {
+
+static std::string extensionOf(const std::string& path) {
+  return std::filesystem::path(path).extension().string();
+}
+
+Result<std::unique_ptr<ir::Module>> loadModel(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return Status::io(path + ": no such file");
+  std::string ext = extensionOf(path);
+  if (ext == ".mlir") return mlirio::importMlirFile(path);
+  return Status::invalid(path + ": unknown model format '" + ext + "' (expected .mlir)");
+}
+
+Status writeFileAtomic(const std::string& path, const std::string& bytes) {
+  std::string tmp = path + ".tmp-tosakit";
+  {
+    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
+    if (!os) return Status::io(path + ": cannot open for writing");
+    os.write(bytes.data(), std::streamsize(bytes.size()));
+    if (!os) {
+      os.close();
+      std::remove(tmp.c_str());
+      return Status::io(path + ": write failed");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    return Status::io(path + ": " + ec.message());
+  }
+  return Status::ok();
+}
+
+Status saveModel(const ir::Module& m, const std::string& path) {
+  std::string ext = extensionOf(path);
+  if (ext == ".mlir") {
+    auto text = mlirio::exportMlir(m);
+    if (!text) return text.status();
+    return writeFileAtomic(path, *text);
+  }
+  return Status::invalid(path + ": unknown model format '" + ext + "' (expected .mlir)");
+}
+
+}  // namespace tosakit

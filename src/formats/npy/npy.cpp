@@ -1,0 +1,1 @@
+#include "formats/npy/npy.h"

@@ -1,0 +1,93 @@
+#include "tosakit/session.h"
+
+#include <set>
+
+namespace tosakit {
+
+Result<std::unique_ptr<Session>> Session::create(std::unique_ptr<ir::Module> module, SessionOptions opts) {
+  if (!module) return Status::invalid("no module");
+  if (opts.backend != "ref") return Status::invalid("unknown backend '" + opts.backend + "' (available: ref)");
+  std::unique_ptr<Session> s(new Session());
+  s->module_ = std::move(module);
+  if (s->module_->target) s->target_ = *s->module_->target;
+  else if (opts.target) s->target_ = *opts.target;
+  else s->target_ = ir::TargetEnv::all();
+  s->backend_ = createReferenceBackend();
+  return s;
+}
+
+std::vector<std::string> Session::inputNames(const std::string& function) const {
+  std::vector<std::string> names;
+  if (const ir::Function* f = module_->function(function))
+    for (size_t i = 0; i < f->inputs().size(); ++i) names.push_back(f->inputName(i));
+  return names;
+}
+
+std::vector<std::string> Session::outputNames(const std::string& function) const {
+  std::vector<std::string> names;
+  if (const ir::Function* f = module_->function(function))
+    for (size_t i = 0; i < f->resultTypes.size(); ++i) names.push_back(f->outputName(i));
+  return names;
+}
+
+std::string intermediateName(const ir::Operation& op, size_t resultIndex) {
+  std::string base = !op.loc.name.empty() ? op.loc.name
+                                          : op.name.substr(op.name.find('.') + 1) + "_" +
+                                                std::to_string(op.results.empty() ? 0 : op.results[0]->id);
+  return resultIndex == 0 ? base : base + ":" + std::to_string(resultIndex);
+}
+
+static Status checkInput(const std::string& name, const ir::ValueType& want, const Tensor& got) {
+  if (got.dtype() != want.dtype)
+    return Status::invalid("input '" + name + "': dtype " + std::string(dtypeName(got.dtype())) + ", expected " +
+                           std::string(dtypeName(want.dtype)));
+  if (want.kind == ir::ValueType::Kind::UnrankedTensor) return Status::ok();
+  bool ok = got.shape().size() == want.dims.size();
+  for (size_t i = 0; ok && i < want.dims.size(); ++i) ok = want.dims[i] < 0 || want.dims[i] == got.shape()[i];
+  if (!ok)
+    return Status::invalid("input '" + name + "': shape [" + shapeToString(got.shape()) + "], expected [" +
+                           shapeToString(want.dims) + "]");
+  return Status::ok();
+}
+
+Status Session::run(const NamedTensors& inputs, RunResult& result, const RunOptions& opts) {
+  const ir::Function* fn = module_->function(opts.function);
+  if (!fn) {
+    std::string avail;
+    for (auto& f : module_->functions) avail += (avail.empty() ? "" : ", ") + f->name;
+    return Status::invalid("no function '" + opts.function + "' in the module (available: " + avail + ")");
+  }
+  std::vector<Tensor> args(fn->inputs().size());
+  std::vector<bool> given(args.size(), false);
+  for (const auto& [name, tensor] : inputs) {
+    size_t idx = args.size();
+    for (size_t i = 0; i < args.size(); ++i)
+      if (fn->inputName(i) == name) idx = i;
+    if (idx == args.size()) {
+      std::string known;
+      for (size_t i = 0; i < args.size(); ++i) known += (i ? ", " : "") + fn->inputName(i);
+      return Status::invalid("unknown input '" + name + "' (function @" + fn->name + " takes: " + known + ")");
+    }
+    if (given[idx]) return Status::invalid("input '" + name + "' given twice");
+    TK_RETURN_IF_ERROR(checkInput(name, fn->inputs()[idx]->type, tensor));
+    args[idx] = tensor;
+    given[idx] = true;
+  }
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!given[i]) return Status::invalid("missing input '" + fn->inputName(i) + "' of type " +
+                                          fn->inputs()[i]->type.toString());
+
+  result = RunResult();
+  OpObserver observer;
+  if (opts.captureIntermediates) {
+    observer = [&result](const ir::Operation& op, const std::vector<Tensor>& outs) {
+      for (size_t i = 0; i < outs.size(); ++i) result.intermediates.emplace_back(intermediateName(op, i), outs[i]);
+    };
+  }
+  std::vector<Tensor> outs;
+  TK_RETURN_IF_ERROR(backend_->run(*fn, target_, args, outs, observer));
+  for (size_t i = 0; i < outs.size(); ++i) result.outputs.emplace_back(fn->outputName(i), std::move(outs[i]));
+  return Status::ok();
+}
+
+}  // namespace tosakit

@@ -1,0 +1,54 @@
+// tosakit: a toolchain for TOSA 1.0. git-style verbs; each lives in its own file.
+#include <iostream>
+#include <vector>
+
+#include "verbs.h"
+
+namespace tosakit::cli {
+
+int exitCodeFor(const Status& s) {
+  switch (s.code()) {
+    case StatusCode::Ok: return kExitOk;
+    case StatusCode::SpecError: return kExitSpecError;
+    case StatusCode::Unpredictable: return kExitUnpredictable;
+    case StatusCode::InvalidArgument: case StatusCode::ParseError: case StatusCode::IOError: return kExitBadInput;
+    case StatusCode::Unsupported: return kExitUnsupported;
+    case StatusCode::Internal: return kExitInternal;
+  }
+  return kExitInternal;
+}
+
+int report(const Status& s) {
+  if (s.isOk()) return kExitOk;
+  std::cerr << "tosakit: " << s.toString() << "\n";
+  return exitCodeFor(s);
+}
+
+}  // namespace tosakit::cli
+
+int main(int argc, char** argv) {
+  using namespace tosakit::cli;
+  CLI::App app{"tosakit: execute, convert, import, validate and quantize TOSA 1.0 graphs", "tosakit"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Help for every verb");
+  std::vector<VerbAction> actions;
+  actions.push_back(addRunVerb(app));
+  actions.push_back(addValidateVerb(app));
+  actions.push_back(addVersionVerb(app));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  // Each verb's action returns -1 unless its subcommand was the one parsed.
+  for (auto& a : actions) {
+    int rc = a();
+    if (rc >= 0) return rc;
+  }
+  return kExitUsage;
+}

@@ -1,0 +1,32 @@
+// One file per verb; each registers its CLI11 subcommand and returns the action run when it is chosen.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+#include "core/status.h"
+
+namespace tosakit::cli {
+
+using VerbAction = std::function<int()>;
+
+VerbAction addRunVerb(CLI::App& app);
+VerbAction addValidateVerb(CLI::App& app);
+VerbAction addVersionVerb(CLI::App& app);
+
+// Exit codes (documented in README.md):
+enum ExitCode {
+  kExitOk = 0,
+  kExitSpecError = 1,      // the graph is in error (ERROR_IF / LEVEL_CHECK), or validate found violations
+  kExitUsage = 2,          // bad command line
+  kExitUnpredictable = 3,  // a REQUIRE failed: the result is unpredictable
+  kExitBadInput = 4,       // unreadable or malformed file, missing/unknown/mis-typed input
+  kExitUnsupported = 5,    // an operator or construct tosakit does not support
+  kExitInternal = 6,
+};
+
+int exitCodeFor(const Status& s);
+// Prints "tosakit: <kind>: <message>" on stderr and returns the exit code.
+int report(const Status& s);
+
+}  // namespace tosakit::cli
