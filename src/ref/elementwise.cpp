@@ -42,4 +42,16 @@ Status forEachTernary(KernelContext& ctx, const Tensor& in1, const Tensor& in2, 
   return Status::ok();
 }
 
+Status checkUnary(KernelContext& ctx, const Tensor& in, const Tensor& out) {
+  LEVEL_CHECK(int64_t(out.rank()) <= ctx.level.maxRank);
+  ERROR_IF(out.shape() != in.shape());
+  return Status::ok();
+}
+
+bool isOneOf(DType t, std::initializer_list<DType> types) {
+  for (DType x : types)
+    if (x == t) return true;
+  return false;
+}
+
 }  // namespace tosakit::ref

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Configures and builds tosakit with Ninja into build/ (override with BUILD_DIR).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ninja -C "$BUILD_DIR" -j "${JOBS:-$(nproc)}"
