@@ -28,6 +28,8 @@ class Backend {
                      std::vector<Tensor>& outputs, const OpObserver& observer) = 0;
   // Registers an implementation of tosa.custom for `operatorName` (the op's operator_name attribute).
   virtual void registerCustomOp(const std::string& operatorName, CustomOpImpl impl) = 0;
+  // Upper bound on the iterations of one while_loop before the run stops with an error (no hang).
+  virtual void setMaxLoopIterations(int64_t n) = 0;
 };
 
 // The reference backend (golden model); its variable state lives as long as the object.

@@ -19,6 +19,8 @@ struct SessionOptions {
   // Target used when the module has no tosa.target_env; nullopt = all profiles and extensions at level 8K.
   std::optional<ir::TargetEnv> target;
   std::string backend = "ref";
+  // A while_loop exceeding this many iterations stops the run with an error instead of hanging.
+  int64_t maxLoopIterations = 100000000;
 };
 
 struct RunOptions {

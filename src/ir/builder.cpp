@@ -130,13 +130,14 @@ Value* Builder::conv2d(Value* input, Value* weight, Value* bias, const Conv2dAtt
                                                    ? DType::FP16 : input->type.dtype;
   Value* izp = scalar1(input->type.dtype, double(a.inputZp));
   Value* wzp = scalar1(weight->type.dtype, double(a.weightZp));
+  std::map<std::string, Attribute> attrs = {{"pad", Attribute::intArray(a.pad)},
+                                            {"stride", Attribute::intArray(a.stride)},
+                                            {"dilation", Attribute::intArray(a.dilation)},
+                                            {"acc_type", Attribute::type(a.accType)}};
+  // MLIR omits default-valued attributes (local_bound = false); do the same so round trips are exact.
+  if (a.localBound) attrs["local_bound"] = Attribute::boolean(true);
   return op1("tosa.conv2d", {input, weight, bias, izp, wzp}, ValueType::tensor(outType, {in[0], oh, ow, w[0]}),
-             {{"pad", Attribute::intArray(a.pad)},
-              {"stride", Attribute::intArray(a.stride)},
-              {"dilation", Attribute::intArray(a.dilation)},
-              {"acc_type", Attribute::type(a.accType)},
-              {"local_bound", Attribute::boolean(a.localBound)}},
-             std::move(locName));
+             std::move(attrs), std::move(locName));
 }
 
 Value* Builder::rescale(Value* x, DType outType, const RescaleAttrs& a, std::string locName) {

@@ -18,6 +18,13 @@ struct Diagnostic {
   std::string toString() const;
 };
 
-std::vector<Diagnostic> validateModule(const Module& m, const TargetEnv& target);
+struct ValidateOptions {
+  // cond_if/while_loop regions are separate TOSA graphs in the spec (their only inputs are input_list), so
+  // a region using a value from outside is reported. The MLIR dialect and the reference backend allow such
+  // captures; Session sets this to accept them.
+  bool allowRegionCaptures = false;
+};
+
+std::vector<Diagnostic> validateModule(const Module& m, const TargetEnv& target, const ValidateOptions& opts = {});
 
 }  // namespace tosakit::ir

@@ -1,5 +1,7 @@
 #include "ref/elementwise.h"
 
+#include <string>
+
 namespace tosakit::ref {
 
 namespace {
@@ -22,7 +24,9 @@ Status forEachBinary(KernelContext& ctx, const Tensor& in1, const Tensor& in2, c
   const Shape& shape = out.shape();
   LEVEL_CHECK(int64_t(shape.size()) <= ctx.level.maxRank);
   ERROR_IF(in1.rank() != in2.rank());
-  ERROR_IF(shape != broadcast_shape(ctx, in1.shape(), in2.shape()));
+  Shape broadcast = broadcast_shape(ctx, in1.shape(), in2.shape());
+  if (ctx.failed()) return ctx.result();  // broadcast_shape's own ERROR_IF held: no element loop
+  if (shape != broadcast) return ctx.errorIf("shape != broadcast_shape(shape1, shape2)");
   Shape index(shape.size(), 0);
   for (int64_t o = 0; o < out.size(); ++o, increment(index, shape))
     fn(o, broadcastOffset(shape, in1.shape(), index), broadcastOffset(shape, in2.shape(), index));
@@ -34,7 +38,9 @@ Status forEachTernary(KernelContext& ctx, const Tensor& in1, const Tensor& in2, 
   const Shape& shape = out.shape();
   LEVEL_CHECK(int64_t(shape.size()) <= ctx.level.maxRank);
   ERROR_IF(in1.rank() != in2.rank() || in1.rank() != in3.rank());
-  ERROR_IF(shape != broadcast_shape(ctx, broadcast_shape(ctx, in1.shape(), in2.shape()), in3.shape()));
+  Shape broadcast = broadcast_shape(ctx, broadcast_shape(ctx, in1.shape(), in2.shape()), in3.shape());
+  if (ctx.failed()) return ctx.result();
+  if (shape != broadcast) return ctx.errorIf("shape != broadcast_shape(broadcast_shape(shape1, shape2), shape3)");
   Shape index(shape.size(), 0);
   for (int64_t o = 0; o < out.size(); ++o, increment(index, shape))
     fn(o, broadcastOffset(shape, in1.shape(), index), broadcastOffset(shape, in2.shape(), index),
@@ -52,6 +58,35 @@ bool isOneOf(DType t, std::initializer_list<DType> types) {
   for (DType x : types)
     if (x == t) return true;
   return false;
+}
+
+Kernel withArity(int numInputs, int numOutputs, Kernel k) {
+  return [numInputs, numOutputs, k](KernelContext& ctx, const std::vector<const Tensor*>& in,
+                                    std::vector<Tensor>& out) -> Status {
+    bool inOk = numInputs < 0 || int(in.size()) == numInputs;
+    if (!inOk || int(out.size()) != numOutputs)
+      return dtypeError(ctx, "expected " + (numInputs < 0 ? std::string("any number of") : std::to_string(numInputs)) +
+                                 " operand(s) and " + std::to_string(numOutputs) + " result(s), got " +
+                                 std::to_string(in.size()) + " and " + std::to_string(out.size()));
+    for (const Tensor* t : in)
+      if (!t) return Status::internal(ctx.op.describe() + ": missing operand tensor");
+    return k(ctx, in, out);
+  };
+}
+
+Status dtypeError(const KernelContext& ctx, const std::string& why) {
+  return Status::specError(SpecVerdict{ctx.op.name, ctx.op.loc.toString(), why});
+}
+
+Status checkInOut(KernelContext& ctx, const std::vector<const Tensor*>& tensors, DType t,
+                  std::initializer_list<DType> rows) {
+  auto typeError = [&](const std::string& why) { return dtypeError(ctx, why); };
+  for (const Tensor* x : tensors)
+    if (x->dtype() != t)
+      return typeError("operand type " + std::string(dtypeName(x->dtype())) + " differs from output type " +
+                       std::string(dtypeName(t)));
+  if (!isOneOf(t, rows)) return typeError("type " + std::string(dtypeName(t)) + " is not in the supported data types");
+  return Status::ok();
 }
 
 }  // namespace tosakit::ref

@@ -21,40 +21,66 @@ class ReferenceBackend : public Backend {
     target_ = &target;
     observer_ = observer;
     initVariables(*fn.module);
-    return runBlock(fn.body, inputs, outputs);
+    return runBlock(fn.body, inputs, outputs, nullptr);
   }
+
+  void setMaxLoopIterations(int64_t n) override { state_.maxLoopIterations = n; }
 
   void registerCustomOp(const std::string& operatorName, CustomOpImpl impl) override {
     customOps_[operatorName] = std::move(impl);
   }
 
  private:
+  // Module-level tosa.variable declarations (spec 2.17.1) are declared at the start of every run; they are
+  // allocated and initialized on the first run only, so their values persist across runs.
   void initVariables(const ir::Module& m) {
+    state_.variableSeen.clear();
+    state_.nestingDepth = 0;
     for (const ir::Variable& v : m.variables) {
+      state_.variableSeen[v.name] = true;
       if (state_.variables.count(v.name)) continue;
       state_.variables[v.name] = v.initialValue ? *v.initialValue : allocateFor(v.type);
+      state_.variableWritten[v.name] = v.initialValue.has_value();
     }
   }
 
-  Status runBlock(const ir::Block& block, const std::vector<Tensor>& args, std::vector<Tensor>& results) {
-    std::map<const ir::Value*, Tensor> env;
-    for (size_t i = 0; i < block.args.size() && i < args.size(); ++i) env[block.args[i]] = args[i];
+  // Values of one block; regions (cond_if, while_loop) may use values of the enclosing blocks.
+  struct Env {
+    std::map<const ir::Value*, Tensor> values;
+    const Env* parent = nullptr;
+    const Tensor* find(const ir::Value* v) const {
+      for (const Env* e = this; e; e = e->parent) {
+        auto it = e->values.find(v);
+        if (it != e->values.end()) return &it->second;
+      }
+      return nullptr;
+    }
+  };
+
+  Status runBlock(const ir::Block& block, const std::vector<Tensor>& args, std::vector<Tensor>& results,
+                  const Env* parent) {
+    Env env;
+    env.parent = parent;
+    for (size_t i = 0; i < block.args.size() && i < args.size(); ++i) env.values[block.args[i]] = args[i];
     for (const auto& opPtr : block.ops) {
       const ir::Operation& op = *opPtr;
       if (op.name == "func.return" || op.name == "tosa.yield") {
         results.clear();
-        for (const ir::Value* v : op.operands) results.push_back(lookup(env, v));
+        for (const ir::Value* v : op.operands) {
+          const Tensor* t = env.find(v);
+          results.push_back(t ? *t : Tensor());
+        }
         return Status::ok();
       }
       std::vector<const Tensor*> in;
       for (const ir::Value* v : op.operands) {
-        auto it = env.find(v);
-        if (it == env.end()) return Status::internal(op.describe() + ": operand used before definition");
-        in.push_back(&it->second);
+        const Tensor* t = env.find(v);
+        if (!t) return Status::internal(op.describe() + ": operand used before definition");
+        in.push_back(t);
       }
       std::vector<Tensor> out;
       for (const ir::Value* r : op.results) out.push_back(allocateFor(r->type));
-      TK_RETURN_IF_ERROR(runOp(op, in, out));
+      TK_RETURN_IF_ERROR(runOp(op, in, out, env));
       for (size_t i = 0; i < op.results.size(); ++i) {
         const ir::ValueType& t = op.results[i]->type;
         if (t.isStatic() && !t.isShape() && (out[i].shape() != t.dims || out[i].dtype() != t.dtype))
@@ -62,18 +88,20 @@ class ReferenceBackend : public Backend {
                                   t.toString());
       }
       if (observer_) observer_(op, out);
-      for (size_t i = 0; i < op.results.size(); ++i) env[op.results[i]] = std::move(out[i]);
+      for (size_t i = 0; i < op.results.size(); ++i) env.values[op.results[i]] = std::move(out[i]);
     }
     return Status::internal("block has no terminator");
   }
 
-  static Tensor lookup(std::map<const ir::Value*, Tensor>& env, const ir::Value* v) {
-    auto it = env.find(v);
-    return it == env.end() ? Tensor() : it->second;
-  }
-
-  Status runOp(const ir::Operation& op, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) {
+  Status runOp(const ir::Operation& op, const std::vector<const Tensor*>& in, std::vector<Tensor>& out,
+               const Env& env) {
     if (op.name == "tosa.custom") {
+      // The spec's checks (custom.cpp), then the registered implementation.
+      if (const Kernel* checks = referenceKernels().find(op.name)) {
+        KernelContext ctx(op, *target_, state_);
+        TK_RETURN_IF_ERROR((*checks)(ctx, in, out));
+        TK_RETURN_IF_ERROR(ctx.result());
+      }
       std::string opName = op.strAttr("operator_name");
       auto it = customOps_.find(opName);
       if (it == customOps_.end())
@@ -84,9 +112,10 @@ class ReferenceBackend : public Backend {
     const Kernel* k = referenceKernels().find(op.name);
     if (!k) return Status::unsupported(op.describe() + ": operator not supported by the reference backend");
     KernelContext ctx(op, *target_, state_);
-    ctx.runRegion = [this](const ir::Region& region, const std::vector<Tensor>& args, std::vector<Tensor>& results) {
+    ctx.runRegion = [this, &env](const ir::Region& region, const std::vector<Tensor>& args,
+                                 std::vector<Tensor>& results) {
       if (region.blocks.empty()) return Status::internal("empty region");
-      return runBlock(*region.blocks.front(), args, results);
+      return runBlock(*region.blocks.front(), args, results, &env);
     };
     Status s = (*k)(ctx, in, out);
     if (!s.isOk()) return s;

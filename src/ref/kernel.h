@@ -27,7 +27,11 @@ struct LevelLimits {
 struct ExecState {
   std::map<std::string, Tensor> variables;
   std::map<std::string, bool> variableWritten;
+  std::map<std::string, bool> variableSeen;  // declared in the current graph execution (cleared per run)
   int nestingDepth = 0;
+  // Guard against graphs that never terminate: a while_loop running more iterations than this stops with an
+  // error instead of hanging (the spec sets no bound; the default is far above any real model).
+  int64_t maxLoopIterations = 100000000;
 };
 
 class KernelContext {

@@ -2,7 +2,42 @@
 
 #include <set>
 
+#include "ir/validate.h"
+
 namespace tosakit {
+
+// First static-validation error as a Status: Unsupported for unknown operators, else a SpecError whose
+// condition is the failing ERROR_IF/LEVEL_CHECK text (or the type/profile/extension/CTC message).
+static Status validationStatus(const ir::Module& m, const ir::TargetEnv& target) {
+  ir::ValidateOptions opts;
+  opts.allowRegionCaptures = true;  // the reference backend runs regions that use outer values
+  auto diags = ir::validateModule(m, target, opts);
+  if (diags.empty()) return Status::ok();
+  const ir::Diagnostic& d = diags.front();
+  std::string more = diags.size() > 1 ? " (+" + std::to_string(diags.size() - 1) + " more; see tosakit validate)" : "";
+  if (d.kind == ir::Diagnostic::Kind::Unsupported) return Status::unsupported(d.toString() + more);
+  std::string cond = d.message, extra;
+  // Type, profile, extension and compile-time-constant violations have no ERROR_IF text of their own.
+  if (cond.rfind("ERROR_IF(", 0) != 0 && cond.rfind("LEVEL_CHECK(", 0) != 0)
+    return Status::error(StatusCode::SpecError, d.toString() + more);
+  for (const char* head : {"ERROR_IF(", "LEVEL_CHECK("}) {
+    if (cond.rfind(head, 0) != 0) continue;
+    size_t depth = 0, i = 0;  // find the parenthesis that closes the condition
+    for (; i < cond.size(); ++i) {
+      if (cond[i] == '(') ++depth;
+      if (cond[i] == ')' && --depth == 0) break;
+    }
+    if (i < cond.size()) {
+      extra = cond.substr(i + 1);
+      if (extra.rfind(" failed", 0) == 0) extra = extra.substr(7);
+      if (extra.rfind(": ", 0) == 0) extra = extra.substr(2);
+      // Kernels report LEVEL_CHECKs as the condition "LEVEL_CHECK(...)"; do the same.
+      cond = head[0] == 'L' ? cond.substr(0, i + 1)
+                            : cond.substr(std::string(head).size(), i - std::string(head).size());
+    }
+  }
+  return Status::specError({d.op, d.location, cond}, extra + more);
+}
 
 Result<std::unique_ptr<Session>> Session::create(std::unique_ptr<ir::Module> module, SessionOptions opts) {
   if (!module) return Status::invalid("no module");
@@ -13,6 +48,7 @@ Result<std::unique_ptr<Session>> Session::create(std::unique_ptr<ir::Module> mod
   else if (opts.target) s->target_ = *opts.target;
   else s->target_ = ir::TargetEnv::all();
   s->backend_ = createReferenceBackend();
+  s->backend_->setMaxLoopIterations(opts.maxLoopIterations);
   return s;
 }
 
@@ -85,6 +121,8 @@ Status Session::run(const NamedTensors& inputs, RunResult& result, const RunOpti
     };
   }
   std::vector<Tensor> outs;
+  // Reject a graph outside its target (types, profiles, extensions, levels, static ERROR_IFs) before running.
+  TK_RETURN_IF_ERROR(validationStatus(*module_, target_));
   TK_RETURN_IF_ERROR(backend_->run(*fn, target_, args, outs, observer));
   for (size_t i = 0; i < outs.size(); ++i) result.outputs.emplace_back(fn->outputName(i), std::move(outs[i]));
   return Status::ok();

@@ -37,11 +37,14 @@ class CliTest : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("tosakit_cli_" + std::to_string(::getpid()) + "_" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
-    // y = clamp(x + c, -5, 5) over i32[2,2]; z = sub(x, x) with a named result.
+    // y = min(max(x + c, -5), 5) over i32[2,2] (CLAMP has no i32 row in TOSA 1.0, spec 2.4.1).
     write("add.mlir", R"(func.func @main(%x: tensor<2x2xi32> loc("x")) -> tensor<2x2xi32> {
   %c = "tosa.const"() <{values = dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>}> : () -> tensor<2x2xi32>
   %s = tosa.add %x, %c : (tensor<2x2xi32>, tensor<2x2xi32>) -> tensor<2x2xi32> loc("sum")
-  %y = tosa.clamp %s {min_val = -5 : i32, max_val = 5 : i32} : (tensor<2x2xi32>) -> tensor<2x2xi32> loc("relu")
+  %lo = "tosa.const"() <{values = dense<-5> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %hi = "tosa.const"() <{values = dense<5> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %m = tosa.maximum %s, %lo : (tensor<2x2xi32>, tensor<1x1xi32>) -> tensor<2x2xi32> loc("floor5")
+  %y = tosa.minimum %m, %hi : (tensor<2x2xi32>, tensor<1x1xi32>) -> tensor<2x2xi32> loc("ceil5")
   return %y : tensor<2x2xi32>
 }
 )");
@@ -73,7 +76,7 @@ TEST_F(CliTest, RunComputesHandCheckedValues) {
   ASSERT_TRUE(out.isOk()) << out.status().toString();
   ASSERT_EQ(out->size(), 1u);
   EXPECT_EQ((*out)[0].first, "out0");
-  // x + c = [1, 12, -17, 5]; clamp to [-5, 5] -> [1, 5, -5, 5]
+  // x + c = [0+1, 10+2, -20+3, 1+4] = [1, 12, -17, 5]; limited to [-5, 5] -> [1, 5, -5, 5]
   EXPECT_EQ((*out)[0].second.toInts(), (std::vector<int64_t>{1, 5, -5, 5}));
   auto layers = tosakit::npy::readNpz(path("layers.npz"));
   ASSERT_TRUE(layers.isOk()) << layers.status().toString();
@@ -181,6 +184,30 @@ TEST_F(CliTest, BadFlagIsUsageError) {
   auto v = runTool("validate " + path("add.mlir") + " --profile pro_foo");
   EXPECT_EQ(v.exitCode, 4) << v.out;
   EXPECT_NE(v.out.find("pro_foo"), std::string::npos) << v.out;
+}
+
+TEST_F(CliTest, TypeOutsideTheTablesIsReportedByValidateAndRun) {
+  // Spec 2.4.1 CLAMP lists i8, i16, fp16, bf16, fp32 (and fp8) only: an i32 clamp is an error, and a second
+  // violation (a bf16 add with the bf16 extension missing) must be listed too.
+  write("clamp_i32.mlir", R"(func.func @main(%x: tensor<2xi32>, %b: tensor<2xbf16>) -> (tensor<2xi32>, tensor<2xbf16>) {
+  %y = tosa.clamp %x {min_val = -5 : i32, max_val = 5 : i32} : (tensor<2xi32>) -> tensor<2xi32> loc("relu")
+  %z = tosa.add %b, %b : (tensor<2xbf16>, tensor<2xbf16>) -> tensor<2xbf16> loc("bfadd")
+  return %y, %z : tensor<2xi32>, tensor<2xbf16>
+}
+)");
+  auto v = runTool("validate " + path("clamp_i32.mlir") + " --profile pro_int,pro_fp");
+  EXPECT_EQ(v.exitCode, 1) << v.out;
+  EXPECT_NE(v.out.find("'relu'"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("CLAMP"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("'bfadd'"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("bf16"), std::string::npos) << v.out;
+  ASSERT_TRUE(tosakit::npy::writeNpy(path("x2.npy"), tosakit::Tensor::fromInts(tosakit::DType::I32, {2}, {1, 9})));
+  ASSERT_TRUE(tosakit::npy::writeNpy(path("b2.npy"), tosakit::Tensor(tosakit::DType::U16, {2})));
+  auto r = runTool("run " + path("clamp_i32.mlir") + " --input arg0=" + path("x2.npy") + " --input arg1=" +
+                   path("b2.npy") + " -o " + path("out.npz"));
+  EXPECT_EQ(r.exitCode, 1) << r.out;
+  EXPECT_NE(r.out.find("tosa.clamp"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(path("out.npz")));
 }
 
 TEST_F(CliTest, ValidateValidModel) {

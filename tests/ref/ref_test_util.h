@@ -65,6 +65,51 @@ inline OpRun runOp(const std::string& opName, const std::vector<OpInput>& inputs
 
 inline ir::ValueType TT(DType t, Shape s) { return ir::ValueType::tensor(t, std::move(s)); }
 
+// Same one-op graph as runOp, run on the reference backend directly (no static validation first), so the
+// kernel's own ERROR_IF / REQUIRE / LEVEL_CHECK verdicts are what the test sees.
+inline OpRun runKernel(const std::string& opName, const std::vector<OpInput>& inputs,
+                       const std::vector<ir::ValueType>& resultTypes,
+                       const std::map<std::string, ir::Attribute>& attrs = {},
+                       const ir::TargetEnv& target = ir::TargetEnv::all()) {
+  ir::Module m;
+  ir::Builder b(m, "main");
+  std::vector<ir::Value*> operands;
+  std::vector<Tensor> args;
+  for (const OpInput& in : inputs) {
+    if (in.isShape) {
+      operands.push_back(b.constShape(in.tensor.toInts()));
+    } else if (in.isConst) {
+      operands.push_back(b.constant(in.tensor));
+    } else {
+      operands.push_back(b.input(ir::ValueType::tensor(in.tensor.dtype(), in.tensor.shape())));
+      args.push_back(in.tensor);
+    }
+  }
+  ir::Location loc;
+  loc.name = "op_under_test";
+  ir::Operation& op = b.create(opName, operands, resultTypes, attrs, loc);
+  b.output(op.results);
+  auto backend = createReferenceBackend();
+  OpRun out;
+  out.status = backend->run(b.function(), target, args, out.outputs, nullptr);
+  return out;
+}
+
+// runOp / runKernel as values, for tests that expect the same verdict on both paths.
+struct OpRunner {
+  OpRun (*fn)(const std::string&, const std::vector<OpInput>&, const std::vector<ir::ValueType>&,
+              const std::map<std::string, ir::Attribute>&, const ir::TargetEnv&);
+  const char* name;
+  OpRun operator()(const std::string& opName, const std::vector<OpInput>& inputs,
+                   const std::vector<ir::ValueType>& resultTypes,
+                   const std::map<std::string, ir::Attribute>& attrs = {},
+                   const ir::TargetEnv& target = ir::TargetEnv::all()) const {
+    return fn(opName, inputs, resultTypes, attrs, target);
+  }
+};
+inline void PrintTo(const OpRunner& r, std::ostream* os) { *os << r.name; }
+inline const OpRunner kValidatedPath{&runOp, "session"}, kKernelPath{&runKernel, "kernel"};
+
 // Expect an ERROR_IF verdict (StatusCode::SpecError) / a REQUIRE verdict (Unpredictable).
 #define EXPECT_SPEC_ERROR(run) EXPECT_EQ((run).status.code(), ::tosakit::StatusCode::SpecError) << (run).status.toString()
 #define EXPECT_UNPREDICTABLE(run) EXPECT_EQ((run).status.code(), ::tosakit::StatusCode::Unpredictable) << (run).status.toString()

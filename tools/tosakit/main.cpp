@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   actions.push_back(addRunVerb(app));
   actions.push_back(addValidateVerb(app));
   actions.push_back(addVersionVerb(app));
+  actions.push_back(addCheckVerb(app));
+  actions.push_back(addGenDataVerb(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -13,6 +13,8 @@ using VerbAction = std::function<int()>;
 VerbAction addRunVerb(CLI::App& app);
 VerbAction addValidateVerb(CLI::App& app);
 VerbAction addVersionVerb(CLI::App& app);
+VerbAction addCheckVerb(CLI::App& app);
+VerbAction addGenDataVerb(CLI::App& app);
 
 // Exit codes (documented in README.md):
 enum ExitCode {
