@@ -317,6 +317,31 @@ Status maxPool2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   return Status::ok();
 }
 
+// The LEVEL_CHECKs and ERROR_IFs that CONV2D (2.3.3) and DEPTHWISE_CONV2D (2.3.5) share, in spec order.
+Status checkConv2dWindow(KernelContext& ctx, const ConvOperands& o, int64_t IH, int64_t IW, int64_t KH, int64_t KW,
+                         int64_t OH, int64_t OW, const std::vector<int64_t>& pad, const std::vector<int64_t>& stride,
+                         const std::vector<int64_t>& dilation) {
+  const int64_t pad_top = pad[0], pad_bottom = pad[1], pad_left = pad[2], pad_right = pad[3];
+  const int64_t stride_y = stride[0], stride_x = stride[1], dilation_y = dilation[0], dilation_x = dilation[1];
+  const int64_t MAX_KERNEL = ctx.level.maxKernel, MAX_STRIDE = ctx.level.maxStride;
+
+  LEVEL_CHECK(dilation_y * KH <= MAX_KERNEL);
+  LEVEL_CHECK(dilation_x * KW <= MAX_KERNEL);
+  LEVEL_CHECK(pad_top <= MAX_KERNEL);
+  LEVEL_CHECK(pad_bottom <= MAX_KERNEL);
+  LEVEL_CHECK(pad_left <= MAX_KERNEL);
+  LEVEL_CHECK(pad_right <= MAX_KERNEL);
+  LEVEL_CHECK(stride_y <= MAX_STRIDE);
+  LEVEL_CHECK(stride_x <= MAX_STRIDE);
+  TK_RETURN_IF_ERROR(convZeroPointChecks(ctx, o));
+  ERROR_IF(pad_top < 0 || pad_bottom < 0 || pad_left < 0 || pad_right < 0);
+  ERROR_IF(stride_y < 1 || stride_x < 1);
+  ERROR_IF(dilation_y < 1 || dilation_x < 1);
+  ERROR_IF(OH != idiv_check(ctx, IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y, stride_y) + 1);
+  ERROR_IF(OW != idiv_check(ctx, IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x, stride_x) + 1);
+  return ctx.result();  // idiv_check's ERROR_IF
+}
+
 // ---- 2.3.3 CONV2D / 2.3.4 CONV3D ----
 
 // CONV2D is computed as CONV3D with ID = KD = OD = 1, pad_d0 = pad_d1 = 0 and stride_d = dilation_d = 1: the
@@ -390,23 +415,7 @@ Status conv2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   TK_RETURN_IF_ERROR(checkDim(ctx, output, 3, OC, "output OC != weight OC"));
   const int64_t pad_top = pad[0], pad_bottom = pad[1], pad_left = pad[2], pad_right = pad[3];
   const int64_t stride_y = stride[0], stride_x = stride[1], dilation_y = dilation[0], dilation_x = dilation[1];
-  const int64_t MAX_KERNEL = ctx.level.maxKernel, MAX_STRIDE = ctx.level.maxStride;
-
-  LEVEL_CHECK(dilation_y * KH <= MAX_KERNEL);
-  LEVEL_CHECK(dilation_x * KW <= MAX_KERNEL);
-  LEVEL_CHECK(pad_top <= MAX_KERNEL);
-  LEVEL_CHECK(pad_bottom <= MAX_KERNEL);
-  LEVEL_CHECK(pad_left <= MAX_KERNEL);
-  LEVEL_CHECK(pad_right <= MAX_KERNEL);
-  LEVEL_CHECK(stride_y <= MAX_STRIDE);
-  LEVEL_CHECK(stride_x <= MAX_STRIDE);
-  TK_RETURN_IF_ERROR(convZeroPointChecks(ctx, o));
-  ERROR_IF(pad_top < 0 || pad_bottom < 0 || pad_left < 0 || pad_right < 0);
-  ERROR_IF(stride_y < 1 || stride_x < 1);
-  ERROR_IF(dilation_y < 1 || dilation_x < 1);
-  ERROR_IF(OH != idiv_check(ctx, IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y, stride_y) + 1);
-  ERROR_IF(OW != idiv_check(ctx, IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x, stride_x) + 1);
-  TK_RETURN_IF_ERROR(ctx.result());
+  TK_RETURN_IF_ERROR(checkConv2dWindow(ctx, o, IH, IW, KH, KW, OH, OW, pad, stride, dilation));
   ERROR_IF(BC != OC && BC != 1);
 
   const Conv3DGeom g{.N = N, .ID = 1, .IH = IH, .IW = IW, .IC = IC, .OC = OC, .KD = 1, .KH = KH, .KW = KW,
@@ -525,26 +534,10 @@ Status depthwiseConv2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out)
   TK_RETURN_IF_ERROR(checkDim(ctx, output, 0, N, "output N != input N"));
   TK_RETURN_IF_ERROR(checkDim(ctx, *o.weight, 2, C, "weight C != input C"));
   TK_RETURN_IF_ERROR(checkDim(ctx, output, 3, C * M, "output channels != C*M"));
-  const int64_t pad_top = pad[0], pad_bottom = pad[1], pad_left = pad[2], pad_right = pad[3];
-  const int64_t stride_y = stride[0], stride_x = stride[1], dilation_y = dilation[0], dilation_x = dilation[1];
-  const int64_t MAX_KERNEL = ctx.level.maxKernel, MAX_STRIDE = ctx.level.maxStride;
-
-  LEVEL_CHECK(dilation_y * KH <= MAX_KERNEL);
-  LEVEL_CHECK(dilation_x * KW <= MAX_KERNEL);
-  LEVEL_CHECK(pad_top <= MAX_KERNEL);
-  LEVEL_CHECK(pad_bottom <= MAX_KERNEL);
-  LEVEL_CHECK(pad_left <= MAX_KERNEL);
-  LEVEL_CHECK(pad_right <= MAX_KERNEL);
-  LEVEL_CHECK(stride_y <= MAX_STRIDE);
-  LEVEL_CHECK(stride_x <= MAX_STRIDE);
-  TK_RETURN_IF_ERROR(convZeroPointChecks(ctx, o));
-  ERROR_IF(pad_top < 0 || pad_bottom < 0 || pad_left < 0 || pad_right < 0);
-  ERROR_IF(stride_y < 1 || stride_x < 1);
-  ERROR_IF(dilation_y < 1 || dilation_x < 1);
-  ERROR_IF(OH != idiv_check(ctx, IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y, stride_y) + 1);
-  ERROR_IF(OW != idiv_check(ctx, IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x, stride_x) + 1);
-  TK_RETURN_IF_ERROR(ctx.result());
+  TK_RETURN_IF_ERROR(checkConv2dWindow(ctx, o, IH, IW, KH, KW, OH, OW, pad, stride, dilation));
   ERROR_IF(BC != C * M && BC != 1);
+  const int64_t pad_top = pad[0], pad_left = pad[2];
+  const int64_t stride_y = stride[0], stride_x = stride[1], dilation_y = dilation[0], dilation_x = dilation[1];
 
   DepthwiseGeom g{N, IH, IW, C, M, KH, KW, OH, OW, BC, pad_top, pad_left, stride_y, stride_x, dilation_y,
                   dilation_x};
