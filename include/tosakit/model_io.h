@@ -2,13 +2,17 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "ir/graph.h"
 
 namespace tosakit {
 
-Result<std::unique_ptr<ir::Module>> loadModel(const std::string& path);
+// When upstream MLIR 22's verifier rejects a .mlir module that still parses, the module is loaded unverified
+// and the verifier's message is appended to `notes`: tosakit's own spec checks (validation and the kernels'
+// ERROR_IFs) then give the verdict, because where upstream and the spec disagree the spec wins.
+Result<std::unique_ptr<ir::Module>> loadModel(const std::string& path, std::vector<std::string>* notes = nullptr);
 // Writes atomically (temporary file + rename): a failure leaves no partial file.
 Status saveModel(const ir::Module& m, const std::string& path);
 // Write a whole file atomically.

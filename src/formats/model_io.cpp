@@ -12,11 +12,23 @@ static std::string extensionOf(const std::string& path) {
   return std::filesystem::path(path).extension().string();
 }
 
-Result<std::unique_ptr<ir::Module>> loadModel(const std::string& path) {
+static Result<std::unique_ptr<ir::Module>> loadMlir(const std::string& path, std::vector<std::string>* notes) {
+  auto verified = mlirio::importMlirFile(path);
+  if (verified || verified.status().code() != StatusCode::ParseError) return verified;
+  mlirio::ImportOptions unverifiedOptions;
+  unverifiedOptions.verify = false;
+  auto unverified = mlirio::importMlirFile(path, unverifiedOptions);
+  if (!unverified) return verified;  // a syntax error: report MLIR's own message
+  if (notes) notes->push_back("upstream MLIR 22 verifier: " + verified.status().message());
+  return unverified;
+}
+
+Result<std::unique_ptr<ir::Module>> loadModel(const std::string& path, std::vector<std::string>* notes) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return Status::io(path + ": no such file");
+  if (std::filesystem::is_directory(path, ec)) return Status::io(path + ": is a directory");
   std::string ext = extensionOf(path);
-  if (ext == ".mlir") return mlirio::importMlirFile(path);
+  if (ext == ".mlir") return loadMlir(path, notes);
   return Status::invalid(path + ": unknown model format '" + ext + "' (expected .mlir)");
 }
 

@@ -170,11 +170,13 @@ TEST_F(CliTest, SpecErrorVerdictExitsOne) {
   return %c : tensor<1x3x4x1xi32>
 }
 )");
-  // Upstream's verifier may already reject this; either way tosakit must fail with a message naming the conv.
+  // Upstream's verifier rejects this too; tosakit loads it unverified and gives the spec's verdict (exit 1),
+  // naming the op, its location and the failing condition.
   ASSERT_TRUE(tosakit::npy::writeNpy(path("xi8.npy"), tosakit::Tensor(tosakit::DType::I8, {1, 4, 4, 1})));
   auto r = runTool("run " + path("conv_bad.mlir") + " --input arg0=" + path("xi8.npy") + " -o " + path("out.npz"));
-  EXPECT_NE(r.exitCode, 0) << r.out;
-  EXPECT_NE(r.out.find("conv"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exitCode, 1) << r.out;
+  EXPECT_NE(r.out.find("tosa.conv2d at 'conv1'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ERROR_IF(OH != "), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(path("out.npz")));
 }
 

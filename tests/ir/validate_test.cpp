@@ -586,6 +586,127 @@ TEST(Validate, VariablesAreChecked) {
   EXPECT_DIAG(validateModule(m, TargetEnv::all()), "tosa.variable", "not in the supported-data-types table");
 }
 
+// One cond_if whose then-region adds `outer` (defined outside the region) to its argument.
+void buildCapture(Module& m, bool capture, DType thenArg = DType::I32) {
+  Builder b(m, "main");
+  auto* c = b.input(T(DType::Bool, {1}));
+  auto* a = b.input(T(DType::I32, {2}));
+  auto* k = b.constant(Tensor(DType::I32, {2}));
+  Operation& op = b.create("tosa.cond_if", {c, a}, {a->type}, {}, ifLoc(0));
+  for (int r = 0; r < 2; ++r) {
+    auto region = std::make_unique<Region>();
+    region->parent = &op;
+    auto blk = std::make_unique<Block>();
+    blk->parent = region.get();
+    Builder inner(m, b.function(), *blk);
+    Value* v = inner.input(T(r == 0 ? thenArg : DType::I32, {2}));
+    inner.output({r == 0 && capture ? inner.op1("tosa.add", {k, v}, v->type) : v});
+    region->blocks.push_back(std::move(blk));
+    op.regions.push_back(std::move(region));
+  }
+  b.output({op.results[0]});
+}
+
+TEST(Validate, RegionsAreSeparateGraphs) {
+  // 2.16.1: tosa_execute_graph(then_graph, input_list, output_list): a region's only inputs are input_list.
+  Module m;
+  buildCapture(m, true);
+  auto all = TargetEnv::all();
+  EXPECT_DIAG(validateModule(m, all), "tosa.cond_if", "then_graph uses a value defined outside it");
+  ValidateOptions o;
+  o.allowRegionCaptures = true;  // what Session uses: the reference backend runs captures
+  EXPECT_VALID(validateModule(m, all, o));
+  Module ok;
+  buildCapture(ok, false);
+  EXPECT_VALID(validateModule(ok, all));
+}
+
+TEST(Validate, CondIfRegionSignature) {
+  // 2.16.1: ERROR_IF(tensor_list_shape(input_list) != tosa_input_shape(then_graph)): then takes fp32[2],
+  // input_list is i32[2] (the then-graph also yields fp32, so the output_list check fails too).
+  Module m;
+  buildCapture(m, false, DType::FP32);
+  auto ds = validateModule(m, TargetEnv::all());
+  EXPECT_DIAG(ds, "tensor_list_shape(input_list) != tosa_input_shape(then_graph)");
+  EXPECT_DIAG(ds, "tensor_list_shape(output_list) != tosa_output_shape(then_graph)");
+  EXPECT_EQ(count(ds, {"else_graph"}), 0) << dump(ds);
+}
+
+TEST(Validate, WhileLoopCondMustYieldBool) {
+  Module m;
+  Builder b(m, "main");
+  auto* x = b.input(T(DType::I32, {1}));
+  Operation& op = b.create("tosa.while_loop", {x}, {x->type}, {}, ifLoc(0));
+  for (int r = 0; r < 2; ++r) {
+    auto region = std::make_unique<Region>();
+    region->parent = &op;
+    auto blk = std::make_unique<Block>();
+    blk->parent = region.get();
+    Builder inner(m, b.function(), *blk);
+    Value* v = inner.input(x->type);
+    inner.output({v});  // the cond graph yields i32, not bool
+    region->blocks.push_back(std::move(blk));
+    op.regions.push_back(std::move(region));
+  }
+  b.output({op.results[0]});
+  // 2.16.2: ERROR_IF(tosa_output_type(cond_graph) != bool_t).
+  auto ds = validateModule(m, TargetEnv::all());
+  EXPECT_DIAG(ds, "tosa.while_loop", "tosa_output_type(cond_graph) != bool_t");
+  EXPECT_EQ(ds.size(), 1u) << dump(ds);
+}
+
+TEST(Validate, RescaleUnsigned16ZeroPoint) {
+  // 2.13.2: uint16 zero point must be 0 or 32768. The i16 zero point holds the bit pattern 0x8000, which
+  // zero_extend reads as 32768: valid. 0x8001 (32769) is an error.
+  for (int64_t zp : {-32768, -32767}) {
+    Module m;
+    Builder b(m, "main");
+    auto* x = b.input(T(DType::I16, {4}));
+    RescaleAttrs r;
+    r.multiplier = {1 << 14};
+    r.shift = {14};
+    r.scale32 = false;
+    r.inputUnsigned = true;
+    r.inputZp = zp;
+    b.output({b.rescale(x, DType::I16, r, "u16")});
+    auto ds = validateModule(m, target({"pro_int"}));
+    if (zp == -32768) EXPECT_VALID(ds);
+    else EXPECT_DIAG(ds, "u16", "input_zp != 0 && input_zp != 32768");
+  }
+}
+
+TEST(Validate, TransposeConvOutputSize) {
+  Module m;
+  Builder b(m, "main");
+  auto* x = b.input(T(DType::FP32, {1, 3, 3, 1}));
+  auto* w = b.constant(Tensor(DType::FP32, {2, 2, 2, 1}));
+  auto* bias = b.constant(Tensor(DType::FP32, {2}));
+  auto* zp = b.scalar1(DType::FP32, 0);
+  // OH = (IH - 1) * stride_y + out_pad_top + out_pad_bottom + KH = 2 * 2 + 0 + 0 + 2 = 6; declared 7.
+  b.output({b.op1("tosa.transpose_conv2d", {x, w, bias, zp, zp}, T(DType::FP32, {1, 7, 6, 2}),
+                  {{"out_pad", Attribute::intArray({0, 0, 0, 0})}, {"stride", Attribute::intArray({2, 2})},
+                   {"acc_type", Attribute::type(DType::FP32)}},
+                  "tc")});
+  auto ds = validateModule(m, target({"pro_fp"}));
+  EXPECT_DIAG(ds, "tc", "OH != (IH - 1) * stride_y + out_pad_top + out_pad_bottom + KH", "expected 6");
+  EXPECT_EQ(ds.size(), 1u) << dump(ds);
+}
+
+TEST(Validate, ResizeOffsetRange) {
+  Module m;
+  Builder b(m, "main");
+  auto* x = b.input(T(DType::FP32, {1, 2, 2, 1}));
+  // scale [2,1,2,1], offset_y = 32 >= 16 * scale_y_n = 32. OH = idiv_check((2-1)*2 - 32 + 0, 1) + 1 = -29.
+  auto* sc = b.constShape({2, 1, 2, 1});
+  auto* off = b.constShape({32, 0});
+  auto* bo = b.constShape({0, 0});
+  b.output({b.op1("tosa.resize", {x, sc, off, bo}, T(DType::FP32, {1, 3, 3, 1}),
+                  {{"mode", Attribute::enumCase("NEAREST_NEIGHBOR")}}, "rz")});
+  auto ds = validateModule(m, target({"pro_fp"}));
+  EXPECT_DIAG(ds, "rz", "offset_y < -scale_y_n || offset_y >= 16 * scale_y_n");
+  EXPECT_DIAG(ds, "rz", "OH != idiv_check((IH - 1) * scale_y_n - offset_y + border_y, scale_y_d) + 1");
+}
+
 TEST(Validate, DiagnosticToString) {
   Diagnostic d;
   d.op = "tosa.add";

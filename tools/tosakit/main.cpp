@@ -24,6 +24,10 @@ int report(const Status& s) {
   return exitCodeFor(s);
 }
 
+void printNotes(const std::vector<std::string>& notes) {
+  for (const auto& n : notes) std::cerr << "tosakit: note: " << n << "\n";
+}
+
 }  // namespace tosakit::cli
 
 int main(int argc, char** argv) {
@@ -37,6 +41,7 @@ int main(int argc, char** argv) {
   actions.push_back(addVersionVerb(app));
   actions.push_back(addCheckVerb(app));
   actions.push_back(addGenDataVerb(app));
+  actions.push_back(addImportVerb(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

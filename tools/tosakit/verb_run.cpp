@@ -70,8 +70,10 @@ NamedTensors toNumpy(const NamedTensors& ts) {
 int runVerb(const RunArgs& a) {
   auto target = a.target.target();
   if (!target) return report(target.status());
-  auto module = loadModel(a.model);
+  std::vector<std::string> notes;
+  auto module = loadModel(a.model, &notes);
   if (!module) return report(module.status());
+  printNotes(notes);
   const ir::Function* fn = (*module)->function(a.function);
   if (!fn) return report(Status::invalid(a.model + ": no function '" + a.function + "'"));
   NamedTensors inputs;

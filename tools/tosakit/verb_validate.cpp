@@ -22,8 +22,10 @@ VerbAction addValidateVerb(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     auto flags = args->target.target();
     if (!flags) return report(flags.status());
-    auto module = loadModel(args->model);
+    std::vector<std::string> notes;
+    auto module = loadModel(args->model, &notes);
     if (!module) return report(module.status());
+    printNotes(notes);
     ir::TargetEnv target = (*module)->target ? *(*module)->target
                                              : (*flags ? **flags : ir::TargetEnv::all());
     auto diags = ir::validateModule(**module, target);

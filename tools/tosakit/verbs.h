@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -15,6 +16,7 @@ VerbAction addValidateVerb(CLI::App& app);
 VerbAction addVersionVerb(CLI::App& app);
 VerbAction addCheckVerb(CLI::App& app);
 VerbAction addGenDataVerb(CLI::App& app);
+VerbAction addImportVerb(CLI::App& app);
 
 // Exit codes (documented in README.md):
 enum ExitCode {
@@ -30,5 +32,7 @@ enum ExitCode {
 int exitCodeFor(const Status& s);
 // Prints "tosakit: <kind>: <message>" on stderr and returns the exit code.
 int report(const Status& s);
+// Prints each note as "tosakit: note: <text>" on stderr.
+void printNotes(const std::vector<std::string>& notes);
 
 }  // namespace tosakit::cli

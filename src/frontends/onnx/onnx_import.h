@@ -21,7 +21,8 @@
 namespace tosakit::onnx {
 
 struct OnnxImportOptions {
-  // Static shapes for graph inputs (replaces dynamic or symbolic dims). Dynamic dims not given here are 1.
+  // Static shapes for graph inputs (replaces dynamic or symbolic dims). Without an override a dynamic batch
+  // dim (dim 0) becomes 1 and any other dynamic dim is an error.
   std::map<std::string, Shape> inputShapes;
   // Graph inputs replaced by these constant tensors (e.g. shape tensors, fixed masks); folded at import.
   std::map<std::string, Tensor> bindInputs;
@@ -47,8 +48,8 @@ Result<std::unique_ptr<ir::Module>> importOnnxBytes(const std::string& bytes, co
                                                     const OnnxImportOptions& options = {});
 
 // Reads a serialized ONNX TensorProto (the input_N.pb/output_N.pb files of ONNX test data) as a tosakit
-// Tensor: float -> FP32, double -> FP64 is unsupported, int64 -> I64, int32 -> I32, int8/uint8 -> I8/UI8,
-// bool -> Bool. Returns the tensor's name (may be empty) and value.
+// Tensor: float -> FP32, double -> FP64, fp16/bf16 -> FP16/BF16 (raw_data only), int64/32/16/8 -> I64/I32/
+// I16/I8, uint8/uint16 -> U8/U16, bool -> Bool. Returns the tensor's name (may be empty) and value.
 Result<std::pair<std::string, Tensor>> loadOnnxTensor(const std::string& path);
 
 }  // namespace tosakit::onnx
