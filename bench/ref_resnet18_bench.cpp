@@ -40,10 +40,17 @@ class ResNetBuilder {
     a.pad = {pad, pad, pad, pad};
     a.stride = {stride, stride};
     int64_t h = x->type.dims[1];
-    // Trim bottom/right padding so the output size divides exactly (spec ERROR_IF on OH).
+    // TOSA's output size is an exact division (ERROR_IF on OH): trim bottom/right padding rows the window never
+    // reads, or, with no padding to trim (1x1 stride 2), slice those input rows off as converters do.
     int64_t rem = (h - 1 + 2 * pad - (k - 1)) % stride;
-    a.pad[1] -= rem;
-    a.pad[3] -= rem;
+    if (rem > pad) {
+      Value* start = b_.constShape({0, 0, 0, 0});
+      Value* size = b_.constShape({1, h - rem, h - rem, inC});
+      x = b_.op1("tosa.slice", {x, start, size}, ValueType::tensor(DType::I8, {1, h - rem, h - rem, inC}));
+    } else {
+      a.pad[1] -= rem;
+      a.pad[3] -= rem;
+    }
     Value* c = b_.conv2d(x, weights({outC, k, k, inC}), bias(outC), a, "conv" + std::to_string(++n_));
     ir::RescaleAttrs r;
     r.multiplier = {1518500250};
