@@ -55,7 +55,8 @@ class Session {
 };
 
 // Name under which an op's result is captured: the op's location name if any (suffixed ":k" for result
-// k > 0), else "<opname>_<value id>".
+// k > 0), else "<opname>_<value id>". A name seen before in the same run gets "#2", "#3", ... appended.
+// Constants (tosa.const, tosa.const_shape) are not captured.
 std::string intermediateName(const ir::Operation& op, size_t resultIndex);
 
 }  // namespace tosakit

@@ -1,5 +1,6 @@
 #include "tosakit/session.h"
 
+#include <map>
 #include <set>
 
 #include "ir/validate.h"
@@ -116,8 +117,16 @@ Status Session::run(const NamedTensors& inputs, RunResult& result, const RunOpti
   result = RunResult();
   OpObserver observer;
   if (opts.captureIntermediates) {
-    observer = [&result](const ir::Operation& op, const std::vector<Tensor>& outs) {
-      for (size_t i = 0; i < outs.size(); ++i) result.intermediates.emplace_back(intermediateName(op, i), outs[i]);
+    observer = [&result, used = std::map<std::string, int>()](const ir::Operation& op,
+                                                               const std::vector<Tensor>& outs) mutable {
+      // Constants are weights, not layer outputs.
+      if (op.name == "tosa.const" || op.name == "tosa.const_shape") return;
+      for (size_t i = 0; i < outs.size(); ++i) {
+        std::string name = intermediateName(op, i);
+        // Several ops may share a location name (an importer's helper ops, a loop body run repeatedly).
+        if (int n = ++used[name]; n > 1) name += "#" + std::to_string(n);
+        result.intermediates.emplace_back(name, outs[i]);
+      }
     };
   }
   std::vector<Tensor> outs;

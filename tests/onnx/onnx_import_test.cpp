@@ -212,6 +212,11 @@ TEST(OnnxImport, InputShapeOverrideReplacesDynamicDims) {
   auto m = onnx::importOnnxBytes(model(g), "d.onnx", o);
   ASSERT_TRUE(m.isOk()) << m.status().toString();
   EXPECT_EQ((*m)->functions[0]->inputs()[0]->type.dims, (Shape{5, 3, 7}));
+  onnx::OnnxImportOptions unknown;
+  unknown.inputShapes["z"] = {5, 3, 7};
+  auto u = onnx::importOnnxBytes(model(g), "d.onnx", unknown);
+  ASSERT_FALSE(u.isOk());
+  EXPECT_NE(u.status().message().find("'z', which is not a graph input"), std::string::npos) << u.status().message();
   o.inputShapes["x"] = {5, 3};
   auto bad = onnx::importOnnxBytes(model(g), "d.onnx", o);
   ASSERT_FALSE(bad.isOk());
@@ -271,6 +276,49 @@ TEST(OnnxImport, MissingInitializer) {
   ASSERT_FALSE(checked.isOk());
   EXPECT_EQ(checked.status().code(), StatusCode::ParseError);
   EXPECT_NE(checked.status().message().find("mi.onnx"), std::string::npos) << checked.status().message();
+}
+
+TEST(OnnxImport, MalformedNodesAreErrorsNotCrashes) {
+  onnx::OnnxImportOptions o;
+  o.runChecker = false;  // the checker would reject these first; the importer must not rely on it
+  {
+    Pb g;  // Add with one input
+    g.msg(1, node({"Add", "add", {"x"}, {"y"}, {}}));
+    g.bytes(2, "g").msg(11, valueInfo("x", {2})).msg(12, valueInfo("y", {2}));
+    auto m = onnx::importOnnxBytes(model(g), "a.onnx", o);
+    ASSERT_FALSE(m.isOk());
+    EXPECT_EQ(m.status().code(), StatusCode::ParseError);
+    EXPECT_NE(m.status().message().find("'add' (Add): needs at least 2 input(s)"), std::string::npos)
+        << m.status().message();
+  }
+  {
+    // stride 0 would divide by zero in the output-size rule; a one-value strides list would read past it.
+    auto m = onnx::importOnnxBytes(convModel({1, 1, 4, 4}, {1, 1, 1, 1}, {1}, {intsAttr("strides", {0, 0})},
+                                             {1, 1, 4, 4}),
+                                   "s0.onnx", o);
+    ASSERT_FALSE(m.isOk());
+    EXPECT_NE(m.status().message().find("strides value 0 is out of range"), std::string::npos)
+        << m.status().message();
+    auto m1 = onnx::importOnnxBytes(convModel({1, 1, 4, 4}, {1, 1, 1, 1}, {1}, {intsAttr("strides", {2})},
+                                              {1, 1, 2, 2}),
+                                    "s1.onnx", o);
+    ASSERT_FALSE(m1.isOk());
+    EXPECT_NE(m1.status().message().find("strides must have 2 values"), std::string::npos)
+        << m1.status().message();
+  }
+}
+
+TEST(OnnxImport, ModelsNewerThanTheCheckerAreImportedUnchecked) {
+  // IR version 10 / opset 21 is beyond Debian's ONNX 1.12 checker (IR 8, opset 17), which would reject it.
+  Pb g;
+  g.msg(1, node({"Relu", "r", {"x"}, {"y"}, {}}));
+  g.bytes(2, "g").msg(11, valueInfo("x", {2})).msg(12, valueInfo("y", {2}));
+  std::string bytes = Pb().varint(1, 10).msg(8, Pb().bytes(1, "").varint(2, 21)).msg(7, g).str();
+  auto m = onnx::importOnnxBytes(bytes, "new.onnx");
+  ASSERT_TRUE(m.isOk()) << m.status().toString();
+  // relu([-1, 2]) = [0, 2]
+  Tensor y = runOne(std::move(*m), "x", floats({2}, {-1, 2}));
+  expectClose(y, floats({2}, {0, 2}), 0, 0, "y");
 }
 
 TEST(OnnxImport, TruncatedFile) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "onnx_test_util.h"
+#include "tosakit/model_io.h"
 
 namespace tosakit::onnxtest {
 namespace {
@@ -26,15 +27,16 @@ std::vector<std::string> pbFiles(const fs::path& dir, const std::string& prefix)
 class OnnxNodeTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxNodeTest, MatchesOnnxTestData) {
-  fs::path dir = fs::path(kNodeDir) / GetParam();
+  const std::string& name = GetParam();
+  fs::path dir = fs::path(kNodeDir) / name;
   if (!fs::exists(dir)) GTEST_SKIP() << "libonnx-testdata not installed (" << dir << ")";
   fs::path data = dir / "test_data_set_0";
   onnx::OnnxImportOptions opts;
   NamedTensors inputs;
   // Weights, batch-norm statistics and clip bounds are graph inputs in these tests; TOSA needs them constant.
-  const std::string& name = GetParam();
   const bool paramsConst = name.find("conv") != std::string::npos || name.find("batchnorm") != std::string::npos ||
-                           name.find("clip") != std::string::npos;
+                           name.find("clip") != std::string::npos ||
+                           name.find("resize") != std::string::npos;
   auto files = pbFiles(data, "input_");
   for (size_t i = 0; i < files.size(); ++i) {
     auto t = onnx::loadOnnxTensor(files[i]);
@@ -44,6 +46,18 @@ TEST_P(OnnxNodeTest, MatchesOnnxTestData) {
   }
   auto m = onnx::importOnnx((dir / "model.onnx").string(), opts);
   ASSERT_TRUE(m.isOk()) << m.status().toString();
+  // The exported MLIR must be accepted by upstream mlir-opt-22 (parse + TOSA verifiers) when it is installed.
+  if (std::system("command -v mlir-opt-22 >/dev/null 2>&1") == 0) {
+    std::string mlir = tempPath(name + ".mlir");
+    ASSERT_TRUE(saveModel(**m, mlir).isOk());
+    std::string err = tempPath(name + ".err");
+    int rc = std::system(("mlir-opt-22 '" + mlir + "' -o /dev/null 2>'" + err + "'").c_str());
+    std::ifstream es(err);
+    std::string errors((std::istreambuf_iterator<char>(es)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(rc, 0) << errors;
+    std::filesystem::remove(mlir);
+    std::filesystem::remove(err);
+  }
   auto session = Session::create(std::move(*m));
   ASSERT_TRUE(session.isOk()) << session.status().toString();
   RunResult result;
@@ -125,6 +139,16 @@ const std::vector<std::string> kCases = {
     "test_reduce_max_negative_axes_keepdims_example", "test_reduce_max_negative_axes_keepdims_random",
     "test_pow", "test_pow_bcast_array", "test_pow_bcast_scalar", "test_pow_example",
     "test_sqrt", "test_sqrt_example",
+    // ConvTranspose, Resize
+    "test_convtranspose", "test_convtranspose_autopad_same", "test_convtranspose_kernel_shape",
+    "test_convtranspose_output_shape", "test_convtranspose_pad", "test_convtranspose_pads",
+    "test_convtranspose_with_kernel", "test_resize_downsample_scales_linear",
+    "test_resize_downsample_scales_linear_align_corners", "test_resize_downsample_scales_nearest",
+    "test_resize_downsample_sizes_linear_pytorch_half_pixel", "test_resize_downsample_sizes_nearest",
+    "test_resize_upsample_scales_linear", "test_resize_upsample_scales_linear_align_corners",
+    "test_resize_upsample_scales_nearest", "test_resize_upsample_sizes_nearest",
+    "test_resize_upsample_sizes_nearest_ceil_half_pixel", "test_resize_upsample_sizes_nearest_floor_align_corners",
+    "test_resize_upsample_sizes_nearest_round_prefer_ceil_asymmetric",
 };
 
 INSTANTIATE_TEST_SUITE_P(Node, OnnxNodeTest, ::testing::ValuesIn(kCases),
