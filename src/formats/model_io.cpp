@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "formats/mlir/mlir_io.h"
+#include "formats/spirv/spirv_io.h"
 
 namespace tosakit {
 
@@ -29,7 +30,8 @@ Result<std::unique_ptr<ir::Module>> loadModel(const std::string& path, std::vect
   if (std::filesystem::is_directory(path, ec)) return Status::io(path + ": is a directory");
   std::string ext = extensionOf(path);
   if (ext == ".mlir") return loadMlir(path, notes);
-  return Status::invalid(path + ": unknown model format '" + ext + "' (expected .mlir)");
+  if (ext == ".spv") return spirv::readSpirv(path);
+  return Status::invalid(path + ": unknown model format '" + ext + "' (expected .mlir or .spv)");
 }
 
 Status writeFileAtomic(const std::string& path, const std::string& bytes) {
@@ -60,7 +62,8 @@ Status saveModel(const ir::Module& m, const std::string& path) {
     if (!text) return text.status();
     return writeFileAtomic(path, *text);
   }
-  return Status::invalid(path + ": unknown model format '" + ext + "' (expected .mlir)");
+  if (ext == ".spv") return spirv::writeSpirv(m, path);
+  return Status::invalid(path + ": unknown model format '" + ext + "' (expected .mlir or .spv)");
 }
 
 }  // namespace tosakit

@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
   actions.push_back(addCheckVerb(app));
   actions.push_back(addGenDataVerb(app));
   actions.push_back(addImportVerb(app));
+  actions.push_back(addConvertVerb(app));
+  actions.push_back(addDisVerb(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -17,6 +17,8 @@ VerbAction addVersionVerb(CLI::App& app);
 VerbAction addCheckVerb(CLI::App& app);
 VerbAction addGenDataVerb(CLI::App& app);
 VerbAction addImportVerb(CLI::App& app);
+VerbAction addConvertVerb(CLI::App& app);
+VerbAction addDisVerb(CLI::App& app);
 
 // Exit codes (documented in README.md):
 enum ExitCode {

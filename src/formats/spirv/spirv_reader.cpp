@@ -1,5 +1,6 @@
 // SPIR-V graph module -> ir::Module. Structure is validated first (spirv_validate.cpp); this pass checks
 // types and constants against the TOSA.001000.1 tables while building the IR. Errors: "FILE: word N: reason".
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -337,14 +338,14 @@ class Reader {
     const Instr& c = *it->second;
     int64_t count = 1;
     for (size_t k = dim; k < dims.size(); ++k) count *= dims[k];
-    if (dim == dims.size()) {  // a scalar element
+    if (dim == dims.size() && !(dim == 0 && c.opcode == OpGraphConstantARM)) {  // a scalar element
       auto b = scalarBits(at, id, elemType);
       if (!b) return b.status();
       setBits(t, flat++, *b);
       return Status::ok();
     }
     const TypeInfo* ct = typeOf(c.ops[0]);
-    if (!ct || ct->opcode != OpTypeTensorARM || !ct->hasShape ||
+    if (!ct || ct->opcode != OpTypeTensorARM || (!ct->hasShape && !dims.empty()) ||
         ct->shape != Shape(dims.begin() + long(dim), dims.end()))
       return err(at, "constituent %" + std::to_string(id) + " has the wrong type");
     switch (c.opcode) {
@@ -387,9 +388,11 @@ class Reader {
       return err(at, "constant %" + std::to_string(id) + " needs a shaped tensor type");
     auto d = scalarDType(at, t->elem);
     if (!d) return d.status();
+    // Bound the allocation: a few words (OpConstantNull, replicates) can describe a huge tensor.
+    const int64_t kMaxElements = int64_t(1) << 24;
     int64_t n = 1;
     for (int64_t x : t->shape) {
-      if (x > (int64_t(1) << 28) || (x > 0 && n > (int64_t(1) << 28) / x)) return err(at, "constant too large");
+      if (x > kMaxElements || (x > 0 && n > kMaxElements / x)) return err(at, "constant has more than 2^24 elements");
       n *= x;
     }
     Tensor out(*d, t->shape);
@@ -408,6 +411,9 @@ class Reader {
     std::map<uint32_t, ir::Value*> values;
     std::map<uint32_t, ir::Operation*> structs;  // multi-result ext inst
     std::map<std::pair<uint32_t, bool>, ir::Value*> consts;  // (const id, as shape)
+    // SPIR-V id each op came from. The writer allocates ids in the IR's op order, so sorting the body by
+    // these ids restores the original order of constants among the ops (exact round trips).
+    std::map<const ir::Operation*, uint32_t> anchor;
   };
 
   ir::Location locationOf(uint32_t id, const std::map<uint32_t, ir::Location>& lines) const {
@@ -448,6 +454,7 @@ class Reader {
     ir::Value* r = module_->newValue(vt, nameOf(id));
     r->definingOp = op.get();
     op->results.push_back(r);
+    g.anchor[op.get()] = id;
     g.fn->body.ops.push_back(std::move(op));
     g.consts[key] = r;
     return r;
@@ -480,8 +487,7 @@ class Reader {
           if (e.empty()) return err(at, where + ": " + std::to_string(*v) + " is not a valid value");
           return ir::Attribute::enumCase(e);
         }
-        if (*v > uint32_t(INT32_MAX)) return err(at, where + " out of range");
-        return ir::Attribute::integer(int64_t(*v), DType::I32);
+        return ir::Attribute::integer(int64_t(int32_t(*v)), DType::I32);  // see the writer: two's complement
       }
       case SpvOperandKind::Scalar: {
         auto dt = scalarDType(at, it->second->ops[0]);
@@ -579,6 +585,7 @@ class Reader {
     }
     if (multi) g.structs[in.ops[1]] = op.get();
     else g.values[in.ops[1]] = op->results[0];
+    g.anchor[op.get()] = in.ops[1];
     g.fn->body.ops.push_back(std::move(op));
     return Status::ok();
   }
@@ -621,6 +628,7 @@ class Reader {
     ir::Location cur;
     bool haveLine = false;
     std::vector<ir::Value*> outs(nOut, nullptr);
+    ir::Location retLoc;
     for (; i < instrs_.size() && instrs_[i].opcode != OpGraphEndARM; ++i) {
       const Instr& in = instrs_[i];
       switch (in.opcode) {
@@ -649,6 +657,7 @@ class Reader {
           break;
         }
         case OpGraphSetOutputARM: {
+          if (haveLine) retLoc = cur;
           if (in.ops.size() != 2) return err(in, "ElementIndex (tensor arrays) is not supported");
           auto idx = u32Value(in, in.ops[1], "OutputIndex");
           if (!idx) return idx.status();
@@ -657,7 +666,11 @@ class Reader {
           if (auto it = g.values.find(in.ops[0]); it != g.values.end()) {
             v = it->second;
           } else if (consts_.count(in.ops[0])) {
-            auto c = constOp(in, g, in.ops[0], false, DType::I32);
+            const TypeInfo* ct = typeOf(consts_[in.ops[0]]->ops[0]);
+            if (!ct || ct->opcode != OpTypeTensorARM) return err(in, "output must be a tensor");
+            auto dt = scalarDType(in, ct->elem);
+            if (!dt) return dt.status();
+            auto c = constOp(in, g, in.ops[0], false, *dt);
             if (!c) return c.status();
             v = *c;
           } else {
@@ -680,8 +693,11 @@ class Reader {
       std::string n = nIn + k < iface.size() ? nameOf(iface[nIn + k]) : std::string();
       g.fn->resultNames.push_back(n);
     }
+    std::stable_sort(g.fn->body.ops.begin(), g.fn->body.ops.end(),
+                     [&](const auto& a, const auto& b) { return g.anchor[a.get()] < g.anchor[b.get()]; });
     auto ret = std::make_unique<ir::Operation>();
     ret->name = "func.return";
+    ret->loc = retLoc;
     ret->operands = outs;
     ret->parent = &g.fn->body;
     g.fn->body.ops.push_back(std::move(ret));

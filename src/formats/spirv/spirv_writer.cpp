@@ -8,7 +8,8 @@
 #include "formats/spirv/spirv_defs.h"
 #include "formats/spirv/spirv_io.h"
 #include "formats/spirv/spirv_tosa_table.h"
-#include "tosakit/model_io.h"
+#include <cstdio>
+#include <fstream>
 
 namespace tosakit::spirv {
 
@@ -213,7 +214,7 @@ class Writer {
       allSame = allSame && elementBits(t, i) == elementBits(t, 0);
     }
     uint32_t id;
-    if (t.size() > 0 && allZero) {
+    if (allZero && (t.size() > 0 || t.rank() > 0)) {  // includes empty tensors (e.g. a rank-0 reshape's shape)
       id = next();
       emit(globals_, OpConstantNull, {*type, id});
     } else if (t.rank() == 1 && t.size() > 1 && allSame) {
@@ -249,7 +250,7 @@ class Writer {
   // Source location: OpLine (file:line:col) before the instruction; a name differing from the value name
   // goes into a UserSemantic decoration "tosakit.loc=NAME".
   bool line(Words& sec, const ir::Location& loc) {
-    if (loc.file.empty()) return false;
+    if (loc.file.empty() && loc.line == 0 && loc.col == 0) return false;
     uint32_t fid;
     auto it = fileIds_.find(loc.file);
     if (it == fileIds_.end()) {
@@ -313,8 +314,9 @@ class Writer {
           return u32Const(v);
         }
         if (!a || a->kind != ir::Attribute::Kind::Int) return Status::invalid(where + " missing or not an integer");
-        if (a->i < 0 || a->i > INT32_MAX) return Status::invalid(where + " out of range");
-        return u32Const(uint32_t(a->i));
+        // Out-of-range values (ERROR_IF tests) keep their 32-bit two's complement pattern.
+        if (a->i < INT32_MIN || a->i > INT32_MAX) return Status::invalid(where + " out of 32-bit range");
+        return u32Const(uint32_t(int32_t(a->i)));
       }
       case SpvOperandKind::Scalar: {
         if (!a) return Status::invalid(where + " missing");
@@ -325,9 +327,6 @@ class Writer {
       }
       case SpvOperandKind::Tensor: {
         if (!a || a->kind != ir::Attribute::Kind::IntArray) return Status::invalid(where + " missing or not an array");
-        std::string key = "arr:" + n + ":";
-        for (int64_t x : a->ints) key += std::to_string(x) + ",";
-        (void)key;
         Tensor t = Tensor::fromInts(DType::I32, {int64_t(a->ints.size())}, a->ints);
         for (int64_t x : a->ints)
           if (x < INT32_MIN || x > INT32_MAX) return Status::invalid(where + ": value out of 32-bit range");
@@ -345,6 +344,11 @@ class Writer {
     // Graph type and interface.
     Words graphTypeOps = {0, uint32_t(f.inputs().size())};
     std::vector<uint32_t> inTypes, outTypes;
+    // shape_t maps to i32 tensors: as a graph input/output it could not be told apart from one on reading.
+    for (const ir::Value* v : f.inputs())
+      if (v->type.isShape()) return Status::unsupported("@" + f.name + ": shape-typed graph input '" + v->name + "' has no SPIR-V form");
+    for (const ir::ValueType& t : f.resultTypes)
+      if (t.isShape()) return Status::unsupported("@" + f.name + ": shape-typed graph output has no SPIR-V form");
     for (const ir::Value* v : f.inputs()) {
       auto t = valueType(v->type);
       if (!t) return t.status().withContext("@" + f.name + " input " + v->name);
@@ -385,16 +389,17 @@ class Writer {
     }
     const ir::Operation* ret = b.terminator();
     if (!ret || ret->name != "func.return") return Status::invalid("@" + f.name + ": missing func.return");
-    // Shape conversions need to know the consumer: mul/rescale operand types are fixed by the spec.
+    // Constant types can depend on the consumer: rescale's multiplier is fixed to i32 by the spec.
+    std::set<const ir::Value*> rescaleMultipliers;
+    for (const auto& user : b.ops)
+      if (user->name == "tosa.rescale" && user->operands.size() > 1) rescaleMultipliers.insert(user->operands[1]);
     for (const auto& opp : b.ops) {
       const ir::Operation& op = *opp;
       if (&op == ret) break;
       if (op.name == "tosa.const" || op.name == "tosa.const_shape") {
         DType as = op.results[0]->type.isShape() ? DType::I32 : op.results[0]->type.dtype;
         // rescale's multiplier is i32 in SPIR-V (MLIR: i16 when scale32 = false).
-        for (const auto& user : b.ops)
-          for (size_t k = 0; k < user->operands.size(); ++k)
-            if (user->operands[k] == op.results[0] && user->name == "tosa.rescale" && k == 1) as = DType::I32;
+        if (rescaleMultipliers.count(op.results[0])) as = DType::I32;
         if (Status s = constOp(op, as); !s) return s;
         continue;
       }
@@ -418,6 +423,7 @@ class Writer {
       for (size_t i = size_t(d->numAttrs); i < d->operands.size(); ++i) {
         const SpvOperandDesc& od = d->operands[i];
         size_t take = od.kind == SpvOperandKind::TensorList ? op.operands.size() - irIdx : 1;
+        if (take == 0) return Status::invalid(op.describe() + ": " + od.name + " needs at least one tensor");
         for (size_t t = 0; t < take; ++t, ++irIdx) {
           if (irIdx >= op.operands.size())
             return Status::invalid(op.describe() + ": missing operand " + od.name);
@@ -470,6 +476,7 @@ class Writer {
         }
       }
     }
+    line(g, ret->loc);  // the func.return location; OpGraphEndARM ends its scope
     for (size_t k = 0; k < ret->operands.size(); ++k) {
       auto it = valueIds_.find(ret->operands[k]);
       if (it == valueIds_.end()) return Status::invalid("@" + f.name + ": output " + std::to_string(k) + " undefined");
@@ -522,6 +529,29 @@ class Writer {
   }
 };
 
+// Temporary file + rename so a failed write leaves no partial file (same as tosakit::writeFileAtomic, which
+// lives in tosakit_formats; this library must not depend on it).
+Status writeAtomic(const std::string& path, const std::string& bytes) {
+  std::string tmp = path + ".tmp-tosakit";
+  {
+    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
+    if (!os) return Status::io(path + ": cannot open for writing");
+    os.write(bytes.data(), std::streamsize(bytes.size()));
+    if (!os) {
+      os.close();
+      std::remove(tmp.c_str());
+      return Status::io(path + ": write failed");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    return Status::io(path + ": " + ec.message());
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<SpirvBinary> encodeSpirv(const ir::Module& m) {
@@ -542,7 +572,7 @@ Status writeSpirv(const ir::Module& m, const std::string& path) {
   std::string bytes(bin->words.size() * 4, '\0');
   for (size_t i = 0; i < bin->words.size(); ++i)
     for (int k = 0; k < 4; ++k) bytes[i * 4 + size_t(k)] = char((bin->words[i] >> (8 * k)) & 0xff);
-  return writeFileAtomic(path, bytes);
+  return writeAtomic(path, bytes);
 }
 
 }  // namespace tosakit::spirv
