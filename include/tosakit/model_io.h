@@ -15,7 +15,5 @@ namespace tosakit {
 Result<std::unique_ptr<ir::Module>> loadModel(const std::string& path, std::vector<std::string>* notes = nullptr);
 // Writes atomically (temporary file + rename): a failure leaves no partial file.
 Status saveModel(const ir::Module& m, const std::string& path);
-// Write a whole file atomically.
-Status writeFileAtomic(const std::string& path, const std::string& bytes);
 
 }  // namespace tosakit

@@ -1,5 +1,7 @@
 #include "tosakit/model_io.h"
 
+#include "core/file_io.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -34,26 +36,6 @@ Result<std::unique_ptr<ir::Module>> loadModel(const std::string& path, std::vect
   return Status::invalid(path + ": unknown model format '" + ext + "' (expected .mlir or .spv)");
 }
 
-Status writeFileAtomic(const std::string& path, const std::string& bytes) {
-  std::string tmp = path + ".tmp-tosakit";
-  {
-    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
-    if (!os) return Status::io(path + ": cannot open for writing");
-    os.write(bytes.data(), std::streamsize(bytes.size()));
-    if (!os) {
-      os.close();
-      std::remove(tmp.c_str());
-      return Status::io(path + ": write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    return Status::io(path + ": " + ec.message());
-  }
-  return Status::ok();
-}
 
 Status saveModel(const ir::Module& m, const std::string& path) {
   std::string ext = extensionOf(path);

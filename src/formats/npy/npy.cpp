@@ -6,6 +6,8 @@
 // checked against the bytes actually present before anything is allocated.
 #include "formats/npy/npy.h"
 
+#include "core/file_io.h"
+
 #include <zip.h>
 
 #include <bit>
@@ -26,7 +28,6 @@ constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicLen = 6;
 constexpr size_t kAlign = 64;              // numpy's ARRAY_ALIGN
 constexpr size_t kGrowthAxisMaxDigits = 21;  // numpy >= 1.23 leaves room to grow the first axis in place
-constexpr const char* kTmpSuffix = ".tmp-tosakit";
 
 Status parseError(const std::string& context, const std::string& reason) {
   return Status::parse(context + ": " + reason);
@@ -293,29 +294,6 @@ Result<std::vector<uint8_t>> readFile(const std::string& path) {
   return buf;
 }
 
-// Writes bytes to PATH.tmp-tosakit, then renames it over PATH.
-Status writeFileAtomic(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::string tmp = path + kTmpSuffix;
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return Status::io(path + ": cannot write: " + std::strerror(errno));
-  errno = 0;
-  bool ok = bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  int savedErrno = errno;
-  if (std::fclose(f) != 0) {
-    ok = false;
-    if (!savedErrno) savedErrno = errno;
-  }
-  if (!ok) {
-    std::remove(tmp.c_str());
-    return Status::io(path + ": write failed: " + std::strerror(savedErrno ? savedErrno : EIO));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    std::remove(tmp.c_str());
-    return Status::io(path + ": cannot rename temporary file: " + std::strerror(e));
-  }
-  return Status::ok();
-}
 
 }  // namespace
 
@@ -535,7 +513,7 @@ Status writeNpz(const std::string& path, const NamedTensors& tensors, bool compr
     return writeFileAtomic(path, empty);
   }
 
-  const std::string tmp = path + kTmpSuffix;
+  const std::string tmp = temporaryPathFor(path);
   int errorCode = 0;
   zip_t* za = zip_open(tmp.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &errorCode);
   if (!za) {
@@ -568,12 +546,7 @@ Status writeNpz(const std::string& path, const NamedTensors& tensors, bool compr
       return fail("cannot set compression of '" + name + "'");
   }
   if (zip_close(za) != 0) return fail("write failed");
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    std::remove(tmp.c_str());
-    return Status::io(path + ": cannot rename temporary file: " + std::strerror(e));
-  }
-  return Status::ok();
+  return commitTemporaryFile(tmp, path);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "core/file_io.h"
 #include "formats/npy/npy.h"
 #include "formats/spirv/spirv_defs.h"
 #include "formats/spirv/spirv_io.h"
@@ -529,28 +530,6 @@ class Writer {
   }
 };
 
-// Temporary file + rename so a failed write leaves no partial file (same as tosakit::writeFileAtomic, which
-// lives in tosakit_formats; this library must not depend on it).
-Status writeAtomic(const std::string& path, const std::string& bytes) {
-  std::string tmp = path + ".tmp-tosakit";
-  {
-    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
-    if (!os) return Status::io(path + ": cannot open for writing");
-    os.write(bytes.data(), std::streamsize(bytes.size()));
-    if (!os) {
-      os.close();
-      std::remove(tmp.c_str());
-      return Status::io(path + ": write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    return Status::io(path + ": " + ec.message());
-  }
-  return Status::ok();
-}
 
 }  // namespace
 
@@ -572,7 +551,7 @@ Status writeSpirv(const ir::Module& m, const std::string& path) {
   std::string bytes(bin->words.size() * 4, '\0');
   for (size_t i = 0; i < bin->words.size(); ++i)
     for (int k = 0; k < 4; ++k) bytes[i * 4 + size_t(k)] = char((bin->words[i] >> (8 * k)) & 0xff);
-  return writeAtomic(path, bytes);
+  return writeFileAtomic(path, bytes);
 }
 
 }  // namespace tosakit::spirv
