@@ -7,7 +7,7 @@ PACKAGES=(
   libzip-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy
-  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  libonnx-dev libprotobuf-dev libonnx-testdata
 )
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
