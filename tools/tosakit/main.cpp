@@ -32,7 +32,7 @@ void printNotes(const std::vector<std::string>& notes) {
 
 int main(int argc, char** argv) {
   using namespace tosakit::cli;
-  CLI::App app{"tosakit: execute, convert, import, validate and quantize TOSA 1.0 graphs", "tosakit"};
+  CLI::App app{"tosakit: execute, validate, check, import and convert TOSA 1.0 graphs", "tosakit"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every verb");
   std::vector<VerbAction> actions;
