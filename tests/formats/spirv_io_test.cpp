@@ -82,7 +82,9 @@ TEST(SpirvIo, HeaderAndAddInstruction) {
       EXPECT_EQ(w[i + 4], 14u);
       found = true;
     }
-    if ((w[i] & 0xffff) == 4183) EXPECT_EQ(w[i] >> 16, 3u);  // OpGraphARM: 3 words
+    if ((w[i] & 0xffff) == 4183) {
+      EXPECT_EQ(w[i] >> 16, 3u);  // OpGraphARM: 3 words
+    }
   }
   EXPECT_TRUE(found);
 }
@@ -254,7 +256,9 @@ TEST(SpirvIo, CorruptionSweepNeverCrashes) {
       auto w = good;
       w[k] = p;
       auto r = decode(w);
-      if (!r.isOk()) EXPECT_FALSE(r.status().message().empty());
+      if (!r.isOk()) {
+        EXPECT_FALSE(r.status().message().empty());
+      }
     }
 }
 
