@@ -2,6 +2,8 @@
 // output file on failure. Expected outputs are hand-computed.
 #include <gtest/gtest.h>
 
+#include "cli_test_util.h"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -15,21 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct CmdResult {
-  int exitCode;
-  std::string out;  // stdout + stderr
-};
-
-CmdResult runTool(const std::string& args) {
-  std::string cmd = std::string(TOSAKIT_TOOL) + " " + args + " 2>&1";
-  std::array<char, 4096> buf;
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {-1, "popen failed"};
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using tosakit::testing::runTool;
 
 class CliTest : public ::testing::Test {
  protected:
