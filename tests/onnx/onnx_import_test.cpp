@@ -374,5 +374,43 @@ TEST(OnnxCli, ImportThenRun) {
   EXPECT_EQ(WEXITSTATUS(rc), 4);
 }
 
+// --bind-inputs folds the shape-determining input of a Reshape to a constant; --output-names picks graph values.
+TEST(OnnxCli, BindInputsAndOutputNames) {
+  // r = Reshape(x, target) with target a graph input, y = Relu(r).
+  Pb g;
+  g.msg(1, node({"Reshape", "reshape", {"x", "target"}, {"r"}, {}}));
+  g.msg(1, node({"Relu", "relu", {"r"}, {"y"}, {}}));
+  g.bytes(2, "g");
+  g.msg(11, valueInfo("x", {2, 3}));
+  g.msg(11, Pb().bytes(1, "target").msg(2, tensorType({2}, 7 /*INT64*/)));
+  g.msg(12, valueInfo("y", {3, 2}));
+  std::string onnxPath = writeTemp("cli_bind.onnx", model(g));
+  std::string values = tempPath("cli_bind_values.npz"), xin = tempPath("cli_bind_x.npy");
+  std::string mlir = tempPath("cli_bind.mlir"), out = tempPath("cli_bind_out.npz");
+  std::filesystem::remove(mlir);
+  ASSERT_TRUE(npy::writeNpz(values, {{"target", Tensor::fromInts(DType::I64, {2}, {3, 2})}}).isOk());
+  ASSERT_TRUE(npy::writeNpy(xin, floats({2, 3}, {1, -2, 3, -4, 5, -6})).isOk());
+  std::string tool = TOSAKIT_TOOL;
+  ASSERT_EQ(std::system((tool + " import " + onnxPath + " -o " + mlir + " --bind-inputs " + values +
+                         " --output-names r,y").c_str()),
+            0);
+  // Only x remains an input; r = x reshaped to 3x2 = [[1,-2],[3,-4],[5,-6]], y = relu(r) = [[1,0],[3,0],[5,0]].
+  ASSERT_EQ(std::system((tool + " run " + mlir + " --input x=" + xin + " -o " + out).c_str()), 0);
+  auto r = npy::readNpz(out);
+  ASSERT_TRUE(r.isOk()) << r.status().toString();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].first, "r");
+  expectClose((*r)[0].second, floats({3, 2}, {1, -2, 3, -4, 5, -6}), 0, 0, "r");
+  EXPECT_EQ((*r)[1].first, "y");
+  expectClose((*r)[1].second, floats({3, 2}, {1, 0, 3, 0, 5, 0}), 0, 0, "y");
+  // A bound name that is not a graph input is an error naming it, and no output file is written.
+  std::string bad = tempPath("cli_bind_bad.npz"), badOut = tempPath("cli_bind_bad.mlir");
+  std::filesystem::remove(badOut);
+  ASSERT_TRUE(npy::writeNpz(bad, {{"nope", Tensor::fromInts(DType::I64, {1}, {1})}}).isOk());
+  int rc = std::system((tool + " import " + onnxPath + " -o " + badOut + " --bind-inputs " + bad + " 2>/dev/null").c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 4);
+  EXPECT_FALSE(std::filesystem::exists(badOut));
+}
+
 }  // namespace
 }  // namespace tosakit::onnxtest

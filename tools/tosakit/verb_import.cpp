@@ -1,5 +1,6 @@
-// tosakit import MODEL.onnx -o OUT.mlir [--input-shape NAME=1x3x224x224 ...] [--bind NAME=FILE.npy ...]
-//                [--output NAME ...] [--nhwc-io] [--no-check] [--no-opset-convert]
+// tosakit import MODEL.onnx -o OUT.mlir [--input-shape NAME=1x3x224x224 ...] [--bind-inputs VALUES.npz]
+//                [--bind NAME=FILE.npy ...] [--output-names a,b] [--keep-nchw-io | --nhwc-io] [--no-check]
+//                [--no-opset-convert]
 #include <iostream>
 
 #include "formats/npy/npy.h"
@@ -16,8 +17,10 @@ struct ImportArgs {
   std::string output;
   std::vector<std::string> inputShapes;
   std::vector<std::string> binds;
+  std::string bindInputsNpz;
   std::vector<std::string> outputs;
   bool nhwcIo = false;
+  bool keepNchwIo = false;
   bool noCheck = false;
   bool noConvert = false;
 };
@@ -55,6 +58,11 @@ int importVerb(const ImportArgs& a) {
     if (Status s = parseShapeSpec(spec, name, shape); !s) return report(s);
     opts.inputShapes[name] = shape;
   }
+  if (!a.bindInputsNpz.empty()) {
+    auto values = npy::readNpz(a.bindInputsNpz);
+    if (!values) return report(values.status());
+    for (auto& [name, t] : *values) opts.bindInputs[name] = std::move(t);
+  }
   for (const auto& spec : a.binds) {
     size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0) return report(Status::invalid("--bind '" + spec + "': expected NAME=FILE.npy"));
@@ -76,9 +84,18 @@ VerbAction addImportVerb(CLI::App& app) {
   cmd->add_option("model", args->model, "ONNX model file (.onnx)")->required();
   cmd->add_option("-o,--output", args->output, "Output model (.mlir or .spv)")->required();
   cmd->add_option("--input-shape", args->inputShapes, "Static shape of an input: NAME=1x3x224x224 (repeatable)");
-  cmd->add_option("--bind", args->binds, "Replace an input by a constant: NAME=FILE.npy (repeatable)");
-  cmd->add_option("--output-name", args->outputs, "Graph value to return (repeatable; default: graph outputs)");
-  cmd->add_flag("--nhwc-io", args->nhwcIo, "Rank-4 inputs/outputs in NHWC instead of the ONNX NCHW");
+  cmd->add_option("--bind-inputs", args->bindInputsNpz,
+                  "Fold the graph inputs present in VALUES.npz to constants (shape-influencing inputs: Reshape "
+                  "shapes, Resize scales/sizes, Slice starts/ends/axes, ...); the others stay inputs");
+  cmd->add_option("--bind", args->binds, "Fold one input to a constant: NAME=FILE.npy (repeatable)");
+  cmd->add_option("--output-names,--output-name", args->outputs,
+                  "Graph values to return, comma-separated (default: the graph outputs)")
+      ->delimiter(',');
+  auto* nchw = cmd->add_flag("--keep-nchw-io", args->keepNchwIo,
+                             "Rank-4 inputs/outputs keep ONNX's NCHW layout, with the transposes to TOSA's NHWC "
+                             "at the graph boundary (the default)");
+  cmd->add_flag("--nhwc-io", args->nhwcIo, "Rank-4 inputs/outputs in NHWC instead (no boundary transposes)")
+      ->excludes(nchw);
   cmd->add_flag("--no-check", args->noCheck, "Skip the ONNX checker and shape inference");
   cmd->add_flag("--no-opset-convert", args->noConvert, "Do not convert opsets older than 17");
   return [cmd, args]() -> int {
