@@ -11,8 +11,10 @@ TK="$BUILD/tools/tosakit/tosakit"
 OUT="$BUILD/demo"
 mkdir -p "$OUT"
 
-echo "== tosakit import models/ppocr_cls/model.onnx"
-"$TK" import "$ROOT/models/ppocr_cls/model.onnx" -o "$OUT/ppocr_cls.mlir" --input-shape x=1x3x48x192
+echo "== tosakit import models/ppocr_cls/model.onnx (verified against ONNX Runtime on the bundled input)"
+"$TK" import "$ROOT/models/ppocr_cls/model.onnx" -o "$OUT/ppocr_cls.mlir" --input-shape x=1x3x48x192 \
+  --test-input "$ROOT/models/ppocr_cls/input.npz" --test-reference "$ROOT/models/ppocr_cls/ort_output.npz" \
+  --tolerance 0.99999,0.999
 echo "== tosakit validate"
 "$TK" validate "$OUT/ppocr_cls.mlir"
 echo "== tosakit run (every layer's output kept in $OUT/ppocr_cls.layers.npz)"

@@ -374,6 +374,27 @@ TEST(OnnxCli, ImportThenRun) {
   EXPECT_EQ(WEXITSTATUS(rc), 4);
 }
 
+// model_transform-style verification: --test-input/--test-reference/--tolerance.
+TEST(OnnxCli, VerifyImportAgainstReference) {
+  std::string onnxPath = writeTemp("cli_verify.onnx", smallCnn());
+  std::string in = tempPath("cli_verify_in.npz"), good = tempPath("cli_verify_good.npz");
+  std::string bad = tempPath("cli_verify_bad.npz"), mlir = tempPath("cli_verify.mlir");
+  std::filesystem::remove(mlir);
+  ASSERT_TRUE(npy::writeNpz(in, {{"x", floats({1, 1, 2, 2}, {1, -2, 3, 4})}}).isOk());
+  // y = [4, 25] for this input (hand-computed in SmallCnnHandComputed).
+  ASSERT_TRUE(npy::writeNpz(good, {{"y", floats({1, 2}, {4, 25})}}).isOk());
+  // [25, 4]: cosine = 2*4*25 / (16 + 625) = 200/641 = 0.312 < 0.99.
+  ASSERT_TRUE(npy::writeNpz(bad, {{"y", floats({1, 2}, {25, 4})}}).isOk());
+  std::string tool = TOSAKIT_TOOL;
+  std::string common = tool + " import " + onnxPath + " -o " + mlir + " --test-input " + in + " --tolerance 0.99,0.99";
+  int rc = std::system((common + " --test-reference " + bad + " > /dev/null 2>&1").c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 1);
+  EXPECT_FALSE(std::filesystem::exists(mlir)) << "a failed verification must not write the model";
+  rc = std::system((common + " --test-reference " + good + " > /dev/null 2>&1").c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 0);
+  EXPECT_TRUE(std::filesystem::exists(mlir));
+}
+
 // --bind-inputs folds the shape-determining input of a Reshape to a constant; --output-names picks graph values.
 TEST(OnnxCli, BindInputsAndOutputNames) {
   // r = Reshape(x, target) with target a graph input, y = Relu(r).

@@ -1,11 +1,15 @@
 // tosakit import MODEL.onnx -o OUT.mlir [--input-shape NAME=1x3x224x224 ...] [--bind-inputs VALUES.npz]
 //                [--bind NAME=FILE.npy ...] [--output-names a,b] [--keep-nchw-io | --nhwc-io] [--no-check]
-//                [--no-opset-convert]
+//                [--no-opset-convert] [--test-input in.npz --test-reference ref.npz [--tolerance 0.99,0.99]]
+#include <cstdio>
 #include <iostream>
+
+#include "compliance/similarity.h"
 
 #include "formats/npy/npy.h"
 #include "frontends/onnx/onnx_import.h"
 #include "tosakit/model_io.h"
+#include "tosakit/session.h"
 #include "verbs.h"
 
 namespace tosakit::cli {
@@ -23,7 +27,50 @@ struct ImportArgs {
   bool keepNchwIo = false;
   bool noCheck = false;
   bool noConvert = false;
+  std::string testInput;
+  std::string testReference;
+  std::string tolerance = "0.99,0.99";
 };
+
+// "0.99,0.99" -> minimum cosine and euclidean similarity.
+Status parseTolerance(const std::string& spec, double& minCosine, double& minEuclidean) {
+  if (std::sscanf(spec.c_str(), "%lf,%lf", &minCosine, &minEuclidean) != 2)
+    return Status::invalid("--tolerance '" + spec + "': expected COSINE,EUCLIDEAN (e.g. 0.99,0.99)");
+  return Status::ok();
+}
+
+// model_transform-style verification: run the imported graph on --test-input and compare each output with
+// --test-reference by cosine and euclidean similarity. Error when any is below the tolerance.
+Status verifyImport(const ImportArgs& a, std::unique_ptr<ir::Module> module) {
+  double minCosine = 0, minEuclidean = 0;
+  TK_RETURN_IF_ERROR(parseTolerance(a.tolerance, minCosine, minEuclidean));
+  auto inputs = npy::readNpz(a.testInput);
+  if (!inputs) return inputs.status();
+  auto reference = npy::readNpz(a.testReference);
+  if (!reference) return reference.status();
+  auto session = Session::create(std::move(module));
+  if (!session) return session.status();
+  RunResult result;
+  TK_RETURN_IF_ERROR((*session)->run(*inputs, result).withContext(a.testInput));
+  bool ok = true;
+  for (const auto& [name, out] : result.outputs) {
+    const Tensor* ref = nullptr;
+    for (const auto& [n, t] : *reference)
+      if (n == name) ref = &t;
+    if (!ref) return Status::invalid(a.testReference + ": no reference for output '" + name + "'");
+    if (ref->shape() != out.shape())
+      return Status::invalid(a.testReference + ": output '" + name + "' has shape [" + shapeToString(out.shape()) +
+                             "], reference [" + shapeToString(ref->shape()) + "]");
+    double c = compliance::cosineSimilarity(out, *ref), e = compliance::euclideanSimilarity(out, *ref);
+    bool pass = c >= minCosine && e >= minEuclidean;
+    ok = ok && pass;
+    std::cout << name << ": cosine " << c << ", euclidean " << e << (pass ? "" : "  BELOW TOLERANCE") << "\n";
+  }
+  if (!ok)
+    return Status::error(StatusCode::SpecError, a.model + ": imported graph differs from " + a.testReference +
+                                                    " beyond tolerance " + a.tolerance);
+  return Status::ok();
+}
 
 // "NAME=1x3x224x224" (also "NAME=1,3,224,224").
 Status parseShapeSpec(const std::string& spec, std::string& name, Shape& shape) {
@@ -72,6 +119,14 @@ int importVerb(const ImportArgs& a) {
   }
   auto module = onnx::importOnnx(a.model, opts);
   if (!module) return report(module.status());
+  if (!a.testInput.empty() || !a.testReference.empty()) {
+    if (a.testInput.empty() || a.testReference.empty())
+      return report(Status::invalid("--test-input and --test-reference go together"));
+    // Verify a second import (the session takes ownership); nothing is written unless it passes.
+    auto checked = onnx::importOnnx(a.model, opts);
+    if (!checked) return report(checked.status());
+    if (Status s = verifyImport(a, std::move(*checked)); !s) return report(s);
+  }
   if (Status s = saveModel(**module, a.output); !s) return report(s);
   return kExitOk;
 }
@@ -98,6 +153,14 @@ VerbAction addImportVerb(CLI::App& app) {
       ->excludes(nchw);
   cmd->add_flag("--no-check", args->noCheck, "Skip the ONNX checker and shape inference");
   cmd->add_flag("--no-opset-convert", args->noConvert, "Do not convert opsets older than 17");
+  cmd->add_option("--test-input", args->testInput,
+                  "Verify the import: run the TOSA graph on these inputs (.npz keyed by input name)");
+  cmd->add_option("--test-reference", args->testReference,
+                  "Expected outputs (.npz keyed by output name, e.g. from ONNX Runtime) for --test-input");
+  cmd->add_option("--tolerance", args->tolerance,
+                  "Minimum cosine,euclidean similarity (TPU-MLIR's definitions); below it the import fails "
+                  "and writes nothing")
+      ->capture_default_str();
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
     return importVerb(*args);
