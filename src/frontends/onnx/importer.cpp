@@ -1,0 +1,615 @@
+// ONNX -> TOSA import: the Importer core (values, graph inputs, the node walk, error collection) and model
+// loading. The operator lowerings live in ops_*.cpp (see importer.h).
+// Structure:
+//   1. load the ModelProto, run the checker, shape inference and (for old opsets) the version converter;
+//   2. walk the nodes in order; each node is lowered by its handler; an unsupported node records an error and
+//      poisons its outputs so that every offending node is reported in one error.
+// Layout: conv/pool produce NHWC values; elementwise ops, BatchNormalization and Concat keep whatever layout
+// their inputs have; ops that need the logical layout (Reshape, Flatten, Gemm, ...) ask for "plain" and get a
+// transpose (or a reshape when only size-1 dims move). So a CNN has transposes only at the graph boundary.
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "frontends/onnx/importer.h"
+
+namespace tosakit::onnx {
+
+const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
+const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
+
+// ---- tensor helpers ----
+
+Shape permuteShape(const Shape& s, const std::vector<int64_t>& perms) {
+  Shape out;
+  for (int64_t p : perms) out.push_back(s[size_t(p)]);
+  return out;
+}
+
+Tensor permuteTensor(const Tensor& t, const std::vector<int64_t>& perms) {
+  const Shape& in = t.shape();
+  Tensor out(t.dtype(), permuteShape(in, perms));
+  const size_t es = storageBytes(t.dtype());
+  const size_t rank = in.size();
+  std::vector<int64_t> inStride(rank, 1);
+  for (size_t d = rank; d-- > 1;) inStride[d - 1] = inStride[d] * in[d];
+  std::vector<int64_t> idx(rank, 0);
+  const Shape& os = out.shape();
+  for (int64_t o = 0; o < out.size(); ++o) {
+    int64_t src = 0;
+    for (size_t d = 0; d < rank; ++d) src += idx[d] * inStride[size_t(perms[d])];
+    std::memcpy(out.data() + size_t(o) * es, t.data() + size_t(src) * es, es);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < os[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor reshapeTensor(const Tensor& t, Shape s) {
+  Tensor r = t;
+  r.reshape(std::move(s));
+  return r;
+}
+
+std::optional<Shape> numpyBroadcast(Shape a, Shape b) {
+  while (a.size() < b.size()) a.insert(a.begin(), 1);
+  while (b.size() < a.size()) b.insert(b.begin(), 1);
+  return ir::broadcastShape(a, b);
+}
+
+Shape withRank(Shape s, size_t rank) {
+  while (s.size() < rank) s.insert(s.begin(), 1);
+  return s;
+}
+
+// Elementwise fold with numpy broadcasting; ints in int64, floats in double then rounded to the dtype.
+Tensor foldBinary(const Tensor& a, const Tensor& b, const Shape& outShape, char op) {
+  Tensor out(a.dtype(), outShape);
+  const size_t rank = outShape.size();
+  Shape as = withRank(a.shape(), rank), bs = withRank(b.shape(), rank);
+  std::vector<int64_t> idx(rank, 0);
+  auto offsetIn = [&](const Shape& s) {
+    int64_t off = 0;
+    for (size_t d = 0; d < rank; ++d) off = off * s[d] + (s[d] == 1 ? 0 : idx[d]);
+    return off;
+  };
+  const bool isF = isFloat(a.dtype());
+  for (int64_t o = 0; o < out.size(); ++o) {
+    int64_t ia = offsetIn(as), ib = offsetIn(bs);
+    if (isF) {
+      double x = a.getFloat(ia), y = b.getFloat(ib);
+      out.setFloat(o, op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y);
+    } else {
+      int64_t x = a.getInt(ia), y = b.getInt(ib);
+      int64_t r = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : (y == 0 ? 0 : x / y);
+      out.setInt(o, r);
+    }
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < outShape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor castTensor(const Tensor& t, DType to) {
+  Tensor out(to, t.shape());
+  for (int64_t i = 0; i < t.size(); ++i) {
+    if (isFloat(to)) out.setFloat(i, t.getFloat(i));
+    else if (isFloat(t.dtype())) out.setInt(i, int64_t(std::trunc(t.getFloat(i))));
+    else out.setInt(i, t.getInt(i));
+  }
+  return out;
+}
+
+
+std::optional<DType> runtimeDType(DType t) {
+  switch (t) {
+    case DType::FP32: case DType::FP16: case DType::BF16: case DType::I8: case DType::I16: case DType::I32:
+    case DType::Bool:
+      return t;
+    case DType::I64:
+      return DType::I32;
+    case DType::U8:
+      return DType::I8;
+    default:
+      return std::nullopt;
+  }
+}
+
+// ---- the importer ----
+
+Importer::Importer(const ::onnx::ModelProto& model, const std::string& file, const OnnxImportOptions& opts)
+    : g(model.graph()), file(file), opts(opts), m(std::make_unique<ir::Module>()), b(*m, opts.functionName) {
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = int(o.version());
+}
+
+void Importer::setConst(const NodeProto& n, int i, Tensor t) {
+  OVal v;
+  v.shape = t.shape();
+  v.dtype = t.dtype();
+  v.c = std::make_shared<const Tensor>(std::move(t));
+  setOut(n, i, std::move(v));
+}
+
+void Importer::setValue(const NodeProto& n, int i, Value* v, Layout layout, std::optional<DType> onnxType) {
+  OVal o;
+  o.dtype = onnxType.value_or(v->type.dtype);
+  if (layout == Layout::Nhwc) {
+    o.shape = permuteShape(v->type.dims, kToNchw);
+    o.nhwc = v;
+  } else {
+    o.shape = v->type.dims;
+    o.plain = v;
+  }
+  setOut(n, i, std::move(o));
+}
+
+Result<DType> Importer::rtType(const OVal& v) const {
+  auto t = runtimeDType(v.dtype);
+  if (!t) return Status::unsupported("element type " + std::string(dtypeName(v.dtype)) + " has no TOSA 1.0 equivalent");
+  return *t;
+}
+
+Value* Importer::scalarOf(DType dtype, double v, size_t rank) {
+  Tensor t(dtype, Shape(rank, 1));
+  if (isFloat(dtype)) t.setFloat(0, v);
+  else t.setInt(0, int64_t(v));
+  return b.constant(std::move(t), aux("const"));
+}
+
+const ::onnx::AttributeProto* Importer::attr(const NodeProto& n, const std::string& name) const {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+int64_t Importer::attrInt(const NodeProto& n, const std::string& name, int64_t def) const {
+  auto* a = attr(n, name);
+  return a ? a->i() : def;
+}
+
+float Importer::attrFloat(const NodeProto& n, const std::string& name, float def) const {
+  auto* a = attr(n, name);
+  return a ? a->f() : def;
+}
+
+std::string Importer::attrStr(const NodeProto& n, const std::string& name, const std::string& def) const {
+  auto* a = attr(n, name);
+  return a ? a->s() : def;
+}
+
+std::optional<std::vector<int64_t>> Importer::attrInts(const NodeProto& n, const std::string& name) const {
+  auto* a = attr(n, name);
+  if (!a) return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::optional<std::vector<float>> Importer::attrFloats(const NodeProto& n, const std::string& name) const {
+  auto* a = attr(n, name);
+  if (!a) return std::nullopt;
+  return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+Value* Importer::unary(const std::string& op, Value* x, std::map<std::string, ir::Attribute> attrs) {
+  return b.op1(op, {x}, x->type, std::move(attrs), aux(op.substr(5)));
+}
+
+Value* Importer::binary(const std::string& op, Value* a, Value* c, DType resultType) {
+  auto s = ir::broadcastShape(a->type.dims, c->type.dims);
+  return b.op1(op, {a, c}, ValueType::tensor(resultType, *s), {}, aux(op.substr(5)));
+}
+
+Value* Importer::clampF(Value* x, double lo, double hi) {
+  return b.op1("tosa.clamp", {x}, x->type,
+               {{"min_val", ir::Attribute::floating(lo, x->type.dtype)},
+                {"max_val", ir::Attribute::floating(hi, x->type.dtype)}},
+               aux("clamp"));
+}
+
+Result<Value*> Importer::sliceNhwc(Value* x, const Shape& start, const Shape& size) {
+  Value* st = b.constShape(start, aux("start"));
+  Value* sz = b.constShape(size, aux("size"));
+  return b.op1("tosa.slice", {x, st, sz}, ValueType::tensor(x->type.dtype, size), {}, aux("slice"));
+}
+
+Value* Importer::matmul3(Value* a, Value* c) {
+  const DType t = a->type.dtype;
+  Value* azp = b.scalar1(t, 0, aux("a_zp"));
+  Value* bzp = b.scalar1(c->type.dtype, 0, aux("b_zp"));
+  const DType acc = isFloat(t) ? t : (t == DType::I16 ? DType::I48 : DType::I32);
+  const Shape &as = a->type.dims, &cs = c->type.dims;
+  return b.op1("tosa.matmul", {a, c, azp, bzp}, ValueType::tensor(acc, {as[0], as[1], cs[2]}), {}, aux("matmul"));
+}
+
+Result<Value*> Importer::relayout(Value* x, const std::vector<int64_t>& perms) {
+  // A transpose that only moves size-1 dims keeps the row-major order: a reshape is enough.
+  const Shape& s = x->type.dims;
+  std::vector<int64_t> nonUnit;
+  for (int64_t p : perms)
+    if (s[size_t(p)] != 1) nonUnit.push_back(p);
+  bool ordered = std::is_sorted(nonUnit.begin(), nonUnit.end());
+  if (ordered) return b.reshape(x, permuteShape(s, perms), aux("reshape"));
+  return b.transpose(x, perms, aux("transpose"));
+}
+
+// A constant in its run-time type: int64 values must fit in int32.
+static Result<Tensor> narrowConstant(const Tensor& t, DType rt) {
+  if (t.dtype() == rt) return t;
+  Tensor out(rt, t.shape());
+  for (int64_t i = 0; i < t.size(); ++i) {
+    if (isFloat(rt)) {
+      out.setFloat(i, t.getFloat(i));
+      continue;
+    }
+    int64_t x = t.getInt(i);
+    if (t.dtype() == DType::U8) x = int64_t(int8_t(uint8_t(x)));  // same bits
+    if (x < std::numeric_limits<int32_t>::min() || x > std::numeric_limits<int32_t>::max())
+      return Status::unsupported("int64 constant value " + std::to_string(x) +
+                                 " does not fit in TOSA's 32-bit integers");
+    out.setInt(i, x);
+  }
+  return out;
+}
+
+Result<Value*> Importer::get(OVal& v, Layout layout) {
+  if (v.poisoned) return Status::internal("use of a poisoned value");
+  if (layout == Layout::Nhwc && v.shape.size() != 4) return Status::internal("NHWC requested for a non-rank-4 value");
+  if (v.isConst()) {
+    auto rt = rtType(v);
+    if (!rt) return rt.status().withContext("a constant used as a run-time tensor");
+    Value*& slot = layout == Layout::Plain ? v.plain : v.nhwc;
+    if (!slot) {
+      auto t = narrowConstant(*v.c, *rt);
+      if (!t) return t.status();
+      slot = constF(layout == Layout::Plain ? std::move(*t) : permuteTensor(*t, kToNhwc));
+    }
+    return slot;
+  }
+  if (layout == Layout::Plain) {
+    if (!v.plain) {
+      auto r = relayout(v.nhwc, kToNchw);
+      if (!r) return r;
+      v.plain = *r;
+    }
+    return v.plain;
+  }
+  if (!v.nhwc) {
+    auto r = relayout(v.plain, kToNhwc);
+    if (!r) return r;
+    v.nhwc = *r;
+  }
+  return v.nhwc;
+}
+
+// The value broadcast-ranked to `rank` (leading 1s, numpy style), in `layout` (NHWC only when rank is 4).
+Result<Value*> Importer::getAsRank(OVal& v, size_t rank, Layout layout) {
+  if (v.shape.size() == rank) return get(v, layout);
+  Shape s = withRank(v.shape, rank);
+  if (v.isConst()) {
+    OVal tmp;
+    tmp.shape = s;
+    tmp.dtype = v.dtype;
+    tmp.c = std::make_shared<const Tensor>(reshapeTensor(*v.c, s));
+    return get(tmp, layout);
+  }
+  auto x = get(v, Layout::Plain);
+  if (!x) return x;
+  Value* r = b.reshape(*x, s, aux("reshape"));
+  if (layout == Layout::Plain) return r;
+  return relayout(r, kToNhwc);
+}
+
+Result<const Tensor*> Importer::constInput(const NodeProto& n, int i, const char* what) {
+  if (!hasInput(n, i)) return Status::unsupported(std::string("missing ") + what + " input");
+  OVal& v = val(n, i);
+  if (!v.isConst()) return Status::unsupported(std::string(what) + " '" + n.input(i) + "' must be a constant");
+  return v.c.get();
+}
+
+Status Importer::requireFloat(const NodeProto& n, const OVal& v) const {
+  if (v.dtype != DType::FP32)
+    return Status::unsupported("element type " + std::string(dtypeName(v.dtype)) + " (only float32 is supported)");
+  return Status::ok();
+}
+
+Result<std::optional<std::vector<int64_t>>> Importer::axesOf(const NodeProto& n, int inputIndex) {
+  if (auto a = attrInts(n, "axes")) return std::optional<std::vector<int64_t>>(*a);
+  if (!hasInput(n, inputIndex)) return std::optional<std::vector<int64_t>>();
+  auto t = constInput(n, inputIndex, "axes");
+  if (!t) return t.status();
+  return std::optional<std::vector<int64_t>>((*t)->toInts());
+}
+
+// Handlers read their required inputs and output 0 without further checks: make sure they exist.
+Status Importer::checkArity(const NodeProto& n) const {
+  static const std::map<std::string, int> kMinInputs = {
+      {"Constant", 0}, {"Add", 2}, {"Sub", 2}, {"Mul", 2}, {"Div", 2}, {"Pow", 2}, {"Gemm", 2}, {"MatMul", 2},
+      {"Conv", 2}, {"ConvTranspose", 2}, {"BatchNormalization", 5}, {"Gather", 2}, {"Slice", 1}};
+  auto it = kMinInputs.find(n.op_type());
+  const int need = it == kMinInputs.end() ? 1 : it->second;
+  if (n.input_size() < need) return Status::parse("needs at least " + std::to_string(need) + " input(s)");
+  for (int i = 0; i < need; ++i)
+    if (n.input(i).empty()) return Status::parse("required input " + std::to_string(i) + " is missing");
+  if (n.output_size() < 1 || n.output(0).empty()) return Status::parse("has no output");
+  return Status::ok();
+}
+
+// Spatial attribute lists must have one value per spatial axis (two, or four for pads) and be positive
+// (strides, dilations, kernel) or non-negative (pads).
+Status checkSpatial(const std::vector<int64_t>& v, size_t count, int64_t min, const char* name) {
+  if (v.size() != count)
+    return Status::invalid(std::string(name) + " must have " + std::to_string(count) + " values (2-D)");
+  for (int64_t x : v)
+    if (x < min) return Status::invalid(std::string(name) + " value " + std::to_string(x) + " is out of range");
+  return Status::ok();
+}
+
+// ---- model inputs ----
+
+Status Importer::defineInitializers() {
+  for (const auto& init : g.initializer()) {
+    auto t = tensorFromProto(init, file + ": initializer '" + init.name() + "'");
+    if (!t) return t.status();
+    OVal v;
+    v.shape = t->shape();
+    v.dtype = t->dtype();
+    v.c = std::make_shared<const Tensor>(std::move(*t));
+    vals[init.name()] = std::move(v);
+  }
+  return Status::ok();
+}
+
+Status Importer::defineInputs() {
+  // Options naming inputs the graph does not have are mistakes: report them before anything else.
+  for (const auto& [name, t] : opts.bindInputs) {
+    bool found = false;
+    for (const auto& in : g.input()) found |= in.name() == name;
+    if (!found) return Status::invalid(file + ": bound input '" + name + "' is not a graph input");
+  }
+  for (const auto& [name, s] : opts.inputShapes) {
+    bool found = false;
+    for (const auto& in : g.input()) found |= in.name() == name;
+    if (!found) return Status::invalid(file + ": input-shape override for '" + name + "', which is not a graph input");
+  }
+  for (const auto& in : g.input()) {
+    if (vals.count(in.name())) continue;  // IR < 4 lists initializers as inputs too
+    const std::string what = file + ": input '" + in.name() + "'";
+    auto bound = opts.bindInputs.find(in.name());
+    if (bound != opts.bindInputs.end()) {
+      OVal v;
+      v.shape = bound->second.shape();
+      v.dtype = bound->second.dtype();
+      v.c = std::make_shared<const Tensor>(bound->second);
+      vals[in.name()] = std::move(v);
+      continue;
+    }
+    if (!in.type().has_tensor_type()) return Status::unsupported(what + ": only tensor inputs are supported");
+    const auto& tt = in.type().tensor_type();
+    auto onnxType = dtypeFromOnnx(tt.elem_type(), what);
+    if (!onnxType) return onnxType.status();
+    auto dt = runtimeDType(*onnxType);
+    if (!dt) return Status::unsupported(what + ": element type " + std::string(dtypeName(*onnxType)) +
+                                        " has no TOSA 1.0 equivalent");
+    Shape shape;
+    std::string dynamicDim;  // first dynamic dim other than the batch dim, for the message
+    for (const auto& d : tt.shape().dim()) {
+      bool known = d.has_dim_value() && d.dim_value() > 0;
+      if (!known && !shape.empty() && dynamicDim.empty())
+        dynamicDim = "dim " + std::to_string(shape.size()) + (d.has_dim_param() ? " ('" + d.dim_param() + "')" : "");
+      shape.push_back(known ? d.dim_value() : 1);  // a dynamic batch dim defaults to 1
+    }
+    auto ov = opts.inputShapes.find(in.name());
+    if (ov != opts.inputShapes.end()) {
+      if (tt.has_shape() && ov->second.size() != shape.size())
+        return Status::invalid(what + ": shape override " + shapeToString(ov->second) + " has rank " +
+                               std::to_string(ov->second.size()) + ", the model says rank " +
+                               std::to_string(shape.size()));
+      shape = ov->second;
+    } else if (!tt.has_shape()) {
+      return Status::invalid(what + ": input has no shape; give one with an input-shape override");
+    } else if (!dynamicDim.empty()) {
+      return Status::invalid(what + ": " + dynamicDim + " is dynamic; give a static shape with an input-shape " +
+                             "override (tosakit import --input-shape " + in.name() + "=...)");
+    }
+    OVal v;
+    v.shape = shape;
+    v.dtype = isUnsignedBits(*onnxType) ? *onnxType : *dt;
+    if (!opts.keepNchwIo && shape.size() == 4 && isFloat(*dt))
+      v.nhwc = b.input(ValueType::tensor(*dt, permuteShape(shape, kToNhwc)), in.name());
+    else
+      v.plain = b.input(ValueType::tensor(*dt, shape), in.name());
+    vals[in.name()] = std::move(v);
+  }
+  return Status::ok();
+}
+
+// ---- the walk ----
+
+Result<std::unique_ptr<ir::Module>> Importer::run() {
+  TK_RETURN_IF_ERROR(defineInitializers());
+  TK_RETURN_IF_ERROR(defineInputs());
+  std::vector<std::string> outputs = opts.outputNames;
+  if (outputs.empty())
+    for (const auto& o : g.output()) outputs.push_back(o.name());
+  if (outputs.empty()) return Status::parse(file + ": the graph has no outputs");
+  for (const auto& n : g.node())
+    for (const auto& i : n.input()) uses[i]++;
+  for (const auto& o : outputs) uses[o]++;
+
+  const HandlerTable& table = handlers();
+  for (int idx = 0; idx < g.node_size(); ++idx) {
+    const NodeProto& n = g.node(idx);
+    loc = !n.name().empty() ? n.name() : (n.output_size() ? n.output(0) : n.op_type() + std::to_string(idx));
+    const std::string label = "'" + loc + "' (" + n.op_type() + ")";
+    bool poisoned = false;
+    for (const auto& i : n.input()) {
+      if (i.empty()) continue;
+      auto it = vals.find(i);
+      if (it == vals.end())
+        return Status::parse(file + ": node " + label + " reads '" + i +
+                             "', which no node, input or initializer defines (missing initializer?)");
+      poisoned |= it->second.poisoned;
+    }
+    // Operator-level problems are reported even downstream of another unsupported node, so that one error
+    // lists every node to implement; lowering problems only when the inputs are known.
+    Status s;
+    auto h = table.find(n.op_type());
+    if (!n.domain().empty() && n.domain() != "ai.onnx") {
+      s = Status::unsupported("operator domain '" + n.domain() + "' is not supported");
+      errors.push_back(label + ": " + s.message());
+    } else if (h == table.end()) {
+      s = Status::unsupported("no lowering for this operator");
+      errors.push_back(label + ": " + s.message());
+    } else if (poisoned) {
+      s = Status::unsupported("");  // the producer is already reported
+    } else if (Status a = checkArity(n); !a.isOk()) {
+      return a.withContext(file + ": node " + label);
+    } else {
+      s = h->second(*this, n);
+      if (!s.isOk() && s.code() != StatusCode::Unsupported && s.code() != StatusCode::InvalidArgument)
+        return s.withContext(file + ": node " + label);
+      if (!s.isOk()) errors.push_back(label + ": " + s.message());
+    }
+    if (!s.isOk()) {
+      for (const auto& o : n.output()) {
+        OVal p;
+        p.poisoned = true;
+        vals[o] = p;
+      }
+      continue;
+    }
+    for (int i = 0; i < n.output_size(); ++i)
+      if (!n.output(i).empty() && !vals.count(n.output(i)))
+        vals[n.output(i)].poisoned = true;  // an optional output we do not produce (e.g. MaxPool Indices)
+  }
+
+  loc = "output";
+  std::vector<Value*> results;
+  for (const auto& o : outputs) {
+    auto it = vals.find(o);
+    if (it == vals.end()) return Status::invalid(file + ": output '" + o + "' is not a value of the graph");
+    if (it->second.poisoned) {
+      if (errors.empty()) errors.push_back("output '" + o + "': produced by an optional output that is not supported");
+      continue;
+    }
+    Layout l = !opts.keepNchwIo && it->second.shape.size() == 4 ? Layout::Nhwc : Layout::Plain;
+    auto v = get(it->second, l);
+    if (!v) {
+      errors.push_back("output '" + o + "': " + v.status().message());
+      continue;
+    }
+    results.push_back(*v);
+  }
+  if (!errors.empty()) {
+    std::string msg = file + ": " + std::to_string(errors.size()) + " unsupported node(s): ";
+    for (size_t i = 0; i < errors.size(); ++i) msg += (i ? "; " : "") + errors[i];
+    return Status::unsupported(msg);
+  }
+  b.output(results, outputs);
+  return std::move(m);
+}
+
+Status Importer::unaryKeepLayout(const NodeProto& n, const std::function<Value*(Value*)>& f) {
+  OVal& x = val(n, 0);
+  TK_RETURN_IF_ERROR(requireFloat(n, x));
+  Layout l = x.prefersNhwc() ? Layout::Nhwc : Layout::Plain;
+  auto v = get(x, l);
+  if (!v) return v.status();
+  Value* out = f(*v);
+  out->definingOp->loc.name = loc;  // the op that yields the node's result carries the node name
+  setValue(n, 0, out, l);
+  return Status::ok();
+}
+
+
+
+const HandlerTable& Importer::handlers() {
+  static const HandlerTable table = [] {
+    HandlerTable t;
+    registerTensorOps(t);
+    registerElementwiseOps(t);
+    registerActivationOps(t);
+    registerNormalizationOps(t);
+    registerConvOps(t);
+    registerPoolOps(t);
+    registerMatmulOps(t);
+    registerReduceOps(t);
+    registerResizeOps(t);
+    registerDataMovementOps(t);
+    registerQuantOps(t);
+    return t;
+  }();
+  return table;
+}
+
+namespace {
+
+// ---- loading ----
+
+Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::string& name, const OnnxImportOptions& opts) {
+  ::onnx::ModelProto model;
+  if (bytes.empty()) return Status::parse(name + ": empty file");
+  if (!model.ParseFromString(bytes))
+    return Status::parse(name + ": not a valid ONNX model (truncated file or not a protobuf)");
+  if (!model.has_graph() || model.ir_version() <= 0)
+    return Status::parse(name + ": not an ONNX model (no graph or ir_version)");
+  int opset = 0;
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = int(o.version());
+  // The checker of Debian's ONNX (1.12: IR 8, opset 17) rejects every newer model outright; such models are
+  // imported unchecked (the lowerings read the newer operator forms they support).
+  const bool checkable = model.ir_version() <= ::onnx::IR_VERSION && opset <= 17;
+  if (opts.runChecker && checkable) {
+    try {
+      ::onnx::checker::check_model(model);
+    } catch (const std::exception& e) {
+      std::string what = e.what();
+      for (char& ch : what)
+        if (ch == '\n') ch = ' ';
+      return Status::parse(name + ": ONNX checker: " + what);
+    }
+  }
+  if (opts.convertOpset && opset > 0 && opset < 17) {
+    // The converter covers most ops; when it cannot convert, keep the original (the lowering handles the
+    // older attribute forms of the ops it supports).
+    try {
+      ::onnx::ModelProto converted = ::onnx::version_conversion::ConvertVersion(model, 17);
+      model = std::move(converted);
+    } catch (const std::exception&) {
+    }
+  }
+  if (opts.runChecker && checkable) {
+    try {
+      ::onnx::shape_inference::InferShapes(model);
+    } catch (const std::exception&) {
+      // Shapes are recomputed during lowering; inference is only a consistency aid.
+    }
+  }
+  return model;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ir::Module>> importOnnxBytes(const std::string& bytes, const std::string& name,
+                                                    const OnnxImportOptions& options) {
+  auto model = parseModel(bytes, name, options);
+  if (!model) return model.status();
+  Importer imp(*model, name, options);
+  return imp.run();
+}
+
+Result<std::unique_ptr<ir::Module>> importOnnx(const std::string& path, const OnnxImportOptions& options) {
+  auto bytes = readFileBytes(path);
+  if (!bytes) return bytes.status();
+  return importOnnxBytes(*bytes, path, options);
+}
+
+}  // namespace tosakit::onnx

@@ -1,0 +1,179 @@
+// Internal to the ONNX frontend: the Importer state shared by the operator lowerings (ops_*.cpp).
+//
+// Every ONNX value becomes an OVal: either a constant known at import time (initializers, Constant, and
+// Shape/Cast/Slice/Concat/Gather/Reshape/... chains over them are folded) or a TOSA value, stored in the
+// logical ONNX layout ("plain") and/or NHWC (rank 4 only). Each ONNX operator is lowered by one handler,
+// `Status (Importer&, const NodeProto&)`, registered by its family file (ops_tensor.cpp, ops_elementwise.cpp,
+// ...) in a HandlerTable. A handler reads its inputs with im.val(n, i), materializes them with im.get(...) and
+// defines its outputs with im.setConst / im.setValue.
+//
+// Types: TOSA 1.0 has no 64-bit integers, so ONNX int64 run-time tensors are narrowed to i32 (graph inputs and
+// outputs included; constants must fit). TOSA has no unsigned tensor types either: uint8 run-time tensors are
+// carried as i8 holding the same bits (RESCALE's input_unsigned/output_unsigned read and write them; data
+// movement copies them; arithmetic must not take them: isUnsignedBits). OVal::dtype is the ONNX element type;
+// im.rtType() is the TOSA one.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontends/onnx/onnx_internal.h"
+#include "ir/builder.h"
+
+namespace tosakit::onnx {
+
+using ir::Value;
+using ir::ValueType;
+using NodeProto = ::onnx::NodeProto;
+
+enum class Layout { Plain, Nhwc };
+
+// NCHW logical axis -> position in an NHWC stored tensor.
+inline constexpr int64_t kNhwcPos[4] = {0, 3, 1, 2};
+extern const std::vector<int64_t> kToNhwc;  // {0, 2, 3, 1}
+extern const std::vector<int64_t> kToNchw;  // {0, 3, 1, 2}
+inline constexpr double kFltMax = std::numeric_limits<float>::max();
+
+struct OVal {
+  Shape shape;                 // logical ONNX shape
+  DType dtype = DType::FP32;   // ONNX element type (I64 stays I64 here; the TOSA value is I32)
+  std::shared_ptr<const Tensor> c;  // known at import time
+  Value* plain = nullptr;
+  Value* nhwc = nullptr;
+  bool poisoned = false;  // produced by an unsupported node
+  bool isConst() const { return c != nullptr; }
+  bool prefersNhwc() const { return !c && nhwc && !plain; }
+};
+
+// ---- tensor helpers (constant folding works on logical-layout tensors) ----
+Shape permuteShape(const Shape& s, const std::vector<int64_t>& perms);
+Tensor permuteTensor(const Tensor& t, const std::vector<int64_t>& perms);
+Tensor reshapeTensor(const Tensor& t, Shape s);
+std::optional<Shape> numpyBroadcast(Shape a, Shape b);
+Shape withRank(Shape s, size_t rank);
+// Elementwise fold with numpy broadcasting for '+', '-', '*', '/'; ints in int64, floats in double.
+Tensor foldBinary(const Tensor& a, const Tensor& b, const Shape& outShape, char op);
+// Numeric conversion (float -> int truncates toward zero, as ONNX Cast does).
+Tensor castTensor(const Tensor& t, DType to);
+inline int64_t normAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
+// The TOSA element type an ONNX element type is computed in at run time: int64 -> i32; float64, unsigned and
+// other types TOSA 1.0 lacks -> nullopt.
+std::optional<DType> runtimeDType(DType onnxType);
+// uint8: carried at run time as i8 bits (see above).
+inline bool isUnsignedBits(DType onnxType) { return onnxType == DType::U8; }
+// Spatial attribute lists: `count` values, each >= min.
+Status checkSpatial(const std::vector<int64_t>& v, size_t count, int64_t min, const char* name);
+
+class Importer;
+using OpHandler = std::function<Status(Importer&, const NodeProto&)>;
+using HandlerTable = std::map<std::string, OpHandler>;
+
+// One registration function per family file.
+void registerTensorOps(HandlerTable& t);       // ops_tensor.cpp: Constant, Shape, Reshape, Slice, Concat, ...
+void registerElementwiseOps(HandlerTable& t);  // ops_elementwise.cpp: arithmetic, comparison, logical, math
+void registerActivationOps(HandlerTable& t);   // ops_activation.cpp: Relu, Sigmoid, Softmax, Clip, ...
+void registerNormalizationOps(HandlerTable& t);  // ops_normalization.cpp: Layer/Instance/Group norm, LRN, ...
+void registerConvOps(HandlerTable& t);         // ops_conv.cpp: Conv, ConvTranspose, BatchNormalization
+void registerPoolOps(HandlerTable& t);         // ops_pool.cpp: MaxPool, AveragePool, Global*, LpPool
+void registerMatmulOps(HandlerTable& t);       // ops_matmul.cpp: Gemm, MatMul, Einsum
+void registerReduceOps(HandlerTable& t);       // ops_reduce.cpp: Reduce*, ArgMax/ArgMin, CumSum, ...
+void registerResizeOps(HandlerTable& t);       // ops_resize.cpp: Resize, Upsample
+void registerDataMovementOps(HandlerTable& t);  // ops_data_movement.cpp: Split, Pad, Tile, Expand, Gather, ...
+void registerQuantOps(HandlerTable& t);        // ops_quant.cpp: QuantizeLinear, QLinear*, *Integer
+
+class Importer {
+ public:
+  Importer(const ::onnx::ModelProto& model, const std::string& file, const OnnxImportOptions& opts);
+  Result<std::unique_ptr<ir::Module>> run();
+
+  // ---- node inputs / outputs ----
+  OVal& val(const NodeProto& n, int i) { return vals.at(n.input(i)); }
+  bool hasInput(const NodeProto& n, int i) const { return n.input_size() > i && !n.input(i).empty(); }
+  bool hasOutput(const NodeProto& n, int i) const { return n.output_size() > i && !n.output(i).empty(); }
+  void setOut(const NodeProto& n, int i, OVal v) { vals[n.output(i)] = std::move(v); }
+  void setConst(const NodeProto& n, int i, Tensor t);
+  // A TOSA value as output i; `layout` says how it is stored (Nhwc: rank 4, logical NCHW). `onnxType`: the
+  // ONNX element type when it differs from the TOSA one (uint8 carried as i8 bits; int64 carried as i32).
+  void setValue(const NodeProto& n, int i, Value* v, Layout layout, std::optional<DType> onnxType = std::nullopt);
+
+  // ---- materialization ----
+  // The value as a TOSA value in `layout`; constants become tosa.const in their run-time type.
+  Result<Value*> get(OVal& v, Layout layout);
+  // Broadcast-ranked to `rank` (leading 1s, numpy style), in `layout` (NHWC only when rank is 4).
+  Result<Value*> getAsRank(OVal& v, size_t rank, Layout layout);
+  Result<Value*> relayout(Value* x, const std::vector<int64_t>& perms);
+  // The TOSA element type of the value at run time (see runtimeDType); Unsupported when TOSA lacks it.
+  Result<DType> rtType(const OVal& v) const;
+
+  // ---- constants ----
+  Value* constF(Tensor t) { return b.constant(std::move(t), aux("const")); }
+  Value* scalarF(float v, size_t rank) { return scalarOf(DType::FP32, v, rank); }
+  // A rank-`rank` [1,...,1] constant of `dtype` holding v.
+  Value* scalarOf(DType dtype, double v, size_t rank);
+  // Location name for an auxiliary op of the current node.
+  std::string aux(const std::string& what) const { return loc + "/" + what; }
+
+  // ---- attribute / input access ----
+  Result<const Tensor*> constInput(const NodeProto& n, int i, const char* what);
+  Status requireFloat(const NodeProto& n, const OVal& v) const;
+  const ::onnx::AttributeProto* attr(const NodeProto& n, const std::string& name) const;
+  int64_t attrInt(const NodeProto& n, const std::string& name, int64_t def) const;
+  float attrFloat(const NodeProto& n, const std::string& name, float def) const;
+  std::string attrStr(const NodeProto& n, const std::string& name, const std::string& def) const;
+  std::optional<std::vector<int64_t>> attrInts(const NodeProto& n, const std::string& name) const;
+  std::optional<std::vector<float>> attrFloats(const NodeProto& n, const std::string& name) const;
+  // Axes from the attribute (older opsets) or the constant input i (newer ones).
+  Result<std::optional<std::vector<int64_t>>> axesOf(const NodeProto& n, int inputIndex);
+
+  // ---- op emission ----
+  Value* unary(const std::string& op, Value* x, std::map<std::string, ir::Attribute> attrs = {});
+  // Broadcasting binary op of equal-rank operands (result dtype given: comparisons give Bool).
+  Value* binary(const std::string& op, Value* a, Value* c, DType resultType = DType::FP32);
+  Value* mul(Value* a, Value* c) { return b.mul(a, c, 0, aux("mul")); }
+  Value* clampF(Value* x, double lo, double hi);
+  Value* castTo(Value* x, DType to) {
+    if (x->type.dtype == to) return x;
+    return b.op1("tosa.cast", {x}, ValueType::tensor(to, x->type.dims), {}, aux("cast"));
+  }
+  Result<Value*> sliceNhwc(Value* x, const Shape& start, const Shape& size);
+  Value* reshapeTo(Value* x, const Shape& s, const std::string& name) {
+    if (x->type.dims == s) return x;
+    return b.reshape(x, s, name);
+  }
+  // Rank-3 matmul with zero-point operands of the operands' type.
+  Value* matmul3(Value* a, Value* c);
+  // Unary elementwise lowering: keeps the input's layout; the op returned by f carries the node name.
+  Status unaryKeepLayout(const NodeProto& n, const std::function<Value*(Value*)>& f);
+
+  // A conv whose weight/bias constants a following BatchNormalization may rewrite in place.
+  struct ConvInfo {
+    ir::Operation* weightConst;
+    ir::Operation* biasConst;
+    bool depthwise;
+  };
+
+  const ::onnx::GraphProto& g;
+  std::string file;
+  const OnnxImportOptions& opts;
+  int opset = 1;
+  std::unique_ptr<ir::Module> m;
+  ir::Builder b;
+  std::map<std::string, OVal> vals;
+  std::map<std::string, int> uses;  // consumers of each value (graph outputs count)
+  std::map<Value*, ConvInfo> convs;
+  std::string loc;  // location name of the node being lowered
+  std::vector<std::string> errors;
+
+ private:
+  Status defineInputs();
+  Status defineInitializers();
+  Status checkArity(const NodeProto& n) const;
+  static const HandlerTable& handlers();
+};
+
+}  // namespace tosakit::onnx

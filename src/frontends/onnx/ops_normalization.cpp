@@ -1,0 +1,8 @@
+// LayerNormalization, InstanceNormalization, GroupNormalization, LRN, MeanVarianceNormalization, LpNormalization.
+#include "frontends/onnx/importer.h"
+
+namespace tosakit::onnx {
+
+void registerNormalizationOps(HandlerTable& t) { (void)t; }
+
+}  // namespace tosakit::onnx
