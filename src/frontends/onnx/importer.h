@@ -145,6 +145,10 @@ class Importer {
     if (x->type.dims == s) return x;
     return b.reshape(x, s, name);
   }
+  // x / s for float32 (equal ranks, broadcasting), correctly rounded like a true division: TOSA has no float
+  // divide and x * reciprocal(s) can land on the other side of a rounding tie (that matters before a Round or
+  // Cast, e.g. quantization).
+  Value* divideF32(Value* x, Value* s);
   // Rank-3 matmul with zero-point operands of the operands' type.
   Value* matmul3(Value* a, Value* c);
   // Unary elementwise lowering: keeps the input's layout; the op returned by f carries the node name.

@@ -1,9 +1,464 @@
-// Quantized operators lowered to integer TOSA with RESCALE: QuantizeLinear, DequantizeLinear, QLinearConv,
-// QLinearMatMul, ConvInteger, MatMulInteger.
+// Quantized operators lowered to integer TOSA: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
+// QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger.
+//
+// uint8 run-time tensors are carried as i8 bits (importer.h). Integer products run on TOSA's i8 conv2d/matmul
+// with zero points: a uint8 operand is first re-centred to int8 by a RESCALE (input_unsigned, input_zp 128),
+// and its zero point moves by -128 with it, so (x - zp) is unchanged. The i32 accumulator is requantized with
+// RESCALE (SINGLE_ROUND) by multiplier/shift pairs derived from the float scales; RESCALE cannot write uint8
+// from i32 (spec 2.13.2 ERROR_IF), so uint8 outputs take a second exact RESCALE from int8 (output_zp 128).
+#include <cmath>
+#include <cstring>
+
 #include "frontends/onnx/importer.h"
 
 namespace tosakit::onnx {
+namespace {
 
-void registerQuantOps(HandlerTable& t) { (void)t; }
+using ir::RescaleAttrs;
+
+// scale ~= multiplier / 2^shift with a 32-bit multiplier normalized to [2^30, 2^31) (spec 2.13.2: "a scaling
+// of m*2^-n can be represented using multiplier=(1<<30)*m, shift=(30+n)").
+Result<std::pair<int64_t, int64_t>> scaleToMultiplierShift(double scale) {
+  if (!(scale > 0) || !std::isfinite(scale)) return Status::unsupported("quantization scale " + std::to_string(scale));
+  int exp = 0;
+  const double m = std::frexp(scale, &exp);  // scale = m * 2^exp, m in [0.5, 1)
+  int64_t multiplier = std::llround(m * double(int64_t(1) << 31));
+  if (multiplier == (int64_t(1) << 31)) {
+    multiplier >>= 1;
+    ++exp;
+  }
+  int64_t shift = 31 - exp;
+  if (shift > 62) {  // below 2^-32: drop low multiplier bits (the product is far below one output step)
+    multiplier >>= std::min<int64_t>(shift - 62, 31);
+    shift = 62;
+  }
+  if (shift < 2) return Status::unsupported("requantization scale " + std::to_string(scale) + " is above 2^29");
+  return std::make_pair(multiplier, shift);
+}
+
+RescaleAttrs identityRescale() {
+  RescaleAttrs a;
+  a.multiplier = {int64_t(1) << 30};
+  a.shift = {30};
+  return a;
+}
+
+// clamp of an i32 value (TOSA's CLAMP has no i32 row): minimum(maximum(v, lo), hi).
+Value* clampI32(Importer& im, Value* v, int64_t lo, int64_t hi) {
+  const size_t rank = v->type.dims.size();
+  Value* ge = im.binary("tosa.maximum", v, im.scalarOf(DType::I32, double(lo), rank), DType::I32);
+  return im.binary("tosa.minimum", ge, im.scalarOf(DType::I32, double(hi), rank), DType::I32);
+}
+
+bool isQuantType(DType t) { return t == DType::U8 || t == DType::I8; }
+
+// A run-time uint8/int8 value as int8 with the same (x - zp) differences: uint8 moves by -128.
+Value* toSignedI8(Importer& im, Value* x, DType onnxType) {
+  if (onnxType != DType::U8) return x;
+  RescaleAttrs a = identityRescale();
+  a.inputZp = 128;
+  a.inputUnsigned = true;
+  return im.b.rescale(x, DType::I8, a, im.aux("to_int8"));
+}
+
+// A constant uint8/int8 tensor as int8 (uint8 moves by -128).
+Tensor toSignedI8(const Tensor& t) {
+  Tensor out(DType::I8, t.shape());
+  const int64_t offset = t.dtype() == DType::U8 ? 128 : 0;
+  for (int64_t i = 0; i < t.size(); ++i) out.setInt(i, t.getInt(i) - offset);
+  return out;
+}
+
+// i32 accumulator -> uint8 (as i8 bits) or int8 with `scales` (one, or one per channel of the last dim).
+Result<Value*> requantize(Importer& im, Value* acc, const std::vector<double>& scales, int64_t zp, DType outType) {
+  RescaleAttrs a;
+  for (double s : scales) {
+    auto ms = scaleToMultiplierShift(s);
+    if (!ms) return ms.status();
+    a.multiplier.push_back(ms->first);
+    a.shift.push_back(ms->second);
+  }
+  a.perChannel = scales.size() > 1;
+  if (outType == DType::I8) {
+    a.outputZp = zp;
+    return im.b.rescale(acc, DType::I8, a, im.loc);
+  }
+  a.outputZp = zp - 128;  // clip to [-128, 127] here, then +128 exactly: clip(round(acc * s) + zp, 0, 255)
+  Value* s8 = im.b.rescale(acc, DType::I8, a, im.aux("requantize"));
+  RescaleAttrs u = identityRescale();
+  u.outputZp = 128;
+  u.outputUnsigned = true;
+  return im.b.rescale(s8, DType::I8, u, im.loc);
+}
+
+// A constant scalar or 1-element input as a double; `what` names it in errors.
+Result<std::vector<double>> constFloats(Importer& im, const NodeProto& n, int i, const char* what) {
+  auto t = im.constInput(n, i, what);
+  if (!t) return Status::unsupported(std::string("run-time ") + what + " (TOSA needs constant quantization parameters)");
+  std::vector<double> v;
+  for (int64_t k = 0; k < (*t)->size(); ++k) v.push_back((*t)->getFloat(k));
+  return v;
+}
+
+// Zero point input i (optional: 0 of `defaultType`); returns the values and the ONNX type.
+Result<std::pair<std::vector<int64_t>, DType>> zeroPoints(Importer& im, const NodeProto& n, int i, DType defaultType) {
+  if (!im.hasInput(n, i)) return std::make_pair(std::vector<int64_t>{0}, defaultType);
+  auto t = im.constInput(n, i, "zero point");
+  if (!t) return Status::unsupported("run-time zero point (TOSA needs constant quantization parameters)");
+  std::vector<int64_t> v;
+  for (int64_t k = 0; k < (*t)->size(); ++k) v.push_back((*t)->getInt(k));
+  return std::make_pair(v, (*t)->dtype());
+}
+
+bool allEqual(const std::vector<int64_t>& v) {
+  for (int64_t x : v)
+    if (x != v[0]) return false;
+  return true;
+}
+
+// A per-axis parameter vector as a constant broadcastable against a rank-`rank` tensor along `axis`.
+Tensor alongAxis(DType dt, const std::vector<double>& v, size_t rank, int64_t axis) {
+  Shape s(rank, 1);
+  if (v.size() > 1) s[size_t(axis)] = int64_t(v.size());
+  return Tensor::fromDoubles(dt, s, v);
+}
+
+// ---- QuantizeLinear / DequantizeLinear ----
+
+Status opQuantizeLinear(Importer& im, const NodeProto& n) {
+  OVal& x = im.val(n, 0);
+  TK_RETURN_IF_ERROR(im.requireFloat(n, x));
+  auto scale = constFloats(im, n, 1, "y_scale");
+  if (!scale) return scale.status();
+  auto zp = zeroPoints(im, n, 2, DType::U8);
+  if (!zp) return zp.status();
+  const DType outType = zp->second;
+  if (!isQuantType(outType)) return Status::unsupported("QuantizeLinear to " + std::string(dtypeName(outType)));
+  const int64_t rank = int64_t(x.shape.size());
+  const int64_t axis = normAxis(im.attrInt(n, "axis", 1), rank);
+  const bool perAxis = scale->size() > 1;
+  if (perAxis && (axis < 0 || axis >= rank || x.shape[size_t(axis)] != int64_t(scale->size())))
+    return Status::invalid("QuantizeLinear scale length does not match the axis");
+  const int64_t lo = outType == DType::U8 ? 0 : -128, hi = outType == DType::U8 ? 255 : 127;
+  std::vector<double> zps;
+  for (int64_t z : zp->first) zps.push_back(double(z));
+  if (zps.size() != scale->size()) zps.assign(scale->size(), zps[0]);
+  auto xv = im.get(x, Layout::Plain);
+  if (!xv) return xv.status();
+  // y = saturate(round_half_even(x / scale) + zp): the cast rounds to nearest even (spec CAST), the zero point
+  // is added after rounding (adding it before would move ties), then clamp and keep the low 8 bits.
+  Value* q = im.divideF32(*xv, im.constF(alongAxis(DType::FP32, *scale, size_t(rank), axis)));
+  Value* r = im.castTo(q, DType::I32);
+  Value* withZp = im.b.add(r, im.b.constant(alongAxis(DType::I32, zps, size_t(rank), axis), im.aux("zero_point")),
+                           im.aux("add"));
+  Value* clamped = clampI32(im, withZp, lo, hi);
+  Value* out = im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, clamped->type.dims), {}, im.loc);
+  im.setValue(n, 0, out, Layout::Plain, outType);
+  return Status::ok();
+}
+
+Status opDequantizeLinear(Importer& im, const NodeProto& n) {
+  OVal& x = im.val(n, 0);
+  if (!isQuantType(x.dtype) && x.dtype != DType::I32)
+    return Status::unsupported("DequantizeLinear of " + std::string(dtypeName(x.dtype)));
+  auto scale = constFloats(im, n, 1, "x_scale");
+  if (!scale) return scale.status();
+  auto zp = zeroPoints(im, n, 2, x.dtype);
+  if (!zp) return zp.status();
+  const int64_t rank = int64_t(x.shape.size());
+  const int64_t axis = normAxis(im.attrInt(n, "axis", 1), rank);
+  const size_t channels = scale->size();
+  if (channels > 1 && (axis < 0 || axis >= rank || x.shape[size_t(axis)] != int64_t(channels)))
+    return Status::invalid("DequantizeLinear scale length does not match the axis");
+  std::vector<double> zps;
+  for (int64_t z : zp->first) zps.push_back(double(z));
+  if (zps.size() != channels) zps.assign(channels, zps[0]);
+  if (x.isConst()) {
+    // y = (x - zp) * scale in float32 (x - zp is exact; the product rounds once, as the reference does).
+    const Tensor& t = *x.c;
+    Tensor y(DType::FP32, t.shape());
+    int64_t inner = 1;
+    for (int64_t d = axis + 1; d < rank; ++d) inner *= t.shape()[size_t(d)];
+    for (int64_t i = 0; i < t.size(); ++i) {
+      size_t c = channels > 1 ? size_t((i / inner) % int64_t(channels)) : 0;
+      y.setFloat(i, double(float(double(t.getInt(i)) - zps[c]) * float((*scale)[c])));
+    }
+    im.setConst(n, 0, std::move(y));
+    return Status::ok();
+  }
+  auto xv = im.get(x, Layout::Plain);
+  if (!xv) return xv.status();
+  Value* v = im.castTo(*xv, DType::I32);
+  if (x.dtype == DType::U8) {
+    // i8 bits -> uint8 value: sign-extended by the cast, keep the low 8 bits.
+    v = im.b.op1("tosa.bitwise_and", {v, im.scalarOf(DType::I32, 255, size_t(rank))}, v->type, {}, im.aux("to_uint8"));
+  }
+  v = im.b.sub(v, im.b.constant(alongAxis(DType::I32, zps, size_t(rank), axis), im.aux("zero_point")), im.aux("sub"));
+  Value* f = im.castTo(v, DType::FP32);
+  Value* out = im.b.mul(f, im.constF(alongAxis(DType::FP32, *scale, size_t(rank), axis)), 0, im.loc);
+  im.setValue(n, 0, out, Layout::Plain);
+  return Status::ok();
+}
+
+// DynamicQuantizeLinear (uint8): scale = (max(0, max x) - min(0, min x)) / 255, zp = saturate(round(-min / scale)),
+// y = saturate(round(x / scale) + zp). The statistics are run-time values, so it is float math plus casts.
+Status opDynamicQuantizeLinear(Importer& im, const NodeProto& n) {
+  OVal& x = im.val(n, 0);
+  TK_RETURN_IF_ERROR(im.requireFloat(n, x));
+  auto xv = im.get(x, Layout::Plain);
+  if (!xv) return xv.status();
+  const size_t rank = x.shape.size();
+  Value* flat = im.b.reshape(*xv, {1, numElements(x.shape)}, im.aux("flatten"));
+  auto reduce = [&](const char* op) {
+    return im.b.op1(op, {flat}, ValueType::tensor(DType::FP32, {1, 1}),
+                    {{"axis", ir::Attribute::integer(1, DType::I32)}}, im.aux(op + 5));
+  };
+  Value* zero = im.scalarF(0.0f, 2);
+  Value* hi = im.binary("tosa.maximum", reduce("tosa.reduce_max"), zero);
+  Value* lo = im.binary("tosa.minimum", reduce("tosa.reduce_min"), zero);
+  Value* scale = im.divideF32(im.b.sub(hi, lo, im.aux("range")), im.scalarF(255.0f, 2));
+  // zp = saturate(round(0 - min / scale)) in [0, 255].
+  Value* zpF = im.b.sub(zero, im.divideF32(lo, scale), im.aux("neg"));
+  Value* zpI = im.castTo(zpF, DType::I32);
+  Value* zpC = clampI32(im, zpI, 0, 255);
+  Value* q = im.castTo(im.divideF32(flat, scale), DType::I32);
+  Value* y = im.b.add(q, zpC, im.aux("add"));
+  Value* yC = clampI32(im, y, 0, 255);
+  Value* y8 = im.b.op1("tosa.cast", {yC}, ValueType::tensor(DType::I8, yC->type.dims), {}, im.aux("cast"));
+  im.setValue(n, 0, im.b.reshape(y8, x.shape, im.loc), Layout::Plain, DType::U8);
+  if (im.hasOutput(n, 1)) im.setValue(n, 1, im.b.reshape(scale, {}, im.aux("y_scale")), Layout::Plain);
+  if (im.hasOutput(n, 2)) {
+    Value* z8 = im.b.op1("tosa.cast", {zpC}, ValueType::tensor(DType::I8, {1, 1}), {}, im.aux("cast"));
+    im.setValue(n, 2, im.b.reshape(z8, {}, im.aux("y_zero_point")), Layout::Plain, DType::U8);
+  }
+  (void)rank;
+  return Status::ok();
+}
+
+// ---- integer products ----
+
+// Rows/cols TOSA's exact output-size rule leaves unread: trim the end padding, then the input.
+int64_t trimToExactWindows(int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t padBegin, int64_t& padEnd) {
+  int64_t r = (in - 1 + padBegin + padEnd - (k - 1) * dil) % stride;
+  if (r == 0) return 0;
+  if (padEnd >= r) {
+    padEnd -= r;
+    return 0;
+  }
+  const int64_t cut = r - padEnd;
+  padEnd = 0;
+  return cut;
+}
+
+// Σ (x - x_zp)(w - w_zp) as a TOSA i8 conv2d with an i32 accumulator (2-D, group 1). Inputs: x (run-time
+// uint8/int8), the constant weight [M, C, KH, KW], zero points, and an optional i32 bias.
+Result<Value*> integerConv(Importer& im, const NodeProto& n, OVal& x, const Tensor& w, int64_t xZp, int64_t wZp,
+                           const Tensor* bias, const std::string& locName) {
+  if (x.shape.size() != 4) return Status::unsupported("only 2-D quantized convolution is supported");
+  if (!isQuantType(x.dtype) || !isQuantType(w.dtype())) return Status::unsupported("conv operand types must be 8-bit");
+  if (im.attrInt(n, "group", 1) != 1) return Status::unsupported("grouped quantized convolution");
+  const Shape& ws = w.shape();
+  if (ws.size() != 4 || ws[1] != x.shape[1]) return Status::invalid("weight shape does not match the input channels");
+  std::vector<int64_t> strides = im.attrInts(n, "strides").value_or(std::vector<int64_t>{1, 1});
+  std::vector<int64_t> dil = im.attrInts(n, "dilations").value_or(std::vector<int64_t>{1, 1});
+  std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
+  TK_RETURN_IF_ERROR(checkSpatial(strides, 2, 1, "strides"));
+  TK_RETURN_IF_ERROR(checkSpatial(dil, 2, 1, "dilations"));
+  TK_RETURN_IF_ERROR(checkSpatial(pads, 4, 0, "pads"));
+  const std::string autoPad = im.attrStr(n, "auto_pad", "NOTSET");
+  const int64_t in[2] = {x.shape[2], x.shape[3]}, k[2] = {ws[2], ws[3]};
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (size_t i = 0; i < 2; ++i) {
+      int64_t out = (in[i] + strides[i] - 1) / strides[i];
+      int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + (k[i] - 1) * dil[i] + 1 - in[i]);
+      int64_t small = total / 2, big = total - small;
+      pads[i] = autoPad == "SAME_UPPER" ? small : big;
+      pads[i + 2] = autoPad == "SAME_UPPER" ? big : small;
+    }
+  } else if (autoPad == "VALID") {
+    pads = {0, 0, 0, 0};
+  }
+  auto xv = im.get(x, Layout::Nhwc);
+  if (!xv) return xv.status();
+  Value* xs = toSignedI8(im, *xv, x.dtype);
+  int64_t pt = pads[0], pl = pads[1], pb = pads[2], pr = pads[3];
+  const int64_t cutH = trimToExactWindows(in[0], k[0], strides[0], dil[0], pt, pb);
+  const int64_t cutW = trimToExactWindows(in[1], k[1], strides[1], dil[1], pl, pr);
+  if (cutH || cutW) {
+    const Shape& s = xs->type.dims;
+    auto sl = im.sliceNhwc(xs, {0, 0, 0, 0}, {s[0], s[1] - cutH, s[2] - cutW, s[3]});
+    if (!sl) return sl.status();
+    xs = *sl;
+  }
+  ir::Conv2dAttrs ca;
+  ca.pad = {pt, pb, pl, pr};
+  ca.stride = strides;
+  ca.dilation = dil;
+  ca.accType = DType::I32;
+  ca.inputZp = xZp - (x.dtype == DType::U8 ? 128 : 0);
+  ca.weightZp = wZp - (w.dtype() == DType::U8 ? 128 : 0);
+  Value* wv = im.b.constant(permuteTensor(toSignedI8(w), {0, 2, 3, 1}), im.aux("weight"));  // OIHW -> OHWI
+  Value* bv = im.b.constant(bias ? *bias : Tensor(DType::I32, {ws[0]}), im.aux("bias"));
+  return im.b.conv2d(xs, wv, bv, ca, locName);
+}
+
+// The single zero point of a weight (TOSA's weight_zp is per tensor).
+Result<int64_t> perTensorZp(const std::vector<int64_t>& zps, const char* what) {
+  if (!allEqual(zps)) return Status::unsupported(std::string("per-channel ") + what + " (TOSA's zero points are per tensor)");
+  return zps[0];
+}
+
+Status opConvInteger(Importer& im, const NodeProto& n) {
+  OVal& x = im.val(n, 0);
+  auto w = im.constInput(n, 1, "weight");
+  if (!w) return w.status();
+  auto xZp = zeroPoints(im, n, 2, x.dtype);
+  if (!xZp) return xZp.status();
+  auto wZp = zeroPoints(im, n, 3, (*w)->dtype());
+  if (!wZp) return wZp.status();
+  auto xz = perTensorZp(xZp->first, "input zero point");
+  if (!xz) return xz.status();
+  auto wz = perTensorZp(wZp->first, "weight zero point");
+  if (!wz) return wz.status();
+  auto y = integerConv(im, n, x, **w, *xz, *wz, nullptr, im.loc);
+  if (!y) return y.status();
+  im.setValue(n, 0, *y, Layout::Nhwc);
+  return Status::ok();
+}
+
+Status opQLinearConv(Importer& im, const NodeProto& n) {
+  OVal& x = im.val(n, 0);
+  auto xScale = constFloats(im, n, 1, "x_scale");
+  if (!xScale) return xScale.status();
+  auto xZp = zeroPoints(im, n, 2, x.dtype);
+  if (!xZp) return xZp.status();
+  auto w = im.constInput(n, 3, "weight");
+  if (!w) return w.status();
+  auto wScale = constFloats(im, n, 4, "w_scale");
+  if (!wScale) return wScale.status();
+  auto wZp = zeroPoints(im, n, 5, (*w)->dtype());
+  if (!wZp) return wZp.status();
+  auto yScale = constFloats(im, n, 6, "y_scale");
+  if (!yScale) return yScale.status();
+  auto yZp = zeroPoints(im, n, 7, x.dtype);
+  if (!yZp) return yZp.status();
+  const Tensor* bias = nullptr;
+  if (im.hasInput(n, 8)) {
+    auto b = im.constInput(n, 8, "bias");
+    if (!b) return b.status();
+    if ((*b)->dtype() != DType::I32) return Status::invalid("QLinearConv bias must be int32");
+    bias = *b;
+  }
+  auto xz = perTensorZp(xZp->first, "input zero point");
+  if (!xz) return xz.status();
+  auto wz = perTensorZp(wZp->first, "weight zero point");
+  if (!wz) return wz.status();
+  if (!isQuantType(yZp->second)) return Status::unsupported("QLinearConv output type");
+  auto acc = integerConv(im, n, x, **w, *xz, *wz, bias, im.aux("conv"));
+  if (!acc) return acc.status();
+  // Output channel c: x_scale * w_scale[c] / y_scale (per channel = the last NHWC dim).
+  std::vector<double> scales;
+  for (double ws : *wScale) scales.push_back((*xScale)[0] * ws / (*yScale)[0]);
+  auto y = requantize(im, *acc, scales, yZp->first[0], yZp->second);
+  if (!y) return y.status();
+  im.setValue(n, 0, *y, Layout::Nhwc, yZp->second);
+  return Status::ok();
+}
+
+// Σ_k (a - a_zp)(b - b_zp) on tosa.matmul (i8 x i8 -> i32): same-batch or 2-D B forms of numpy matmul.
+Result<Value*> integerMatmul(Importer& im, OVal& a, OVal& bm, int64_t aZp, int64_t bZp, Shape& outShape) {
+  if (!isQuantType(a.dtype) || !isQuantType(bm.dtype)) return Status::unsupported("matmul operand types must be 8-bit");
+  const Shape as = a.shape, bs = bm.shape;
+  if (as.size() < 2 || bs.size() < 2) return Status::unsupported("integer MatMul of 1-D operands");
+  const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+  if (bs[bs.size() - 2] != K) return Status::invalid("MatMul inner dimensions differ");
+  const Shape aBatch(as.begin(), as.end() - 2), bBatch(bs.begin(), bs.end() - 2);
+  const int64_t na = numElements(aBatch), nb = numElements(bBatch);
+  auto av = im.get(a, Layout::Plain);
+  if (!av) return av.status();
+  auto bv = im.get(bm, Layout::Plain);
+  if (!bv) return bv.status();
+  Value* A = toSignedI8(im, *av, a.dtype);
+  Value* B = toSignedI8(im, *bv, bm.dtype);
+  if (nb == 1) {
+    A = im.b.reshape(A, {1, na * M, K}, im.aux("reshapeA"));
+    B = im.b.reshape(B, {1, K, N}, im.aux("reshapeB"));
+  } else if (aBatch == bBatch) {
+    A = im.b.reshape(A, {na, M, K}, im.aux("reshapeA"));
+    B = im.b.reshape(B, {nb, K, N}, im.aux("reshapeB"));
+  } else {
+    return Status::unsupported("integer MatMul with broadcast batch dimensions");
+  }
+  Value* azp = im.b.scalar1(DType::I8, double(aZp - (a.dtype == DType::U8 ? 128 : 0)), im.aux("a_zp"));
+  Value* bzp = im.b.scalar1(DType::I8, double(bZp - (bm.dtype == DType::U8 ? 128 : 0)), im.aux("b_zp"));
+  const Shape& s = A->type.dims;
+  Value* y = im.b.op1("tosa.matmul", {A, B, azp, bzp}, ValueType::tensor(DType::I32, {s[0], s[1], N}), {},
+                      im.aux("matmul"));
+  outShape = aBatch;
+  outShape.push_back(M);
+  outShape.push_back(N);
+  return y;
+}
+
+Status opMatMulInteger(Importer& im, const NodeProto& n) {
+  OVal &a = im.val(n, 0), &bm = im.val(n, 1);
+  auto aZp = zeroPoints(im, n, 2, a.dtype);
+  if (!aZp) return aZp.status();
+  auto bZp = zeroPoints(im, n, 3, bm.dtype);
+  if (!bZp) return bZp.status();
+  auto az = perTensorZp(aZp->first, "A zero point");
+  if (!az) return az.status();
+  auto bz = perTensorZp(bZp->first, "B zero point");
+  if (!bz) return bz.status();
+  Shape out;
+  auto y = integerMatmul(im, a, bm, *az, *bz, out);
+  if (!y) return y.status();
+  im.setValue(n, 0, im.b.reshape(*y, out, im.loc), Layout::Plain);
+  return Status::ok();
+}
+
+Status opQLinearMatMul(Importer& im, const NodeProto& n) {
+  OVal &a = im.val(n, 0), &bm = im.val(n, 3);
+  auto aScale = constFloats(im, n, 1, "a_scale");
+  if (!aScale) return aScale.status();
+  auto aZp = zeroPoints(im, n, 2, a.dtype);
+  if (!aZp) return aZp.status();
+  auto bScale = constFloats(im, n, 4, "b_scale");
+  if (!bScale) return bScale.status();
+  auto bZp = zeroPoints(im, n, 5, bm.dtype);
+  if (!bZp) return bZp.status();
+  auto yScale = constFloats(im, n, 6, "y_scale");
+  if (!yScale) return yScale.status();
+  auto yZp = zeroPoints(im, n, 7, a.dtype);
+  if (!yZp) return yZp.status();
+  auto az = perTensorZp(aZp->first, "a zero point");
+  if (!az) return az.status();
+  auto bz = perTensorZp(bZp->first, "b zero point");
+  if (!bz) return bz.status();
+  if (aScale->size() != 1) return Status::unsupported("per-row a_scale");
+  if (!isQuantType(yZp->second)) return Status::unsupported("QLinearMatMul output type");
+  Shape out;
+  auto acc = integerMatmul(im, a, bm, *az, *bz, out);
+  if (!acc) return acc.status();
+  // Per-column b_scale maps to RESCALE's per-channel multipliers over the last dim (N).
+  std::vector<double> scales;
+  for (double bs : *bScale) scales.push_back((*aScale)[0] * bs / (*yScale)[0]);
+  auto y = requantize(im, *acc, scales, yZp->first[0], yZp->second);
+  if (!y) return y.status();
+  im.setValue(n, 0, im.b.reshape(*y, out, im.aux("reshape")), Layout::Plain, yZp->second);
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerQuantOps(HandlerTable& t) {
+  t["QuantizeLinear"] = opQuantizeLinear;
+  t["DequantizeLinear"] = opDequantizeLinear;
+  t["DynamicQuantizeLinear"] = opDynamicQuantizeLinear;
+  t["ConvInteger"] = opConvInteger;
+  t["QLinearConv"] = opQLinearConv;
+  t["MatMulInteger"] = opMatMulInteger;
+  t["QLinearMatMul"] = opQLinearMatMul;
+}
 
 }  // namespace tosakit::onnx
