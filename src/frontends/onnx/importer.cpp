@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <set>
 
 #include "frontends/onnx/importer.h"
 
@@ -360,7 +361,12 @@ Status Importer::checkArity(const NodeProto& n) const {
   if (n.input_size() < need) return Status::parse("needs at least " + std::to_string(need) + " input(s)");
   for (int i = 0; i < need; ++i)
     if (n.input(i).empty()) return Status::parse("required input " + std::to_string(i) + " is missing");
-  if (n.output_size() < 1 || n.output(0).empty()) return Status::parse("has no output");
+  // Optional outputs may be empty names (RNN's Y), but a node must produce something; only the recurrent ops
+  // read anything but output 0.
+  static const std::set<std::string> kOptionalFirstOutput = {"RNN", "GRU", "LSTM"};
+  bool any = false;
+  for (const auto& o : n.output()) any |= !o.empty();
+  if (!any || (n.output(0).empty() && !kOptionalFirstOutput.count(n.op_type()))) return Status::parse("has no output");
   return Status::ok();
 }
 
@@ -469,7 +475,9 @@ Result<std::unique_ptr<ir::Module>> Importer::run() {
   const HandlerTable& table = handlers();
   for (int idx = 0; idx < g.node_size(); ++idx) {
     const NodeProto& n = g.node(idx);
-    loc = !n.name().empty() ? n.name() : (n.output_size() ? n.output(0) : n.op_type() + std::to_string(idx));
+    loc = n.name();
+    for (int o = 0; loc.empty() && o < n.output_size(); ++o) loc = n.output(o);
+    if (loc.empty()) loc = n.op_type() + std::to_string(idx);
     const std::string label = "'" + loc + "' (" + n.op_type() + ")";
     bool poisoned = false;
     for (const auto& i : n.input()) {
@@ -567,6 +575,7 @@ const HandlerTable& Importer::handlers() {
     registerResizeOps(t);
     registerDataMovementOps(t);
     registerQuantOps(t);
+    registerRecurrentOps(t);
     return t;
   }();
   return table;

@@ -84,7 +84,8 @@ void registerMatmulOps(HandlerTable& t);       // ops_matmul.cpp: Gemm, MatMul, 
 void registerReduceOps(HandlerTable& t);       // ops_reduce.cpp: Reduce*, ArgMax/ArgMin, CumSum, ...
 void registerResizeOps(HandlerTable& t);       // ops_resize.cpp: Resize, Upsample
 void registerDataMovementOps(HandlerTable& t);  // ops_data_movement.cpp: Split, Pad, Tile, Expand, Gather, ...
-void registerQuantOps(HandlerTable& t);        // ops_quant.cpp: QuantizeLinear, QLinear*, *Integer
+void registerQuantOps(HandlerTable& t);
+void registerRecurrentOps(HandlerTable& t);    // ops_rnn.cpp: RNN, GRU, LSTM (unrolled)        // ops_quant.cpp: QuantizeLinear, QLinear*, *Integer
 
 class Importer {
  public:
