@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package tosakit needs to build, test and benchmark. Run as root (or with sudo).
+# Installs every Debian 12 package tosakit needs to build, test and benchmark (as root or with sudo), then
+# ONNX Runtime for the model tests: `npm ci --ignore-scripts` in tools/ort (as the invoking user; the npm
+# package ships its native library, the skipped install script only fetches optional GPU providers).
 set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PACKAGES=(
   g++ cmake ninja-build pkg-config git
   mlir-22-tools libmlir-22-dev llvm-22-dev zlib1g-dev libzstd-dev
@@ -8,7 +11,12 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy
   libonnx-dev libprotobuf-dev libonnx-testdata
+  # Model tests: torchvision exports (tests/scripts/torchvision_models.sh), ONNX Runtime via node.
+  python3-torch python3-torchvision
 )
+# Debian's npm brings Debian's nodejs; a node from elsewhere (e.g. NodeSource, which bundles npm and conflicts
+# with Debian's npm package) is used as it is.
+if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(npm); fi
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 missing=()
@@ -23,3 +31,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
 else
   echo "install-deps: all packages present"
 fi
+
+# onnxruntime-node, pinned by tools/ort/package-lock.json (re-installed when the lock file changes).
+ORT="$ROOT/tools/ort"
+if [ ! -f "$ORT/node_modules/.package-lock.json" ] || [ "$ORT/package-lock.json" -nt "$ORT/node_modules/.package-lock.json" ]; then
+  echo "install-deps: npm ci --ignore-scripts in tools/ort"
+  (cd "$ORT" && npm ci --ignore-scripts --no-audit --no-fund)
+fi
+(cd "$ORT" && node -e "require('onnxruntime-node')") || { echo "install-deps: onnxruntime-node does not load"; exit 1; }
+echo "install-deps: onnxruntime-node $(cd "$ORT" && node -p "require('onnxruntime-node/package.json').version")"

@@ -30,6 +30,11 @@ class Backend {
   virtual void registerCustomOp(const std::string& operatorName, CustomOpImpl impl) = 0;
   // Upper bound on the iterations of one while_loop before the run stops with an error (no hang).
   virtual void setMaxLoopIterations(int64_t n) = 0;
+  // Precise mode: floating-point tensors computed and returned unrounded in fp64 (the spec's reference_fp64
+  // of 1.10); a backend without it reports Unsupported when asked to turn it on.
+  virtual Status setPrecise(bool on) {
+    return on ? Status::unsupported("backend '" + name() + "' has no precise (fp64) mode") : Status::ok();
+  }
 };
 
 // The reference backend (golden model); its variable state lives as long as the object.

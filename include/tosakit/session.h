@@ -21,6 +21,10 @@ struct SessionOptions {
   std::string backend = "ref";
   // A while_loop exceeding this many iterations stops the run with an error instead of hanging.
   int64_t maxLoopIterations = 100000000;
+  // Precise mode: every floating-point tensor (fp8e4m3, fp8e5m2, fp16, bf16, fp32) is computed and stored
+  // unrounded as fp64, so outputs are the spec's reference_fp64 (1.10 "Compliance"): float inputs are
+  // widened to fp64, float outputs are DType::FP64. Validation and ERROR_IFs still judge the declared types.
+  bool precise = false;
 };
 
 struct RunOptions {

@@ -20,8 +20,8 @@ bool oneOf(DType t, std::initializer_list<DType> types) {
 // The operand/result lists of a one-input one-output operator with in_out_t in `types` (Supported Data Types).
 Status checkUnary(KernelContext& ctx, const Inputs& in, Outputs& out, std::initializer_list<DType> types) {
   ERROR_IF(in.size() != 1 || out.size() != 1);
-  ERROR_IF(!oneOf(in[0]->dtype(), types));  // in_out_t not in Supported Data Types
-  ERROR_IF(out[0].dtype() != in[0]->dtype());
+  ERROR_IF(!oneOf(ctx.dtypeOf(*in[0]), types));  // in_out_t not in Supported Data Types
+  ERROR_IF(ctx.dtypeOf(out[0]) != ctx.dtypeOf(*in[0]));
   ERROR_IF(out[0].shape() != in[0]->shape());
   LEVEL_CHECK(rankWithinLevel(ctx, in[0]->rank()));
   return Status::ok();
@@ -48,7 +48,7 @@ Status clampKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   TK_RETURN_IF_ERROR(checkUnary(ctx, in, out, {DType::FP16, DType::FP32, DType::BF16, DType::I8, DType::I16}));
   const Tensor& input = *in[0];
   Tensor& output = out[0];
-  DType t = input.dtype();
+  DType t = ctx.dtypeOf(input);
   bool fp = is_floating_point(t);
   double minF = 0, maxF = 0;
   int64_t minI = 0, maxI = 0;

@@ -37,10 +37,10 @@ bool compare(Cmp c, int64_t a, int64_t b) {
 Status compareKernel(KernelContext& ctx, const std::vector<const Tensor*>& in, std::vector<Tensor>& out, Cmp c) {
   const Tensor &a = *in[0], &b = *in[1];
   Tensor& o = out[0];
-  DType t = a.dtype();
+  DType t = ctx.dtypeOf(a);
   TK_RETURN_IF_ERROR(checkInOut(ctx, {&b}, t, {DType::FP16, DType::FP32, DType::I32, DType::BF16}));
-  if (o.dtype() != DType::Bool)
-    return dtypeError(ctx, "output has type " + std::string(dtypeName(o.dtype())) + ", expected bool");
+  if (ctx.dtypeOf(o) != DType::Bool)
+    return dtypeError(ctx, "output has type " + std::string(dtypeName(ctx.dtypeOf(o))) + ", expected bool");
   if (is_floating_point(t))
     return forEachBinary(ctx, a, b, o, [&](int64_t i, int64_t i1, int64_t i2) {
       double value1 = a.getFloat(i1), value2 = b.getFloat(i2);

@@ -44,10 +44,10 @@ bool matches(const ir::ValueType& want, DType dtype, const Shape& shape) {
 Shape dimsOf(const ir::ValueType& t) { return t.kind == ir::ValueType::Kind::UnrankedTensor ? Shape{} : t.dims; }
 
 // tensor_list_shape(list) == tosa_*_shape(graph), for runtime tensors / declared types.
-bool sameListShape(const Inputs& list, const std::vector<ir::ValueType>& graph) {
+bool sameListShape(const KernelContext& ctx, const Inputs& list, const std::vector<ir::ValueType>& graph) {
   if (list.size() != graph.size()) return false;
   for (size_t i = 0; i < list.size(); ++i)
-    if (!matches(graph[i], list[i]->dtype(), list[i]->shape())) return false;
+    if (!matches(graph[i], ctx.dtypeOf(*list[i]), list[i]->shape())) return false;
   return true;
 }
 bool sameListShape(const std::vector<ir::ValueType>& a, const std::vector<ir::ValueType>& b) {
@@ -90,9 +90,9 @@ Status condIfKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   LEVEL_CHECK(int64_t(inputList.size()) <= MAX_TENSOR_LIST_SIZE);   // tensor_list_shape(input_list)
   LEVEL_CHECK(int64_t(outputList.size()) <= MAX_TENSOR_LIST_SIZE);  // tensor_list_shape(output_list)
   ERROR_IF(tosa_nesting_depth >= MAX_NESTING);
-  ERROR_IF(condition.dtype() != DType::Bool);  // cond_t is bool_t
-  ERROR_IF(!sameListShape(inputList, graphInputTypes(*thenGraph)));
-  ERROR_IF(!sameListShape(inputList, graphInputTypes(*elseGraph)));
+  ERROR_IF(ctx.dtypeOf(condition) != DType::Bool);  // cond_t is bool_t
+  ERROR_IF(!sameListShape(ctx, inputList, graphInputTypes(*thenGraph)));
+  ERROR_IF(!sameListShape(ctx, inputList, graphInputTypes(*elseGraph)));
   ERROR_IF(!sameListShape(outputList, graphOutputTypes(*thenGraph)));
   ERROR_IF(!sameListShape(outputList, graphOutputTypes(*elseGraph)));
   ERROR_IF(tensor_size(ctx, condition.shape()) != 1);
@@ -121,10 +121,10 @@ Status whileLoopKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   LEVEL_CHECK(int64_t(in.size()) <= MAX_TENSOR_LIST_SIZE);          // tensor_list_shape(input_list)
   LEVEL_CHECK(int64_t(outputList.size()) <= MAX_TENSOR_LIST_SIZE);  // tensor_list_shape(output_list)
   ERROR_IF(tosa_nesting_depth >= MAX_NESTING);
-  ERROR_IF(!sameListShape(in, outputList));  // tensor_list_shape(input_list) != tensor_list_shape(output_list)
-  ERROR_IF(!sameListShape(in, graphInputTypes(*condGraph)));
-  ERROR_IF(!sameListShape(in, graphInputTypes(*bodyGraph)));
-  ERROR_IF(!sameListShape(in, graphOutputTypes(*bodyGraph)));
+  ERROR_IF(!sameListShape(ctx, in, outputList));  // tensor_list_shape(input_list) != tensor_list_shape(output_list)
+  ERROR_IF(!sameListShape(ctx, in, graphInputTypes(*condGraph)));
+  ERROR_IF(!sameListShape(ctx, in, graphInputTypes(*bodyGraph)));
+  ERROR_IF(!sameListShape(ctx, in, graphOutputTypes(*bodyGraph)));
   // Condition graph output must be a single element tensor with a single bool value
   std::vector<ir::ValueType> condOut = graphOutputTypes(*condGraph);
   ERROR_IF(condOut.size() != 1);

@@ -36,7 +36,7 @@ int64_t offsetOf(const Shape& shape, const Shape& index) {
 Status concatKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   Tensor& o = out[0];
   const Shape& shape = o.shape();
-  TK_RETURN_IF_ERROR(checkInOut(ctx, in, o.dtype(),
+  TK_RETURN_IF_ERROR(checkInOut(ctx, in, ctx.dtypeOf(o),
                                 {DType::FP16, DType::FP32, DType::Bool, DType::I32, DType::I8, DType::BF16,
                                  DType::FP8E4M3, DType::FP8E5M2, DType::I16}));
   int64_t axis = ctx.op.intAttr("axis", -1);
@@ -80,7 +80,7 @@ Status concatKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
 Status padKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &input1 = *in[0], &paddingT = *in[1], &padConst = *in[2];
   Tensor& o = out[0];
-  TK_RETURN_IF_ERROR(checkInOut(ctx, {&input1, &padConst}, o.dtype(), kLayoutTypes));
+  TK_RETURN_IF_ERROR(checkInOut(ctx, {&input1, &padConst}, ctx.dtypeOf(o), kLayoutTypes));
   const Shape &shape = o.shape(), &shape1 = input1.shape();
   std::vector<int64_t> padding = paddingT.toInts();
   LEVEL_CHECK(int64_t(shape.size()) <= ctx.level.maxRank);
@@ -111,7 +111,7 @@ Status padKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
 Status reshapeKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &input1 = *in[0], &shapeT = *in[1];
   Tensor& o = out[0];
-  TK_RETURN_IF_ERROR(checkInOut(ctx, {&input1}, o.dtype(), kLayoutTypes));
+  TK_RETURN_IF_ERROR(checkInOut(ctx, {&input1}, ctx.dtypeOf(o), kLayoutTypes));
   const Shape &shape = o.shape(), &shape1 = input1.shape();
   LEVEL_CHECK(int64_t(shape1.size()) <= ctx.level.maxRank);
   LEVEL_CHECK(int64_t(shape.size()) <= ctx.level.maxRank);
@@ -127,7 +127,7 @@ Status reshapeKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
 Status reverseKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor& input1 = *in[0];
   Tensor& o = out[0];
-  TK_RETURN_IF_ERROR(checkInOut(ctx, {&input1}, o.dtype(), kLayoutTypes));
+  TK_RETURN_IF_ERROR(checkInOut(ctx, {&input1}, ctx.dtypeOf(o), kLayoutTypes));
   const Shape& shape = input1.shape();
   int64_t axis = ctx.op.intAttr("axis", -1);
   LEVEL_CHECK(int64_t(shape.size()) <= ctx.level.maxRank);
@@ -146,7 +146,7 @@ Status reverseKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
 Status sliceKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor& input1 = *in[0];
   Tensor& o = out[0];
-  TK_RETURN_IF_ERROR(checkInOut(ctx, {&input1}, o.dtype(), kLayoutTypes));
+  TK_RETURN_IF_ERROR(checkInOut(ctx, {&input1}, ctx.dtypeOf(o), kLayoutTypes));
   std::vector<int64_t> start = in[1]->toInts(), size = in[2]->toInts();
   const Shape &shape = o.shape(), &shape1 = input1.shape();
   LEVEL_CHECK(int64_t(shape.size()) <= ctx.level.maxRank);
@@ -171,7 +171,7 @@ Status sliceKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
 Status tileKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor& input1 = *in[0];
   Tensor& o = out[0];
-  TK_RETURN_IF_ERROR(checkInOut(ctx, {&input1}, o.dtype(), kLayoutTypes));
+  TK_RETURN_IF_ERROR(checkInOut(ctx, {&input1}, ctx.dtypeOf(o), kLayoutTypes));
   std::vector<int64_t> multiples = in[1]->toInts();
   const Shape &shape = o.shape(), &shape1 = input1.shape();
   LEVEL_CHECK(int64_t(shape.size()) <= ctx.level.maxRank);
@@ -193,7 +193,7 @@ Status tileKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
 Status transposeKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor& input1 = *in[0];
   Tensor& o = out[0];
-  TK_RETURN_IF_ERROR(checkInOut(ctx, {&input1}, o.dtype(), kLayoutTypes));
+  TK_RETURN_IF_ERROR(checkInOut(ctx, {&input1}, ctx.dtypeOf(o), kLayoutTypes));
   std::vector<int64_t> perms = ctx.op.intArrayAttr("perms");
   const Shape &shape = o.shape(), &shape1 = input1.shape();
   LEVEL_CHECK(int64_t(shape.size()) <= ctx.level.maxRank);

@@ -11,7 +11,7 @@ Status constKernel(KernelContext& ctx, const std::vector<const Tensor*>& in, std
   const ir::Attribute* values = ctx.op.attr("values");
   if (!values || values->kind != ir::Attribute::Kind::Tensor || !values->tensor)
     return ctx.unsupported("missing 'values' attribute");
-  ERROR_IF(values->tensor->dtype() != out[0].dtype());
+  ERROR_IF(values->tensor->dtype() != ctx.dtypeOf(out[0]));
   ERROR_IF(values->tensor->shape() != out[0].shape());
   LEVEL_CHECK(rankWithinLevel(ctx, out[0].rank()));
   out[0] = *values->tensor;
@@ -20,7 +20,7 @@ Status constKernel(KernelContext& ctx, const std::vector<const Tensor*>& in, std
 
 // 2.14.2 IDENTITY: output = input1.
 Status identityKernel(KernelContext& ctx, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) {
-  ERROR_IF(in[0]->dtype() != out[0].dtype());
+  ERROR_IF(ctx.dtypeOf(*in[0]) != ctx.dtypeOf(out[0]));
   ERROR_IF(in[0]->shape() != out[0].shape());
   LEVEL_CHECK(rankWithinLevel(ctx, in[0]->rank()));
   out[0] = *in[0];

@@ -82,8 +82,8 @@ Status checkInOut(KernelContext& ctx, const std::vector<const Tensor*>& tensors,
                   std::initializer_list<DType> rows) {
   auto typeError = [&](const std::string& why) { return dtypeError(ctx, why); };
   for (const Tensor* x : tensors)
-    if (x->dtype() != t)
-      return typeError("operand type " + std::string(dtypeName(x->dtype())) + " differs from output type " +
+    if (ctx.dtypeOf(*x) != t)
+      return typeError("operand type " + std::string(dtypeName(ctx.dtypeOf(*x))) + " differs from output type " +
                        std::string(dtypeName(t)));
   if (!isOneOf(t, rows)) return typeError("type " + std::string(dtypeName(t)) + " is not in the supported data types");
   return Status::ok();

@@ -17,7 +17,7 @@ using Outputs = std::vector<Tensor>;
 Status addKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &a = *in[0], &b = *in[1];
   Tensor& o = out[0];
-  DType t = o.dtype();
+  DType t = ctx.dtypeOf(o);
   if (is_floating_point(t))
     return forEachBinary(ctx, a, b, o, [&](int64_t i, int64_t i1, int64_t i2) {
       o.setFloat(i, a.getFloat(i1) + b.getFloat(i2));  // exact sum rounded once to in_out_t
@@ -31,7 +31,7 @@ Status addKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
 Status subKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &a = *in[0], &b = *in[1];
   Tensor& o = out[0];
-  DType t = o.dtype();
+  DType t = ctx.dtypeOf(o);
   if (is_floating_point(t))
     return forEachBinary(ctx, a, b, o,
                          [&](int64_t i, int64_t i1, int64_t i2) { o.setFloat(i, a.getFloat(i1) - b.getFloat(i2)); });
@@ -44,7 +44,7 @@ Status subKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
 Status mulKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &a = *in[0], &b = *in[1];
   Tensor& o = out[0];
-  DType inT = a.dtype(), outT = o.dtype();
+  DType inT = ctx.dtypeOf(a), outT = ctx.dtypeOf(o);
   int64_t shift = in.size() > 2 && in[2]->size() > 0 ? in[2]->getInt(0) : 0;
   if (is_floating_point(outT))
     return forEachBinary(ctx, a, b, o, [&](int64_t i, int64_t i1, int64_t i2) {
@@ -83,7 +83,7 @@ bool requireShiftInRange(KernelContext& ctx, int64_t value2, DType t) {
 Status arithmeticRightShiftKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &a = *in[0], &b = *in[1];
   Tensor& o = out[0];
-  DType t = o.dtype();
+  DType t = ctx.dtypeOf(o);
   TK_RETURN_IF_ERROR(checkInOut(ctx, {&a, &b}, t, kShiftTypes));
   bool round = ctx.op.boolAttr("round", false);
   return forEachBinary(ctx, a, b, o, [&](int64_t i, int64_t i1, int64_t i2) {
@@ -100,7 +100,7 @@ Status arithmeticRightShiftKernel(KernelContext& ctx, const Inputs& in, Outputs&
 Status bitwiseKernel(KernelContext& ctx, const Inputs& in, Outputs& out, char opChar) {
   const Tensor &a = *in[0], &b = *in[1];
   Tensor& o = out[0];
-  TK_RETURN_IF_ERROR(checkInOut(ctx, {&a, &b}, o.dtype(), kShiftTypes));
+  TK_RETURN_IF_ERROR(checkInOut(ctx, {&a, &b}, ctx.dtypeOf(o), kShiftTypes));
   return forEachBinary(ctx, a, b, o, [&](int64_t i, int64_t i1, int64_t i2) {
     int64_t value1 = a.getInt(i1), value2 = b.getInt(i2);
     int64_t result = opChar == '&' ? (value1 & value2) : opChar == '|' ? (value1 | value2) : (value1 ^ value2);
@@ -112,7 +112,7 @@ Status bitwiseKernel(KernelContext& ctx, const Inputs& in, Outputs& out, char op
 Status intdivKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &a = *in[0], &b = *in[1];
   Tensor& o = out[0];
-  DType t = o.dtype();
+  DType t = ctx.dtypeOf(o);
   TK_RETURN_IF_ERROR(checkInOut(ctx, {&a, &b}, t, {DType::I32}));
   return forEachBinary(ctx, a, b, o, [&](int64_t i, int64_t i1, int64_t i2) {
     int64_t value1 = a.getInt(i1), value2 = b.getInt(i2);
@@ -125,7 +125,7 @@ Status intdivKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
 Status logicalKernel(KernelContext& ctx, const Inputs& in, Outputs& out, char opChar) {
   const Tensor &a = *in[0], &b = *in[1];
   Tensor& o = out[0];
-  TK_RETURN_IF_ERROR(checkInOut(ctx, {&a, &b}, o.dtype(), {DType::Bool}));
+  TK_RETURN_IF_ERROR(checkInOut(ctx, {&a, &b}, ctx.dtypeOf(o), {DType::Bool}));
   return forEachBinary(ctx, a, b, o, [&](int64_t i, int64_t i1, int64_t i2) {
     bool value1 = a.getInt(i1) != 0, value2 = b.getInt(i2) != 0;
     bool result = opChar == '&' ? (value1 && value2) : opChar == '|' ? (value1 || value2) : (value1 != value2);
@@ -137,7 +137,7 @@ Status logicalKernel(KernelContext& ctx, const Inputs& in, Outputs& out, char op
 Status logicalLeftShiftKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &a = *in[0], &b = *in[1];
   Tensor& o = out[0];
-  DType t = o.dtype();
+  DType t = ctx.dtypeOf(o);
   TK_RETURN_IF_ERROR(checkInOut(ctx, {&a, &b}, t, kShiftTypes));
   return forEachBinary(ctx, a, b, o, [&](int64_t i, int64_t i1, int64_t i2) {
     int64_t value1 = a.getInt(i1), value2 = b.getInt(i2);
@@ -150,7 +150,7 @@ Status logicalLeftShiftKernel(KernelContext& ctx, const Inputs& in, Outputs& out
 Status logicalRightShiftKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &a = *in[0], &b = *in[1];
   Tensor& o = out[0];
-  DType t = o.dtype();
+  DType t = ctx.dtypeOf(o);
   TK_RETURN_IF_ERROR(checkInOut(ctx, {&a, &b}, t, kShiftTypes));
   return forEachBinary(ctx, a, b, o, [&](int64_t i, int64_t i1, int64_t i2) {
     int64_t value1 = a.getInt(i1), value2 = b.getInt(i2);
@@ -163,7 +163,7 @@ Status logicalRightShiftKernel(KernelContext& ctx, const Inputs& in, Outputs& ou
 Status minMaxKernel(KernelContext& ctx, const Inputs& in, Outputs& out, bool isMax) {
   const Tensor &a = *in[0], &b = *in[1];
   Tensor& o = out[0];
-  DType t = o.dtype();
+  DType t = ctx.dtypeOf(o);
   TK_RETURN_IF_ERROR(checkInOut(ctx, {&a, &b}, t, kMinMaxTypes));
   NanMode mode = parseNanMode(ctx.op);
   if (is_floating_point(t))
@@ -181,7 +181,7 @@ Status minMaxKernel(KernelContext& ctx, const Inputs& in, Outputs& out, bool isM
 Status powKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &a = *in[0], &b = *in[1];
   Tensor& o = out[0];
-  TK_RETURN_IF_ERROR(checkInOut(ctx, {&a, &b}, o.dtype(), kPowTypes));
+  TK_RETURN_IF_ERROR(checkInOut(ctx, {&a, &b}, ctx.dtypeOf(o), kPowTypes));
   return forEachBinary(ctx, a, b, o, [&](int64_t i, int64_t i1, int64_t i2) {
     double value1 = a.getFloat(i1), value2 = b.getFloat(i2);
     if (!ctx.require(value1 >= 0, "value1 >= 0")) return;
@@ -208,16 +208,16 @@ int64_t apply_lookup_s(KernelContext& ctx, const Tensor& table, int64_t value) {
 Status tableKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &input = *in[0], &table = *in[1];
   Tensor& o = out[0];
-  DType inT = input.dtype();
+  DType inT = ctx.dtypeOf(input);
   int64_t tableSize = 0;
-  if (inT == DType::I8 && table.dtype() == DType::I8 && o.dtype() == DType::I8)
+  if (inT == DType::I8 && ctx.dtypeOf(table) == DType::I8 && ctx.dtypeOf(o) == DType::I8)
     tableSize = 256;
-  else if (inT == DType::I16 && table.dtype() == DType::I16 && o.dtype() == DType::I32)
+  else if (inT == DType::I16 && ctx.dtypeOf(table) == DType::I16 && ctx.dtypeOf(o) == DType::I32)
     tableSize = 513;
   else
     return dtypeError(ctx, "type combination " + std::string(dtypeName(inT)) + " x " +
-                               std::string(dtypeName(table.dtype())) + " -> " + std::string(dtypeName(o.dtype())) +
-                               " is not in the supported data types");
+                               std::string(dtypeName(ctx.dtypeOf(table))) + " -> " +
+                               std::string(dtypeName(ctx.dtypeOf(o))) + " is not in the supported data types");
   TK_RETURN_IF_ERROR(checkUnary(ctx, input, o));
   if (table.rank() != 1 || table.size() != tableSize) return ctx.requireFailed("length(table) == TABLE_SIZE");
   for (int64_t i = 0; i < input.size(); ++i) {

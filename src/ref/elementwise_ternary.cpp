@@ -13,10 +13,10 @@ namespace {
 Status selectKernel(KernelContext& ctx, const std::vector<const Tensor*>& in, std::vector<Tensor>& out) {
   const Tensor &cond = *in[0], &a = *in[1], &b = *in[2];
   Tensor& o = out[0];
-  if (cond.dtype() != DType::Bool)
-    return dtypeError(ctx, "input1 has type " + std::string(dtypeName(cond.dtype())) + ", expected bool");
+  if (ctx.dtypeOf(cond) != DType::Bool)
+    return dtypeError(ctx, "input1 has type " + std::string(dtypeName(ctx.dtypeOf(cond))) + ", expected bool");
   TK_RETURN_IF_ERROR(
-      checkInOut(ctx, {&a, &b}, o.dtype(),
+      checkInOut(ctx, {&a, &b}, ctx.dtypeOf(o),
                  {DType::FP16, DType::FP32, DType::Bool, DType::I16, DType::I32, DType::I8, DType::BF16}));
   return forEachTernary(ctx, cond, a, b, o, [&](int64_t i, int64_t i1, int64_t i2, int64_t i3) {
     bool value1 = cond.getInt(i1) != 0;

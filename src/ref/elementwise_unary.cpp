@@ -20,7 +20,7 @@ const std::initializer_list<DType> kFloatTypes = {DType::FP16, DType::FP32, DTyp
 
 // Shared shape/type checks of a unary in_out_t operator.
 Status checkUnaryOp(KernelContext& ctx, const Tensor& in, const Tensor& out, std::initializer_list<DType> rows) {
-  TK_RETURN_IF_ERROR(checkInOut(ctx, {&in}, out.dtype(), rows));
+  TK_RETURN_IF_ERROR(checkInOut(ctx, {&in}, ctx.dtypeOf(out), rows));
   return checkUnary(ctx, in, out);
 }
 
@@ -37,7 +37,7 @@ Status floatUnary(KernelContext& ctx, const Inputs& in, Outputs& out, double (*f
 Status absKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor& a = *in[0];
   Tensor& o = out[0];
-  DType t = o.dtype();
+  DType t = ctx.dtypeOf(o);
   TK_RETURN_IF_ERROR(checkUnaryOp(ctx, a, o, {DType::FP16, DType::FP32, DType::I32, DType::BF16}));
   for (int64_t i = 0; i < a.size(); ++i) {
     if (is_floating_point(t)) {
@@ -87,7 +87,7 @@ Status logicalNotKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
 Status negateKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &a = *in[0], &zpIn = *in[1], &zpOut = *in[2];
   Tensor& o = out[0];
-  DType t = o.dtype();
+  DType t = ctx.dtypeOf(o);
   TK_RETURN_IF_ERROR(
       checkUnaryOp(ctx, a, o, {DType::FP16, DType::FP32, DType::I8, DType::I16, DType::I32, DType::BF16}));
   TK_RETURN_IF_ERROR(checkInOut(ctx, {&zpIn, &zpOut}, t, {t}));

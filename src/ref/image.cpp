@@ -28,7 +28,7 @@ Status resizeKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   bool bilinear = modeName == "BILINEAR";
   if (!bilinear && modeName != "NEAREST_NEIGHBOR")
     return ctx.unsupported("mode must be NEAREST_NEIGHBOR or BILINEAR, got '" + modeName + "'");
-  ERROR_IF(!resizeTypesSupported(input.dtype(), output.dtype(), bilinear));  // not in Supported Data Types
+  ERROR_IF(!resizeTypesSupported(ctx.dtypeOf(input), ctx.dtypeOf(output), bilinear));  // not in Supported Data Types
   ERROR_IF(input.rank() != 4 || output.rank() != 4);
   ERROR_IF(in[1]->size() != 4 || in[2]->size() != 2 || in[3]->size() != 2);
   const int64_t N = input.shape()[0], IH = input.shape()[1], IW = input.shape()[2], C = input.shape()[3];
@@ -59,10 +59,10 @@ Status resizeKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   if (ctx.failed()) return ctx.result();
   ERROR_IF(OW != owCheck + 1);
 
-  const DType inT = input.dtype();
+  const DType inT = ctx.dtypeOf(input);
   const bool fp = is_floating_point(inT);
   const DType resizeT = inT;  // floating-point resize_t == in_t; integer resize_t (i16) needs no rounding
-  auto R = [&](double v) { return round_to(resizeT, v); };  // one floating-point operation in resize_t
+  auto R = [&](double v) { return ctx.roundFloat(resizeT, v); };  // one floating-point operation in resize_t
   auto read = [&](int64_t n, int64_t y, int64_t x, int64_t c) { return input.offset({n, y, x, c}); };
   for (int64_t n = 0; n < N; ++n)
     for (int64_t oy = 0; oy < OH; ++oy)

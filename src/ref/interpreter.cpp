@@ -7,9 +7,21 @@
 namespace tosakit::ref {
 namespace {
 
-Tensor allocateFor(const ir::ValueType& t) {
-  if (!t.isStatic()) return Tensor(t.dtype, {});
-  return Tensor(t.dtype, t.isShape() ? Shape{t.dims[0]} : t.dims);
+// Storage type of a tensor of declared type t: precise mode keeps every floating-point value unrounded in fp64.
+DType storageType(DType t, bool precise) { return precise && isFloat(t) ? DType::FP64 : t; }
+
+Tensor allocateFor(const ir::ValueType& t, bool precise) {
+  DType st = storageType(t.dtype, precise);
+  if (!t.isStatic()) return Tensor(st, {});
+  return Tensor(st, t.isShape() ? Shape{t.dims[0]} : t.dims);
+}
+
+// A floating-point tensor as fp64 (exact: every narrower format is a subset of fp64); others unchanged.
+Tensor toPrecise(const Tensor& t) {
+  if (!isFloat(t.dtype()) || t.dtype() == DType::FP64) return t;
+  Tensor out(DType::FP64, t.shape());
+  for (int64_t i = 0; i < t.size(); ++i) out.setFloat(i, t.getFloat(i));
+  return out;
 }
 
 class ReferenceBackend : public Backend {
@@ -21,10 +33,18 @@ class ReferenceBackend : public Backend {
     target_ = &target;
     observer_ = observer;
     initVariables(*fn.module);
-    return runBlock(fn.body, inputs, outputs, nullptr);
+    if (!state_.precise) return runBlock(fn.body, inputs, outputs, nullptr);
+    std::vector<Tensor> preciseInputs;
+    for (const Tensor& t : inputs) preciseInputs.push_back(toPrecise(t));
+    return runBlock(fn.body, preciseInputs, outputs, nullptr);
   }
 
   void setMaxLoopIterations(int64_t n) override { state_.maxLoopIterations = n; }
+
+  Status setPrecise(bool on) override {
+    state_.precise = on;
+    return Status::ok();
+  }
 
   void registerCustomOp(const std::string& operatorName, CustomOpImpl impl) override {
     customOps_[operatorName] = std::move(impl);
@@ -39,7 +59,9 @@ class ReferenceBackend : public Backend {
     for (const ir::Variable& v : m.variables) {
       state_.variableSeen[v.name] = true;
       if (state_.variables.count(v.name)) continue;
-      state_.variables[v.name] = v.initialValue ? *v.initialValue : allocateFor(v.type);
+      state_.variables[v.name] = v.initialValue ? (state_.precise ? toPrecise(*v.initialValue) : *v.initialValue)
+                                                : allocateFor(v.type, state_.precise);
+      state_.variableTypes[v.name] = v.type.dtype;
       state_.variableWritten[v.name] = v.initialValue.has_value();
     }
   }
@@ -79,11 +101,14 @@ class ReferenceBackend : public Backend {
         in.push_back(t);
       }
       std::vector<Tensor> out;
-      for (const ir::Value* r : op.results) out.push_back(allocateFor(r->type));
+      for (const ir::Value* r : op.results) out.push_back(allocateFor(r->type, state_.precise));
       TK_RETURN_IF_ERROR(runOp(op, in, out, env));
       for (size_t i = 0; i < op.results.size(); ++i) {
+        // Kernels that copy a tensor of the declared type (tosa.const values) leave it to be widened here.
+        if (state_.precise && isFloat(out[i].dtype()) && out[i].dtype() != DType::FP64) out[i] = toPrecise(out[i]);
         const ir::ValueType& t = op.results[i]->type;
-        if (t.isStatic() && !t.isShape() && (out[i].shape() != t.dims || out[i].dtype() != t.dtype))
+        DType st = storageType(t.dtype, state_.precise);
+        if (t.isStatic() && !t.isShape() && (out[i].shape() != t.dims || out[i].dtype() != st))
           return Status::internal(op.describe() + ": kernel produced " + out[i].summary(0) + " for result type " +
                                   t.toString());
       }
@@ -99,6 +124,7 @@ class ReferenceBackend : public Backend {
       // The spec's checks (custom.cpp), then the registered implementation.
       if (const Kernel* checks = referenceKernels().find(op.name)) {
         KernelContext ctx(op, *target_, state_);
+        if (state_.precise) declareTypes(op, in, out, ctx);
         TK_RETURN_IF_ERROR((*checks)(ctx, in, out));
         TK_RETURN_IF_ERROR(ctx.result());
       }
@@ -112,6 +138,7 @@ class ReferenceBackend : public Backend {
     const Kernel* k = referenceKernels().find(op.name);
     if (!k) return Status::unsupported(op.describe() + ": operator not supported by the reference backend");
     KernelContext ctx(op, *target_, state_);
+    if (state_.precise) declareTypes(op, in, out, ctx);
     ctx.runRegion = [this, &env](const ir::Region& region, const std::vector<Tensor>& args,
                                  std::vector<Tensor>& results) {
       if (region.blocks.empty()) return Status::internal("empty region");
@@ -120,6 +147,18 @@ class ReferenceBackend : public Backend {
     Status s = (*k)(ctx, in, out);
     if (!s.isOk()) return s;
     return ctx.result();
+  }
+
+  // Precise mode: the declared element type of every operand and result stored as fp64 in place of a narrower
+  // floating-point type, so kernels judge the spec's type rules on the graph's types.
+  static void declareTypes(const ir::Operation& op, const std::vector<const Tensor*>& in,
+                           const std::vector<Tensor>& out, KernelContext& ctx) {
+    for (size_t i = 0; i < in.size() && i < op.operands.size(); ++i)
+      if (in[i]->dtype() == DType::FP64 && op.operands[i]->type.dtype != DType::FP64)
+        ctx.declared.emplace_back(in[i], op.operands[i]->type.dtype);
+    for (size_t i = 0; i < out.size() && i < op.results.size(); ++i)
+      if (out[i].dtype() == DType::FP64 && op.results[i]->type.dtype != DType::FP64)
+        ctx.declared.emplace_back(&out[i], op.results[i]->type.dtype);
   }
 
   const ir::TargetEnv* target_ = nullptr;

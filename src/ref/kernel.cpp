@@ -1,5 +1,7 @@
 #include "ref/kernel.h"
 
+#include "core/numeric.h"
+
 namespace tosakit::ref {
 
 LevelLimits LevelLimits::forLevel(const std::string& level) {
@@ -24,6 +26,8 @@ Status KernelContext::requireFailed(const char* condition) const {
 Status KernelContext::unsupported(const std::string& why) const {
   return Status::unsupported(op.describe() + ": " + why);
 }
+
+double KernelContext::roundFloat(DType t, double v) const { return precise ? v : roundToFloat(t, v); }
 
 bool KernelContext::require(bool cond, const char* condition) {
   if (!cond && pending_.isOk()) pending_ = requireFailed(condition);

@@ -32,12 +32,16 @@ struct ExecState {
   // Guard against graphs that never terminate: a while_loop running more iterations than this stops with an
   // error instead of hanging (the spec sets no bound; the default is far above any real model).
   int64_t maxLoopIterations = 100000000;
+  // Precise mode (SessionOptions::precise): every floating-point tensor holds unrounded fp64 values (storage
+  // DType::FP64); the declared element type of each variable is kept here for the spec's type checks.
+  bool precise = false;
+  std::map<std::string, DType> variableTypes;
 };
 
 class KernelContext {
  public:
   KernelContext(const ir::Operation& op, const ir::TargetEnv& target, ExecState& state)
-      : op(op), target(target), level(LevelLimits::forLevel(target.level)), state(state) {}
+      : op(op), target(target), level(LevelLimits::forLevel(target.level)), state(state), precise(state.precise) {}
 
   const ir::Operation& op;
   const ir::TargetEnv& target;
@@ -45,6 +49,20 @@ class KernelContext {
   ExecState& state;
   // Runs a single-block region of `op` on argument tensors; set by the interpreter (cond_if, while_loop).
   std::function<Status(const ir::Region&, const std::vector<Tensor>&, std::vector<Tensor>&)> runRegion;
+
+  // Precise mode: floating-point operands and results are stored as fp64 (unrounded) while the graph declares
+  // fp8/fp16/bf16/fp32. `declared` maps those tensors to their declared element type; kernels judge the
+  // spec's type rules and dispatch on dtypeOf() and skip every rounding to a narrower float format.
+  // In normal mode `declared` is empty and dtypeOf(t) == t.dtype().
+  bool precise = false;
+  std::vector<std::pair<const Tensor*, DType>> declared;
+  DType dtypeOf(const Tensor& t) const {
+    for (const auto& [p, d] : declared)
+      if (p == &t) return d;
+    return t.dtype();
+  }
+  // round_to_nearest_float into t for an intermediate result; the identity in precise mode.
+  double roundFloat(DType t, double v) const;
 
   Status errorIf(const char* condition) const;       // an ERROR_IF or LEVEL_CHECK held
   Status requireFailed(const char* condition) const; // a REQUIRE did not hold

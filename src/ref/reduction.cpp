@@ -34,7 +34,7 @@ Status checkReduce(KernelContext& ctx, const Tensor& input, const Tensor& output
 Status reduceKernel(KernelContext& ctx, const Inputs& in, Outputs& out, Reduce op) {
   const Tensor& input = *in[0];
   Tensor& output = out[0];
-  DType t = output.dtype();
+  DType t = ctx.dtypeOf(output);
   switch (op) {
     case Reduce::All:
     case Reduce::Any:
@@ -93,11 +93,11 @@ Status reduceKernel(KernelContext& ctx, const Inputs& in, Outputs& out, Reduce o
         output.setInt(outOffset, acc);
       } else if (op == Reduce::Product) {
         double acc = 1.0;  // in_out_t: each product is rounded to the element format
-        for (int64_t i = 0; i < axisSize; ++i) acc = round_to(t, acc * input.getFloat(inOffset(i)));
+        for (int64_t i = 0; i < axisSize; ++i) acc = ctx.roundFloat(t, acc * input.getFloat(inOffset(i)));
         output.setFloat(outOffset, acc);
       } else if (isFloat) {  // Sum, floating point
         double acc = 0;
-        for (int64_t i = 0; i < axisSize; ++i) acc = round_to(accT, acc + input.getFloat(inOffset(i)));
+        for (int64_t i = 0; i < axisSize; ++i) acc = ctx.roundFloat(accT, acc + input.getFloat(inOffset(i)));
         output.setFloat(outOffset, acc);  // static_cast<in_out_t>(acc)
       } else {                            // Sum, i32
         int64_t acc = 0;

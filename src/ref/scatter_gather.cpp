@@ -20,8 +20,8 @@ const std::initializer_list<DType> kGatherTypes = {DType::FP16, DType::FP32, DTy
 Status gatherKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &values = *in[0], &indices = *in[1];
   Tensor& output = out[0];
-  TK_RETURN_IF_ERROR(checkInOut(ctx, {&values}, output.dtype(), kGatherTypes));
-  if (indices.dtype() != DType::I32) return dtypeError(ctx, "indices must be i32");
+  TK_RETURN_IF_ERROR(checkInOut(ctx, {&values}, ctx.dtypeOf(output), kGatherTypes));
+  if (ctx.dtypeOf(indices) != DType::I32) return dtypeError(ctx, "indices must be i32");
   // The argument table fixes the shapes: values [N,K,C], indices [N,W], output [N,W,C].
   ERROR_IF(values.rank() != 3 || indices.rank() != 2 || output.rank() != 3);
   int64_t N = values.shape()[0], K = values.shape()[1], C = values.shape()[2], W = indices.shape()[1];
@@ -40,8 +40,8 @@ Status gatherKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
 Status scatterKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor &values_in = *in[0], &indices = *in[1], &input = *in[2];
   Tensor& values_out = out[0];
-  TK_RETURN_IF_ERROR(checkInOut(ctx, {&values_in, &input}, values_out.dtype(), kGatherTypes));
-  if (indices.dtype() != DType::I32) return dtypeError(ctx, "indices must be i32");
+  TK_RETURN_IF_ERROR(checkInOut(ctx, {&values_in, &input}, ctx.dtypeOf(values_out), kGatherTypes));
+  if (ctx.dtypeOf(indices) != DType::I32) return dtypeError(ctx, "indices must be i32");
   ERROR_IF(values_in.rank() != 3 || indices.rank() != 2 || input.rank() != 3);
   int64_t N = values_in.shape()[0], K = values_in.shape()[1], C = values_in.shape()[2], W = indices.shape()[1];
   ERROR_IF(indices.shape()[0] != N);

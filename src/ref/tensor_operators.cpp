@@ -4,7 +4,8 @@
 // Each kernel first checks what tosa_execute_operator requires of its arguments (operand/result lists, ranks,
 // the dimensions the argument tables name alike, the Supported Data Types table), then the operator's
 // LEVEL_CHECKs and ERROR_IFs in the spec's order, then computes the pseudocode. Integer accumulation is exact
-// in int64 with the REQUIREs of apply_add_s<acc_t>; floating-point accumulation rounds every step to acc_t.
+// in int64 with the REQUIREs of apply_add_s<acc_t>; floating-point accumulation rounds every step to acc_t
+// (precise mode: no rounding, fp64 throughout; type checks use the declared types, ctx.dtypeOf).
 #include <cmath>
 #include <numbers>
 #include <type_traits>
@@ -83,14 +84,14 @@ Status convOperands(KernelContext& ctx, const Inputs& in, const Tensor& output, 
   TK_RETURN_IF_ERROR(checkRank(ctx, *o.bias, 1, "bias"));
   TK_RETURN_IF_ERROR(checkRank(ctx, output, rank, "output"));
   TK_RETURN_IF_ERROR(accTypeAttr(ctx, o.accT));
-  DType inT = o.input->dtype(), wT = o.weight->dtype(), outT = output.dtype();
+  DType inT = ctx.dtypeOf(*o.input), wT = ctx.dtypeOf(*o.weight), outT = ctx.dtypeOf(output);
   bool supported = false;
   for (const ConvTypes& r : kConvTypes)
     if (r.in == inT && r.weight == wT && r.out == outT && r.acc == o.accT) supported = true;
   if (!supported)
     return typesNotSupported(ctx, tn(inT) + " x " + tn(wT) + " -> " + tn(outT) + ", acc_type " + tn(o.accT));
-  if (o.bias->dtype() != outT)
-    return errorIf(ctx, "dtype(bias) " + tn(o.bias->dtype()) + " != out_t " + tn(outT));
+  if (ctx.dtypeOf(*o.bias) != outT)
+    return errorIf(ctx, "dtype(bias) " + tn(ctx.dtypeOf(*o.bias)) + " != out_t " + tn(outT));
   TK_RETURN_IF_ERROR(readZeroPoint(ctx, *in[3], inT, "input_zp", o.inputZp));
   TK_RETURN_IF_ERROR(readZeroPoint(ctx, *in[4], wT, "weight_zp", o.weightZp));
   return Status::ok();
@@ -99,7 +100,7 @@ Status convOperands(KernelContext& ctx, const Inputs& in, const Tensor& output, 
 // The zero-point ERROR_IFs come after the LEVEL_CHECKs in the spec; kept as a function so each kernel calls
 // it at that place.
 Status convZeroPointChecks(KernelContext& ctx, const ConvOperands& o) {
-  const bool in_t_is_i8 = o.input->dtype() == DType::I8, weight_t_is_i8 = o.weight->dtype() == DType::I8;
+  const bool in_t_is_i8 = ctx.dtypeOf(*o.input) == DType::I8, weight_t_is_i8 = ctx.dtypeOf(*o.weight) == DType::I8;
   const bool input_zp_nonzero = o.inputZp.nonZero, weight_zp_nonzero = o.weightZp.nonZero;
   ERROR_IF(!in_t_is_i8 && input_zp_nonzero);  // Zero point only for int8_t
   ERROR_IF(!weight_t_is_i8 && weight_zp_nonzero);
@@ -113,8 +114,8 @@ Status argmaxKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor& input = *in[0];
   Tensor& output = out[0];
   const Shape& shape1 = input.shape();
-  if (!maxTypeSupported(input.dtype()) || output.dtype() != I32)
-    return typesNotSupported(ctx, tn(input.dtype()) + " -> " + tn(output.dtype()));
+  if (!maxTypeSupported(ctx.dtypeOf(input)) || ctx.dtypeOf(output) != I32)
+    return typesNotSupported(ctx, tn(ctx.dtypeOf(input)) + " -> " + tn(ctx.dtypeOf(output)));
   if (!ctx.op.hasAttr("axis")) return ctx.errorIf("axis attribute missing");
   int64_t axis = ctx.op.intAttr("axis");
   NanMode nan_mode = parseNanMode(ctx.op);
@@ -133,14 +134,14 @@ Status argmaxKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
                             shapeToString(output.shape()) + ")");
 
   const int64_t outer = numElements(left_shape), inner = numElements(right_shape), K = shape1[size_t(axis)];
-  const bool isFp = is_floating_point(input.dtype());
+  const bool isFp = is_floating_point(ctx.dtypeOf(input));
   const std::vector<double> fvals = isFp ? input.toDoubles() : std::vector<double>{};
   const std::vector<int64_t> ivals = isFp ? std::vector<int64_t>{} : input.toInts();
   for (int64_t l = 0; l < outer; ++l) {
     for (int64_t r = 0; r < inner; ++r) {
       int64_t max_index = 0;
       if (isFp) {
-        double max_value = nan_mode == NanMode::Ignore ? std::nan("") : lowestFloat(input.dtype());
+        double max_value = nan_mode == NanMode::Ignore ? std::nan("") : lowestFloat(ctx.dtypeOf(input));
         for (int64_t i = 0; i < K; ++i) {
           double value = fvals[size_t((l * K + i) * inner + r)];
           double result = apply_max_f(value, max_value, nan_mode);
@@ -151,7 +152,7 @@ Status argmaxKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
           }
         }
       } else {
-        int64_t max_value = minimum_s(input.dtype());
+        int64_t max_value = minimum_s(ctx.dtypeOf(input));
         for (int64_t i = 0; i < K; ++i) {
           int64_t result = apply_max_s(ivals[size_t((l * K + i) * inner + r)], max_value);
           if (result != max_value) {
@@ -214,7 +215,7 @@ Status poolGeometry(KernelContext& ctx, const Tensor& input, const Tensor& outpu
 template <class Arith>
 Status avgPoolCompute(KernelContext& ctx, const PoolGeom& g, const Tensor& input, const ZeroPoint& input_zp,
                       const ZeroPoint& output_zp, DType accT, Tensor& output) {
-  const DType in_out_t = input.dtype();
+  const DType in_out_t = ctx.dtypeOf(input);
   const Arith acc_t{ctx, accT};
   const std::vector<typename Arith::Value> in = Arith::read(input);
   for (int64_t n = 0; n < g.N; ++n)
@@ -242,7 +243,7 @@ Status avgPoolCompute(KernelContext& ctx, const PoolGeom& g, const Tensor& input
             // rounds 9 to 8, bf16 rounds 257 to 256) while the precision rules define the output as the dot
             // product with 1/KS: the divisor is converted to acc_t, which holds every count of our tests.
             double output_val = acc_t.cast(acc / acc_t.cast(double(count)));
-            output.setFloat(o, roundTo(in_out_t, output_val));
+            output.setFloat(o, ctx.precise ? output_val : roundTo(in_out_t, output_val));
           } else {
             scale_t scale = reciprocal_scale(ctx, uint32_t(count));
             acc = apply_scale_32(ctx, int32_t(acc), scale.multiplier, scale.shift, false);
@@ -262,19 +263,19 @@ Status avgPool2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   TK_RETURN_IF_ERROR(accTypeAttr(ctx, accT));
   bool supported = false;
   for (auto [t, a] : kAvgPoolTypes)
-    if (t == input.dtype() && a == accT) supported = true;
-  if (!supported || output.dtype() != input.dtype())
-    return typesNotSupported(ctx, tn(input.dtype()) + " -> " + tn(output.dtype()) + ", acc_type " + tn(accT));
+    if (t == ctx.dtypeOf(input) && a == accT) supported = true;
+  if (!supported || ctx.dtypeOf(output) != ctx.dtypeOf(input))
+    return typesNotSupported(ctx, tn(ctx.dtypeOf(input)) + " -> " + tn(ctx.dtypeOf(output)) + ", acc_type " + tn(accT));
   ZeroPoint input_zp, output_zp;
-  TK_RETURN_IF_ERROR(readZeroPoint(ctx, *in[1], input.dtype(), "input_zp", input_zp));
-  TK_RETURN_IF_ERROR(readZeroPoint(ctx, *in[2], input.dtype(), "output_zp", output_zp));
+  TK_RETURN_IF_ERROR(readZeroPoint(ctx, *in[1], ctx.dtypeOf(input), "input_zp", input_zp));
+  TK_RETURN_IF_ERROR(readZeroPoint(ctx, *in[2], ctx.dtypeOf(input), "output_zp", output_zp));
   PoolGeom g;
   TK_RETURN_IF_ERROR(poolGeometry(ctx, input, output, g));
-  const bool in_out_t_is_i8 = input.dtype() == DType::I8;
+  const bool in_out_t_is_i8 = ctx.dtypeOf(input) == DType::I8;
   const bool input_zp_nonzero = input_zp.nonZero, output_zp_nonzero = output_zp.nonZero;
   ERROR_IF(!in_out_t_is_i8 && input_zp_nonzero);   // Zero point only for int8_t
   ERROR_IF(!in_out_t_is_i8 && output_zp_nonzero);  // Zero point only for int8_t
-  if (is_floating_point(input.dtype()))
+  if (is_floating_point(ctx.dtypeOf(input)))
     return avgPoolCompute<FloatArith>(ctx, g, input, input_zp, output_zp, accT, output);
   return avgPoolCompute<IntArith>(ctx, g, input, input_zp, output_zp, accT, output);
 }
@@ -285,20 +286,20 @@ Status maxPool2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   TK_RETURN_IF_ERROR(checkArity(ctx, in, out, 1, 1));
   const Tensor& input = *in[0];
   Tensor& output = out[0];
-  if (!maxTypeSupported(input.dtype()) || output.dtype() != input.dtype())
-    return typesNotSupported(ctx, tn(input.dtype()) + " -> " + tn(output.dtype()));
+  if (!maxTypeSupported(ctx.dtypeOf(input)) || ctx.dtypeOf(output) != ctx.dtypeOf(input))
+    return typesNotSupported(ctx, tn(ctx.dtypeOf(input)) + " -> " + tn(ctx.dtypeOf(output)));
   PoolGeom g;
   TK_RETURN_IF_ERROR(poolGeometry(ctx, input, output, g));
   const NanMode nan_mode = parseNanMode(ctx.op);
-  const bool isFp = is_floating_point(input.dtype());
+  const bool isFp = is_floating_point(ctx.dtypeOf(input));
   const std::vector<double> fvals = isFp ? input.toDoubles() : std::vector<double>{};
   const std::vector<int64_t> ivals = isFp ? std::vector<int64_t>{} : input.toInts();
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t oy = 0; oy < g.OH; ++oy)
       for (int64_t ox = 0; ox < g.OW; ++ox)
         for (int64_t c = 0; c < g.C; ++c) {
-          double facc = nan_mode == NanMode::Ignore ? std::nan("") : lowestFloat(input.dtype());
-          int64_t iacc = minimum_s(input.dtype());
+          double facc = nan_mode == NanMode::Ignore ? std::nan("") : lowestFloat(ctx.dtypeOf(input));
+          int64_t iacc = minimum_s(ctx.dtypeOf(input));
           const int64_t iy = oy * g.stride_y - g.pad_top;
           const int64_t ix = ox * g.stride_x - g.pad_left;
           for (int64_t ky = 0; ky < g.kernel_y; ++ky)
@@ -355,7 +356,7 @@ struct Conv3DGeom {
 template <class Arith>
 Status conv3dCompute(KernelContext& ctx, const Conv3DGeom& g, const ConvOperands& o, Tensor& output) {
   using V = typename Arith::Value;
-  const Arith acc_t{ctx, o.accT}, out_t{ctx, output.dtype()};
+  const Arith acc_t{ctx, o.accT}, out_t{ctx, ctx.dtypeOf(output)};
   // static_cast<acc_t>(tensor_read(...)) minus the zero point, done once per element instead of once per use:
   // the result does not depend on the output position, and for every row of the type table (in_t and weight_t
   // at most 16 bits, acc_t at least 32) the subtraction's REQUIRE cannot fail, so verdicts are unchanged.
@@ -487,7 +488,7 @@ struct DepthwiseGeom {
 template <class Arith>
 Status depthwiseCompute(KernelContext& ctx, const DepthwiseGeom& g, const ConvOperands& o, Tensor& output) {
   using V = typename Arith::Value;
-  const Arith acc_t{ctx, o.accT}, out_t{ctx, output.dtype()};
+  const Arith acc_t{ctx, o.accT}, out_t{ctx, ctx.dtypeOf(output)};
   // Zero points subtracted once per element (see conv3dCompute).
   std::vector<V> input = Arith::read(*o.input), weight = Arith::read(*o.weight);
   for (V& v : input) v = acc_t.sub(v, acc_t.fromZp(o.inputZp));
@@ -555,7 +556,7 @@ struct TransposeGeom {
 template <class Arith>
 Status transposeConvCompute(KernelContext& ctx, const TransposeGeom& g, const ConvOperands& o, Tensor& output) {
   using V = typename Arith::Value;
-  const Arith acc_t{ctx, o.accT}, out_t{ctx, output.dtype()};
+  const Arith acc_t{ctx, o.accT}, out_t{ctx, ctx.dtypeOf(output)};
   // Zero points subtracted once per element (see conv3dCompute).
   std::vector<V> input = Arith::read(*o.input), weight = Arith::read(*o.weight);
   for (V& v : input) v = acc_t.sub(v, acc_t.fromZp(o.inputZp));
@@ -636,7 +637,7 @@ template <class Arith>
 Status matmulCompute(KernelContext& ctx, const Tensor& A, const Tensor& B, const ZeroPoint& A_zp,
                      const ZeroPoint& B_zp, Tensor& output) {
   using V = typename Arith::Value;
-  const Arith out_t{ctx, output.dtype()};  // MATMUL accumulates in out_t
+  const Arith out_t{ctx, ctx.dtypeOf(output)};  // MATMUL accumulates in out_t
   const int64_t N = A.shape()[0], H = A.shape()[1], C = A.shape()[2], W = B.shape()[2];
   // static_cast<out_t>(tensor_read(...)) minus the zero point, once per element (the REQUIRE of this
   // subtraction cannot fail: in_t is at most 16 bits, out_t at least 32).
@@ -664,12 +665,12 @@ Status matmulKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   TK_RETURN_IF_ERROR(checkRank(ctx, A, 3, "A"));
   TK_RETURN_IF_ERROR(checkRank(ctx, B, 3, "B"));
   TK_RETURN_IF_ERROR(checkRank(ctx, output, 3, "output"));
-  const DType in_t = A.dtype();
+  const DType in_t = ctx.dtypeOf(A);
   bool supported = false;
   for (auto [i, o] : kMatmulTypes)
-    if (i == in_t && o == output.dtype()) supported = true;
-  if (!supported || B.dtype() != in_t)
-    return typesNotSupported(ctx, tn(A.dtype()) + " x " + tn(B.dtype()) + " -> " + tn(output.dtype()));
+    if (i == in_t && o == ctx.dtypeOf(output)) supported = true;
+  if (!supported || ctx.dtypeOf(B) != in_t)
+    return typesNotSupported(ctx, tn(ctx.dtypeOf(A)) + " x " + tn(ctx.dtypeOf(B)) + " -> " + tn(ctx.dtypeOf(output)));
   ZeroPoint A_zp, B_zp;
   TK_RETURN_IF_ERROR(readZeroPoint(ctx, *in[2], in_t, "A_zp", A_zp));
   TK_RETURN_IF_ERROR(readZeroPoint(ctx, *in[3], in_t, "B_zp", B_zp));
@@ -684,7 +685,7 @@ Status matmulKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   // other operator: the evident intent, implemented here, is !is_same<in_t,i8_t>.
   const bool in_t_is_i8 = in_t == DType::I8, A_zp_nonzero = A_zp.nonZero, B_zp_nonzero = B_zp.nonZero;
   ERROR_IF(!in_t_is_i8 && (A_zp_nonzero || B_zp_nonzero));  // Zero point only for i8_t
-  if (is_floating_point(output.dtype())) return matmulCompute<FloatArith>(ctx, A, B, A_zp, B_zp, output);
+  if (is_floating_point(ctx.dtypeOf(output))) return matmulCompute<FloatArith>(ctx, A, B, A_zp, B_zp, output);
   return matmulCompute<IntArith>(ctx, A, B, A_zp, B_zp, output);
 }
 
@@ -699,8 +700,9 @@ Status fftShapes(KernelContext& ctx, const Tensor& input_real, const Outputs& ou
   TK_RETURN_IF_ERROR(checkRank(ctx, input_real, 3, "input_real"));
   TK_RETURN_IF_ERROR(checkRank(ctx, out[0], 3, "output_real"));
   TK_RETURN_IF_ERROR(checkRank(ctx, out[1], 3, "output_imag"));
-  if (input_real.dtype() != FP32 || out[0].dtype() != FP32 || out[1].dtype() != FP32)
-    return typesNotSupported(ctx, tn(input_real.dtype()) + " -> " + tn(out[0].dtype()) + ", " + tn(out[1].dtype()));
+  if (ctx.dtypeOf(input_real) != FP32 || ctx.dtypeOf(out[0]) != FP32 || ctx.dtypeOf(out[1]) != FP32)
+    return typesNotSupported(ctx, tn(ctx.dtypeOf(input_real)) + " -> " + tn(ctx.dtypeOf(out[0])) + ", " +
+                                      tn(ctx.dtypeOf(out[1])));
   const Shape expected{input_real.shape()[0], input_real.shape()[1], outW};
   if (out[0].shape() != expected || out[1].shape() != expected)
     return errorIf(ctx, "output shapes " + shapeToString(out[0].shape()) + ", " + shapeToString(out[1].shape()) +
@@ -713,8 +715,8 @@ Status fft2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   TK_RETURN_IF_ERROR(checkArity(ctx, in, out, 2, 2));
   const Tensor &input_real = *in[0], &input_imag = *in[1];
   TK_RETURN_IF_ERROR(checkRank(ctx, input_imag, 3, "input_imag"));
-  if (input_imag.dtype() != input_real.dtype())
-    return typesNotSupported(ctx, tn(input_real.dtype()) + ", " + tn(input_imag.dtype()));
+  if (ctx.dtypeOf(input_imag) != ctx.dtypeOf(input_real))
+    return typesNotSupported(ctx, tn(ctx.dtypeOf(input_real)) + ", " + tn(ctx.dtypeOf(input_imag)));
   if (input_imag.shape() != input_real.shape())
     return errorIf(ctx, "shape(input_imag) " + shapeToString(input_imag.shape()) + " != shape(input_real) " +
                             shapeToString(input_real.shape()));
@@ -727,6 +729,7 @@ Status fft2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   ERROR_IF(!power_of_two(W));
 
   const double sign_val = ctx.op.boolAttr("inverse") ? -1.0 : 1.0;
+  const FloatRounder R(ctx.precise ? DType::FP64 : FP32);  // in_out_t arithmetic (precise mode: fp64)
   const std::vector<double> re = input_real.toDoubles(), im = input_imag.toDoubles();
   for (int64_t n = 0; n < N; ++n)
     for (int64_t oy = 0; oy < H; ++oy)
@@ -739,11 +742,11 @@ Status fft2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
             const int64_t ay = (iy * oy) % H;
             const int64_t ax = (ix * ox) % W;
             const double a = sign_val * 2 * std::numbers::pi * (double(ay) / double(H) + double(ax) / double(W));
-            const double cos_a = roundTo(FP32, std::cos(a)), sin_a = roundTo(FP32, std::sin(a));
-            sum_real = roundTo(FP32, sum_real + roundTo(FP32, roundTo(FP32, val_real * cos_a) +
-                                                                  roundTo(FP32, val_imag * sin_a)));
-            sum_imag = roundTo(FP32, sum_imag + roundTo(FP32, roundTo(FP32, -val_real * sin_a) +
-                                                                  roundTo(FP32, val_imag * cos_a)));
+            const double cos_a = R(std::cos(a)), sin_a = R(std::sin(a));
+            sum_real = R(sum_real + R(R(val_real * cos_a) +
+                                                                  R(val_imag * sin_a)));
+            sum_imag = R(sum_imag + R(R(-val_real * sin_a) +
+                                                                  R(val_imag * cos_a)));
           }
         out[0].setFloat((n * H + oy) * W + ox, sum_real);
         out[1].setFloat((n * H + oy) * W + ox, sum_imag);
@@ -763,6 +766,7 @@ Status rfft2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   ERROR_IF(!power_of_two(W));
 
   const int64_t OW = W / 2 + 1;
+  const FloatRounder R(ctx.precise ? DType::FP64 : FP32);  // in_out_t arithmetic (precise mode: fp64)
   const std::vector<double> re = input_real.toDoubles();
   for (int64_t n = 0; n < N; ++n)
     for (int64_t oy = 0; oy < H; ++oy)
@@ -774,10 +778,10 @@ Status rfft2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
             const int64_t ay = (iy * oy) % H;
             const int64_t ax = (ix * ox) % W;
             const double a = 2 * std::numbers::pi * (double(ay) / double(H) + double(ax) / double(W));
-            sum_real = roundTo(FP32, sum_real + roundTo(FP32, val_real * roundTo(FP32, std::cos(a))));
+            sum_real = R(sum_real + R(val_real * R(std::cos(a))));
             // sin(a) is exactly 0 where both angles are multiples of pi: skipped (no tosa_extra_multiplies).
             if ((H > 1 && (ay % (H / 2)) > 0) || (W > 1 && (ax % (W / 2)) > 0))
-              sum_imag = roundTo(FP32, sum_imag + roundTo(FP32, -val_real * roundTo(FP32, std::sin(a))));
+              sum_imag = R(sum_imag + R(-val_real * R(std::sin(a))));
           }
         // The spec writes these with shape [N,H,W]; the outputs are [N,H,W/2 + 1] (its argument table).
         out[0].setFloat((n * H + oy) * OW + ox, sum_real);

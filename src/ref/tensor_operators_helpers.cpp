@@ -51,8 +51,8 @@ Status accTypeAttr(KernelContext& ctx, DType& accT) {
 }
 
 Status readZeroPoint(KernelContext& ctx, const Tensor& zp, DType t, const char* name, ZeroPoint& out) {
-  if (zp.dtype() != t)
-    return errorIf(ctx, std::string("dtype(") + name + ") " + std::string(dtypeName(zp.dtype())) + " != " +
+  if (ctx.dtypeOf(zp) != t)
+    return errorIf(ctx, std::string("dtype(") + name + ") " + std::string(dtypeName(ctx.dtypeOf(zp))) + " != " +
                             std::string(dtypeName(t)));
   if (zp.shape() != Shape{1})
     return errorIf(ctx, std::string("shape(") + name + ") != [1] (shape " + shapeToString(zp.shape()) + ")");

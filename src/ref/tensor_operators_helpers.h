@@ -61,6 +61,7 @@ class FloatRounder {
   }
   double operator()(double v) const {
     if (t_ == DType::FP32) return double(static_cast<float>(v));
+    if (t_ == DType::FP64) return v;  // precise mode: no rounding
     const uint64_t bits = std::bit_cast<uint64_t>(v) & ~(uint64_t(1) << 63);
     const int biased = int(bits >> 52);
     if (mantissaBits_ < 0 || biased == 0 || biased == 0x7ff) return roundToSlow(t_, v);  // 0, inf, NaN
@@ -108,10 +109,10 @@ struct IntArith {
   Value cast(Value a) const { return truncate_to(a, t); }  // static_cast<t>
 };
 
-// The same for a floating-point acc_t: each operation is rounded to acc_t.
+// The same for a floating-point acc_t: each operation is rounded to acc_t (in precise mode: not rounded).
 struct FloatArith {
   using Value = double;
-  FloatArith(KernelContext& ctx, DType t) : ctx(ctx), t(t), round(t) {}
+  FloatArith(KernelContext& ctx, DType t) : ctx(ctx), t(t), round(ctx.precise ? DType::FP64 : t) {}
   KernelContext& ctx;
   DType t;
   FloatRounder round;

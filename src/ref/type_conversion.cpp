@@ -79,7 +79,7 @@ Status castKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   ERROR_IF(in.size() != 1 || out.size() != 1);
   const Tensor& input = *in[0];
   Tensor& output = out[0];
-  const DType inT = input.dtype(), outT = output.dtype();
+  const DType inT = ctx.dtypeOf(input), outT = ctx.dtypeOf(output);
   ERROR_IF(!castSupported(inT, outT));  // (in_t, out_t) not in Supported Data Types
   ERROR_IF(output.shape() != input.shape());
   LEVEL_CHECK(rankWithinLevel(ctx, input.rank()));
@@ -121,7 +121,7 @@ Status rescaleKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   const Tensor& inputZp = *in[3];
   const Tensor& outputZp = *in[4];
   Tensor& output = out[0];
-  const DType inT = input.dtype(), outT = output.dtype();
+  const DType inT = ctx.dtypeOf(input), outT = ctx.dtypeOf(output);
   const bool scale32 = ctx.op.boolAttr("scale32", true);
   const bool perChannel = ctx.op.boolAttr("per_channel");
   const bool inputUnsigned = ctx.op.boolAttr("input_unsigned");
@@ -141,10 +141,10 @@ Status rescaleKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   ERROR_IF(inT != DType::I8 && inT != DType::I16 && inT != DType::I32 && inT != DType::I48);
   ERROR_IF(outT != DType::I8 && outT != DType::I16 && outT != DType::I32);
   ERROR_IF(output.shape() != input.shape());
-  ERROR_IF(multiplier.dtype() != (scale32 ? DType::I32 : DType::I16));  // mul_t
-  ERROR_IF(shift.dtype() != DType::I8);
-  ERROR_IF(inputZp.dtype() != inT || inputZp.size() != 1);
-  ERROR_IF(outputZp.dtype() != outT || outputZp.size() != 1);
+  ERROR_IF(ctx.dtypeOf(multiplier) != (scale32 ? DType::I32 : DType::I16));  // mul_t
+  ERROR_IF(ctx.dtypeOf(shift) != DType::I8);
+  ERROR_IF(ctx.dtypeOf(inputZp) != inT || inputZp.size() != 1);
+  ERROR_IF(ctx.dtypeOf(outputZp) != outT || outputZp.size() != 1);
   LEVEL_CHECK(rankWithinLevel(ctx, input.rank()));
 
   // The zero points as stored (sign-extended); unsigned interpretations are taken below where the spec does.

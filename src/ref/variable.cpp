@@ -18,6 +18,20 @@ using Outputs = std::vector<Tensor>;
 // Supported Data Types: var_t in {fp16, fp32, i8}.
 bool varTypeSupported(DType t) { return t == DType::FP16 || t == DType::FP32 || t == DType::I8; }
 
+// Declared element type of variable uid: in precise mode a floating-point variable is stored as fp64.
+DType varType(const KernelContext& ctx, const std::string& uid, const Tensor& var) {
+  auto it = ctx.state.variableTypes.find(uid);
+  return ctx.precise && it != ctx.state.variableTypes.end() ? it->second : var.dtype();
+}
+
+// Precise mode stores floating-point values unrounded as fp64.
+Tensor storedValue(const KernelContext& ctx, const Tensor& t) {
+  if (!ctx.precise || !isFloat(t.dtype()) || t.dtype() == DType::FP64) return t;
+  Tensor out(DType::FP64, t.shape());
+  for (int64_t i = 0; i < t.size(); ++i) out.setFloat(i, t.getFloat(i));
+  return out;
+}
+
 std::string symbolAttr(const ir::Operation& op, const char* key) {
   const ir::Attribute* a = op.attr(key);
   return a ? a->s : std::string();
@@ -44,15 +58,16 @@ Status variableKernel(KernelContext& ctx, const Inputs&, Outputs&) {
     int64_t size = tensor_size(ctx, var_shape);
     (void)size;
     if (ctx.failed()) return ctx.result();
-    Tensor var_tensor(var_t, var_shape);
+    Tensor var_tensor(ctx.precise && isFloat(var_t) ? DType::FP64 : var_t, var_shape);
     bool written = false;
     if (initial_value) {
       REQUIRE(var_t == initial_value->dtype());
       REQUIRE(var_shape == initial_value->shape());
-      var_tensor = *initial_value;
+      var_tensor = storedValue(ctx, *initial_value);
       written = true;
     }
     ctx.state.variables[uid] = std::move(var_tensor);
+    ctx.state.variableTypes[uid] = var_t;
     ctx.state.variableWritten[uid] = written;
   } else {
     // It's invalid to declare the second variable with the same uid in a single graph execution.
@@ -67,7 +82,7 @@ Status variableWriteKernel(KernelContext& ctx, const Inputs& in, Outputs&) {
   ERROR_IF(in.size() != 1);
   const Tensor& input1 = *in[0];
   std::string uid = symbolAttr(ctx.op, "name");
-  ERROR_IF(!varTypeSupported(input1.dtype()));  // var_t not in Supported Data Types
+  ERROR_IF(!varTypeSupported(ctx.dtypeOf(input1)));  // var_t not in Supported Data Types
   LEVEL_CHECK(rankWithinLevel(ctx, input1.rank()));
   auto it = ctx.state.variables.find(uid);
   // Check this variable tensor has been declared
@@ -76,7 +91,7 @@ Status variableWriteKernel(KernelContext& ctx, const Inputs& in, Outputs&) {
   REQUIRE(ctx.state.variableSeen[uid]);
   Tensor& variable_tensor = it->second;
   REQUIRE(variable_tensor.shape() == input1.shape());
-  REQUIRE(variable_tensor.dtype() == input1.dtype());
+  REQUIRE(varType(ctx, uid, variable_tensor) == ctx.dtypeOf(input1));
   variable_tensor = input1;
   ctx.state.variableWritten[uid] = true;
   return Status::ok();
@@ -87,7 +102,7 @@ Status variableReadKernel(KernelContext& ctx, const Inputs&, Outputs& out) {
   ERROR_IF(out.size() != 1);
   Tensor& output1 = out[0];
   std::string uid = symbolAttr(ctx.op, "name");
-  ERROR_IF(!varTypeSupported(output1.dtype()));  // var_t not in Supported Data Types
+  ERROR_IF(!varTypeSupported(ctx.dtypeOf(output1)));  // var_t not in Supported Data Types
   LEVEL_CHECK(rankWithinLevel(ctx, output1.rank()));
   auto it = ctx.state.variables.find(uid);
   // Check this variable tensor has been declared
@@ -96,7 +111,7 @@ Status variableReadKernel(KernelContext& ctx, const Inputs&, Outputs& out) {
   REQUIRE(ctx.state.variableWritten[uid]);
   const Tensor& variable_tensor = it->second;
   REQUIRE(variable_tensor.shape() == output1.shape());
-  REQUIRE(variable_tensor.dtype() == output1.dtype());
+  REQUIRE(varType(ctx, uid, variable_tensor) == ctx.dtypeOf(output1));
   output1 = variable_tensor;
   return Status::ok();
 }

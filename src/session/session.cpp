@@ -50,6 +50,7 @@ Result<std::unique_ptr<Session>> Session::create(std::unique_ptr<ir::Module> mod
   else s->target_ = ir::TargetEnv::all();
   s->backend_ = createReferenceBackend();
   s->backend_->setMaxLoopIterations(opts.maxLoopIterations);
+  TK_RETURN_IF_ERROR(s->backend_->setPrecise(opts.precise));
   return s;
 }
 

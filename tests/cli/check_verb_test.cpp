@@ -74,7 +74,8 @@ TEST_F(CheckVerbTest, UlpBoundFromMode) {
   EXPECT_EQ(r2.exitCode, 0) << r2.out;
 }
 
-// Without --reference the reference backend computes [1.5, 2.25] (exact in fp32); 1 ulp allowed.
+// Without --reference the reference backend computes the fp64 reference [1.5, 2.25] in precise mode (exact
+// in fp32 too); 0.5 ulp allowed.
 TEST_F(CheckVerbTest, ReferenceFromBackend) {
   writeResult(2.25);
   auto r = runTool("check --model " + path("add.mlir") + " --inputs " + path("in.npz") + " --result " + path("impl.npz"));
@@ -115,4 +116,58 @@ TEST_F(CheckVerbTest, GenDataMatmul) {
   for (int64_t i = 0; i < a.size(); ++i) EXPECT_LE(std::fabs(a.getFloat(i)), 1.0);  // |set_data| / 2 <= 0.5
   auto bad = runTool("gen-data --model " + path("mm.mlir") + " -o " + path("g.npz") + " --set 9");
   EXPECT_EQ(bad.exitCode, 2) << bad.out;
+}
+
+// Inputs x = [1, 1.5], y = [2^-30, 0]: the fp64 reference is [1 + 2^-30, 1.5]. The correctly rounded fp32
+// result is [1.0, 1.5] (|1 - (1 + 2^-30)| = 2^-30 <= half an ulp = 2^-24). A result 1 ulp up, 1 + 2^-23, is
+// 2^-23 - 2^-30 > 2^-24 away: not compliant. The former reference (the fp32 run, 1.0) with its 1-ulp allowance
+// (2^-23) accepted it; that comparison is still what --reference with an fp32 tensor does.
+TEST_F(CheckVerbTest, PreciseReferenceFlagsOneUlpOff) {
+  const double tiny = std::ldexp(1.0, -30);
+  ASSERT_TRUE(npy::writeNpz(path("in2.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 1.5})},
+                                              {"y", Tensor::fromDoubles(DType::FP32, {2}, {tiny, 0.0})}}));
+  std::string base = "check --model " + path("add.mlir") + " --inputs " + path("in2.npz") + " --result " +
+                     path("impl.npz");
+  ASSERT_TRUE(npy::writeNpz(path("impl.npz"), {{"out0", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 1.5})}}));
+  auto ok = runTool(base);
+  EXPECT_EQ(ok.exitCode, 0) << ok.out;
+  EXPECT_NE(ok.out.find("precise (fp64)"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("out0: compliant"), std::string::npos) << ok.out;
+
+  const double oneUlpUp = 1.0 + std::ldexp(1.0, -23);
+  ASSERT_TRUE(npy::writeNpz(path("impl.npz"), {{"out0", Tensor::fromDoubles(DType::FP32, {2}, {oneUlpUp, 1.5})}}));
+  auto bad = runTool(base);
+  EXPECT_EQ(bad.exitCode, 1) << bad.out;
+  EXPECT_NE(bad.out.find("out0: NOT compliant"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("element 0"), std::string::npos) << bad.out;
+
+  // The old scheme: a reference rounded to fp32 ([1.0, 1.5]) and 1 ulp allowed accepts 1 + 2^-23.
+  ASSERT_TRUE(npy::writeNpz(path("ref32.npz"), {{"out0", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 1.5})}}));
+  auto old = runTool("check --model " + path("add.mlir") + " --result " + path("impl.npz") + " --reference " +
+                     path("ref32.npz"));
+  EXPECT_EQ(old.exitCode, 0) << old.out;
+}
+
+// run --precise writes fp64 outputs: 1 + 2^-30 (float64) instead of the fp32 sum 1.0.
+TEST_F(CheckVerbTest, RunPreciseWritesFloat64) {
+  const double tiny = std::ldexp(1.0, -30);
+  ASSERT_TRUE(npy::writeNpz(path("in2.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 1.5})},
+                                              {"y", Tensor::fromDoubles(DType::FP32, {2}, {tiny, 0.0})}}));
+  auto r = runTool("run " + path("add.mlir") + " --inputs " + path("in2.npz") + " -o " + path("p.npz") + " --precise");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  auto p = npy::readNpz(path("p.npz"));
+  ASSERT_TRUE(p.isOk());
+  ASSERT_EQ(p->size(), 1u);
+  EXPECT_EQ((*p)[0].second.dtype(), DType::FP64);
+  EXPECT_EQ((*p)[0].second.toDoubles(), (std::vector<double>{1.0 + tiny, 1.5}));
+
+  auto n = runTool("run " + path("add.mlir") + " --inputs " + path("in2.npz") + " -o " + path("n.npz"));
+  ASSERT_EQ(n.exitCode, 0) << n.out;
+  auto q = npy::readNpz(path("n.npz"));
+  ASSERT_TRUE(q.isOk());
+  EXPECT_EQ((*q)[0].second.dtype(), DType::FP32);
+  EXPECT_EQ((*q)[0].second.toDoubles(), (std::vector<double>{1.0, 1.5}));
+
+  auto help = runTool("run --help");
+  EXPECT_NE(help.out.find("--precise"), std::string::npos) << help.out;
 }

@@ -38,7 +38,8 @@ Result<NamedTensors> readNpzFile(const std::string& path) {
   return out;
 }
 
-// Runs the model on the reference backend: the reference when none is given.
+// Runs the model on the reference backend in precise mode: its unrounded fp64 outputs are the spec's
+// reference_fp64 (1.10) when no --reference is given.
 Status runReference(const CheckArgs& a, NamedTensors& outputs) {
   if (a.inputs.empty()) return Status::invalid("check: give --reference, or --inputs to compute the reference");
   auto module = loadModel(a.model);
@@ -58,7 +59,9 @@ Status runReference(const CheckArgs& a, NamedTensors& outputs) {
     if (!adapted) return adapted.status();
     inputs.emplace_back(name, std::move(*adapted));
   }
-  auto session = Session::create(std::move(*module));
+  SessionOptions so;
+  so.precise = true;
+  auto session = Session::create(std::move(*module), so);
   if (!session) return session.status();
   RunOptions ro;
   ro.function = a.function;
@@ -88,7 +91,7 @@ int checkVerb(const CheckArgs& a) {
     if (!r) return report(r.status());
     ref = std::move(*r);
   } else {
-    std::cout << "(no --reference: using the reference backend's outputs, rounded to the output types)\n";
+    std::cout << "(no --reference: using the reference backend's precise (fp64) outputs)\n";
     if (Status s = runReference(a, ref); !s) return report(s);
   }
   NamedTensors bounds;
@@ -119,8 +122,8 @@ int checkVerb(const CheckArgs& a) {
     if (forced) {
       mode = *forced;
     } else if (isFloat(dt)) {
-      // Default for floats: 0.5 ulp against an fp64 reference; 1 ulp against a reference already rounded to
-      // the output type (the two roundings can each be half an ulp).
+      // Default for floats: 0.5 ulp against an fp64 reference (given, or computed in precise mode); 1 ulp
+      // against a --reference already rounded to the output type (the two roundings can each be half an ulp).
       mode.mode = "ULP";
       mode.ulp = refIsFp64 ? 0.5 : 1.0;
     }
@@ -144,8 +147,8 @@ VerbAction addCheckVerb(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "check",
       "Judge an implementation's outputs with the TOSA compliance rules. Without --reference the model is run "
-      "on the reference backend and its outputs (already rounded to the output types; no fp64 mode yet) serve "
-      "as the reference. Exit 0 when every output is compliant, 1 otherwise");
+      "on --inputs by the reference backend in precise mode (every float computed unrounded in fp64) and those "
+      "outputs serve as the spec's fp64 reference. Exit 0 when every output is compliant, 1 otherwise");
   cmd->add_option("--model", args->model, "Model file (.mlir)")->required();
   cmd->add_option("--function", args->function, "Function")->capture_default_str();
   cmd->add_option("--inputs", args->inputs, "Inputs keyed by name (.npz), to compute the reference");

@@ -1,5 +1,5 @@
 // tosakit run MODEL [--function F] [--input NAME=FILE.npy ...] [--inputs FILE.npz] -o OUT.npz
-//                   [--dump-intermediates FILE.npz]
+//                   [--dump-intermediates FILE.npz] [--precise]
 #include <filesystem>
 #include <iostream>
 
@@ -20,6 +20,7 @@ struct RunArgs {
   std::string inputsNpz;
   std::string output;
   std::string dumpIntermediates;
+  bool precise = false;
   TargetFlags target;
 };
 
@@ -81,6 +82,7 @@ int runVerb(const RunArgs& a) {
 
   SessionOptions so;
   so.target = *target;
+  so.precise = a.precise;
   auto session = Session::create(std::move(*module), so);
   if (!session) return report(session.status());
   RunOptions ro;
@@ -111,6 +113,9 @@ VerbAction addRunVerb(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "Outputs keyed by name (.npz)")->required();
   cmd->add_option("--dump-intermediates", args->dumpIntermediates,
                   "Every op's result keyed by op name (.npz), for layer-by-layer comparison");
+  cmd->add_flag("--precise", args->precise,
+                "Compute every floating-point tensor unrounded in fp64 (the spec's reference_fp64 of 1.10 "
+                "Compliance); float outputs and intermediates are written as float64");
   args->target.add(cmd);
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;

@@ -355,7 +355,8 @@ Result<std::optional<std::vector<int64_t>>> Importer::axesOf(const NodeProto& n,
 Status Importer::checkArity(const NodeProto& n) const {
   static const std::map<std::string, int> kMinInputs = {
       {"Constant", 0}, {"Add", 2}, {"Sub", 2}, {"Mul", 2}, {"Div", 2}, {"Pow", 2}, {"Gemm", 2}, {"MatMul", 2},
-      {"Conv", 2}, {"ConvTranspose", 2}, {"BatchNormalization", 5}, {"Gather", 2}, {"Slice", 1}};
+      {"Conv", 2}, {"ConvTranspose", 2}, {"BatchNormalization", 5}, {"Gather", 2}, {"Slice", 1},
+      {"Scan", 0}, {"Loop", 0}};  // Scan-8 sequence_lens and Loop trip count are optional
   auto it = kMinInputs.find(n.op_type());
   const int need = it == kMinInputs.end() ? 1 : it->second;
   if (n.input_size() < need) return Status::parse("needs at least " + std::to_string(need) + " input(s)");
@@ -461,20 +462,12 @@ Status Importer::defineInputs() {
 
 // ---- the walk ----
 
-Result<std::unique_ptr<ir::Module>> Importer::run() {
-  TK_RETURN_IF_ERROR(defineInitializers());
-  TK_RETURN_IF_ERROR(defineInputs());
-  std::vector<std::string> outputs = opts.outputNames;
-  if (outputs.empty())
-    for (const auto& o : g.output()) outputs.push_back(o.name());
-  if (outputs.empty()) return Status::parse(file + ": the graph has no outputs");
-  for (const auto& n : g.node())
-    for (const auto& i : n.input()) uses[i]++;
-  for (const auto& o : outputs) uses[o]++;
-
+// Lowers nodes in order. Unsupported nodes are recorded in `errors` (their outputs poisoned); a malformed
+// model is returned as an error at once.
+Status Importer::lowerNodes(const google::protobuf::RepeatedPtrField<NodeProto>& nodes) {
   const HandlerTable& table = handlers();
-  for (int idx = 0; idx < g.node_size(); ++idx) {
-    const NodeProto& n = g.node(idx);
+  for (int idx = 0; idx < nodes.size(); ++idx) {
+    const NodeProto& n = nodes.Get(idx);
     loc = n.name();
     for (int o = 0; loc.empty() && o < n.output_size(); ++o) loc = n.output(o);
     if (loc.empty()) loc = n.op_type() + std::to_string(idx);
@@ -520,6 +513,64 @@ Result<std::unique_ptr<ir::Module>> Importer::run() {
       if (!n.output(i).empty() && !vals.count(n.output(i)))
         vals[n.output(i)].poisoned = true;  // an optional output we do not produce (e.g. MaxPool Indices)
   }
+
+  return Status::ok();
+}
+
+// Counts the consumers of every value, subgraphs (If/Loop/Scan bodies) included.
+static void countUses(const google::protobuf::RepeatedPtrField<NodeProto>& nodes, std::map<std::string, int>& uses) {
+  for (const auto& n : nodes) {
+    for (const auto& i : n.input()) uses[i]++;
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) countUses(a.g().node(), uses);
+      for (const auto& sg : a.graphs()) countUses(sg.node(), uses);
+    }
+  }
+}
+
+Status Importer::inlineGraph(const ::onnx::GraphProto& body, const std::vector<OVal>& inputs,
+                             std::vector<OVal>& outputs) {
+  if (body.input_size() != int(inputs.size()))
+    return Status::invalid("subgraph '" + body.name() + "' has " + std::to_string(body.input_size()) +
+                           " inputs, " + std::to_string(inputs.size()) + " given");
+  for (int i = 0; i < body.input_size(); ++i) vals[body.input(i).name()] = inputs[size_t(i)];
+  for (const auto& init : body.initializer()) {
+    auto t = tensorFromProto(init, file + ": initializer '" + init.name() + "'");
+    if (!t) return t.status();
+    OVal v;
+    v.shape = t->shape();
+    v.dtype = t->dtype();
+    v.c = std::make_shared<const Tensor>(std::move(*t));
+    vals[init.name()] = std::move(v);
+  }
+  const std::string outerLoc = loc;
+  const size_t errorsBefore = errors.size();
+  Status s = lowerNodes(body.node());
+  loc = outerLoc;
+  if (!s.isOk()) return s;
+  if (errors.size() != errorsBefore) return Status::unsupported("");  // the body's nodes are reported already
+  outputs.clear();
+  for (const auto& o : body.output()) {
+    auto it = vals.find(o.name());
+    if (it == vals.end()) return Status::invalid("subgraph output '" + o.name() + "' is not defined");
+    if (it->second.poisoned) return Status::unsupported("subgraph output '" + o.name() + "' is not supported");
+    outputs.push_back(it->second);
+  }
+  return Status::ok();
+}
+
+
+Result<std::unique_ptr<ir::Module>> Importer::run() {
+  TK_RETURN_IF_ERROR(defineInitializers());
+  TK_RETURN_IF_ERROR(defineInputs());
+  std::vector<std::string> outputs = opts.outputNames;
+  if (outputs.empty())
+    for (const auto& o : g.output()) outputs.push_back(o.name());
+  if (outputs.empty()) return Status::parse(file + ": the graph has no outputs");
+  countUses(g.node(), uses);
+  for (const auto& o : outputs) uses[o]++;
+
+  TK_RETURN_IF_ERROR(lowerNodes(g.node()));
 
   loc = "output";
   std::vector<Value*> results;
@@ -576,6 +627,7 @@ const HandlerTable& Importer::handlers() {
     registerDataMovementOps(t);
     registerQuantOps(t);
     registerRecurrentOps(t);
+    registerControlFlowOps(t);
     return t;
   }();
   return table;
@@ -608,7 +660,11 @@ Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::strin
       return Status::parse(name + ": ONNX checker: " + what);
     }
   }
-  if (opts.convertOpset && opset > 0 && opset < 17) {
+  // Scan-8 -> 9 conversion rewrites the graph's input shapes (drops the batch axis): keep such models as they
+  // are (the lowering reads Scan-8 directly).
+  bool hasScan8 = false;
+  for (const auto& n : model.graph().node()) hasScan8 |= n.op_type() == "Scan" && opset < 9;
+  if (opts.convertOpset && opset > 0 && opset < 17 && !hasScan8) {
     // The converter covers most ops; when it cannot convert, keep the original (the lowering handles the
     // older attribute forms of the ops it supports).
     try {

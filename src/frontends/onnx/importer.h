@@ -85,7 +85,8 @@ void registerReduceOps(HandlerTable& t);       // ops_reduce.cpp: Reduce*, ArgMa
 void registerResizeOps(HandlerTable& t);       // ops_resize.cpp: Resize, Upsample
 void registerDataMovementOps(HandlerTable& t);  // ops_data_movement.cpp: Split, Pad, Tile, Expand, Gather, ...
 void registerQuantOps(HandlerTable& t);
-void registerRecurrentOps(HandlerTable& t);    // ops_rnn.cpp: RNN, GRU, LSTM (unrolled)        // ops_quant.cpp: QuantizeLinear, QLinear*, *Integer
+void registerRecurrentOps(HandlerTable& t);
+void registerControlFlowOps(HandlerTable& t);  // ops_control.cpp: If, Loop, Scan    // ops_rnn.cpp: RNN, GRU, LSTM (unrolled)        // ops_quant.cpp: QuantizeLinear, QLinear*, *Integer
 
 class Importer {
  public:
@@ -155,6 +156,11 @@ class Importer {
   // Unary elementwise lowering: keeps the input's layout; the op returned by f carries the node name.
   Status unaryKeepLayout(const NodeProto& n, const std::function<Value*(Value*)>& f);
 
+  // Lowers a subgraph (If branch, Loop/Scan body) inline in the current function: its inputs are bound to
+  // `inputs`, its nodes lowered like the main graph's (outer values stay visible), its outputs returned.
+  // Unsupported when any body node is (those are reported in `errors`).
+  Status inlineGraph(const ::onnx::GraphProto& body, const std::vector<OVal>& inputs, std::vector<OVal>& outputs);
+
   // A conv whose weight/bias constants a following BatchNormalization may rewrite in place.
   struct ConvInfo {
     ir::Operation* weightConst;
@@ -178,6 +184,7 @@ class Importer {
   Status defineInputs();
   Status defineInitializers();
   Status checkArity(const NodeProto& n) const;
+  Status lowerNodes(const google::protobuf::RepeatedPtrField<NodeProto>& nodes);
   static const HandlerTable& handlers();
 };
 

@@ -1,6 +1,7 @@
 // TensorProto <-> tosakit Tensor, and reading ONNX protobuf files.
 #include "frontends/onnx/onnx_internal.h"
 
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -36,46 +37,70 @@ Result<DType> dtypeFromOnnx(int32_t t, const std::string& what) {
   return Status::unsupported(what + ": ONNX element type " + name + " is not supported");
 }
 
+// Element count of `dims`, or an error for a negative dimension or a count that does not fit in int64.
+static Result<int64_t> checkedCount(const Shape& dims, const std::string& what) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) return Status::parse(what + ": negative dimension in tensor shape " + shapeToString(dims));
+    if (d != 0 && n > INT64_MAX / d)
+      return Status::parse(what + ": tensor shape " + shapeToString(dims) + " has too many elements");
+    n *= d;
+  }
+  return n;
+}
+
+// Number of values stored in the typed field that holds this element type (raw_data aside).
+static int64_t typedCount(const ::onnx::TensorProto& tp) {
+  switch (tp.data_type()) {
+    case ::onnx::TensorProto::FLOAT: return tp.float_data_size();
+    case ::onnx::TensorProto::DOUBLE: return tp.double_data_size();
+    case ::onnx::TensorProto::INT64: return tp.int64_data_size();
+    default: return tp.int32_data_size();  // int32, int16, int8, uint8, uint16, bool
+  }
+}
+
 Result<Tensor> tensorFromProto(const ::onnx::TensorProto& tp, const std::string& what) {
   if (tp.data_location() == ::onnx::TensorProto::EXTERNAL)
     return Status::unsupported(what + ": tensors with external data are not supported");
   auto dt = dtypeFromOnnx(tp.data_type(), what);
   if (!dt) return dt.status();
   Shape shape(tp.dims().begin(), tp.dims().end());
-  for (int64_t d : shape)
-    if (d < 0) return Status::parse(what + ": negative dimension in tensor");
-  Tensor t(*dt, shape);
-  const int64_t n = t.size();
+  // The sizes are checked against the data actually present before allocating: dims are untrusted, and a
+  // huge shape with little data must be an error, not an allocation failure.
+  auto count = checkedCount(shape, what);
+  if (!count) return count.status();
+  const int64_t n = *count;
   if (tp.has_raw_data()) {
     // raw_data is little-endian, densely packed; bool is one byte per element like tosakit's storage.
-    if (tp.raw_data().size() != t.byteSize())
-      return Status::parse(what + ": raw_data holds " + std::to_string(tp.raw_data().size()) + " bytes, expected " +
-                           std::to_string(t.byteSize()) + " for shape " + shapeToString(shape));
+    const uint64_t have = tp.raw_data().size(), elem = storageBytes(*dt);
+    if (have % elem != 0 || uint64_t(n) != have / elem) {
+      std::string expected = uint64_t(n) <= UINT64_MAX / elem ? std::to_string(uint64_t(n) * elem)
+                                                              : std::to_string(n) + " x " + std::to_string(elem);
+      return Status::parse(what + ": raw_data holds " + std::to_string(have) + " bytes, expected " + expected +
+                           " for shape " + shapeToString(shape));
+    }
+    Tensor t(*dt, shape);
     std::memcpy(t.data(), tp.raw_data().data(), t.byteSize());
     return t;
   }
-  auto sizeError = [&](int64_t got) {
-    return Status::parse(what + ": tensor holds " + std::to_string(got) + " values, expected " + std::to_string(n));
-  };
+  if (tp.data_type() == ::onnx::TensorProto::FLOAT16 || tp.data_type() == ::onnx::TensorProto::BFLOAT16)
+    return Status::unsupported(what + ": fp16/bf16 tensors must use raw_data");
+  if (typedCount(tp) != n)
+    return Status::parse(what + ": tensor holds " + std::to_string(typedCount(tp)) + " values, expected " +
+                         std::to_string(n) + " for shape " + shapeToString(shape));
+  Tensor t(*dt, shape);
   switch (tp.data_type()) {
     case ::onnx::TensorProto::FLOAT:
-      if (tp.float_data_size() != n) return sizeError(tp.float_data_size());
       for (int64_t i = 0; i < n; ++i) t.setFloat(i, tp.float_data(int(i)));
       return t;
     case ::onnx::TensorProto::DOUBLE:
-      if (tp.double_data_size() != n) return sizeError(tp.double_data_size());
       for (int64_t i = 0; i < n; ++i) t.setFloat(i, tp.double_data(int(i)));
       return t;
     case ::onnx::TensorProto::INT64:
-      if (tp.int64_data_size() != n) return sizeError(tp.int64_data_size());
       for (int64_t i = 0; i < n; ++i) t.setInt(i, tp.int64_data(int(i)));
       return t;
-    case ::onnx::TensorProto::FLOAT16:
-    case ::onnx::TensorProto::BFLOAT16:
-      return Status::unsupported(what + ": fp16/bf16 tensors must use raw_data");
     default:
       // int32, int16, int8, uint8, uint16, bool are stored in int32_data.
-      if (tp.int32_data_size() != n) return sizeError(tp.int32_data_size());
       for (int64_t i = 0; i < n; ++i) t.setInt(i, tp.int32_data(int(i)));
       return t;
   }

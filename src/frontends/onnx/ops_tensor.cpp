@@ -1,5 +1,8 @@
 // Constants, shape computations and layout ops: folded at import time when their inputs are constants
-// (a model's Shape -> Cast -> Slice -> Reshape chains), else lowered to TOSA reshape/slice/concat/transpose.
+// (a model's Shape -> Cast -> Slice -> Concat -> Reshape chains; Slice and Gather live in
+// ops_data_movement.cpp), else lowered to TOSA reshape/concat/transpose. Run-time values of every element
+// type TOSA carries move through them; the result keeps the input's ONNX type (int64 as i32, uint8 as i8
+// bits).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -35,9 +38,86 @@ Status opConstant(Importer& im, const NodeProto& n) {
 }
 
 Status opIdentity(Importer& im, const NodeProto& n) {
-  if (n.op_type() == "Dropout" && n.output_size() > 1 && !n.output(1).empty())
-    return Status::unsupported("Dropout mask output");
   im.vals[n.output(0)] = im.val(n, 0);
+  return Status::ok();
+}
+
+// Dropout at inference is the identity and its mask all true; training mode draws random numbers.
+Status opDropout(Importer& im, const NodeProto& n) {
+  if (im.hasInput(n, 2)) {
+    auto tm = im.constInput(n, 2, "training_mode");
+    if (!tm) return tm.status();
+    if ((*tm)->size() != 1) return Status::invalid("Dropout training_mode must hold one value");
+    if ((*tm)->getInt(0) != 0) {
+      // Training mode drops at random unless the ratio is 0.
+      auto r = im.hasInput(n, 1) ? im.constInput(n, 1, "ratio") : Result<const Tensor*>(Status::unsupported(""));
+      if (!r || (*r)->size() != 1 || (*r)->getFloat(0) != 0.0)
+        return Status::unsupported("Dropout in training mode with a ratio that is not a constant 0 (random mask)");
+    }
+  }
+  if (im.opset < 7 && im.attrInt(n, "is_test", 0) == 0)
+    return Status::unsupported("Dropout in training mode (is_test = 0)");
+  OVal x = im.val(n, 0);
+  im.vals[n.output(0)] = x;
+  if (im.hasOutput(n, 1)) {
+    Tensor mask(DType::Bool, x.shape);
+    for (int64_t i = 0; i < mask.size(); ++i) mask.setInt(i, 1);
+    im.setConst(n, 1, std::move(mask));
+  }
+  return Status::ok();
+}
+
+// Size: the element count is known at import.
+Status opSize(Importer& im, const NodeProto& n) {
+  im.setConst(n, 0, Tensor::fromInts(DType::I64, {}, {numElements(im.val(n, 0).shape)}));
+  return Status::ok();
+}
+
+// Range: folded; run-time bounds would make the output shape data-dependent.
+Status opRange(Importer& im, const NodeProto& n) {
+  for (int i = 0; i < 3; ++i)
+    if (!im.val(n, i).isConst())
+      return Status::unsupported("Range with a run-time start/limit/delta (the output shape depends on the data)");
+  const Tensor &st = *im.val(n, 0).c, &li = *im.val(n, 1).c, &de = *im.val(n, 2).c;
+  if (st.size() != 1 || li.size() != 1 || de.size() != 1) return Status::invalid("Range inputs must be scalars");
+  const DType t = st.dtype();
+  std::vector<double> v;
+  if (isFloat(t)) {
+    double s = st.getFloat(0), l = li.getFloat(0), d = de.getFloat(0);
+    if (d == 0) return Status::invalid("Range delta 0");
+    int64_t count = std::max<int64_t>(int64_t(std::ceil((l - s) / d)), 0);
+    for (int64_t i = 0; i < count; ++i) v.push_back(s + double(i) * d);
+    im.setConst(n, 0, Tensor::fromDoubles(t, {int64_t(v.size())}, v));
+    return Status::ok();
+  }
+  int64_t s = st.getInt(0), l = li.getInt(0), d = de.getInt(0);
+  if (d == 0) return Status::invalid("Range delta 0");
+  int64_t span = l - s;
+  int64_t count = d > 0 ? (span > 0 ? (span + d - 1) / d : 0) : (span < 0 ? (-span + -d - 1) / -d : 0);
+  std::vector<int64_t> iv;
+  for (int64_t i = 0; i < count; ++i) iv.push_back(s + i * d);
+  im.setConst(n, 0, Tensor::fromInts(t, {count}, iv));
+  return Status::ok();
+}
+
+// EyeLike: ones on the k-th diagonal, in `dtype` (default: the input's type); known at import.
+Status opEyeLike(Importer& im, const NodeProto& n) {
+  const OVal& x = im.val(n, 0);
+  if (x.shape.size() != 2) return Status::invalid("EyeLike needs a rank-2 input");
+  DType t = x.dtype;
+  if (auto* a = im.attr(n, "dtype")) {
+    auto dt = dtypeFromOnnx(int(a->i()), "EyeLike dtype");
+    if (!dt) return dt.status();
+    t = *dt;
+  }
+  const int64_t k = im.attrInt(n, "k", 0), R = x.shape[0], C = x.shape[1];
+  Tensor out(t, x.shape);
+  for (int64_t i = 0; i < R; ++i)
+    if (i + k >= 0 && i + k < C) {
+      if (isFloat(t)) out.setFloat(i * C + i + k, 1.0);
+      else out.setInt(i * C + i + k, 1);
+    }
+  im.setConst(n, 0, std::move(out));
   return Status::ok();
 }
 
@@ -68,120 +148,6 @@ Status opConstantOfShape(Importer& im, const NodeProto& n) {
     else out.setInt(i, fill.getInt(0));
   }
   im.setConst(n, 0, std::move(out));
-  return Status::ok();
-}
-
-Status opGather(Importer& im, const NodeProto& n) {
-  auto data = im.constInput(n, 0, "data (run-time Gather is not supported yet)");
-  if (!data) return data.status();
-  auto idx = im.constInput(n, 1, "indices");
-  if (!idx) return idx.status();
-  const Tensor &d = **data, &ix = **idx;
-  const Shape& ds = d.shape();
-  int64_t axis = normAxis(im.attrInt(n, "axis", 0), int64_t(ds.size()));
-  if (axis < 0 || axis >= int64_t(ds.size())) return Status::invalid("Gather axis out of range");
-  int64_t outer = 1, inner = 1, dim = ds[size_t(axis)];
-  for (int64_t i = 0; i < axis; ++i) outer *= ds[size_t(i)];
-  for (size_t i = size_t(axis) + 1; i < ds.size(); ++i) inner *= ds[i];
-  Shape os(ds.begin(), ds.begin() + axis);
-  for (int64_t v : ix.shape()) os.push_back(v);
-  os.insert(os.end(), ds.begin() + axis + 1, ds.end());
-  Tensor out(d.dtype(), os);
-  const size_t es = storageBytes(d.dtype());
-  int64_t o = 0;
-  for (int64_t l = 0; l < outer; ++l)
-    for (int64_t k = 0; k < ix.size(); ++k) {
-      int64_t j = ix.getInt(k);
-      if (j < 0) j += dim;
-      if (j < 0 || j >= dim) return Status::invalid("Gather index " + std::to_string(ix.getInt(k)) + " out of range");
-      std::memcpy(out.data() + size_t(o) * es, d.data() + size_t((l * dim + j) * inner) * es, size_t(inner) * es);
-      o += inner;
-    }
-  im.setConst(n, 0, std::move(out));
-  return Status::ok();
-}
-
-Status opSlice(Importer& im, const NodeProto& n) {
-  OVal& x = im.val(n, 0);
-  std::vector<int64_t> starts, ends, axes, steps;
-  if (im.opset < 10) {
-    starts = im.attrInts(n, "starts").value_or(std::vector<int64_t>{});
-    ends = im.attrInts(n, "ends").value_or(std::vector<int64_t>{});
-    axes = im.attrInts(n, "axes").value_or(std::vector<int64_t>{});
-  } else {
-    auto s = im.constInput(n, 1, "starts");
-    if (!s) return s.status();
-    auto e = im.constInput(n, 2, "ends");
-    if (!e) return e.status();
-    starts = (*s)->toInts();
-    ends = (*e)->toInts();
-    if (im.hasInput(n, 3)) {
-      auto a = im.constInput(n, 3, "axes");
-      if (!a) return a.status();
-      axes = (*a)->toInts();
-    }
-    if (im.hasInput(n, 4)) {
-      auto st = im.constInput(n, 4, "steps");
-      if (!st) return st.status();
-      steps = (*st)->toInts();
-    }
-  }
-  const int64_t rank = int64_t(x.shape.size());
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
-  if (steps.empty()) steps.assign(starts.size(), 1);
-  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
-    return Status::invalid("Slice starts/ends/axes/steps lengths differ");
-  Shape begin(size_t(rank), 0), size = x.shape, step(size_t(rank), 1);
-  for (size_t i = 0; i < starts.size(); ++i) {
-    int64_t a = normAxis(axes[i], rank);
-    if (a < 0 || a >= rank) return Status::invalid("Slice axis out of range");
-    int64_t dim = x.shape[size_t(a)], st = steps[i];
-    if (st == 0) return Status::invalid("Slice step 0");
-    int64_t s = starts[i] < 0 ? starts[i] + dim : starts[i];
-    int64_t e = ends[i] < 0 ? ends[i] + dim : ends[i];
-    if (st > 0) {
-      s = std::clamp<int64_t>(s, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-      size[size_t(a)] = e > s ? (e - s + st - 1) / st : 0;
-    } else {
-      s = std::clamp<int64_t>(s, 0, dim - 1);
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-      size[size_t(a)] = s > e ? (s - e + (-st) - 1) / (-st) : 0;
-    }
-    begin[size_t(a)] = s;
-    step[size_t(a)] = st;
-  }
-  if (x.isConst()) {
-    const Tensor& t = *x.c;
-    Tensor out(t.dtype(), size);
-    const size_t es = storageBytes(t.dtype());
-    std::vector<int64_t> idx(size_t(rank), 0);
-    std::vector<int64_t> src(size_t(rank), 0);
-    for (int64_t o = 0; o < out.size(); ++o) {
-      for (size_t d = 0; d < size_t(rank); ++d) src[d] = begin[d] + idx[d] * step[d];
-      std::memcpy(out.data() + size_t(o) * es, t.data() + size_t(t.offset(src)) * es, es);
-      for (size_t d = size_t(rank); d-- > 0;) {
-        if (++idx[d] < size[d]) break;
-        idx[d] = 0;
-      }
-    }
-    im.setConst(n, 0, std::move(out));
-    return Status::ok();
-  }
-  TK_RETURN_IF_ERROR(im.requireFloat(n, x));
-  for (int64_t s : step)
-    if (s != 1) return Status::unsupported("run-time Slice with steps other than 1");
-  Layout l = x.prefersNhwc() ? Layout::Nhwc : Layout::Plain;
-  auto v = im.get(x, l);
-  if (!v) return v.status();
-  if (l == Layout::Nhwc) {
-    begin = permuteShape(begin, kToNhwc);
-    size = permuteShape(size, kToNhwc);
-  }
-  Value* st = im.b.constShape(begin, im.aux("start"));
-  Value* sz = im.b.constShape(size, im.aux("size"));
-  im.setValue(n, 0, im.b.op1("tosa.slice", {*v, st, sz}, ValueType::tensor(DType::FP32, size), {}, im.loc), l);
   return Status::ok();
 }
 
@@ -219,7 +185,8 @@ Status opConcat(Importer& im, const NodeProto& n) {
   Layout l = anyNhwc && rank == 4 ? Layout::Nhwc : Layout::Plain;
   std::vector<Value*> ins;
   for (int i = 0; i < n.input_size(); ++i) {
-    TK_RETURN_IF_ERROR(im.requireFloat(n, im.val(n, i)));
+    if (numElements(im.val(n, i).shape) == 0) continue;  // an empty part adds nothing (TOSA has no empty tensors)
+    TK_RETURN_IF_ERROR(im.rtType(im.val(n, i)).status());
     auto v = im.get(im.val(n, i), l);
     if (!v) return v.status();
     ins.push_back(*v);
@@ -227,9 +194,9 @@ Status opConcat(Importer& im, const NodeProto& n) {
   int64_t tosaAxis = l == Layout::Nhwc ? kNhwcPos[axis] : axis;
   Shape tosaShape = l == Layout::Nhwc ? permuteShape(outShape, kToNhwc) : outShape;
   im.setValue(n, 0,
-           im.b.op1("tosa.concat", ins, ValueType::tensor(DType::FP32, tosaShape),
+           im.b.op1("tosa.concat", ins, ValueType::tensor(ins[0]->type.dtype, tosaShape),
                   {{"axis", ir::Attribute::integer(tosaAxis, DType::I32)}}, im.loc),
-           l);
+           l, im.val(n, 0).dtype);
   return Status::ok();
 }
 
@@ -279,10 +246,15 @@ Status opReshape(Importer& im, const NodeProto& n) {
   if (inferAt >= 0) out[size_t(inferAt)] = known ? numElements(x.shape) / known : 0;
   return reshapeLike(x, out, [&](Tensor t) { im.setConst(n, 0, std::move(t)); },
                      [&](const Shape& s) -> Status {
-                       TK_RETURN_IF_ERROR(im.requireFloat(n, x));
+                       TK_RETURN_IF_ERROR(im.rtType(x).status());
                        auto v = im.get(x, Layout::Plain);
                        if (!v) return v.status();
-                       im.setValue(n, 0, im.b.reshape(*v, s, im.loc), Layout::Plain);
+                       Value* y = im.reshapeTo(*v, s, im.loc);
+                       if (y == *v) {  // same shape: the value itself
+                         im.setOut(n, 0, x);
+                         return Status::ok();
+                       }
+                       im.setValue(n, 0, y, Layout::Plain, x.dtype);
                        return Status::ok();
                      });
 }
@@ -296,10 +268,15 @@ Status opFlatten(Importer& im, const NodeProto& n) {
   for (int64_t i = 0; i < r; ++i) (i < axis ? a : c) *= x.shape[size_t(i)];
   return reshapeLike(x, {a, c}, [&](Tensor t) { im.setConst(n, 0, std::move(t)); },
                      [&](const Shape& s) -> Status {
-                       TK_RETURN_IF_ERROR(im.requireFloat(n, x));
+                       TK_RETURN_IF_ERROR(im.rtType(x).status());
                        auto v = im.get(x, Layout::Plain);
                        if (!v) return v.status();
-                       im.setValue(n, 0, im.b.reshape(*v, s, im.loc), Layout::Plain);
+                       Value* y = im.reshapeTo(*v, s, im.loc);
+                       if (y == *v) {  // same shape: the value itself
+                         im.setOut(n, 0, x);
+                         return Status::ok();
+                       }
+                       im.setValue(n, 0, y, Layout::Plain, x.dtype);
                        return Status::ok();
                      });
 }
@@ -323,10 +300,15 @@ Status opSqueeze(Importer& im, const NodeProto& n) {
   }
   return reshapeLike(x, out, [&](Tensor t) { im.setConst(n, 0, std::move(t)); },
                      [&](const Shape& s) -> Status {
-                       TK_RETURN_IF_ERROR(im.requireFloat(n, x));
+                       TK_RETURN_IF_ERROR(im.rtType(x).status());
                        auto v = im.get(x, Layout::Plain);
                        if (!v) return v.status();
-                       im.setValue(n, 0, im.b.reshape(*v, s, im.loc), Layout::Plain);
+                       Value* y = im.reshapeTo(*v, s, im.loc);
+                       if (y == *v) {  // same shape: the value itself
+                         im.setOut(n, 0, x);
+                         return Status::ok();
+                       }
+                       im.setValue(n, 0, y, Layout::Plain, x.dtype);
                        return Status::ok();
                      });
 }
@@ -344,10 +326,15 @@ Status opUnsqueeze(Importer& im, const NodeProto& n) {
   for (int64_t i = 0; i < outRank; ++i) out.push_back(add.count(i) ? 1 : x.shape.at(j++));
   return reshapeLike(x, out, [&](Tensor t) { im.setConst(n, 0, std::move(t)); },
                      [&](const Shape& s) -> Status {
-                       TK_RETURN_IF_ERROR(im.requireFloat(n, x));
+                       TK_RETURN_IF_ERROR(im.rtType(x).status());
                        auto v = im.get(x, Layout::Plain);
                        if (!v) return v.status();
-                       im.setValue(n, 0, im.b.reshape(*v, s, im.loc), Layout::Plain);
+                       Value* y = im.reshapeTo(*v, s, im.loc);
+                       if (y == *v) {  // same shape: the value itself
+                         im.setOut(n, 0, x);
+                         return Status::ok();
+                       }
+                       im.setValue(n, 0, y, Layout::Plain, x.dtype);
                        return Status::ok();
                      });
 }
@@ -363,7 +350,7 @@ Status opTranspose(Importer& im, const NodeProto& n) {
     im.setConst(n, 0, permuteTensor(*x.c, perm));
     return Status::ok();
   }
-  TK_RETURN_IF_ERROR(im.requireFloat(n, x));
+  TK_RETURN_IF_ERROR(im.rtType(x).status());
   // From an NHWC-stored value, transpose the stored tensor directly: logical axis a sits at kNhwcPos[a].
   Layout l = x.prefersNhwc() ? Layout::Nhwc : Layout::Plain;
   auto v = im.get(x, l);
@@ -374,7 +361,7 @@ Status opTranspose(Importer& im, const NodeProto& n) {
   bool identity = true;
   for (int64_t i = 0; i < r; ++i) identity &= stored[size_t(i)] == i;
   Value* out = identity ? *v : im.b.transpose(*v, stored, im.loc);
-  im.setValue(n, 0, out, Layout::Plain);
+  im.setValue(n, 0, out, Layout::Plain, x.dtype);
   return Status::ok();
 }
 
@@ -383,11 +370,12 @@ Status opTranspose(Importer& im, const NodeProto& n) {
 void registerTensorOps(HandlerTable& t) {
   t["Constant"] = opConstant;
   t["Identity"] = opIdentity;
-  t["Dropout"] = opIdentity;
+  t["Dropout"] = opDropout;
+  t["Size"] = opSize;
+  t["Range"] = opRange;
+  t["EyeLike"] = opEyeLike;
   t["Shape"] = opShape;
   t["ConstantOfShape"] = opConstantOfShape;
-  t["Gather"] = opGather;
-  t["Slice"] = opSlice;
   t["Concat"] = opConcat;
   t["Reshape"] = opReshape;
   t["Flatten"] = opFlatten;
