@@ -10,6 +10,8 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -19,6 +21,8 @@
 
 #include "core/tensor.h"
 #include "frontends/onnx/onnx_import.h"
+#include "onnx_test_util.h"
+#include "tosakit/model_io.h"
 #include "tosakit/session.h"
 
 namespace tosakit::onnxtest {
@@ -29,6 +33,11 @@ inline const char* kOnnxNodeDataDir = "/usr/share/libonnx-testdata/data/node";
 inline Result<Tensor> toRuntimeType(const Tensor& t, DType want, const std::string& what) {
   if (t.dtype() == want) return t;
   Tensor out(want, t.shape());
+  if (t.dtype() == DType::U16 && want == DType::BF16) {
+    // ONNX stores bfloat16 test data as uint16 bit patterns (numpy has no bfloat16).
+    for (int64_t i = 0; i < t.size(); ++i) out.setInt(i, t.getInt(i));
+    return out;
+  }
   for (int64_t i = 0; i < t.size(); ++i) {
     if (isFloat(want)) {
       out.setFloat(i, t.getFloat(i));
@@ -118,6 +127,36 @@ inline ::testing::AssertionResult runNodeCase(const std::string& caseName, const
   }
   if (sets == 0) return ::testing::AssertionFailure() << caseName << ": no test_data_set_*";
   return ::testing::AssertionSuccess();
+}
+
+// runNodeCase, and the imported MLIR (data set 0's bindings) must pass upstream mlir-opt-22's parser and TOSA
+// verifiers when mlir-opt-22 is installed.
+inline ::testing::AssertionResult runNodeCaseVerified(const std::string& caseName, const std::set<int>& bind = {}) {
+  auto r = runNodeCase(caseName, bind);
+  if (!r) return r;
+  if (std::system("command -v mlir-opt-22 >/dev/null 2>&1") != 0) return r;
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(kOnnxNodeDataDir) / caseName;
+  onnx::OnnxImportOptions opts;
+  for (int i = 0; fs::exists(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")); ++i) {
+    if (!bind.count(i)) continue;
+    auto t = onnx::loadOnnxTensor((dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")).string());
+    if (!t) return ::testing::AssertionFailure() << t.status().toString();
+    opts.bindInputs[t->first] = t->second;
+  }
+  auto m = onnx::importOnnx((dir / "model.onnx").string(), opts);
+  if (!m) return ::testing::AssertionFailure() << m.status().toString();
+  // Test processes run in parallel: the pid keeps the temp names apart.
+  const std::string stem = caseName + "_" + std::to_string(::getpid());
+  std::string mlir = tempPath(stem + ".mlir"), err = tempPath(stem + ".err");
+  if (!saveModel(**m, mlir).isOk()) return ::testing::AssertionFailure() << "cannot save " << mlir;
+  int rc = std::system(("mlir-opt-22 '" + mlir + "' -o /dev/null 2>'" + err + "'").c_str());
+  std::ifstream es(err);
+  std::string errors((std::istreambuf_iterator<char>(es)), std::istreambuf_iterator<char>());
+  fs::remove(mlir);
+  fs::remove(err);
+  if (rc != 0) return ::testing::AssertionFailure() << caseName << ": mlir-opt-22: " << errors;
+  return r;
 }
 
 }  // namespace tosakit::onnxtest

@@ -623,6 +623,7 @@ const HandlerTable& Importer::handlers() {
     registerPoolOps(t);
     registerMatmulOps(t);
     registerReduceOps(t);
+    registerLossOps(t);
     registerResizeOps(t);
     registerDataMovementOps(t);
     registerQuantOps(t);
@@ -660,11 +661,13 @@ Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::strin
       return Status::parse(name + ": ONNX checker: " + what);
     }
   }
-  // Scan-8 -> 9 conversion rewrites the graph's input shapes (drops the batch axis): keep such models as they
-  // are (the lowering reads Scan-8 directly).
-  bool hasScan8 = false;
-  for (const auto& n : model.graph().node()) hasScan8 |= n.op_type() == "Scan" && opset < 9;
-  if (opts.convertOpset && opset > 0 && opset < 17 && !hasScan8) {
+  // Some converter adapters change meaning: Scan-8 -> 9 rewrites the graph's input shapes (drops the batch
+  // axis); Hardmax-11 -> 13 keeps `axis` but drops the coercion to 2-D. Such models stay as they are (the
+  // lowerings read those older forms directly).
+  bool keepOpset = false;
+  for (const auto& n : model.graph().node())
+    keepOpset |= (n.op_type() == "Scan" && opset < 9) || (n.op_type() == "Hardmax" && opset < 13);
+  if (opts.convertOpset && opset > 0 && opset < 17 && !keepOpset) {
     // The converter covers most ops; when it cannot convert, keep the original (the lowering handles the
     // older attribute forms of the ops it supports).
     try {

@@ -82,6 +82,7 @@ void registerConvOps(HandlerTable& t);         // ops_conv.cpp: Conv, ConvTransp
 void registerPoolOps(HandlerTable& t);         // ops_pool.cpp: MaxPool, AveragePool, Global*, LpPool
 void registerMatmulOps(HandlerTable& t);       // ops_matmul.cpp: Gemm, MatMul, Einsum
 void registerReduceOps(HandlerTable& t);       // ops_reduce.cpp: Reduce*, ArgMax/ArgMin, CumSum, ...
+void registerLossOps(HandlerTable& t);         // ops_loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 void registerResizeOps(HandlerTable& t);       // ops_resize.cpp: Resize, Upsample
 void registerDataMovementOps(HandlerTable& t);  // ops_data_movement.cpp: Split, Pad, Tile, Expand, Gather, ...
 void registerQuantOps(HandlerTable& t);

@@ -272,6 +272,8 @@ Result<SliceParams> sliceParams(Importer& im, const NodeProto& n) {
 std::vector<int64_t> slicePositions(int64_t dim, int64_t start, int64_t end, int64_t step) {
   auto norm = [&](int64_t v) { return v < 0 ? (v < -dim ? -1 - dim : v) + dim : v; };  // no overflow at INT64_MIN
   int64_t s = norm(start), e = norm(end);
+  // A step longer than the axis keeps only the first position; clamping it avoids overflow in i += step.
+  step = std::clamp<int64_t>(step, -std::max<int64_t>(dim, 1), std::max<int64_t>(dim, 1));
   std::vector<int64_t> pos;
   if (step > 0) {
     s = std::clamp<int64_t>(s, 0, dim);
