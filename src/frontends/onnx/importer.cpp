@@ -109,6 +109,18 @@ Tensor castTensor(const Tensor& t, DType to) {
   return out;
 }
 
+int64_t trimPadding(int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t padBegin, int64_t& padEnd) {
+  int64_t span = in - 1 + padBegin + padEnd - (k - 1) * dil;
+  int64_t r = span % stride;
+  if (r == 0) return 0;
+  if (padEnd >= r) {
+    padEnd -= r;
+    return 0;
+  }
+  int64_t cut = r - padEnd;
+  padEnd = 0;
+  return cut;
+}
 
 std::optional<DType> runtimeDType(DType t) {
   switch (t) {

@@ -12,23 +12,8 @@ namespace {
 
 // ---- conv / batch norm ----
 
-// TOSA's output size is an exact division: drop padding (then input rows) that no window reads.
-// Returns the rows to cut from the end of the input.
 Status conv2dImpl(Importer& im, const NodeProto& n, Value* x, const Tensor& w, const Tensor* bias, int64_t group,
                   std::vector<int64_t> pads, std::vector<int64_t> strides, std::vector<int64_t> dil);
-
-int64_t trimPadding(int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t padBegin, int64_t& padEnd) {
-  int64_t span = in - 1 + padBegin + padEnd - (k - 1) * dil;
-  int64_t r = span % stride;
-  if (r == 0) return 0;
-  if (padEnd >= r) {
-    padEnd -= r;
-    return 0;
-  }
-  int64_t cut = r - padEnd;
-  padEnd = 0;
-  return cut;
-}
 
 Status opConv(Importer& im, const NodeProto& n) {
   OVal& x = im.val(n, 0);

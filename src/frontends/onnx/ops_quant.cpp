@@ -237,19 +237,6 @@ Status opDynamicQuantizeLinear(Importer& im, const NodeProto& n) {
 
 // ---- integer products ----
 
-// Rows/cols TOSA's exact output-size rule leaves unread: trim the end padding, then the input.
-int64_t trimToExactWindows(int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t padBegin, int64_t& padEnd) {
-  int64_t r = (in - 1 + padBegin + padEnd - (k - 1) * dil) % stride;
-  if (r == 0) return 0;
-  if (padEnd >= r) {
-    padEnd -= r;
-    return 0;
-  }
-  const int64_t cut = r - padEnd;
-  padEnd = 0;
-  return cut;
-}
-
 // Σ (x - x_zp)(w - w_zp) as a TOSA i8 conv2d with an i32 accumulator (2-D, group 1). Inputs: x (run-time
 // uint8/int8), the constant weight [M, C, KH, KW], zero points, and an optional i32 bias.
 Result<Value*> integerConv(Importer& im, const NodeProto& n, OVal& x, const Tensor& w, int64_t xZp, int64_t wZp,
@@ -282,8 +269,8 @@ Result<Value*> integerConv(Importer& im, const NodeProto& n, OVal& x, const Tens
   if (!xv) return xv.status();
   Value* xs = toSignedI8(im, *xv, x.dtype);
   int64_t pt = pads[0], pl = pads[1], pb = pads[2], pr = pads[3];
-  const int64_t cutH = trimToExactWindows(in[0], k[0], strides[0], dil[0], pt, pb);
-  const int64_t cutW = trimToExactWindows(in[1], k[1], strides[1], dil[1], pl, pr);
+  const int64_t cutH = trimPadding(in[0], k[0], strides[0], dil[0], pt, pb);
+  const int64_t cutW = trimPadding(in[1], k[1], strides[1], dil[1], pl, pr);
   if (cutH || cutW) {
     const Shape& s = xs->type.dims;
     auto sl = im.sliceNhwc(xs, {0, 0, 0, 0}, {s[0], s[1] - cutH, s[2] - cutW, s[3]});

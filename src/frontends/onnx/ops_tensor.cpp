@@ -201,18 +201,25 @@ Status opConcat(Importer& im, const NodeProto& n) {
 }
 
 // Reshape-like ops: the new logical shape, then either a folded constant or a tosa.reshape in plain layout.
-Status reshapeLike(OVal& x, const Shape& newShape,
-                          const std::function<void(Tensor)>& setC,
-                          const std::function<Status(const Shape&)>& emit) {
+Status reshapeLike(Importer& im, const NodeProto& n, OVal& x, const Shape& newShape) {
   int64_t count = 1;
   for (int64_t d : newShape) count *= d;
   if (count != numElements(x.shape))
     return Status::invalid("cannot reshape " + shapeToString(x.shape) + " to " + shapeToString(newShape));
   if (x.isConst()) {
-    setC(reshapeTensor(*x.c, newShape));
+    im.setConst(n, 0, reshapeTensor(*x.c, newShape));
     return Status::ok();
   }
-  return emit(newShape);
+  TK_RETURN_IF_ERROR(im.rtType(x).status());
+  auto v = im.get(x, Layout::Plain);
+  if (!v) return v.status();
+  Value* y = im.reshapeTo(*v, newShape, im.loc);
+  if (y == *v) {  // same shape: the value itself
+    im.setOut(n, 0, x);
+    return Status::ok();
+  }
+  im.setValue(n, 0, y, Layout::Plain, x.dtype);
+  return Status::ok();
 }
 
 Status opReshape(Importer& im, const NodeProto& n) {
@@ -244,19 +251,7 @@ Status opReshape(Importer& im, const NodeProto& n) {
     out.push_back(d);
   }
   if (inferAt >= 0) out[size_t(inferAt)] = known ? numElements(x.shape) / known : 0;
-  return reshapeLike(x, out, [&](Tensor t) { im.setConst(n, 0, std::move(t)); },
-                     [&](const Shape& s) -> Status {
-                       TK_RETURN_IF_ERROR(im.rtType(x).status());
-                       auto v = im.get(x, Layout::Plain);
-                       if (!v) return v.status();
-                       Value* y = im.reshapeTo(*v, s, im.loc);
-                       if (y == *v) {  // same shape: the value itself
-                         im.setOut(n, 0, x);
-                         return Status::ok();
-                       }
-                       im.setValue(n, 0, y, Layout::Plain, x.dtype);
-                       return Status::ok();
-                     });
+  return reshapeLike(im, n, x, out);
 }
 
 Status opFlatten(Importer& im, const NodeProto& n) {
@@ -266,19 +261,7 @@ Status opFlatten(Importer& im, const NodeProto& n) {
   if (axis < 0 || axis > r) return Status::invalid("Flatten axis out of range");
   int64_t a = 1, c = 1;
   for (int64_t i = 0; i < r; ++i) (i < axis ? a : c) *= x.shape[size_t(i)];
-  return reshapeLike(x, {a, c}, [&](Tensor t) { im.setConst(n, 0, std::move(t)); },
-                     [&](const Shape& s) -> Status {
-                       TK_RETURN_IF_ERROR(im.rtType(x).status());
-                       auto v = im.get(x, Layout::Plain);
-                       if (!v) return v.status();
-                       Value* y = im.reshapeTo(*v, s, im.loc);
-                       if (y == *v) {  // same shape: the value itself
-                         im.setOut(n, 0, x);
-                         return Status::ok();
-                       }
-                       im.setValue(n, 0, y, Layout::Plain, x.dtype);
-                       return Status::ok();
-                     });
+  return reshapeLike(im, n, x, {a, c});
 }
 
 Status opSqueeze(Importer& im, const NodeProto& n) {
@@ -298,19 +281,7 @@ Status opSqueeze(Importer& im, const NodeProto& n) {
     if (!drop.count(i)) out.push_back(x.shape[size_t(i)]);
     else if (x.shape[size_t(i)] != 1) return Status::invalid("Squeeze of an axis whose size is not 1");
   }
-  return reshapeLike(x, out, [&](Tensor t) { im.setConst(n, 0, std::move(t)); },
-                     [&](const Shape& s) -> Status {
-                       TK_RETURN_IF_ERROR(im.rtType(x).status());
-                       auto v = im.get(x, Layout::Plain);
-                       if (!v) return v.status();
-                       Value* y = im.reshapeTo(*v, s, im.loc);
-                       if (y == *v) {  // same shape: the value itself
-                         im.setOut(n, 0, x);
-                         return Status::ok();
-                       }
-                       im.setValue(n, 0, y, Layout::Plain, x.dtype);
-                       return Status::ok();
-                     });
+  return reshapeLike(im, n, x, out);
 }
 
 Status opUnsqueeze(Importer& im, const NodeProto& n) {
@@ -324,19 +295,7 @@ Status opUnsqueeze(Importer& im, const NodeProto& n) {
   Shape out;
   size_t j = 0;
   for (int64_t i = 0; i < outRank; ++i) out.push_back(add.count(i) ? 1 : x.shape.at(j++));
-  return reshapeLike(x, out, [&](Tensor t) { im.setConst(n, 0, std::move(t)); },
-                     [&](const Shape& s) -> Status {
-                       TK_RETURN_IF_ERROR(im.rtType(x).status());
-                       auto v = im.get(x, Layout::Plain);
-                       if (!v) return v.status();
-                       Value* y = im.reshapeTo(*v, s, im.loc);
-                       if (y == *v) {  // same shape: the value itself
-                         im.setOut(n, 0, x);
-                         return Status::ok();
-                       }
-                       im.setValue(n, 0, y, Layout::Plain, x.dtype);
-                       return Status::ok();
-                     });
+  return reshapeLike(im, n, x, out);
 }
 
 Status opTranspose(Importer& im, const NodeProto& n) {
