@@ -41,6 +41,7 @@ class Builder {
 
   Module& module() { return m_; }
   Function& function() { return *f_; }
+  Block& block() { return *block_; }
 
   Value* input(ValueType type, std::string name = {});
   // Generic op: results typed as given; attributes as given.

@@ -33,18 +33,15 @@
 #include "formats/npy/npy.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
+#include "conformance_vectors.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using namespace tosakit;
+using conformance::gatherInputs;
+using conformance::readAs;
 
 namespace {
-
-Result<Tensor> readAs(const fs::path& file, DType want, const std::string& what) {
-  auto t = npy::readNpy(file.string());
-  if (!t) return t.status();
-  return npy::adaptToDType(*t, want, what);
-}
 
 // The declared-type result an implementation would produce from P by a final round to nearest.
 Tensor roundTo(const Tensor& p, DType t) {
@@ -90,15 +87,8 @@ std::string judge(const fs::path& dir, const json& tj, int& floatOutputs) {
   if (!session) return "session: " + session.status().message();
   const ir::Function* fn = (*session)->module().function("main");
   if (!fn) return "model has no @main";
-  const json& ins = tj.at("inputs");
-  if (ins.size() != fn->inputs().size()) return "input count differs from @main";
   NamedTensors inputs;
-  for (size_t i = 0; i < ins.size(); ++i) {
-    std::string file = ins[i].at("file").get<std::string>();
-    auto t = readAs(dir / file, fn->inputs()[i]->type.dtype, file);
-    if (!t) return t.status().message();
-    inputs.emplace_back(fn->inputName(i), std::move(*t));
-  }
+  if (Status s = gatherInputs(dir, tj, *fn, inputs); !s) return s.message();
   RunResult rr;
   if (Status s = (*session)->run(inputs, rr); !s) return "run: " + s.toString();
   const json& outs = tj.at("outputs");
@@ -178,15 +168,8 @@ std::string judgeNegative(const fs::path& dir, const json& tj) {
     return session.status().code() == StatusCode::SpecError ? "" : "session: " + session.status().toString();
   const ir::Function* fn = (*session)->module().function("main");
   if (!fn) return "model has no @main";
-  const json& ins = tj.at("inputs");
-  if (ins.size() != fn->inputs().size()) return "input count differs from @main";
   NamedTensors inputs;
-  for (size_t i = 0; i < ins.size(); ++i) {
-    std::string file = ins[i].at("file").get<std::string>();
-    auto t = readAs(dir / file, fn->inputs()[i]->type.dtype, file);
-    if (!t) return t.status().message();
-    inputs.emplace_back(fn->inputName(i), std::move(*t));
-  }
+  if (Status s = gatherInputs(dir, tj, *fn, inputs); !s) return s.message();
   RunResult rr;
   Status s = (*session)->run(inputs, rr);
   if (s.code() == StatusCode::SpecError) return "";
@@ -216,17 +199,7 @@ int main(int argc, char** argv) {
     std::cerr << "precise_conformance: " << root << ": not a directory\n";
     return 2;
   }
-  std::vector<fs::path> vectors;
-  for (const auto& g : fs::directory_iterator(root)) {
-    if (!g.is_directory()) continue;
-    for (const auto& t : fs::directory_iterator(g.path())) {
-      if (!t.is_directory() || !fs::exists(t.path() / "test.json")) continue;
-      std::string id = g.path().filename().string() + "/" + t.path().filename().string();
-      if (!filter.empty() && id.find(filter) == std::string::npos) continue;
-      vectors.push_back(t.path());
-    }
-  }
-  std::sort(vectors.begin(), vectors.end());
+  const std::vector<fs::path> vectors = conformance::findVectors(root, filter);
   int passed = 0, failed = 0, skipped = 0, floatOutputs = 0, negatives = 0;
   for (const fs::path& dir : vectors) {
     std::string id = dir.parent_path().filename().string() + "/" + dir.filename().string();

@@ -36,10 +36,13 @@
 #include "formats/npy/npy.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
+#include "conformance_vectors.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using namespace tosakit;
+using conformance::gatherInputs;
+using conformance::readAs;
 
 namespace {
 
@@ -62,27 +65,6 @@ Outcome failed(std::string why) { return {Verdict::Fail, oneLine(std::move(why))
 // MLIR verifier diagnostics name the op: "file:3:7: 'tosa.conv2d' op ..." (syntax errors do not).
 bool isVerifierError(const Status& s) {
   return s.code() == StatusCode::SpecError || s.message().find("' op ") != std::string::npos;
-}
-
-Result<Tensor> readAs(const fs::path& file, DType want, const std::string& what) {
-  auto t = npy::readNpy(file.string());
-  if (!t) return t.status();
-  return npy::adaptToDType(*t, want, what);
-}
-
-Status gatherInputs(const fs::path& dir, const json& tj, const ir::Function& fn, NamedTensors& inputs) {
-  const json& ins = tj.at("inputs");
-  if (ins.size() != fn.inputs().size())
-    return Status::invalid("test.json lists " + std::to_string(ins.size()) + " inputs, @main takes " +
-                           std::to_string(fn.inputs().size()));
-  for (size_t i = 0; i < ins.size(); ++i) {
-    std::string file = ins[i].at("file").get<std::string>();
-    const ir::ValueType& type = fn.inputs()[i]->type;
-    auto t = readAs(dir / file, type.dtype, file);
-    if (!t) return t.status();
-    inputs.emplace_back(fn.inputName(i), std::move(*t));
-  }
-  return Status::ok();
 }
 
 Outcome judgeOutputs(const fs::path& dir, const json& tj, const RunResult& rr) {
@@ -309,17 +291,7 @@ int main(int argc, char** argv) {
     std::cerr << "run_conformance: " << root << ": not a directory\n";
     return 2;
   }
-  std::vector<fs::path> vectors;
-  for (const auto& g : fs::directory_iterator(root)) {
-    if (!g.is_directory()) continue;
-    for (const auto& t : fs::directory_iterator(g.path())) {
-      if (!t.is_directory() || !fs::exists(t.path() / "test.json")) continue;
-      std::string id = g.path().filename().string() + "/" + t.path().filename().string();
-      if (!filter.empty() && id.find(filter) == std::string::npos) continue;
-      vectors.push_back(t.path());
-    }
-  }
-  std::sort(vectors.begin(), vectors.end());
+  const std::vector<fs::path> vectors = conformance::findVectors(root, filter);
   std::ofstream log(logPath);
   std::map<std::string, GroupStats> groups;
   std::map<std::string, int> reasons, rejectedBy;

@@ -17,6 +17,14 @@ TEST(OnnxControl, LoopRunTimeTripCountIsUnsupported) {
   EXPECT_FALSE(r);
   EXPECT_NE(std::string(r.message()).find("run-time Loop trip count"), std::string::npos) << r.message();
 }
+// Range's function body: Ceil(Div(Sub(limit, start), delta)) -> Loop. With the bounds bound, the importer
+// evaluates the constant nodes at import, so the Loop's trip count is known and the loop unrolls.
+TEST(OnnxControl, RangeExpandedFloat) {
+  EXPECT_TRUE(runNodeCase("test_range_float_type_positive_delta_expanded", {0, 1, 2}));
+}
+TEST(OnnxControl, RangeExpandedInt32) {
+  EXPECT_TRUE(runNodeCase("test_range_int32_type_negative_delta_expanded", {0, 1, 2}));
+}
 TEST(OnnxControl, ScanSumOpset8) { EXPECT_TRUE(runNodeCase("test_scan_sum")); }
 TEST(OnnxControl, Scan9Sum) { EXPECT_TRUE(runNodeCase("test_scan9_sum")); }
 

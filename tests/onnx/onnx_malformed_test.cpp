@@ -265,10 +265,8 @@ TEST(OnnxMalformed, NegativeDimInInitializer) {
 
 // ---- shapes that contradict each other, and bad attributes ----
 //
-// These are found while lowering the node. Today the importer reports them among the "unsupported node(s)"
-// (StatusCode::Unsupported, exit code 5) although the model is malformed; the tests below check the message
-// and that nothing is written, and DISABLED_MalformedNodesAreBadInput holds the intended exit code 4 (enable
-// it once Importer::lowerNodes returns a handler's InvalidArgument at once instead of collecting it).
+// These are found while lowering the node: the importer lists every malformed node in one InvalidArgument
+// error (exit code 4, bad input) and writes nothing.
 
 struct NodeCase {
   std::string file;
@@ -309,14 +307,7 @@ std::vector<NodeCase> malformedNodeCases() {
   return cases;
 }
 
-TEST(OnnxMalformed, MalformedNodesAreNamedErrors) {
-  for (const auto& c : malformedNodeCases()) {
-    expectBadBytes(c.bytes, c.file, c.parts, /*badInputCode=*/false);
-    expectCliBadInput(writeTemp(c.file, c.bytes), c.parts, /*anyError=*/true);
-  }
-}
-
-TEST(OnnxMalformed, DISABLED_MalformedNodesAreBadInput) {
+TEST(OnnxMalformed, MalformedNodesAreBadInput) {
   for (const auto& c : malformedNodeCases()) {
     expectBadBytes(c.bytes, c.file, c.parts);
     expectCliBadInput(writeTemp(c.file, c.bytes), c.parts);
@@ -330,23 +321,14 @@ TEST(OnnxMalformed, ConvAttributeOfWrongType) {
   expectBadInput(onnx::importOnnxBytes(bytes, "attr_type.onnx"), "attr_type.onnx",
                  {"Mismatched attribute type", "strides"}, "checked");
   expectCliBadInput(writeTemp("mf_conv_attr_type.onnx", bytes), {"Mismatched attribute type", "strides"});
-  // Unchecked, the importer reads the float attribute as an empty ints list ("strides must have 2 values");
-  // it should name the type (see DISABLED_UncheckedAttributeTypeIsNamed).
-  expectBadInput(onnx::importOnnxBytes(bytes, "attr_type.onnx", unchecked()), "attr_type.onnx", {"strides"},
-                 "unchecked", /*badInputCode=*/false);
-}
-
-TEST(OnnxMalformed, DISABLED_UncheckedAttributeTypeIsNamed) {
-  const std::string bytes =
-      model(convGraph({1, 3, 8, 8}, {4, 3, 3, 3}, {floatAttr("strides", 2.0f)}, {1, 4, 3, 3}));
+  // Unchecked, the importer's typed attribute readers name the attribute and both types.
   expectBadInput(onnx::importOnnxBytes(bytes, "attr_type.onnx", unchecked()), "attr_type.onnx",
-                 {"'conv' (Conv)", "strides", "FLOAT"}, "unchecked");
+                 {"'conv' (Conv)", "attribute 'strides' has type FLOAT, expected INTS"}, "unchecked");
 }
 
-// Relu keeps the shape [2,3]; the graph declares its output as [4,5]. Neither ONNX's shape inference (run
-// non-strict, its errors ignored) nor the importer notice today: the model is imported with a [2,3] output.
-// Enable once Importer::run compares each graph output's declared static shape/type with the lowered value.
-TEST(OnnxMalformed, DISABLED_GraphOutputShapeContradictsTheGraph) {
+// Relu keeps the shape [2,3]; the graph declares its output as [4,5]. ONNX's shape inference runs non-strict
+// (its errors ignored), so the importer compares each declared graph output with the lowered value.
+TEST(OnnxMalformed, GraphOutputShapeContradictsTheGraph) {
   Pb g;
   g.msg(1, node({"Relu", "relu", {"x"}, {"y"}, {}}));
   g.bytes(2, "g");

@@ -99,6 +99,10 @@ const std::vector<DeterminingOperands> kDeterminingOperands = {
     {"DFT", {1, 2}, "dft_length/axis: the output shape and the transform axis"},
     {"STFT", {1, 3}, "frame_step/frame_length: the output shape"},
     {"MelWeightMatrix", {0, 1, 2, 3, 4}, "all inputs: the output shape and its (constant) values"},
+    {"SequenceAt", {1}, "position: which element (sequences exist only at import)"},
+    {"SequenceInsert", {2}, "position: where the element goes"},
+    {"SequenceErase", {1}, "position: which element goes"},
+    {"SplitToSequence", {1}, "split: the element shapes"},
     // No entry (data operands, run-time in TOSA): Gemm C, Gather/GatherElements/GatherND indices, Einsum,
     // Where, Mod, BitShift, DynamicQuantizeLinear, If condition (TOSA cond_if), LSTM/GRU/RNN inputs.
 };
@@ -472,6 +476,7 @@ struct Classification {
   std::set<std::string> ops, kinds;
   std::set<int> elems;
   std::set<std::string> bind;
+  std::set<std::string> ioKinds;  // non-tensor kinds among the graph's inputs and outputs
   std::string reason;  // empty: TOSA can express the case
 };
 
@@ -490,6 +495,11 @@ Classification classify(const fs::path& dir) {
   }
   const auto& g = inferred.graph();
   collectGraphTypes(g, c.kinds, c.elems, c.ops);
+  {
+    std::set<int> ignored;
+    for (const auto& v : g.input()) collectTypes(v.type(), c.ioKinds, ignored);
+    for (const auto& v : g.output()) collectTypes(v.type(), c.ioKinds, ignored);
+  }
   c.bind = inputsToBind(model->graph());
   const auto graphInputs = runtimeGraphInputs(model->graph());
 
@@ -574,10 +584,10 @@ Classification classify(const fs::path& dir) {
   } else if (c.elems.count(::onnx::TensorProto::STRING) ||
              !(op = has({"StringNormalizer", "RegexFullMatch", "StringConcat", "StringSplit"})).empty()) {
     c.reason = "strings (" + (op.empty() ? std::string("string tensors") : op) + ")";
-  } else if (c.kinds.count("sequence") ||
-             !(op = has({"SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceEmpty", "SequenceErase",
-                         "SequenceLength", "SequenceMap", "SplitToSequence", "ConcatFromSequence"})).empty()) {
-    c.reason = "sequences (" + (op.empty() ? std::string("sequence-typed values") : op) + ")";
+  } else if (c.ioKinds.count("sequence") || !(op = has({"SequenceMap"})).empty()) {
+    // Sequences inside the graph are resolved at import (constant positions); sequence-typed graph inputs or
+    // outputs have no TOSA type, and SequenceMap's body would need a run-time sequence.
+    c.reason = "sequences (" + (op.empty() ? std::string("sequence-typed graph inputs/outputs") : op) + ")";
   } else if (c.kinds.count("optional") ||
              !(op = has({"Optional", "OptionalHasElement", "OptionalGetElement"})).empty()) {
     c.reason = "optional types (" + (op.empty() ? std::string("optional-typed values") : op) + ")";
@@ -960,7 +970,10 @@ int main(int argc, char** argv) {
       for (int t : cl.elems) types << (types.tellp() ? "," : "") << elemName(t);
       for (const auto& k : cl.kinds) types << (types.tellp() ? "," : "") << k;
       for (const auto& b : cl.bind) bind << (bind.tellp() ? "," : "") << b;
+      std::string io;
+      for (const auto& k : cl.ioKinds) io += (io.empty() ? "" : ",") + k;
       std::cout << c.key() << "\tops=" << ops.str() << "\ttypes=" << types.str() << "\tbind=" << bind.str()
+                << "\tio=" << (io.empty() ? "tensor" : io)
                 << "\tskip=" << (cl.reason.empty() ? "-" : cl.reason)
                 << "\tlisted=" << (skips->count(c.key()) ? "skip" : known->count(c.key()) ? "known" : "-") << "\n";
     }

@@ -184,29 +184,44 @@ const ::onnx::AttributeProto* Importer::attr(const NodeProto& n, const std::stri
   return nullptr;
 }
 
-int64_t Importer::attrInt(const NodeProto& n, const std::string& name, int64_t def) const {
+// An attribute of the expected type, or null (the caller's default applies). A present attribute of another
+// type is malformed: remembered in badAttribute_ and reported for the node after its handler ran. Models
+// from old exporters may leave the type unset (UNDEFINED): accepted.
+const ::onnx::AttributeProto* Importer::typedAttr(const NodeProto& n, const std::string& name,
+                                                  int expectedType) const {
   auto* a = attr(n, name);
+  if (!a || a->type() == expectedType || a->type() == ::onnx::AttributeProto::UNDEFINED) return a;
+  if (badAttribute_.empty())
+    badAttribute_ = "attribute '" + name + "' has type " +
+                    ::onnx::AttributeProto::AttributeType_Name(::onnx::AttributeProto::AttributeType(a->type())) +
+                    ", expected " +
+                    ::onnx::AttributeProto::AttributeType_Name(::onnx::AttributeProto::AttributeType(expectedType));
+  return nullptr;
+}
+
+int64_t Importer::attrInt(const NodeProto& n, const std::string& name, int64_t def) const {
+  auto* a = typedAttr(n, name, ::onnx::AttributeProto::INT);
   return a ? a->i() : def;
 }
 
 float Importer::attrFloat(const NodeProto& n, const std::string& name, float def) const {
-  auto* a = attr(n, name);
+  auto* a = typedAttr(n, name, ::onnx::AttributeProto::FLOAT);
   return a ? a->f() : def;
 }
 
 std::string Importer::attrStr(const NodeProto& n, const std::string& name, const std::string& def) const {
-  auto* a = attr(n, name);
+  auto* a = typedAttr(n, name, ::onnx::AttributeProto::STRING);
   return a ? a->s() : def;
 }
 
 std::optional<std::vector<int64_t>> Importer::attrInts(const NodeProto& n, const std::string& name) const {
-  auto* a = attr(n, name);
+  auto* a = typedAttr(n, name, ::onnx::AttributeProto::INTS);
   if (!a) return std::nullopt;
   return std::vector<int64_t>(a->ints().begin(), a->ints().end());
 }
 
 std::optional<std::vector<float>> Importer::attrFloats(const NodeProto& n, const std::string& name) const {
-  auto* a = attr(n, name);
+  auto* a = typedAttr(n, name, ::onnx::AttributeProto::FLOATS);
   if (!a) return std::nullopt;
   return std::vector<float>(a->floats().begin(), a->floats().end());
 }
@@ -296,6 +311,7 @@ static Result<Tensor> narrowConstant(const Tensor& t, DType rt) {
 
 Result<Value*> Importer::get(OVal& v, Layout layout) {
   if (v.poisoned) return Status::internal("use of a poisoned value");
+  if (v.isSequence()) return Status::unsupported("a sequence used as a tensor (TOSA has no sequence type)");
   if (layout == Layout::Nhwc && v.shape.size() != 4) return Status::internal("NHWC requested for a non-rank-4 value");
   if (v.isConst()) {
     auto rt = rtType(v);
@@ -368,7 +384,7 @@ Status Importer::checkArity(const NodeProto& n) const {
   static const std::map<std::string, int> kMinInputs = {
       {"Constant", 0}, {"Add", 2}, {"Sub", 2}, {"Mul", 2}, {"Div", 2}, {"Pow", 2}, {"Gemm", 2}, {"MatMul", 2},
       {"Conv", 2}, {"ConvTranspose", 2}, {"BatchNormalization", 5}, {"Gather", 2}, {"Slice", 1},
-      {"Scan", 0}, {"Loop", 0}};  // Scan-8 sequence_lens and Loop trip count are optional
+      {"Scan", 0}, {"Loop", 0}, {"SequenceEmpty", 0}};  // Scan-8 sequence_lens and Loop trip count are optional
   auto it = kMinInputs.find(n.op_type());
   const int need = it == kMinInputs.end() ? 1 : it->second;
   if (n.input_size() < need) return Status::parse("needs at least " + std::to_string(need) + " input(s)");
@@ -387,7 +403,7 @@ Status Importer::checkArity(const NodeProto& n) const {
 // (strides, dilations, kernel) or non-negative (pads).
 Status checkSpatial(const std::vector<int64_t>& v, size_t count, int64_t min, const char* name) {
   if (v.size() != count)
-    return Status::invalid(std::string(name) + " must have " + std::to_string(count) + " values (2-D)");
+    return Status::invalid(std::string(name) + " must have " + std::to_string(count) + " values");
   for (int64_t x : v)
     if (x < min) return Status::invalid(std::string(name) + " value " + std::to_string(x) + " is out of range");
   return Status::ok();
@@ -396,15 +412,18 @@ Status checkSpatial(const std::vector<int64_t>& v, size_t count, int64_t min, co
 // ---- model inputs ----
 
 Status Importer::defineInitializers() {
-  for (const auto& init : g.initializer()) {
-    auto t = tensorFromProto(init, file + ": initializer '" + init.name() + "'");
-    if (!t) return t.status();
-    OVal v;
-    v.shape = t->shape();
-    v.dtype = t->dtype();
-    v.c = std::make_shared<const Tensor>(std::move(*t));
-    vals[init.name()] = std::move(v);
-  }
+  for (const auto& init : g.initializer()) TK_RETURN_IF_ERROR(defineInitializer(init));
+  return Status::ok();
+}
+
+Status Importer::defineInitializer(const ::onnx::TensorProto& init) {
+  auto t = tensorFromProto(init, file + ": initializer '" + init.name() + "'");
+  if (!t) return t.status();
+  OVal v;
+  v.shape = t->shape();
+  v.dtype = t->dtype();
+  v.c = std::make_shared<const Tensor>(std::move(*t));
+  vals[init.name()] = std::move(v);
   return Status::ok();
 }
 
@@ -508,10 +527,16 @@ Status Importer::lowerNodes(const google::protobuf::RepeatedPtrField<NodeProto>&
     } else if (Status a = checkArity(n); !a.isOk()) {
       return a.withContext(file + ": node " + label);
     } else {
+      const size_t firstOp = b.block().ops.size();
+      badAttribute_.clear();
       s = h->second(*this, n);
+      if (!badAttribute_.empty()) s = Status::invalid(badAttribute_);
       if (!s.isOk() && s.code() != StatusCode::Unsupported && s.code() != StatusCode::InvalidArgument)
         return s.withContext(file + ": node " + label);
-      if (!s.isOk()) errors.push_back(label + ": " + s.message());
+      // A malformed node (contradicting shapes, bad attributes) makes the model bad input; the other nodes
+      // are still lowered so that one error names every problem.
+      if (!s.isOk()) (s.code() == StatusCode::InvalidArgument ? malformed : errors).push_back(label + ": " + s.message());
+      else foldConstantNode(n, firstOp);
     }
     if (!s.isOk()) {
       for (const auto& o : n.output()) {
@@ -540,21 +565,19 @@ static void countUses(const google::protobuf::RepeatedPtrField<NodeProto>& nodes
   }
 }
 
+Status Importer::lowerSynthetic(const NodeProto& n) {
+  auto h = handlers().find(n.op_type());
+  if (h == handlers().end()) return Status::internal("no handler for synthetic " + n.op_type());
+  return h->second(*this, n);
+}
+
 Status Importer::inlineGraph(const ::onnx::GraphProto& body, const std::vector<OVal>& inputs,
                              std::vector<OVal>& outputs) {
   if (body.input_size() != int(inputs.size()))
     return Status::invalid("subgraph '" + body.name() + "' has " + std::to_string(body.input_size()) +
                            " inputs, " + std::to_string(inputs.size()) + " given");
   for (int i = 0; i < body.input_size(); ++i) vals[body.input(i).name()] = inputs[size_t(i)];
-  for (const auto& init : body.initializer()) {
-    auto t = tensorFromProto(init, file + ": initializer '" + init.name() + "'");
-    if (!t) return t.status();
-    OVal v;
-    v.shape = t->shape();
-    v.dtype = t->dtype();
-    v.c = std::make_shared<const Tensor>(std::move(*t));
-    vals[init.name()] = std::move(v);
-  }
+  for (const auto& init : body.initializer()) TK_RETURN_IF_ERROR(defineInitializer(init));
   const std::string outerLoc = loc;
   const size_t errorsBefore = errors.size();
   Status s = lowerNodes(body.node());
@@ -571,6 +594,127 @@ Status Importer::inlineGraph(const ::onnx::GraphProto& body, const std::vector<O
   return Status::ok();
 }
 
+
+void Importer::foldConstantNode(const NodeProto& n, size_t firstOp) {
+  for (const auto& i : n.input())
+    if (!i.empty() && !vals.at(i).isConst()) return;
+  struct FoldOut {
+    int index;
+    Value* value;
+    bool nhwc;
+  };
+  std::vector<FoldOut> outs;
+  int64_t elements = 0;
+  for (int i = 0; i < n.output_size(); ++i) {
+    if (n.output(i).empty()) continue;
+    const OVal& o = vals.at(n.output(i));
+    if (o.poisoned || o.isConst() || (!o.plain && !o.nhwc)) continue;  // sequences stay at import
+    outs.push_back({i, o.plain ? o.plain : o.nhwc, !o.plain});
+    elements += numElements(o.shape);
+  }
+  constexpr int64_t kMaxFoldElements = int64_t(1) << 24;  // keeps import memory bounded
+  if (outs.empty() || elements > kMaxFoldElements) return;
+
+  // The node's ops; values they read from before firstOp must be constants, passed in as arguments.
+  ir::Block& block = b.block();
+  std::set<const ir::Operation*> range;
+  for (size_t k = firstOp; k < block.ops.size(); ++k) {
+    if (!block.ops[k]->regions.empty()) return;
+    range.insert(block.ops[k].get());
+  }
+  std::vector<Value*> args;
+  std::vector<Tensor> argValues;
+  auto addExternal = [&](Value* v) {
+    if (v->definingOp && range.count(v->definingOp)) return true;
+    if (std::find(args.begin(), args.end(), v) != args.end()) return true;
+    const ir::Operation* d = v->definingOp;
+    if (!d || (d->name != "tosa.const" && d->name != "tosa.const_shape")) return false;
+    const ir::Attribute* a = d->attr("values");
+    if (!a || !a->tensor) return false;
+    args.push_back(v);
+    argValues.push_back(*a->tensor);
+    return true;
+  };
+  for (size_t k = firstOp; k < block.ops.size(); ++k)
+    for (Value* v : block.ops[k]->operands)
+      if (!addExternal(v)) return;
+  for (const auto& o : outs)
+    if (!addExternal(o.value)) return;
+
+  // Evaluate in a scratch function that borrows the ops; they go back when evaluation fails.
+  ir::Function scratch;
+  scratch.name = "fold";
+  scratch.module = m.get();
+  scratch.body.args = args;
+  for (size_t k = firstOp; k < block.ops.size(); ++k) scratch.body.ops.push_back(std::move(block.ops[k]));
+  block.ops.resize(firstOp);
+  auto ret = std::make_unique<ir::Operation>();
+  ret->name = "func.return";
+  for (const auto& o : outs) ret->operands.push_back(o.value);
+  scratch.body.ops.push_back(std::move(ret));
+  if (!folder_) folder_ = createReferenceBackend();
+  std::vector<Tensor> results;
+  Status st = folder_->run(scratch, ir::TargetEnv::all(), argValues, results, nullptr);
+  scratch.body.ops.pop_back();
+  if (!st.isOk() || results.size() != outs.size()) {
+    for (auto& op : scratch.body.ops) block.ops.push_back(std::move(op));
+    return;
+  }
+  // The ops are gone: forget every cached materialization that pointed into them.
+  for (auto& [name, o] : vals) {
+    if (o.plain && range.count(o.plain->definingOp)) o.plain = nullptr;
+    if (o.nhwc && range.count(o.nhwc->definingOp)) o.nhwc = nullptr;
+  }
+  for (auto it = convs.begin(); it != convs.end();)
+    it = range.count(it->first->definingOp) ? convs.erase(it) : std::next(it);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const int i = outs[k].index;
+    const DType onnxType = vals.at(n.output(i)).dtype;
+    Tensor t = outs[k].nhwc ? permuteTensor(results[k], kToNchw) : std::move(results[k]);
+    if (onnxType == DType::U8 && t.dtype() == DType::I8) {  // uint8 carried as i8 bits
+      Tensor u(DType::U8, t.shape());
+      for (int64_t e = 0; e < t.size(); ++e) u.setInt(e, t.getInt(e) & 0xFF);
+      t = std::move(u);
+    } else if (onnxType != t.dtype()) {
+      t = castTensor(t, onnxType);
+    }
+    setConst(n, i, std::move(t));
+  }
+}
+
+// The graph's declared output types and static dims must agree with what the graph computes (a model whose
+// value_info contradicts its nodes is malformed). Skipped under input-shape overrides, which may change them.
+Status Importer::checkDeclaredOutputs(const std::vector<std::string>& outputs) const {
+  if (!opts.inputShapes.empty()) return Status::ok();
+  for (const auto& o : g.output()) {
+    if (std::find(outputs.begin(), outputs.end(), o.name()) == outputs.end() || !o.type().has_tensor_type()) continue;
+    auto it = vals.find(o.name());
+    if (it == vals.end() || it->second.poisoned || it->second.isSequence()) continue;
+    const OVal& v = it->second;
+    const auto& tt = o.type().tensor_type();
+    const std::string what = file + ": graph output '" + o.name() + "'";
+    if (tt.elem_type() != 0) {
+      auto declared = dtypeFromOnnx(tt.elem_type(), what);
+      // Compared as carried at run time (int64 values are i32 there, and lowerings may label them either way).
+      if (declared && runtimeDType(*declared) != runtimeDType(v.dtype))
+        return Status::invalid(what + " is declared " + std::string(dtypeName(*declared)) + " but the graph computes " +
+                               std::string(dtypeName(v.dtype)));
+    }
+    if (!tt.has_shape()) continue;
+    bool contradicts = tt.shape().dim_size() != int(v.shape.size());
+    Shape declared;
+    for (int d = 0; d < tt.shape().dim_size(); ++d) {
+      const auto& dim = tt.shape().dim(d);
+      const bool known = dim.has_dim_value() && dim.dim_value() > 0;
+      declared.push_back(known ? dim.dim_value() : -1);
+      contradicts |= known && d < int(v.shape.size()) && dim.dim_value() != v.shape[d];
+    }
+    if (contradicts)
+      return Status::invalid(what + " is declared " + shapeToString(declared) + " but the graph computes " +
+                             shapeToString(v.shape));
+  }
+  return Status::ok();
+}
 
 Result<std::unique_ptr<ir::Module>> Importer::run() {
   TK_RETURN_IF_ERROR(defineInitializers());
@@ -601,6 +745,16 @@ Result<std::unique_ptr<ir::Module>> Importer::run() {
     }
     results.push_back(*v);
   }
+  auto joined = [](const std::vector<std::string>& list) {
+    std::string msg;
+    for (size_t i = 0; i < list.size(); ++i) msg += (i ? "; " : "") + list[i];
+    return msg;
+  };
+  if (!malformed.empty())
+    return Status::invalid(file + ": " + std::to_string(malformed.size()) + " malformed node(s): " +
+                           joined(malformed) +
+                           (errors.empty() ? "" : "; and unsupported: " + joined(errors)));
+  TK_RETURN_IF_ERROR(checkDeclaredOutputs(outputs));
   if (!errors.empty()) {
     std::string msg = file + ": " + std::to_string(errors.size()) + " unsupported node(s): ";
     for (size_t i = 0; i < errors.size(); ++i) msg += (i ? "; " : "") + errors[i];
@@ -641,6 +795,10 @@ const HandlerTable& Importer::handlers() {
     registerQuantOps(t);
     registerRecurrentOps(t);
     registerControlFlowOps(t);
+    registerSignalOps(t);
+    registerSamplingOps(t);
+    registerTextOps(t);
+    registerSequenceOps(t);
     return t;
   }();
   return table;

@@ -24,6 +24,7 @@
 
 #include "frontends/onnx/onnx_internal.h"
 #include "ir/builder.h"
+#include "tosakit/backend.h"
 
 namespace tosakit::onnx {
 
@@ -46,7 +47,11 @@ struct OVal {
   Value* plain = nullptr;
   Value* nhwc = nullptr;
   bool poisoned = false;  // produced by an unsupported node
+  // An ONNX sequence: its elements, known at import (sequence ops with constant positions are resolved while
+  // importing; TOSA has no sequence type, so a sequence never becomes a run-time value).
+  std::shared_ptr<const std::vector<OVal>> seq;
   bool isConst() const { return c != nullptr; }
+  bool isSequence() const { return seq != nullptr; }
   bool prefersNhwc() const { return !c && nhwc && !plain; }
 };
 
@@ -88,9 +93,13 @@ void registerReduceOps(HandlerTable& t);       // ops_reduce.cpp: Reduce*, ArgMa
 void registerLossOps(HandlerTable& t);         // ops_loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 void registerResizeOps(HandlerTable& t);       // ops_resize.cpp: Resize, Upsample
 void registerDataMovementOps(HandlerTable& t);  // ops_data_movement.cpp: Split, Pad, Tile, Expand, Gather, ...
-void registerQuantOps(HandlerTable& t);
-void registerRecurrentOps(HandlerTable& t);
-void registerControlFlowOps(HandlerTable& t);  // ops_control.cpp: If, Loop, Scan    // ops_rnn.cpp: RNN, GRU, LSTM (unrolled)        // ops_quant.cpp: QuantizeLinear, QLinear*, *Integer
+void registerQuantOps(HandlerTable& t);         // ops_quant.cpp: QuantizeLinear, QLinear*, *Integer
+void registerRecurrentOps(HandlerTable& t);     // ops_rnn.cpp: RNN, GRU, LSTM (unrolled)
+void registerControlFlowOps(HandlerTable& t);   // ops_control.cpp: If, Loop, Scan
+void registerSignalOps(HandlerTable& t);        // ops_signal.cpp: DFT, STFT, window functions, MelWeightMatrix, Det
+void registerSamplingOps(HandlerTable& t);      // ops_sampling.cpp: GridSample, RoiAlign
+void registerTextOps(HandlerTable& t);          // ops_text.cpp: TfIdfVectorizer
+void registerSequenceOps(HandlerTable& t);      // ops_sequence.cpp: Sequence*, SplitToSequence, ConcatFromSequence
 
 class Importer {
  public:
@@ -160,6 +169,10 @@ class Importer {
   // Unary elementwise lowering: keeps the input's layout; the op returned by f carries the node name.
   Status unaryKeepLayout(const NodeProto& n, const std::function<Value*(Value*)>& f);
 
+  // Lowers a node built by another lowering (e.g. a Split for SplitToSequence) with the registered handler;
+  // its inputs and outputs are values of `vals`.
+  Status lowerSynthetic(const NodeProto& n);
+
   // Lowers a subgraph (If branch, Loop/Scan body) inline in the current function: its inputs are bound to
   // `inputs`, its nodes lowered like the main graph's (outer values stay visible), its outputs returned.
   // Unsupported when any body node is (those are reported in `errors`).
@@ -182,10 +195,20 @@ class Importer {
   std::map<std::string, int> uses;  // consumers of each value (graph outputs count)
   std::map<Value*, ConvInfo> convs;
   std::string loc;  // location name of the node being lowered
-  std::vector<std::string> errors;
+  std::vector<std::string> errors;     // unsupported nodes: "'name' (Op): reason"
+  std::vector<std::string> malformed;  // malformed nodes, same form
 
  private:
+  // Evaluates, on the reference backend, the TOSA ops a node with only constant inputs emitted from block
+  // index `firstOp` on, and turns its outputs into constants (shape computations the handler did not fold).
+  // Leaves the ops in place when they read run-time values or do not evaluate.
+  void foldConstantNode(const NodeProto& n, size_t firstOp);
+  Status checkDeclaredOutputs(const std::vector<std::string>& outputs) const;
+  const ::onnx::AttributeProto* typedAttr(const NodeProto& n, const std::string& name, int expectedType) const;
+  mutable std::string badAttribute_;  // first attribute of the wrong type read by the current node's handler
+  std::unique_ptr<Backend> folder_;
   Status defineInputs();
+  Status defineInitializer(const ::onnx::TensorProto& init);
   Status defineInitializers();
   Status checkArity(const NodeProto& n) const;
   Status lowerNodes(const google::protobuf::RepeatedPtrField<NodeProto>& nodes);
