@@ -11,18 +11,9 @@ namespace {
 
 enum class Cmp { Equal, Greater, GreaterEqual };
 
-bool compare(Cmp c, double a, double b) {
-  switch (c) {
-    case Cmp::Equal:
-      return a == b;
-    case Cmp::Greater:
-      return a > b;
-    case Cmp::GreaterEqual:
-      return a >= b;
-  }
-  return false;
-}
-bool compare(Cmp c, int64_t a, int64_t b) {
+// Floats compare as doubles (NaN compares false), integers as int64.
+template <class T>
+bool compare(Cmp c, T a, T b) {
   switch (c) {
     case Cmp::Equal:
       return a == b;

@@ -41,11 +41,11 @@ const std::vector<std::string> kCases = {
     "test_pow_types_int32_float32", "test_pow_types_int32_int32", "test_pow_types_int64_float32",
     "test_pow_types_int64_int64",
     // Mod
-    "test_mod_int64_fmod", "test_mod_mixed_sign_float16", "test_mod_mixed_sign_float32",
-    
-    
-    // BitShift
-    
+    "test_mod_int64_fmod", "test_mod_mixed_sign_float16", "test_mod_mixed_sign_float32", "test_mod_broadcast",
+    "test_mod_mixed_sign_int16", "test_mod_mixed_sign_int32", "test_mod_mixed_sign_int64", "test_mod_mixed_sign_int8",
+    "test_mod_uint8",
+    // BitShift (uint8 carried as i8 bits)
+    "test_bitshift_left_uint8", "test_bitshift_right_uint8",
     // logical
     "test_and2d", "test_and3d", "test_and4d", "test_and_bcast3v1d", "test_and_bcast3v2d", "test_and_bcast4v2d",
     "test_and_bcast4v3d", "test_and_bcast4v4d", "test_or2d", "test_or3d", "test_or4d", "test_or_bcast3v1d",
@@ -76,10 +76,13 @@ const std::vector<std::string> kCases = {
     "test_atanh_example", "test_erf", "test_isnan", "test_isinf", "test_isinf_negative", "test_isinf_positive",
     // Cast, CastLike (float types TOSA carries)
     "test_cast_BFLOAT16_to_FLOAT", "test_cast_FLOAT16_to_FLOAT", "test_cast_FLOAT_to_BFLOAT16",
-    "test_cast_FLOAT_to_FLOAT16", 
-    "test_castlike_FLOAT16_to_FLOAT", "test_castlike_FLOAT16_to_FLOAT_expanded", 
-    "test_castlike_FLOAT_to_FLOAT16",
+    "test_cast_FLOAT_to_FLOAT16",
+    "test_castlike_FLOAT16_to_FLOAT", "test_castlike_FLOAT16_to_FLOAT_expanded", "test_castlike_FLOAT_to_FLOAT16",
     "test_castlike_FLOAT_to_FLOAT16_expanded",
+    // bf16: the `like` input (only its type is read; unread in the expanded form) is not a run-time input,
+    // which matters because ONNX's test data gives it shape [1] against a declared [3,4].
+    "test_castlike_BFLOAT16_to_FLOAT", "test_castlike_BFLOAT16_to_FLOAT_expanded", "test_castlike_FLOAT_to_BFLOAT16",
+    "test_castlike_FLOAT_to_BFLOAT16_expanded",
 };
 
 INSTANTIATE_TEST_SUITE_P(Node, OnnxElementwiseCase, ::testing::ValuesIn(kCases),

@@ -208,6 +208,7 @@ class Importer {
   mutable std::string badAttribute_;  // first attribute of the wrong type read by the current node's handler
   std::unique_ptr<Backend> folder_;
   Status defineInputs();
+  bool readsOnlyMetadata(const std::string& name) const;
   Status defineInitializer(const ::onnx::TensorProto& init);
   Status defineInitializers();
   Status checkArity(const NodeProto& n) const;

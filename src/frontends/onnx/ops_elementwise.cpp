@@ -420,7 +420,8 @@ Status opMod(Importer& im, const NodeProto& n) {
   if (!fmod) {
     // Remainder and divisor of different signs: add the divisor once.
     Value* zero = isFloat(t) ? e.c(0) : im.scalarOf(DType::I32, 0, x->type.dims.size());
-    Value* fix = e.land(e.lnot(e.eq(r, zero)), e.lnot(e.eq(e.gt(zero, r), e.gt(zero, y))));
+    Value* signsDiffer = im.binary("tosa.logical_xor", e.gt(zero, r), e.gt(zero, y), DType::Bool);
+    Value* fix = e.land(e.lnot(e.eq(r, zero)), signsDiffer);
     r = e.select(fix, e.add(r, y), r);
   }
   if (isFloat(t)) r = im.castTo(r, t);
@@ -629,8 +630,9 @@ Status opBitShift(Importer& im, const NodeProto& n) {
   }
   auto p = prepare(im, n, {0, 1}, {DType::I32, DType::I32});
   if (!p) return p.status();
-  // Shift amounts above 31 are out of LOGICAL_*_SHIFT's range: clamp to 31 (the result is 0 either way).
-  Value* s = im.b.clamp(p->v[1], 0, 31, im.aux("clamp"));
+  // Shift amounts above 31 are out of LOGICAL_*_SHIFT's range: limited to 31 (the result is 0 either way).
+  // MINIMUM, not CLAMP: CLAMP has no i32 row in TOSA 1.0 (the amounts are 0..255, zero-extended uint8).
+  Value* s = im.binary("tosa.minimum", p->v[1], im.scalarOf(DType::I32, 31, p->v[1]->type.dims.size()), DType::I32);
   Value* out = im.binary(dir == "LEFT" ? "tosa.logical_left_shift" : "tosa.logical_right_shift", p->v[0], s, DType::I32);
   return finish(im, n, narrowTo(im, out, t), p->layout, t);
 }
