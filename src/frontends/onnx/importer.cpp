@@ -400,6 +400,27 @@ Status Importer::checkArity(const NodeProto& n) const {
   return Status::ok();
 }
 
+Status autoPads(const std::string& autoPad, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
+                const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations, std::vector<int64_t>& pads) {
+  const size_t nsp = in.size();
+  if (autoPad == "NOTSET") return Status::ok();
+  if (autoPad == "VALID") {
+    pads.assign(2 * nsp, 0);
+    return Status::ok();
+  }
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+    return Status::invalid("auto_pad '" + autoPad + "' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+  pads.assign(2 * nsp, 0);
+  for (size_t i = 0; i < nsp; ++i) {
+    const int64_t out = (in[i] + strides[i] - 1) / strides[i];
+    const int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in[i]);
+    const int64_t small = total / 2, big = total - small;
+    pads[i] = autoPad == "SAME_UPPER" ? small : big;
+    pads[i + nsp] = autoPad == "SAME_UPPER" ? big : small;
+  }
+  return Status::ok();
+}
+
 // Spatial attribute lists must have one value per spatial axis (two, or four for pads) and be positive
 // (strides, dilations, kernel) or non-negative (pads).
 Status checkSpatial(const std::vector<int64_t>& v, size_t count, int64_t min, const char* name) {

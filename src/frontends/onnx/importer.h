@@ -74,6 +74,10 @@ inline bool isUnsignedBits(DType onnxType) { return onnxType == DType::U8; }
 // TOSA's conv output size is an exact division: trims the end padding `padEnd` (then input rows) that no
 // window reads; returns the rows to cut from the end of the input.
 int64_t trimPadding(int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t padBegin, int64_t& padEnd);
+// ONNX auto_pad: SAME_UPPER / SAME_LOWER set `pads` ([begin..., end...]) so that out = ceil(in / stride)
+// (the odd pad at the end / at the beginning), VALID zeroes them, NOTSET keeps them; anything else is invalid.
+Status autoPads(const std::string& autoPad, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
+                const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations, std::vector<int64_t>& pads);
 // Spatial attribute lists: `count` values, each >= min.
 Status checkSpatial(const std::vector<int64_t>& v, size_t count, int64_t min, const char* name);
 
