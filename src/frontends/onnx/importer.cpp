@@ -425,7 +425,7 @@ Status autoPads(const std::string& autoPad, const std::vector<int64_t>& in, cons
 // (strides, dilations, kernel) or non-negative (pads).
 Status checkSpatial(const std::vector<int64_t>& v, size_t count, int64_t min, const char* name) {
   if (v.size() != count)
-    return Status::invalid(std::string(name) + " must have " + std::to_string(count) + " values");
+    return Status::invalid(std::string(name) + " must have " + std::to_string(count) + (count == 1 ? " value" : " values"));
   for (int64_t x : v)
     if (x < min) return Status::invalid(std::string(name) + " value " + std::to_string(x) + " is out of range");
   return Status::ok();
