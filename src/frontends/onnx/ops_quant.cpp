@@ -252,19 +252,8 @@ Result<Value*> integerConv(Importer& im, const NodeProto& n, OVal& x, const Tens
   TK_RETURN_IF_ERROR(checkSpatial(strides, 2, 1, "strides"));
   TK_RETURN_IF_ERROR(checkSpatial(dil, 2, 1, "dilations"));
   TK_RETURN_IF_ERROR(checkSpatial(pads, 4, 0, "pads"));
-  const std::string autoPad = im.attrStr(n, "auto_pad", "NOTSET");
   const int64_t in[2] = {x.shape[2], x.shape[3]}, k[2] = {ws[2], ws[3]};
-  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (size_t i = 0; i < 2; ++i) {
-      int64_t out = (in[i] + strides[i] - 1) / strides[i];
-      int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + (k[i] - 1) * dil[i] + 1 - in[i]);
-      int64_t small = total / 2, big = total - small;
-      pads[i] = autoPad == "SAME_UPPER" ? small : big;
-      pads[i + 2] = autoPad == "SAME_UPPER" ? big : small;
-    }
-  } else if (autoPad == "VALID") {
-    pads = {0, 0, 0, 0};
-  }
+  TK_RETURN_IF_ERROR(autoPads(im.attrStr(n, "auto_pad", "NOTSET"), {in[0], in[1]}, {k[0], k[1]}, strides, dil, pads));
   auto xv = im.get(x, Layout::Nhwc);
   if (!xv) return xv.status();
   Value* xs = toSignedI8(im, *xv, x.dtype);
