@@ -1,4 +1,4 @@
-// Resize -> tosa.resize.
+// Resize -> tosa.resize where it can express the mode, else constant interpolation matrices.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -20,20 +20,225 @@ std::optional<std::pair<int64_t, int64_t>> fraction(double v) {
   return std::nullopt;
 }
 
+// ---- the general form: one constant interpolation matrix per resized axis ----
+//
+// With static shapes every ONNX Resize is separable and linear in the input: out = A_axis . in along each
+// axis, A_axis [out, in] computed at import by ONNX's reference algorithm (coordinate transform, the n
+// nearest neighbours with edge clamping, nearest/linear/cubic coefficients, exclude_outside). It covers what
+// tosa.resize cannot express (cubic, tf_half_pixel_for_nn, tf_crop_and_resize, other ranks, large or
+// irregular scales) at the cost of a matmul per axis. tf_crop_and_resize samples outside the input give
+// extrapolation_value: their rows of A are zero and a constant mask adds the value.
+
+struct ResizeAxis {
+  int64_t in = 1, out = 1;
+  double scale = 1;                 // output / input (from scales, or sizes / input)
+  double roiStart = 0, roiEnd = 1;  // tf_crop_and_resize
+};
+
+struct ResizeMode {
+  std::string mode, ctm, nearestMode;
+  double cubicA = -0.75;
+  bool excludeOutside = false;
+};
+
+// Interpolation coefficients for ratio in (0, 1] (1 when the sample is on a pixel).
+std::vector<double> resizeCoeffs(const ResizeMode& m, double ratio, bool onPixel) {
+  if (m.mode == "nearest") {
+    if (onPixel) return {0, 1};
+    const std::string& nm = m.nearestMode;
+    if (nm == "round_prefer_ceil") return {ratio < 0.5 ? 1.0 : 0.0, ratio >= 0.5 ? 1.0 : 0.0};
+    if (nm == "floor") return {1, 0};
+    if (nm == "ceil") return {0, 1};
+    return {ratio <= 0.5 ? 1.0 : 0.0, ratio > 0.5 ? 1.0 : 0.0};  // round_prefer_floor
+  }
+  if (m.mode == "linear") return {1 - ratio, ratio};
+  const double A = m.cubicA, r = ratio, q = 1 - ratio;
+  return {((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A, ((A + 2) * r - (A + 3)) * r * r + 1,
+          ((A + 2) * q - (A + 3)) * q * q + 1, ((A * (q + 1) - 5 * A) * (q + 1) + 8 * A) * (q + 1) - 4 * A};
+}
+
+// A [out, in] for one axis; inside[o] is false where tf_crop_and_resize samples outside the input.
+void resizeMatrix(const ResizeMode& m, const ResizeAxis& ax, std::vector<double>& a, std::vector<bool>& inside) {
+  a.assign(size_t(ax.out * ax.in), 0.0);
+  inside.assign(size_t(ax.out), true);
+  const double in = double(ax.in), outLen = ax.scale * in;  // ONNX uses the unrounded output length
+  for (int64_t o = 0; o < ax.out; ++o) {
+    const double x = double(o);
+    double xo;
+    if (m.ctm == "align_corners") xo = outLen == 1 ? 0 : x * (in - 1) / (outLen - 1);
+    else if (m.ctm == "asymmetric") xo = x / ax.scale;
+    else if (m.ctm == "tf_half_pixel_for_nn") xo = (x + 0.5) / ax.scale;
+    else if (m.ctm == "pytorch_half_pixel") xo = outLen == 1 ? -0.5 : (x + 0.5) / ax.scale - 0.5;
+    else if (m.ctm == "tf_crop_and_resize") {
+      xo = outLen == 1 ? (ax.roiEnd - ax.roiStart) * (in - 1) / 2
+                       : x * (ax.roiEnd - ax.roiStart) * (in - 1) / (outLen - 1);
+      xo += ax.roiStart * (in - 1);
+      if (xo < 0 || xo > in - 1) {
+        inside[size_t(o)] = false;
+        continue;
+      }
+    } else xo = (x + 0.5) / ax.scale - 0.5;  // half_pixel
+    const double fl = std::floor(xo);
+    const bool onPixel = xo == fl;
+    std::vector<double> c = resizeCoeffs(m, onPixel ? 1.0 : xo - fl, onPixel);
+    const int64_t taps = int64_t(c.size());
+    // The taps nearest to xo, left-biased: floor(xo) - taps/2 + 1 ... (xo - 1 ... xo when on a pixel).
+    const int64_t first = (onPixel ? int64_t(fl) - 1 : int64_t(fl)) - taps / 2 + 1;
+    if (m.excludeOutside) {
+      double sum = 0;
+      for (int64_t t = 0; t < taps; ++t) {
+        const int64_t idx = first + t;
+        if (idx < 0 || idx >= ax.in) c[size_t(t)] = 0;
+        sum += c[size_t(t)];
+      }
+      for (double& v : c) v /= sum;
+    }
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t idx = std::clamp<int64_t>(first + t, 0, ax.in - 1);  // edge padding
+      a[size_t(o * ax.in + idx)] += c[size_t(t)];
+    }
+  }
+}
+
+bool isIdentity(const std::vector<double>& a, int64_t n, int64_t in) {
+  if (n != in) return false;
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t c = 0; c < in; ++c)
+      if (a[size_t(r * in + c)] != (r == c ? 1.0 : 0.0)) return false;
+  return true;
+}
+
+// x (plain) resized along every axis whose matrix is not the identity; returns the plain result.
+Result<Value*> resizeByMatrices(Importer& im, Value* x, const ResizeMode& m, const std::vector<ResizeAxis>& axes,
+                                double extrapolation) {
+  const size_t rank = axes.size();
+  std::vector<std::vector<bool>> inside(rank);
+  bool anyOutside = false;
+  for (size_t d = 0; d < rank; ++d) {
+    std::vector<double> a;
+    resizeMatrix(m, axes[d], a, inside[d]);
+    for (bool b : inside[d]) anyOutside |= !b;
+    if (isIdentity(a, axes[d].out, axes[d].in)) continue;
+    // Move axis d last, [1, rows, in] x A^T [1, in, out], move it back.
+    std::vector<int64_t> perm;
+    for (size_t k = 0; k < rank; ++k)
+      if (k != d) perm.push_back(int64_t(k));
+    perm.push_back(int64_t(d));
+    const bool moved = d + 1 != rank;
+    Value* v = moved ? im.b.transpose(x, perm, im.aux("axis_last")) : x;
+    const Shape vs = v->type.dims;
+    const int64_t rows = numElements(vs) / axes[d].in;
+    std::vector<double> at(size_t(axes[d].in * axes[d].out));
+    for (int64_t o = 0; o < axes[d].out; ++o)
+      for (int64_t i = 0; i < axes[d].in; ++i) at[size_t(i * axes[d].out + o)] = a[size_t(o * axes[d].in + i)];
+    Value* y = im.matmul3(im.reshapeTo(v, {1, rows, axes[d].in}, im.aux("rows")),
+                          im.constF(Tensor::fromDoubles(DType::FP32, {1, axes[d].in, axes[d].out}, at)));
+    Shape ys = vs;
+    ys.back() = axes[d].out;
+    y = im.reshapeTo(y, ys, im.aux("resized"));
+    if (moved) {
+      std::vector<int64_t> back(rank);
+      for (size_t k = 0; k < rank; ++k) back[size_t(perm[k])] = int64_t(k);
+      y = im.b.transpose(y, back, im.aux("axis_back"));
+    }
+    x = y;
+  }
+  if (anyOutside && extrapolation != 0) {
+    // + extrapolation_value where any axis samples outside the input (those rows of A are zero).
+    Shape os;
+    for (const auto& ax : axes) os.push_back(ax.out);
+    Tensor mask(DType::FP32, os);
+    std::vector<int64_t> pos(rank, 0);
+    for (int64_t e = 0; e < mask.size(); ++e) {
+      int64_t rest = e;
+      bool in = true;
+      for (size_t d = rank; d-- > 0;) {
+        pos[d] = rest % os[d];
+        rest /= os[d];
+        in = in && inside[d][size_t(pos[d])];
+      }
+      mask.setFloat(e, in ? 0.0 : extrapolation);
+    }
+    x = im.b.add(x, im.constF(std::move(mask)), im.aux("extrapolation"));
+  }
+  return x;
+}
+
+// The general path for a Resize node (all attributes and constant inputs read here).
+Status resizeGeneral(Importer& im, const NodeProto& n, OVal& x) {
+  ResizeMode m;
+  m.mode = im.attrStr(n, "mode", "nearest");
+  m.ctm = im.attrStr(n, "coordinate_transformation_mode", "half_pixel");
+  m.nearestMode = im.attrStr(n, "nearest_mode", "round_prefer_floor");
+  m.cubicA = im.attrFloat(n, "cubic_coeff_a", -0.75f);
+  m.excludeOutside = im.attrInt(n, "exclude_outside", 0) != 0;
+  if (m.mode != "nearest" && m.mode != "linear" && m.mode != "cubic")
+    return Status::invalid("Resize mode '" + m.mode + "'");
+  static const std::set<std::string> kTransforms = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                                    "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  if (!kTransforms.count(m.ctm)) return Status::invalid("Resize coordinate_transformation_mode '" + m.ctm + "'");
+  static const std::set<std::string> kNearest = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  if (!kNearest.count(m.nearestMode)) return Status::invalid("Resize nearest_mode '" + m.nearestMode + "'");
+  if (im.attrInt(n, "antialias", 0) != 0) return Status::unsupported("Resize antialias");
+  if (im.attr(n, "axes") || im.attr(n, "keep_aspect_ratio_policy"))
+    return Status::unsupported("Resize axes / keep_aspect_ratio_policy (opset 18)");
+  const size_t rank = x.shape.size();
+  std::vector<ResizeAxis> axes(rank);
+  if (im.hasInput(n, 3)) {
+    auto sz = im.constInput(n, 3, "sizes");
+    if (!sz) return sz.status();
+    auto v = (*sz)->toInts();
+    if (v.size() != rank) return Status::invalid("Resize sizes has " + std::to_string(v.size()) + " values for rank " +
+                                                 std::to_string(rank));
+    for (size_t d = 0; d < rank; ++d) axes[d] = {x.shape[d], v[d], double(v[d]) / double(x.shape[d])};
+  } else {
+    auto sc = im.constInput(n, 2, "scales");
+    if (!sc) return sc.status();
+    if ((*sc)->size() != int64_t(rank))
+      return Status::invalid("Resize scales has " + std::to_string((*sc)->size()) + " values for rank " +
+                             std::to_string(rank));
+    for (size_t d = 0; d < rank; ++d) {
+      const double s = (*sc)->getFloat(int64_t(d));
+      if (!(s > 0)) return Status::invalid("Resize scale " + std::to_string(s) + " must be positive");
+      axes[d] = {x.shape[d], int64_t(std::floor(double(x.shape[d]) * s)), s};
+    }
+  }
+  for (size_t d = 0; d < rank; ++d)
+    if (axes[d].out < 1) return Status::invalid("Resize output dim " + std::to_string(d) + " is empty");
+  if (m.ctm == "tf_crop_and_resize") {
+    auto roi = im.constInput(n, 1, "roi");
+    if (!roi) return roi.status();
+    if ((*roi)->size() != int64_t(2 * rank)) return Status::invalid("Resize roi must have 2 * rank values");
+    for (size_t d = 0; d < rank; ++d) {
+      axes[d].roiStart = (*roi)->getFloat(int64_t(d));
+      axes[d].roiEnd = (*roi)->getFloat(int64_t(d + rank));
+    }
+  }
+  auto xv = im.get(x, Layout::Plain);
+  if (!xv) return xv.status();
+  auto y = resizeByMatrices(im, *xv, m, axes, im.attrFloat(n, "extrapolation_value", 0.0f));
+  if (!y) return y.status();
+  Value* out = *y;
+  if (out == *xv) out = im.b.op1("tosa.identity", {out}, out->type, {}, im.loc);
+  out->definingOp->loc.name = im.loc;
+  im.setValue(n, 0, out, Layout::Plain);
+  return Status::ok();
+}
+
 // Resize (nearest / linear, 2-D spatial) -> tosa.resize. TOSA samples the input at y = (oy * d + offset) / n;
 // nearest rounds half up. ONNX's coordinate transform and nearest rounding are mapped onto offset, with n and
 // d doubled so that every half-unit shift is an integer.
 Status opResize(Importer& im, const NodeProto& n) {
   OVal& x = im.val(n, 0);
   TK_RETURN_IF_ERROR(im.requireFloat(n, x));
-  if (x.shape.size() != 4) return Status::unsupported("only 4-D (NCHW) Resize is supported");
   const std::string mode = im.attrStr(n, "mode", "nearest");
-  if (mode != "nearest" && mode != "linear") return Status::unsupported("Resize mode '" + mode + "'");
   const std::string ctm = im.attrStr(n, "coordinate_transformation_mode", "half_pixel");
   const std::string nearestMode = im.attrStr(n, "nearest_mode", "round_prefer_floor");
-  if (ctm != "half_pixel" && ctm != "pytorch_half_pixel" && ctm != "asymmetric" && ctm != "align_corners")
-    return Status::unsupported("Resize coordinate_transformation_mode '" + ctm + "'");
-  if (im.attrInt(n, "antialias", 0) != 0) return Status::unsupported("Resize antialias");
+  // tosa.resize: 4-D, nearest/linear, these transforms; everything else takes the matrix form.
+  if (x.shape.size() != 4 || (mode != "nearest" && mode != "linear") ||
+      (ctm != "half_pixel" && ctm != "pytorch_half_pixel" && ctm != "asymmetric" && ctm != "align_corners") ||
+      im.attrInt(n, "antialias", 0) != 0 || im.attr(n, "axes"))
+    return resizeGeneral(im, n, x);
   // Output size and scale per spatial axis: scales (input 2) or sizes (input 3).
   int64_t out[2];
   std::pair<int64_t, int64_t> scale[2];
@@ -43,7 +248,7 @@ Status opResize(Importer& im, const NodeProto& n) {
     auto sz = im.constInput(n, 3, "sizes");
     if (!sz) return sz.status();
     auto v = (*sz)->toInts();
-    if (v.size() != 4 || v[0] != x.shape[0] || v[1] != x.shape[1]) return Status::unsupported("Resize of N or C");
+    if (v.size() != 4 || v[0] != x.shape[0] || v[1] != x.shape[1]) return resizeGeneral(im, n, x);
     for (int i = 0; i < 2; ++i) {
       out[i] = v[size_t(i) + 2];
       scale[i] = {out[i], in[i]};
@@ -51,12 +256,11 @@ Status opResize(Importer& im, const NodeProto& n) {
   } else {
     auto sc = im.constInput(n, 2, "scales");
     if (!sc) return sc.status();
-    if ((*sc)->size() != 4 || (*sc)->getFloat(0) != 1.0 || (*sc)->getFloat(1) != 1.0)
-      return Status::unsupported("Resize of N or C");
+    if ((*sc)->size() != 4 || (*sc)->getFloat(0) != 1.0 || (*sc)->getFloat(1) != 1.0) return resizeGeneral(im, n, x);
     for (int i = 0; i < 2; ++i) {
       double s = (*sc)->getFloat(i + 2);
       auto f = fraction(s);
-      if (!f) return Status::unsupported("Resize scale " + std::to_string(s) + " is not a simple fraction");
+      if (!f) return resizeGeneral(im, n, x);  // not a simple fraction
       scale[i] = *f;
       out[i] = int64_t(std::floor(double(in[i]) * s));
       // ONNX's align_corners step with scales uses the unrounded output length in * s:
@@ -88,12 +292,11 @@ Status opResize(Importer& im, const NodeProto& n) {
       if (nearestMode == "round_prefer_floor") offset -= 1;
       else if (nearestMode == "floor") offset -= sn / 2;
       else if (nearestMode == "ceil") offset += sn / 2 - 1;
-      else if (nearestMode != "round_prefer_ceil") return Status::unsupported("Resize nearest_mode '" + nearestMode + "'");
+      else if (nearestMode != "round_prefer_ceil") return resizeGeneral(im, n, x);
     }
     int64_t border = (out[i] - 1) * sd - (in[i] - 1) * sn + offset;
     if (offset < -sn || offset >= 16 * sn || border < -16 * sn || border >= sn || sn > 2048 || sd >= 16 * sn)
-      return Status::unsupported("Resize geometry outside TOSA's limits (scale " + std::to_string(sn) + "/" +
-                                 std::to_string(sd) + ", offset " + std::to_string(offset) + ")");
+      return resizeGeneral(im, n, x);  // outside tosa.resize's limits
     scaleV.push_back(sn);
     scaleV.push_back(sd);
     offsetV.push_back(offset);
