@@ -525,7 +525,7 @@ Status Importer::defineInputs() {
     }
     OVal v;
     v.shape = shape;
-    v.dtype = isUnsignedBits(*onnxType) ? *onnxType : *dt;
+    v.dtype = *onnxType;  // the ONNX type (int64 stays int64, like constants; the TOSA value is i32)
     if (readsOnlyMetadata(in.name())) {
       // Unread, or only its type or shape is read (CastLike's `like`, Shape, Size): not a run-time input of
       // the TOSA function, which needs no data from it (ONNX's bf16 CastLike test data even gives such an
@@ -786,7 +786,8 @@ Result<std::unique_ptr<ir::Module>> Importer::run() {
     auto it = vals.find(o);
     if (it == vals.end()) return Status::invalid(file + ": output '" + o + "' is not a value of the graph");
     if (it->second.poisoned) {
-      if (errors.empty()) errors.push_back("output '" + o + "': produced by an optional output that is not supported");
+      if (errors.empty() && malformed.empty())
+        errors.push_back("output '" + o + "': produced by an optional output that is not supported");
       continue;
     }
     Layout l = !opts.keepNchwIo && it->second.shape.size() == 4 ? Layout::Nhwc : Layout::Plain;
@@ -884,11 +885,13 @@ Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::strin
     }
   }
   // Some converter adapters change meaning: Scan-8 -> 9 rewrites the graph's input shapes (drops the batch
-  // axis); Hardmax-11 -> 13 keeps `axis` but drops the coercion to 2-D. Such models stay as they are (the
+  // axis); Hardmax-11 -> 13 keeps `axis` but drops the coercion to 2-D; PRelu-6 -> 7 keeps a [C] slope that
+  // meant per-channel and now broadcasts against the last axis. Such models stay as they are (the
   // lowerings read those older forms directly).
   bool keepOpset = false;
   for (const auto& n : model.graph().node())
-    keepOpset |= (n.op_type() == "Scan" && opset < 9) || (n.op_type() == "Hardmax" && opset < 13);
+    keepOpset |= (n.op_type() == "Scan" && opset < 9) || (n.op_type() == "Hardmax" && opset < 13) ||
+                 (n.op_type() == "PRelu" && opset < 7);
   if (opts.convertOpset && opset > 0 && opset < 17 && !keepOpset) {
     // The converter covers most ops; when it cannot convert, keep the original (the lowering handles the
     // older attribute forms of the ops it supports).

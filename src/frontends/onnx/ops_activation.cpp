@@ -187,14 +187,27 @@ Status opPRelu(Importer& im, const NodeProto& n) {
   OVal& slope = im.val(n, 1);
   TK_RETURN_IF_ERROR(requireFloatLike(x));
   if (slope.dtype != x.dtype) return Status::invalid("PRelu slope type differs from X");
-  auto bs = numpyBroadcast(x.shape, slope.shape);
-  if (slope.shape.size() > x.shape.size() || !bs || *bs != x.shape)
-    return Status::invalid("PRelu slope " + shapeToString(slope.shape) + " does not broadcast to X " +
+  // PRelu before opset 7: a [C] slope is per channel (axis 1), not numpy-broadcast.
+  OVal channelSlope;
+  if (im.opset < 7 && slope.shape.size() == 1 && x.shape.size() > 2 && slope.shape[0] == x.shape[1] &&
+      slope.shape[0] != 1) {
+    if (!slope.isConst()) return Status::unsupported("a run-time per-channel PRelu-6 slope");
+    Shape cs(x.shape.size() - 1, 1);
+    cs[0] = slope.shape[0];
+    channelSlope = slope;
+    channelSlope.shape = cs;
+    channelSlope.c = std::make_shared<const Tensor>(reshapeTensor(*slope.c, cs));
+    channelSlope.plain = channelSlope.nhwc = nullptr;
+  }
+  OVal& s = channelSlope.isConst() ? channelSlope : slope;
+  auto bs = numpyBroadcast(x.shape, s.shape);
+  if (s.shape.size() > x.shape.size() || !bs || *bs != x.shape)
+    return Status::invalid("PRelu slope " + shapeToString(s.shape) + " does not broadcast to X " +
                            shapeToString(x.shape));
   Layout l = x.prefersNhwc() ? Layout::Nhwc : Layout::Plain;
   auto xv = im.get(x, l);
   if (!xv) return xv.status();
-  auto sv = im.getAsRank(slope, x.shape.size(), l);
+  auto sv = im.getAsRank(s, x.shape.size(), l);
   if (!sv) return sv.status();
   Value* v = *xv;
   Value* sx = im.mul(v, *sv);
