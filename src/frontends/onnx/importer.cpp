@@ -226,6 +226,22 @@ std::optional<std::vector<float>> Importer::attrFloats(const NodeProto& n, const
   return std::vector<float>(a->floats().begin(), a->floats().end());
 }
 
+Result<SpatialAttrs> Importer::spatialAttrs(const NodeProto& n, size_t nsp,
+                                            const std::optional<std::vector<int64_t>>& weightKernel) const {
+  SpatialAttrs a;
+  auto k = attrInts(n, "kernel_shape");
+  if (weightKernel && k && *k != *weightKernel) return Status::invalid("kernel_shape differs from the weight shape");
+  a.kernel = weightKernel ? *weightKernel : k.value_or(std::vector<int64_t>{});
+  a.strides = attrInts(n, "strides").value_or(std::vector<int64_t>(nsp, 1));
+  a.dilations = attrInts(n, "dilations").value_or(std::vector<int64_t>(nsp, 1));
+  a.pads = attrInts(n, "pads").value_or(std::vector<int64_t>(2 * nsp, 0));
+  TK_RETURN_IF_ERROR(checkSpatial(a.kernel, nsp, 1, "kernel_shape"));
+  TK_RETURN_IF_ERROR(checkSpatial(a.strides, nsp, 1, "strides"));
+  TK_RETURN_IF_ERROR(checkSpatial(a.dilations, nsp, 1, "dilations"));
+  TK_RETURN_IF_ERROR(checkSpatial(a.pads, 2 * nsp, 0, "pads"));
+  return a;
+}
+
 Value* Importer::unary(const std::string& op, Value* x, std::map<std::string, ir::Attribute> attrs) {
   return b.op1(op, {x}, x->type, std::move(attrs), aux(op.substr(5)));
 }

@@ -81,6 +81,10 @@ Status autoPads(const std::string& autoPad, const std::vector<int64_t>& in, cons
 // Spatial attribute lists: `count` values, each >= min.
 Status checkSpatial(const std::vector<int64_t>& v, size_t count, int64_t min, const char* name);
 
+struct SpatialAttrs {
+  std::vector<int64_t> kernel, strides, dilations, pads;  // pads: all begins, then all ends
+};
+
 class Importer;
 using OpHandler = std::function<Status(Importer&, const NodeProto&)>;
 using HandlerTable = std::map<std::string, OpHandler>;
@@ -120,6 +124,13 @@ class Importer {
   // ONNX element type when it differs from the TOSA one (uint8 carried as i8 bits; int64 carried as i32).
   void setValue(const NodeProto& n, int i, Value* v, Layout layout, std::optional<DType> onnxType = std::nullopt);
 
+  // Output 0 is `v`, stored in `layout`; the op yielding it carries the node name (its location).
+  Status setResult(const NodeProto& n, Value* v, Layout layout) {
+    if (v->definingOp) v->definingOp->loc.name = loc;
+    setValue(n, 0, v, layout);
+    return Status::ok();
+  }
+
   // ---- materialization ----
   // The value as a TOSA value in `layout`; constants become tosa.const in their run-time type.
   Result<Value*> get(OVal& v, Layout layout);
@@ -146,6 +157,11 @@ class Importer {
   std::string attrStr(const NodeProto& n, const std::string& name, const std::string& def) const;
   std::optional<std::vector<int64_t>> attrInts(const NodeProto& n, const std::string& name) const;
   std::optional<std::vector<float>> attrFloats(const NodeProto& n, const std::string& name) const;
+  // kernel_shape / strides / dilations / pads of a conv or pool over `nsp` spatial dims (defaults 1, 1, 0),
+  // each list checked; `weightKernel` (convs) is the kernel when kernel_shape is absent and must equal it
+  // otherwise. auto_pad is left to the caller (see autoPads).
+  Result<SpatialAttrs> spatialAttrs(const NodeProto& n, size_t nsp,
+                                    const std::optional<std::vector<int64_t>>& weightKernel = std::nullopt) const;
   // Axes from the attribute (older opsets) or the constant input i (newer ones).
   Result<std::optional<std::vector<int64_t>>> axesOf(const NodeProto& n, int inputIndex);
 

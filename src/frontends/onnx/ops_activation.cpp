@@ -64,9 +64,7 @@ Status floatUnary(Importer& im, const NodeProto& n, const std::function<Value*(V
   auto v = im.get(x, l);
   if (!v) return v.status();
   Value* out = f(*v);
-  out->definingOp->loc.name = im.loc;
-  im.setValue(n, 0, out, l);
-  return Status::ok();
+  return im.setResult(n, out, l);
 }
 
 // log(1 + exp(x)) computed as max(x, 0) + log(1 + exp(-|x|)): exp never overflows.
@@ -212,9 +210,7 @@ Status opPRelu(Importer& im, const NodeProto& n) {
   Value* v = *xv;
   Value* sx = im.mul(v, *sv);
   Value* y = sel(im, cmp(im, "tosa.greater_equal", v, sc(im, v, 0.0)), v, sx);
-  y->definingOp->loc.name = im.loc;
-  im.setValue(n, 0, y, l);
-  return Status::ok();
+  return im.setResult(n, y, l);
 }
 
 Status opSigmoid(Importer& im, const NodeProto& n) {

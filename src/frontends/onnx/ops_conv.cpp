@@ -21,19 +21,11 @@ struct ConvGeometry {
 Result<ConvGeometry> convGeometry(Importer& im, const NodeProto& n, const Shape& xs, const Shape& ws) {
   const size_t nsp = xs.size() - 2;
   if (ws.size() != xs.size()) return Status::invalid("Conv weight must have the input's rank " + std::to_string(xs.size()));
-  const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
-  if (auto ks = im.attrInts(n, "kernel_shape"); ks && *ks != kernel)
-    return Status::invalid("Conv kernel_shape differs from the weight shape");
-  ConvGeometry g;
-  g.strides = im.attrInts(n, "strides").value_or(std::vector<int64_t>(nsp, 1));
-  g.dil = im.attrInts(n, "dilations").value_or(std::vector<int64_t>(nsp, 1));
-  g.pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>(2 * nsp, 0));
-  g.group = im.attrInt(n, "group", 1);
-  TK_RETURN_IF_ERROR(checkSpatial(g.strides, nsp, 1, "strides"));
-  TK_RETURN_IF_ERROR(checkSpatial(g.dil, nsp, 1, "dilations"));
-  TK_RETURN_IF_ERROR(checkSpatial(g.pads, 2 * nsp, 0, "pads"));
+  auto sa = im.spatialAttrs(n, nsp, std::vector<int64_t>(ws.begin() + 2, ws.end()));
+  if (!sa) return sa.status();
+  ConvGeometry g{sa->strides, sa->dilations, sa->pads, im.attrInt(n, "group", 1)};
   const std::vector<int64_t> in(xs.begin() + 2, xs.end());
-  TK_RETURN_IF_ERROR(autoPads(im.attrStr(n, "auto_pad", "NOTSET"), in, kernel, g.strides, g.dil, g.pads));
+  TK_RETURN_IF_ERROR(autoPads(im.attrStr(n, "auto_pad", "NOTSET"), in, sa->kernel, g.strides, g.dil, g.pads));
   const int64_t C = xs[1], M = ws[0];
   if (g.group < 1 || C % g.group != 0 || M % g.group != 0 || ws[1] != C / g.group)
     return Status::invalid("Conv group " + std::to_string(g.group) + " does not match input/weight channels");
@@ -379,14 +371,12 @@ Status opConvTranspose(Importer& im, const NodeProto& n) {
   const int64_t OC = ws0[1] * group;
   auto bias = convBias(im, n, OC);
   if (!bias) return bias.status();
-  std::vector<int64_t> dil = im.attrInts(n, "dilations").value_or(std::vector<int64_t>(nsp, 1));
-  std::vector<int64_t> strides = im.attrInts(n, "strides").value_or(std::vector<int64_t>(nsp, 1));
+  auto sa = im.spatialAttrs(n, nsp, std::vector<int64_t>(ws0.begin() + 2, ws0.end()));
+  if (!sa) return sa.status();
+  const std::vector<int64_t> &dil = sa->dilations, &strides = sa->strides;
+  std::vector<int64_t> pads = sa->pads;
   std::vector<int64_t> outPad = im.attrInts(n, "output_padding").value_or(std::vector<int64_t>(nsp, 0));
-  std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>(2 * nsp, 0));
-  TK_RETURN_IF_ERROR(checkSpatial(dil, nsp, 1, "dilations"));
-  TK_RETURN_IF_ERROR(checkSpatial(strides, nsp, 1, "strides"));
   TK_RETURN_IF_ERROR(checkSpatial(outPad, nsp, 0, "output_padding"));
-  TK_RETURN_IF_ERROR(checkSpatial(pads, 2 * nsp, 0, "pads"));
   const Tensor w = dil == std::vector<int64_t>(nsp, 1) ? **wIn : dilateKernel(**wIn, dil);
   std::vector<int64_t> K(w.shape().begin() + 2, w.shape().end()), I(x.shape.begin() + 2, x.shape.end());
   const std::string autoPad = im.attrStr(n, "auto_pad", "NOTSET");

@@ -123,9 +123,7 @@ Status opNll(Importer& im, const NodeProto& n) {
   LossArgs a;
   TK_RETURN_IF_ERROR(lossArgs(im, n, *x, im.val(n, 0).shape, a));
   Value* loss = nllLoss(im, a);
-  loss->definingOp->loc.name = im.loc;
-  im.setValue(n, 0, loss, Layout::Plain);
-  return Status::ok();
+  return im.setResult(n, loss, Layout::Plain);
 }
 
 Status opSce(Importer& im, const NodeProto& n) {

@@ -135,9 +135,7 @@ Status opInstanceNormalization(Importer& im, const NodeProto& n) {
   if (!bias) return bias.status();
   Value* y = im.b.add(im.mul(im.mul(m.centered, m.invStd), *scale), *bias, im.aux("add"));
   y = im.reshapeTo(y, (*xv)->type.dims, im.aux("reshape"));
-  y->definingOp->loc.name = im.loc;
-  im.setValue(n, 0, y, l);
-  return Status::ok();
+  return im.setResult(n, y, l);
 }
 
 // GroupNormalization (opset 18: scale/bias per group; opset 21: per channel): X (N, C, D...) viewed as
@@ -170,9 +168,7 @@ Status opGroupNormalization(Importer& im, const NodeProto& n) {
   if (!bias) return bias.status();
   y = im.b.add(im.mul(y, *scale), *bias, im.aux("add"));
   y = im.reshapeTo(y, x.shape, im.aux("reshape"));
-  y->definingOp->loc.name = im.loc;
-  im.setValue(n, 0, y, Layout::Plain);
-  return Status::ok();
+  return im.setResult(n, y, Layout::Plain);
 }
 
 // Logical axes -> TOSA axes of a value stored in `l`.
@@ -205,9 +201,7 @@ Status opMeanVarianceNormalization(Importer& im, const NodeProto& n) {
   Value* sd = im.unary("tosa.reciprocal", im.unary("tosa.rsqrt", var));
   Value* den = im.unary("tosa.reciprocal", im.b.add(sd, sc(im, sd, 1e-9), im.aux("add")));
   Value* y = im.mul(centered, den);
-  y->definingOp->loc.name = im.loc;
-  im.setValue(n, 0, y, l);
-  return Status::ok();
+  return im.setResult(n, y, l);
 }
 
 // LpNormalization: x / ||x||_p along axis (p = 1 or 2).
@@ -227,9 +221,7 @@ Status opLpNormalization(Importer& im, const NodeProto& n) {
   Value* inv = p == 2 ? im.unary("tosa.rsqrt", reduceSum(im, im.mul(v, v), a))
                       : im.unary("tosa.reciprocal", reduceSum(im, im.unary("tosa.abs", v), a));
   Value* y = im.mul(v, inv);
-  y->definingOp->loc.name = im.loc;
-  im.setValue(n, 0, y, l);
-  return Status::ok();
+  return im.setResult(n, y, l);
 }
 
 // LRN: y = x / (bias + alpha / size * square_sum)^beta, square_sum over the channel window
@@ -271,9 +263,7 @@ Status opLRN(Importer& im, const NodeProto& n) {
   Value* base = im.b.add(im.mul(sum, sc(im, sum, alpha / double(size))), sc(im, sum, bias), im.aux("add"));
   Value* y = im.mul(v, im.b.op1("tosa.pow", {base, sc(im, base, -beta)}, base->type, {}, im.aux("pow")));
   if (!back.empty()) y = im.b.transpose(y, back, im.aux("transpose"));
-  y->definingOp->loc.name = im.loc;
-  im.setValue(n, 0, y, l);
-  return Status::ok();
+  return im.setResult(n, y, l);
 }
 
 }  // namespace

@@ -30,14 +30,10 @@ struct PoolAttrs {
 // kernel_shape/strides/dilations/pads/auto_pad/ceil_mode of a pool over the spatial dims of `shape`.
 Result<PoolAttrs> poolAttrs(Importer& im, const NodeProto& n, const Shape& shape, bool isAverage) {
   const size_t nsp = shape.size() - 2;
-  std::vector<int64_t> k = im.attrInts(n, "kernel_shape").value_or(std::vector<int64_t>{});
-  std::vector<int64_t> strides = im.attrInts(n, "strides").value_or(std::vector<int64_t>(nsp, 1));
-  std::vector<int64_t> dil = im.attrInts(n, "dilations").value_or(std::vector<int64_t>(nsp, 1));
-  std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>(2 * nsp, 0));
-  TK_RETURN_IF_ERROR(checkSpatial(k, nsp, 1, "kernel_shape"));
-  TK_RETURN_IF_ERROR(checkSpatial(strides, nsp, 1, "strides"));
-  TK_RETURN_IF_ERROR(checkSpatial(dil, nsp, 1, "dilations"));
-  TK_RETURN_IF_ERROR(checkSpatial(pads, 2 * nsp, 0, "pads"));
+  auto sa = im.spatialAttrs(n, nsp);
+  if (!sa) return sa.status();
+  const std::vector<int64_t> &k = sa->kernel, &strides = sa->strides, &dil = sa->dilations;
+  std::vector<int64_t> pads = sa->pads;
   PoolAttrs a;
   a.ceil = im.attrInt(n, "ceil_mode", 0) != 0;
   a.countPad = isAverage && im.attrInt(n, "count_include_pad", 0) != 0;
@@ -322,9 +318,7 @@ Status globalPool(Importer& im, const NodeProto& n, bool isMax) {
                  {{"axis", ir::Attribute::integer(axis, DType::I32)}}, im.aux("reduce"));
   }
   if (!isMax) y = im.mul(y, im.scalarF(float(1.0 / double(count)), rank));
-  y->definingOp->loc.name = im.loc;
-  im.setValue(n, 0, y, l);
-  return Status::ok();
+  return im.setResult(n, y, l);
 }
 
 // LpPool / GlobalLpPool: (sum |x|^p)^(1/p) over the window; padding adds zeros to the sum, so the sum is an
@@ -384,12 +378,9 @@ Status opMaxUnpool(Importer& im, const NodeProto& n) {
   // The indices are flat positions in the default output shape; output_shape (when given, at least that big)
   // pads it at the end of each spatial dim.
   const size_t nsp = rank - 2;
-  std::vector<int64_t> k = im.attrInts(n, "kernel_shape").value_or(std::vector<int64_t>{});
-  std::vector<int64_t> strides = im.attrInts(n, "strides").value_or(std::vector<int64_t>(nsp, 1));
-  std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>(2 * nsp, 0));
-  TK_RETURN_IF_ERROR(checkSpatial(k, nsp, 1, "kernel_shape"));
-  TK_RETURN_IF_ERROR(checkSpatial(strides, nsp, 1, "strides"));
-  TK_RETURN_IF_ERROR(checkSpatial(pads, 2 * nsp, 0, "pads"));
+  auto sa = im.spatialAttrs(n, nsp);
+  if (!sa) return sa.status();
+  const std::vector<int64_t> &k = sa->kernel, &strides = sa->strides, &pads = sa->pads;
   Shape dflt = {x.shape[0], x.shape[1]};
   for (size_t i = 0; i < nsp; ++i) dflt.push_back((x.shape[i + 2] - 1) * strides[i] - pads[i] - pads[i + nsp] + k[i]);
   Shape outShape = dflt;
@@ -421,9 +412,7 @@ Status opMaxUnpool(Importer& im, const NodeProto& n) {
     y = im.b.op1("tosa.pad", {y, im.b.constShape(padding), im.b.scalar1(DType::FP32, 0, im.aux("pad_const"))},
                  ValueType::tensor(DType::FP32, outShape), {}, im.aux("pad"));
   }
-  y->definingOp->loc.name = im.loc;
-  im.setValue(n, 0, y, Layout::Plain);
-  return Status::ok();
+  return im.setResult(n, y, Layout::Plain);
 }
 
 }  // namespace

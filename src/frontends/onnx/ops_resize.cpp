@@ -220,9 +220,7 @@ Status resizeGeneral(Importer& im, const NodeProto& n, OVal& x) {
   if (!y) return y.status();
   Value* out = *y;
   if (out == *xv) out = im.b.op1("tosa.identity", {out}, out->type, {}, im.loc);
-  out->definingOp->loc.name = im.loc;
-  im.setValue(n, 0, out, Layout::Plain);
-  return Status::ok();
+  return im.setResult(n, out, Layout::Plain);
 }
 
 // Resize (nearest / linear, 2-D spatial) -> tosa.resize. TOSA samples the input at y = (oy * d + offset) / n;

@@ -177,9 +177,7 @@ Status opDFT(Importer& im, const NodeProto& n) {
     for (int64_t d = 0; d < rank; ++d) back[size_t(perm[size_t(d)])] = d;
     y = im.b.transpose(y, back, im.aux("from_last"));
   }
-  y->definingOp->loc.name = im.loc;
-  im.setValue(n, 0, y, Layout::Plain);
-  return Status::ok();
+  return im.setResult(n, y, Layout::Plain);
 }
 
 // ---- STFT: frames (slices) times the window, then the DFT ----
@@ -228,9 +226,7 @@ Status opSTFT(Importer& im, const NodeProto& n) {
     framed = im.mul(framed, im.reshapeTo(*w, {1, 1, frameLen, 1}, im.aux("window")));
   }
   Value* y = dftLastAxis(im, framed, frameLen, K, /*inverse=*/false);
-  y->definingOp->loc.name = im.loc;
-  im.setValue(n, 0, y, Layout::Plain);
-  return Status::ok();
+  return im.setResult(n, y, Layout::Plain);
 }
 
 // ---- Det: Leibniz's formula, sum over permutations of sign * prod a[i][sigma(i)] ----
