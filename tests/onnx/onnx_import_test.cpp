@@ -376,7 +376,9 @@ TEST(OnnxImport, SequenceOrOptionalProtoIsNotATensor) {
       if (f.path().extension() == ".pb") {
         ++files;
         auto t = onnx::loadOnnxTensor(f.path().string());
-        if (!t.isOk()) EXPECT_NE(t.status().message().find(f.path().string()), std::string::npos);
+        if (!t.isOk()) {
+          EXPECT_NE(t.status().message().find(f.path().string()), std::string::npos);
+        }
       }
   }
   EXPECT_GT(files, 20);
