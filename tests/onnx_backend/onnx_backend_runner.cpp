@@ -103,6 +103,7 @@ const std::vector<DeterminingOperands> kDeterminingOperands = {
     {"SequenceInsert", {2}, "position: where the element goes"},
     {"SequenceErase", {1}, "position: which element goes"},
     {"SplitToSequence", {1}, "split: the element shapes"},
+    {"Compress", {1}, "condition: which slices are kept, hence the output shape (like Reshape's shape)"},
     // No entry (data operands, run-time in TOSA): Gemm C, Gather/GatherElements/GatherND indices, Einsum,
     // Where, Mod, BitShift, DynamicQuantizeLinear, If condition (TOSA cond_if), LSTM/GRU/RNN inputs.
 };
@@ -591,7 +592,7 @@ Classification classify(const fs::path& dir) {
   } else if (c.kinds.count("optional") ||
              !(op = has({"Optional", "OptionalHasElement", "OptionalGetElement"})).empty()) {
     c.reason = "optional types (" + (op.empty() ? std::string("optional-typed values") : op) + ")";
-  } else if (!(op = has({"NonZero", "Unique", "NonMaxSuppression", "Compress"})).empty()) {
+  } else if (!(op = has({"NonZero", "Unique", "NonMaxSuppression"})).empty()) {
     c.reason = "data-dependent shapes (" + op + ": the output shape depends on run-time values)";
   } else if (c.kinds.count("map") || c.kinds.count("sparse tensor")) {
     c.reason = "type without a TOSA representation (" + *c.kinds.begin() + ")";
