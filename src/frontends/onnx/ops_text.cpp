@@ -1,8 +1,14 @@
 // ONNX lowerings: TfIdfVectorizer (integer n-grams; string pools have no TOSA type).
 //
 // The n-gram pool is constant and the output shape static, so each pool n-gram's count is a sum over start
-// positions of AND-ed equalities of shifted slices (one set of slices per skip distance), and the counts are
-// placed into the output columns, weighted per mode, by one constant matmul.
+// positions of AND-ed equalities of shifted slices (one set of slices per skip distance; unigrams once), the
+// counts are summed into their output columns by one constant 0/1 matmul, then weighted per mode. Semantics
+// follow the ONNX reference implementation (op_tfidf_vectorizer.py, as ONNX Runtime): counts accumulate per
+// output column and `weights` is indexed by output column (default all ones).
+#include <climits>
+#include <map>
+#include <utility>
+
 #include "frontends/onnx/importer.h"
 
 namespace tosakit::onnx {
@@ -47,23 +53,33 @@ Status opTfIdfVectorizer(Importer& im, const NodeProto& n) {
   int64_t columns = 0;
   for (const auto& g : grams) columns = std::max(columns, g.column + 1);
   if (columns == 0) return Status::invalid("TfIdfVectorizer has no n-grams");
-  if (mode != "TF" && weights.size() != grams.size())
-    return Status::invalid("TfIdfVectorizer weights must have one value per n-gram");
+  if (!weights.empty() && int64_t(weights.size()) < columns)
+    return Status::invalid("TfIdfVectorizer has fewer weights than output columns");
 
   auto x = im.get(xv, Layout::Plain);
   if (!x) return x.status();
   const int64_t B = rank == 2 ? xv.shape[0] : 1, L = xv.shape.back();
   Value* rows = im.reshapeTo(*x, {B, L}, im.aux("rows"));
+  std::map<std::pair<int64_t, int64_t>, Value*> slices;  // (start, length) -> shifted slice, shared by n-grams
   auto slice = [&](int64_t start, int64_t len) {
-    return im.b.op1("tosa.slice", {rows, im.b.constShape({0, start}), im.b.constShape({B, len})},
-                    ValueType::tensor(DType::I32, {B, len}), {}, im.aux("shifted"));
+    Value*& s = slices[{start, len}];
+    if (!s)
+      s = im.b.op1("tosa.slice", {rows, im.b.constShape({0, start}), im.b.constShape({B, len})},
+                   ValueType::tensor(DType::I32, {B, len}), {}, im.aux("shifted"));
+    return s;
+  };
+  // Run-time values are i32 (int64 narrowed): a pool item outside i32 never matches.
+  auto fitsI32 = [](const NGram& g) {
+    for (int64_t v : g.items)
+      if (v < INT32_MIN || v > INT32_MAX) return false;
+    return true;
   };
   // count[g] for every pool n-gram whose length is in [minN, maxN] (others count 0).
   std::vector<Value*> perGram;
   for (const auto& g : grams) {
     const int64_t len = int64_t(g.items.size());
     Value* total = nullptr;
-    if (len >= minN && len <= maxN) {
+    if (len >= minN && len <= maxN && fitsI32(g)) {
       for (int64_t skip = 0; skip <= (len == 1 ? 0 : maxSkip); ++skip) {
         const int64_t step = skip + 1, positions = L - (len - 1) * step;
         if (positions <= 0) break;
@@ -81,21 +97,29 @@ Status opTfIdfVectorizer(Importer& im, const NodeProto& n) {
     }
     perGram.push_back(total ? total : im.scalarOf(DType::I32, 0, 2));
   }
-  // [B, grams] counts; IDF uses presence (min(count, 1)).
+  // [B, grams] counts, then summed into their output columns (a 0/1 matrix; counts are small integers, exact
+  // in float32), as the reference implementation accumulates counts per output column.
   std::vector<Value*> parts;
   for (Value* v : perGram) parts.push_back(v->type.dims[0] == B ? v : im.b.op1("tosa.tile", {v, im.b.constShape({B, 1})},
                                                                          ValueType::tensor(DType::I32, {B, 1}), {},
                                                                          im.aux("zero")));
-  Value* all = parts.size() == 1 ? parts[0]
-                                 : im.b.op1("tosa.concat", parts, ValueType::tensor(DType::I32, {B, int64_t(grams.size())}),
-                                            {{"axis", ir::Attribute::integer(1, DType::I32)}}, im.aux("counts"));
-  if (mode == "IDF") all = im.binary("tosa.minimum", all, im.scalarOf(DType::I32, 1, 2), DType::I32);
-  // Columns: count * (weight for IDF/TFIDF, 1 for TF) at column ngram_indexes[g].
   const int64_t G = int64_t(grams.size());
+  Value* all = parts.size() == 1 ? parts[0]
+                                 : im.b.op1("tosa.concat", parts, ValueType::tensor(DType::I32, {B, G}),
+                                            {{"axis", ir::Attribute::integer(1, DType::I32)}}, im.aux("counts"));
   Tensor place(DType::FP32, {1, G, columns});
-  for (int64_t g = 0; g < G; ++g)
-    place.setFloat(g * columns + grams[size_t(g)].column, mode == "TF" ? 1.0 : double(weights[size_t(g)]));
+  for (int64_t g = 0; g < G; ++g) place.setFloat(g * columns + grams[size_t(g)].column, 1.0);
   Value* y = im.matmul3(im.reshapeTo(im.castTo(all, DType::FP32), {1, B, G}, im.aux("counts")), im.constF(std::move(place)));
+  // Mode, per output column j (weights[j], default 1, as the reference implementation indexes them):
+  // TF: count; IDF: weights[j] where count > 0; TFIDF: count * weights[j].
+  if (mode != "TF") {
+    if (mode == "IDF") y = im.binary("tosa.minimum", y, im.scalarF(1.0f, 3), DType::FP32);
+    if (!weights.empty()) {
+      Tensor w(DType::FP32, {1, 1, columns});
+      for (int64_t j = 0; j < columns; ++j) w.setFloat(j, weights[size_t(j)]);
+      y = im.mul(y, im.constF(std::move(w)));
+    }
+  }
   Value* out = im.b.reshape(y, rank == 2 ? Shape{B, columns} : Shape{columns}, im.loc);
   im.setValue(n, 0, out, Layout::Plain);
   return Status::ok();
