@@ -1,4 +1,4 @@
-// Resize -> tosa.resize where it can express the mode, else constant interpolation matrices.
+// Resize, Upsample -> tosa.resize where it can express the mode, else constant interpolation matrices.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -24,9 +24,9 @@ std::optional<std::pair<int64_t, int64_t>> fraction(double v) {
 //
 // With static shapes every ONNX Resize is separable and linear in the input: out = A_axis . in along each
 // axis, A_axis [out, in] computed at import by ONNX's reference algorithm (coordinate transform, the n
-// nearest neighbours with edge clamping, nearest/linear/cubic coefficients, exclude_outside). It covers what
-// tosa.resize cannot express (cubic, tf_half_pixel_for_nn, tf_crop_and_resize, other ranks, large or
-// irregular scales) at the cost of a matmul per axis. tf_crop_and_resize samples outside the input give
+// nearest neighbours with edge clamping, nearest/linear/cubic coefficients, exclude_outside, antialias). It
+// covers what tosa.resize cannot express (cubic, tf_half_pixel_for_nn, tf_crop_and_resize, antialias, opset-18
+// axes / keep_aspect_ratio_policy, other ranks, large or irregular scales) at the cost of a matmul per axis. tf_crop_and_resize samples outside the input give
 // extrapolation_value: their rows of A are zero and a constant mask adds the value.
 
 struct ResizeAxis {
@@ -39,7 +39,32 @@ struct ResizeMode {
   std::string mode, ctm, nearestMode;
   double cubicA = -0.75;
   bool excludeOutside = false;
+  bool antialias = false;  // linear / cubic: when downscaling, the filter is stretched by 1 / scale
 };
+
+// Keys cubic convolution kernel (cubic_coeff_a = A) at distance x.
+double cubicKernel(double A, double x) {
+  x = std::fabs(x);
+  if (x <= 1) return ((A + 2) * x - (A + 3)) * x * x + 1;
+  if (x < 2) return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+  return 0;
+}
+
+// Antialiased linear / cubic (ONNX's reference: the kernel evaluated at scale * distance over a support
+// widened to 1 / scale, normalized to sum 1). Taps start + t, t = 0 .. 2 - 2 * start, relative to floor(x).
+std::vector<double> antialiasCoeffs(const ResizeMode& m, double ratio, double scale) {
+  const bool cubic = m.mode == "cubic";
+  const int64_t start = int64_t(std::floor((cubic ? -2.0 : -1.0) / scale)) + 1;
+  std::vector<double> c;
+  double sum = 0;
+  for (int64_t i = start; i < 2 - start; ++i) {
+    const double arg = scale * (double(i) - ratio);
+    c.push_back(cubic ? cubicKernel(m.cubicA, arg) : std::clamp(1 - std::fabs(arg), 0.0, 1.0));
+    sum += c.back();
+  }
+  for (double& v : c) v /= sum;
+  return c;
+}
 
 // Interpolation coefficients for ratio in (0, 1] (1 when the sample is on a pixel).
 std::vector<double> resizeCoeffs(const ResizeMode& m, double ratio, bool onPixel) {
@@ -80,7 +105,9 @@ void resizeMatrix(const ResizeMode& m, const ResizeAxis& ax, std::vector<double>
     } else xo = (x + 0.5) / ax.scale - 0.5;  // half_pixel
     const double fl = std::floor(xo);
     const bool onPixel = xo == fl;
-    std::vector<double> c = resizeCoeffs(m, onPixel ? 1.0 : xo - fl, onPixel);
+    const double ratio = onPixel ? 1.0 : xo - fl;
+    std::vector<double> c = m.antialias && m.mode != "nearest" && ax.scale < 1 ? antialiasCoeffs(m, ratio, ax.scale)
+                                                                               : resizeCoeffs(m, ratio, onPixel);
     const int64_t taps = int64_t(c.size());
     // The taps nearest to xo, left-biased: floor(xo) - taps/2 + 1 ... (xo - 1 ... xo when on a pixel).
     const int64_t first = (onPixel ? int64_t(fl) - 1 : int64_t(fl)) - taps / 2 + 1;
@@ -179,26 +206,57 @@ Status resizeGeneral(Importer& im, const NodeProto& n, OVal& x) {
   if (!kTransforms.count(m.ctm)) return Status::invalid("Resize coordinate_transformation_mode '" + m.ctm + "'");
   static const std::set<std::string> kNearest = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
   if (!kNearest.count(m.nearestMode)) return Status::invalid("Resize nearest_mode '" + m.nearestMode + "'");
-  if (im.attrInt(n, "antialias", 0) != 0) return Status::unsupported("Resize antialias");
-  if (im.attr(n, "axes") || im.attr(n, "keep_aspect_ratio_policy"))
-    return Status::unsupported("Resize axes / keep_aspect_ratio_policy (opset 18)");
+  m.antialias = im.attrInt(n, "antialias", 0) != 0;  // nearest ignores it
   const size_t rank = x.shape.size();
+  // Opset 18: scales/sizes/roi list only the resized `axes`; the others keep their length.
+  std::vector<int64_t> resized;
+  if (auto a = im.attrInts(n, "axes")) {
+    for (int64_t v : *a) {
+      const int64_t d = normAxis(v, int64_t(rank));
+      if (d < 0 || d >= int64_t(rank) || std::count(resized.begin(), resized.end(), d))
+        return Status::invalid("Resize axes value " + std::to_string(v) + " is out of range or repeated");
+      resized.push_back(d);
+    }
+  } else {
+    for (size_t d = 0; d < rank; ++d) resized.push_back(int64_t(d));
+  }
+  const size_t na = resized.size();
+  const std::string policy = im.attrStr(n, "keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    return Status::invalid("Resize keep_aspect_ratio_policy '" + policy + "'");
   std::vector<ResizeAxis> axes(rank);
+  for (size_t d = 0; d < rank; ++d) axes[d] = {x.shape[d], x.shape[d], 1.0};
   if (im.hasInput(n, 3)) {
     auto sz = im.constInput(n, 3, "sizes");
     if (!sz) return sz.status();
     auto v = (*sz)->toInts();
-    if (v.size() != rank) return Status::invalid("Resize sizes has " + std::to_string(v.size()) + " values for rank " +
-                                                 std::to_string(rank));
-    for (size_t d = 0; d < rank; ++d) axes[d] = {x.shape[d], v[d], double(v[d]) / double(x.shape[d])};
+    if (v.size() != na)
+      return Status::invalid("Resize sizes has " + std::to_string(v.size()) + " values for " + std::to_string(na) +
+                             " axes");
+    for (size_t k = 0; k < na; ++k) {
+      const int64_t d = resized[k];
+      axes[size_t(d)] = {x.shape[size_t(d)], v[k], double(v[k]) / double(x.shape[size_t(d)])};
+    }
+    if (policy != "stretch") {
+      // One scale for all resized axes (the smallest / largest), out = round(scale * in) (halves up).
+      double sc = axes[size_t(resized[0])].scale;
+      for (int64_t d : resized)
+        sc = policy == "not_larger" ? std::min(sc, axes[size_t(d)].scale) : std::max(sc, axes[size_t(d)].scale);
+      for (int64_t d : resized) {
+        ResizeAxis& ax = axes[size_t(d)];
+        ax.scale = sc;
+        ax.out = int64_t(std::floor(sc * double(ax.in) + 0.5));
+      }
+    }
   } else {
     auto sc = im.constInput(n, 2, "scales");
     if (!sc) return sc.status();
-    if ((*sc)->size() != int64_t(rank))
-      return Status::invalid("Resize scales has " + std::to_string((*sc)->size()) + " values for rank " +
-                             std::to_string(rank));
-    for (size_t d = 0; d < rank; ++d) {
-      const double s = (*sc)->getFloat(int64_t(d));
+    if ((*sc)->size() != int64_t(na))
+      return Status::invalid("Resize scales has " + std::to_string((*sc)->size()) + " values for " +
+                             std::to_string(na) + " axes");
+    for (size_t k = 0; k < na; ++k) {
+      const size_t d = size_t(resized[k]);
+      const double s = (*sc)->getFloat(int64_t(k));
       if (!(s > 0)) return Status::invalid("Resize scale " + std::to_string(s) + " must be positive");
       axes[d] = {x.shape[d], int64_t(std::floor(double(x.shape[d]) * s)), s};
     }
@@ -208,10 +266,10 @@ Status resizeGeneral(Importer& im, const NodeProto& n, OVal& x) {
   if (m.ctm == "tf_crop_and_resize") {
     auto roi = im.constInput(n, 1, "roi");
     if (!roi) return roi.status();
-    if ((*roi)->size() != int64_t(2 * rank)) return Status::invalid("Resize roi must have 2 * rank values");
-    for (size_t d = 0; d < rank; ++d) {
-      axes[d].roiStart = (*roi)->getFloat(int64_t(d));
-      axes[d].roiEnd = (*roi)->getFloat(int64_t(d + rank));
+    if ((*roi)->size() != int64_t(2 * na)) return Status::invalid("Resize roi must have 2 values per resized axis");
+    for (size_t k = 0; k < na; ++k) {
+      axes[size_t(resized[k])].roiStart = (*roi)->getFloat(int64_t(k));
+      axes[size_t(resized[k])].roiEnd = (*roi)->getFloat(int64_t(k + na));
     }
   }
   auto xv = im.get(x, Layout::Plain);
@@ -235,7 +293,7 @@ Status opResize(Importer& im, const NodeProto& n) {
   // tosa.resize: 4-D, nearest/linear, these transforms; everything else takes the matrix form.
   if (x.shape.size() != 4 || (mode != "nearest" && mode != "linear") ||
       (ctm != "half_pixel" && ctm != "pytorch_half_pixel" && ctm != "asymmetric" && ctm != "align_corners") ||
-      im.attrInt(n, "antialias", 0) != 0 || im.attr(n, "axes"))
+      im.attrInt(n, "antialias", 0) != 0 || im.attr(n, "axes") || im.attr(n, "keep_aspect_ratio_policy"))
     return resizeGeneral(im, n, x);
   // Output size and scale per spatial axis: scales (input 2) or sizes (input 3).
   int64_t out[2];
@@ -312,10 +370,49 @@ Status opResize(Importer& im, const NodeProto& n) {
   return Status::ok();
 }
 
+// Upsample (opsets 7-9; the version converter usually rewrites it to Resize first): out(x) = in(x / scale),
+// i.e. a Resize with coordinate_transformation_mode asymmetric; nearest picks floor(x / scale) (an integer
+// scale repeats each element). Lowered as that Resize node. Scales: attribute (opset 7) or input 1 (opset 9).
+Status opUpsample(Importer& im, const NodeProto& n) {
+  std::string mode = im.attrStr(n, "mode", "nearest");
+  if (mode == "bilinear") mode = "linear";  // Upsample-1's name for it
+  if (mode != "nearest" && mode != "linear") return Status::invalid("Upsample mode '" + mode + "'");
+  NodeProto r;
+  r.set_op_type("Resize");
+  r.set_name(n.name());
+  r.add_input(n.input(0));
+  r.add_input("");
+  if (im.hasInput(n, 1)) {
+    r.add_input(n.input(1));
+  } else {
+    auto sc = im.attrFloats(n, "scales");
+    if (!sc) return Status::invalid("Upsample needs scales (attribute or input 1)");
+    OVal sv;
+    sv.shape = {int64_t(sc->size())};
+    sv.c = std::make_shared<const Tensor>(
+        Tensor::fromDoubles(DType::FP32, sv.shape, std::vector<double>(sc->begin(), sc->end())));
+    const std::string name = n.output(0) + "#scales";
+    im.vals[name] = std::move(sv);
+    r.add_input(name);
+  }
+  r.add_output(n.output(0));
+  auto strAttr = [&](const char* name, const std::string& v) {
+    auto* a = r.add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::STRING);
+    a->set_s(v);
+  };
+  strAttr("mode", mode);
+  strAttr("coordinate_transformation_mode", "asymmetric");
+  strAttr("nearest_mode", "floor");
+  return im.lowerSynthetic(r);
+}
+
 }  // namespace
 
 void registerResizeOps(HandlerTable& t) {
   t["Resize"] = opResize;
+  t["Upsample"] = opUpsample;
 }
 
 }  // namespace tosakit::onnx
