@@ -58,5 +58,30 @@ TEST(OnnxSignal, DftAxisOutOfRangeIsInvalid) {
       << m.status().toString();
 }
 
+// A window whose output_datatype is DOUBLE (11): the graph output would be float64, which TOSA 1.0 lacks.
+TEST(OnnxSignal, DoubleWindowIsUnsupported) {
+  Pb g;
+  g.msg(1, node({"HannWindow", "op", {"size"}, {"y"}, {intAttr("output_datatype", 11)}}));
+  g.bytes(2, "g");
+  g.msg(5, int64Tensor("size", {}, {4}));
+  g.msg(12, valueInfo("y", {4}));
+  auto m = onnx::importOnnxBytes(model(g, 17), "hann.onnx", unchecked());
+  ASSERT_FALSE(m.isOk());
+  EXPECT_EQ(m.status().code(), StatusCode::Unsupported) << m.status().toString();
+  EXPECT_NE(m.status().message().find("'op' (HannWindow): output_datatype"), std::string::npos)
+      << m.status().toString();
+}
+
+// inverse together with onesided (a half-spectrum input) is not lowered: named as unsupported.
+TEST(OnnxSignal, InverseOnesidedDftIsUnsupported) {
+  auto m = onnx::importOnnxBytes(
+      unaryModel("DFT", {1, 8, 2}, {1, 5, 2}, {intAttr("inverse", 1), intAttr("onesided", 1)}), "dft.onnx",
+      unchecked());
+  ASSERT_FALSE(m.isOk());
+  EXPECT_EQ(m.status().code(), StatusCode::Unsupported) << m.status().toString();
+  EXPECT_NE(m.status().message().find("'op' (DFT): an inverse one-sided DFT"), std::string::npos)
+      << m.status().toString();
+}
+
 }  // namespace
 }  // namespace tosakit::onnxtest
