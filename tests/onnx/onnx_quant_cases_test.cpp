@@ -43,13 +43,25 @@ TEST(OnnxQuant, QLinearConvLowersToIntegerConvAndRescale) {
   EXPECT_EQ(fn->inputs()[0]->type.dtype, DType::I8);  // uint8 input carried as i8 bits
 }
 
-// Run-time scales cannot become TOSA constants: the error names the node and the reason.
-TEST(OnnxQuant, RunTimeScaleIsUnsupported) {
-  auto m = onnx::importOnnx(std::string(kOnnxNodeDataDir) + "/test_quantizelinear/model.onnx");
+// Run-time per-tensor scale and zero point: float fallback (x / scale rounded half to even, + zp, saturated).
+TEST(OnnxQuant, QuantizeLinearRunTimeScale) { EXPECT_TRUE(runNodeCaseVerified("test_quantizelinear")); }
+// The expanded DynamicQuantizeLinear computes y_scale/y_zero_point in the graph (ReduceMin/Max, Div, Clip,
+// Round, Cast to uint8), so its QuantizeLinear sees run-time parameters.
+TEST(OnnxQuant, DynamicQuantizeLinearExpanded) { EXPECT_TRUE(runNodeCase("test_dynamicquantizelinear_expanded")); }
+TEST(OnnxQuant, DynamicQuantizeLinearMaxAdjustedExpanded) {
+  EXPECT_TRUE(runNodeCase("test_dynamicquantizelinear_max_adjusted_expanded"));
+}
+TEST(OnnxQuant, DynamicQuantizeLinearMinAdjustedExpanded) {
+  EXPECT_TRUE(runNodeCase("test_dynamicquantizelinear_min_adjusted_expanded"));
+}
+
+// A run-time per-axis scale is not lowered: the error names the node and the reason.
+TEST(OnnxQuant, RunTimePerAxisScaleIsUnsupported) {
+  auto m = onnx::importOnnx(std::string(kOnnxNodeDataDir) + "/test_quantizelinear_axis/model.onnx");
   ASSERT_FALSE(m.isOk());
   EXPECT_EQ(m.status().code(), StatusCode::Unsupported);
   EXPECT_NE(m.status().message().find("QuantizeLinear"), std::string::npos) << m.status().message();
-  EXPECT_NE(m.status().message().find("run-time y_scale"), std::string::npos) << m.status().message();
+  EXPECT_NE(m.status().message().find("run-time per-axis y_scale"), std::string::npos) << m.status().message();
 }
 
 }  // namespace

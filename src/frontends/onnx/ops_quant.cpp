@@ -125,9 +125,44 @@ Tensor alongAxis(DType dt, const std::vector<double>& v, size_t rank, int64_t ax
 
 // ---- QuantizeLinear / DequantizeLinear ----
 
+// Per-tensor QuantizeLinear whose y_scale and/or zero point are run-time values (e.g. DynamicQuantizeLinear's
+// expanded graph): the same float math as the constant form, with the parameters as tensors.
+Status quantizeLinearRunTime(Importer& im, const NodeProto& n) {
+  OVal &x = im.val(n, 0), &s = im.val(n, 1);
+  TK_RETURN_IF_ERROR(im.requireFloat(n, s));
+  int64_t count = 1;
+  for (int64_t d : s.shape) count *= d;
+  if (count != 1) return Status::unsupported("run-time per-axis y_scale");
+  DType outType = DType::U8;
+  if (im.hasInput(n, 2)) outType = im.val(n, 2).dtype;
+  if (!isQuantType(outType)) return Status::unsupported("QuantizeLinear to " + std::string(dtypeName(outType)));
+  const size_t rank = x.shape.size();
+  auto xv = im.get(x, Layout::Plain);
+  if (!xv) return xv.status();
+  auto sv = im.getAsRank(s, rank, Layout::Plain);
+  if (!sv) return sv.status();
+  Value* q = im.divideF32(im.castTo(*xv, DType::FP32), im.castTo(*sv, DType::FP32));
+  Value* r = im.castTo(q, DType::I32);  // CAST float->int rounds to nearest, ties to even (spec 2.13.1)
+  if (im.hasInput(n, 2)) {
+    auto zv = im.getAsRank(im.val(n, 2), rank, Layout::Plain);
+    if (!zv) return zv.status();
+    Value* z = im.castTo(*zv, DType::I32);
+    if (outType == DType::U8)  // i8 bits -> uint8 value: sign-extended by the cast, keep the low 8 bits
+      z = im.b.op1("tosa.bitwise_and", {z, im.scalarOf(DType::I32, 255, rank)}, z->type, {}, im.aux("to_uint8"));
+    r = im.b.add(r, z, im.aux("add"));
+  }
+  const int64_t lo = outType == DType::U8 ? 0 : -128, hi = outType == DType::U8 ? 255 : 127;
+  Value* clamped = clampI32(im, r, lo, hi);
+  // 128..255 keep their low 8 bits: the i8 carrier of uint8.
+  Value* out = im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, clamped->type.dims), {}, im.loc);
+  im.setValue(n, 0, out, Layout::Plain, outType);
+  return Status::ok();
+}
+
 Status opQuantizeLinear(Importer& im, const NodeProto& n) {
   OVal& x = im.val(n, 0);
   TK_RETURN_IF_ERROR(im.requireFloat(n, x));
+  if (!im.val(n, 1).isConst() || (im.hasInput(n, 2) && !im.val(n, 2).isConst())) return quantizeLinearRunTime(im, n);
   auto scale = constFloats(im, n, 1, "y_scale");
   if (!scale) return scale.status();
   auto zp = zeroPoints(im, n, 2, DType::U8);
