@@ -37,8 +37,11 @@ inline Status gatherInputs(const fs::path& dir, const json& tj, const ir::Functi
   return Status::ok();
 }
 
-// Every vector directory under root whose "<group>/<vector>" id contains filter, sorted.
-inline std::vector<fs::path> findVectors(const std::string& root, const std::string& filter) {
+// Every vector directory under root whose "<group>/<vector>" id contains filter, sorted; an error when root
+// is not a directory.
+inline Result<std::vector<fs::path>> findVectors(const std::string& root, const std::string& filter) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return Status::invalid(root + ": not a directory");
   std::vector<fs::path> vectors;
   for (const auto& g : fs::directory_iterator(root)) {
     if (!g.is_directory()) continue;

@@ -194,12 +194,12 @@ int main(int argc, char** argv) {
       return 2;
     } else root = a;
   }
-  std::error_code ec;
-  if (!fs::is_directory(root, ec)) {
-    std::cerr << "precise_conformance: " << root << ": not a directory\n";
+  auto found = conformance::findVectors(root, filter);
+  if (!found) {
+    std::cerr << "precise_conformance: " << found.status().message() << "\n";
     return 2;
   }
-  const std::vector<fs::path> vectors = conformance::findVectors(root, filter);
+  const std::vector<fs::path>& vectors = *found;
   int passed = 0, failed = 0, skipped = 0, floatOutputs = 0, negatives = 0;
   for (const fs::path& dir : vectors) {
     std::string id = dir.parent_path().filename().string() + "/" + dir.filename().string();

@@ -286,12 +286,12 @@ int main(int argc, char** argv) {
       return 2;
     } else root = a;
   }
-  std::error_code ec;
-  if (!fs::is_directory(root, ec)) {
-    std::cerr << "run_conformance: " << root << ": not a directory\n";
+  auto found = conformance::findVectors(root, filter);
+  if (!found) {
+    std::cerr << "run_conformance: " << found.status().message() << "\n";
     return 2;
   }
-  const std::vector<fs::path> vectors = conformance::findVectors(root, filter);
+  const std::vector<fs::path>& vectors = *found;
   std::ofstream log(logPath);
   std::map<std::string, GroupStats> groups;
   std::map<std::string, int> reasons, rejectedBy;
