@@ -308,3 +308,27 @@ std::string printModule(const Module& m) {
 }
 
 }  // namespace tosakit::ir
+
+namespace tosakit::ir {
+
+static const Attribute* findAttr(const std::vector<std::map<std::string, Attribute>>& all, size_t i,
+                                 const std::string& key) {
+  if (i >= all.size()) return nullptr;
+  auto it = all[i].find(key);
+  return it == all[i].end() ? nullptr : &it->second;
+}
+
+const Attribute* Function::argAttr(size_t i, const std::string& key) const { return findAttr(argAttrs, i, key); }
+const Attribute* Function::resultAttr(size_t i, const std::string& key) const {
+  return findAttr(resultAttrs, i, key);
+}
+void Function::setArgAttr(size_t i, const std::string& key, Attribute a) {
+  if (argAttrs.size() <= i) argAttrs.resize(i + 1);
+  argAttrs[i][key] = std::move(a);
+}
+void Function::setResultAttr(size_t i, const std::string& key, Attribute a) {
+  if (resultAttrs.size() <= i) resultAttrs.resize(i + 1);
+  resultAttrs[i][key] = std::move(a);
+}
+
+}  // namespace tosakit::ir

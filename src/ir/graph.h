@@ -134,6 +134,17 @@ class Function {
   Block body;                        // body.args are the inputs; the terminator's operands the outputs
   std::vector<ValueType> resultTypes;
   std::vector<std::string> resultNames;  // names from the results' locations (may be empty strings)
+  // Discardable metadata of arguments and results (MLIR's per-argument/result dictionaries), keyed by
+  // "tosakit.*" names: the ONNX element type of an imported argument ("tosakit.onnx_type"), the
+  // preprocessing recipe recorded at import ("tosakit.preprocess"), a quantized tensor's scale/zero point.
+  // Indexed like inputs()/resultTypes; may be shorter (missing = no attributes). Kept through MLIR text and
+  // SPIR-V (its sidecar).
+  std::vector<std::map<std::string, Attribute>> argAttrs;
+  std::vector<std::map<std::string, Attribute>> resultAttrs;
+  const Attribute* argAttr(size_t i, const std::string& key) const;
+  const Attribute* resultAttr(size_t i, const std::string& key) const;
+  void setArgAttr(size_t i, const std::string& key, Attribute a);
+  void setResultAttr(size_t i, const std::string& key, Attribute a);
   Location loc;
   Module* module = nullptr;
 
