@@ -13,6 +13,8 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev libonnx-testdata
   # Model tests: torchvision exports (tests/scripts/torchvision_models.sh), ONNX Runtime via node.
   python3-torch python3-torchvision
+  # Image inputs (calibrate, run --input NAME=photo.jpg); python3-pil writes the images of their tests.
+  libopencv-imgcodecs-dev libopencv-imgproc-dev python3-pil
 )
 # Debian's npm brings Debian's nodejs; a node from elsewhere (e.g. NodeSource, which bundles npm and conflicts
 # with Debian's npm package) is used as it is.

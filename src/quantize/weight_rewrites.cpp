@@ -1,0 +1,175 @@
+// Float weight rewrites of calibration: cross-layer weight equalization (7.5.1) and bias correction (7.5.2),
+// both after Nagel et al., "Data-Free Quantization Through Weight Equalization and Bias Correction".
+#include <cmath>
+#include <limits>
+
+#include "quantize/calibrate_internal.h"
+#include "quantize/module_clone.h"
+
+namespace tosakit::quantize {
+
+namespace {
+
+std::map<const ir::Value*, int> useCounts(const ir::Function& fn) {
+  std::map<const ir::Value*, int> uses;
+  std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
+    for (const auto& op : b.ops) {
+      for (const ir::Value* v : op->operands) ++uses[v];
+      for (const auto& r : op->regions)
+        for (const auto& blk : r->blocks) walk(*blk);
+    }
+  };
+  walk(fn.body);
+  return uses;
+}
+
+const ir::Operation* soleUser(const ir::Function& fn, const ir::Value* v) {
+  for (const auto& op : fn.body.ops)
+    for (const ir::Value* o : op->operands)
+      if (o == v) return op.get();
+  return nullptr;
+}
+
+// The float weight tensor of a single-use tosa.const operand, or null.
+ir::Operation* ownConst(ir::Value* v, const std::map<const ir::Value*, int>& uses) {
+  auto* c = const_cast<ir::Operation*>(constProducer(v));
+  if (!c || c->name != "tosa.const" || uses.at(v) != 1) return nullptr;
+  const ir::Attribute* a = c->attr("values");
+  return a && a->tensor && isFloat(a->tensor->dtype()) ? c : nullptr;
+}
+
+Tensor& mutableValues(ir::Operation& c, Tensor& scratch) {
+  scratch = *c.attr("values")->tensor;
+  return scratch;
+}
+
+bool isRelu(const ir::Operation& op) {
+  if (op.name != "tosa.clamp") return false;
+  const ir::Attribute* lo = op.attr("min_val");
+  const ir::Attribute* hi = op.attr("max_val");
+  return lo && hi && lo->kind == ir::Attribute::Kind::Float && lo->f == 0 &&
+         hi->kind == ir::Attribute::Kind::Float && hi->f >= std::numeric_limits<float>::max();
+}
+
+bool isConvLike(const ir::Operation& op) { return op.name == "tosa.conv2d" || op.name == "tosa.depthwise_conv2d"; }
+
+// Input channel of weight element i of the second conv (conv2d [OC,KH,KW,IC]: last axis; depthwise with
+// multiplier 1 [KH,KW,C,1]: C), or -1 when the layout does not pair channels one to one.
+int64_t inputChannel(const Tensor& w, const std::string& opName, int64_t i) {
+  if (opName == "tosa.conv2d") return i % w.shape()[3];
+  if (opName == "tosa.depthwise_conv2d" && w.shape()[3] == 1) return (i / w.shape()[3]) % w.shape()[2];
+  return -1;
+}
+
+// Equalizes one conv1 -> [relu] -> conv2 pair: s_c = sqrt(r1_c / r2_c), W1[c] /= s_c, b1[c] /= s_c,
+// W2[.., c] *= s_c, so both ranges become sqrt(r1_c r2_c) and the function is unchanged (ReLU is
+// positively homogeneous).
+bool equalizePair(ir::Operation& conv1, ir::Operation& conv2, const std::map<const ir::Value*, int>& uses) {
+  ir::Operation* w1c = ownConst(conv1.operands[1], uses);
+  ir::Operation* b1c = conv1.operands.size() > 2 ? ownConst(conv1.operands[2], uses) : nullptr;
+  ir::Operation* w2c = ownConst(conv2.operands[1], uses);
+  if (!w1c || !b1c || !w2c) return false;
+  Tensor w1s, b1s, w2s;
+  Tensor &w1 = mutableValues(*w1c, w1s), &b1 = mutableValues(*b1c, b1s), &w2 = mutableValues(*w2c, w2s);
+  if (w2.rank() != 4 || w1.size() == 0) return false;
+  int64_t channels = weightOutputChannels(w1, conv1.name);
+  if (inputChannel(w2, conv2.name, 0) < 0 || b1.size() != channels) return false;
+  int64_t c2 = conv2.name == "tosa.conv2d" ? w2.shape()[3] : w2.shape()[2];
+  if (c2 != channels) return false;
+  std::vector<double> r1(size_t(channels), 0.0), r2(size_t(channels), 0.0), s(size_t(channels), 1.0);
+  for (int64_t i = 0; i < w1.size(); ++i) {
+    double& r = r1[size_t(weightOutputChannel(w1, conv1.name, i))];
+    r = std::max(r, std::fabs(w1.getFloat(i)));
+  }
+  for (int64_t i = 0; i < w2.size(); ++i) {
+    double& r = r2[size_t(inputChannel(w2, conv2.name, i))];
+    r = std::max(r, std::fabs(w2.getFloat(i)));
+  }
+  for (size_t c = 0; c < s.size(); ++c)
+    if (r1[c] > 0 && r2[c] > 0) s[c] = std::sqrt(r1[c] / r2[c]);
+  for (int64_t i = 0; i < w1.size(); ++i) w1.setFloat(i, w1.getFloat(i) / s[size_t(weightOutputChannel(w1, conv1.name, i))]);
+  for (int64_t c = 0; c < channels; ++c) b1.setFloat(c, b1.getFloat(c) / s[size_t(c)]);
+  for (int64_t i = 0; i < w2.size(); ++i) w2.setFloat(i, w2.getFloat(i) * s[size_t(inputChannel(w2, conv2.name, i))]);
+  w1c->attrs["values"] = ir::Attribute::dense(std::move(w1));
+  b1c->attrs["values"] = ir::Attribute::dense(std::move(b1));
+  w2c->attrs["values"] = ir::Attribute::dense(std::move(w2));
+  return true;
+}
+
+}  // namespace
+
+Result<int> equalizeWeights(ir::Function& fn) {
+  auto uses = useCounts(fn);
+  int pairs = 0;
+  for (const auto& op : fn.body.ops) {
+    if (!isConvLike(*op) || op->results.size() != 1 || uses[op->results[0]] != 1) continue;
+    const ir::Operation* next = soleUser(fn, op->results[0]);
+    if (next && isRelu(*next)) next = uses[next->results[0]] == 1 ? soleUser(fn, next->results[0]) : nullptr;
+    if (!next || !isConvLike(*next) || next->operands.empty()) continue;
+    // conv2 must read the pair's value as its input (operand 0), not as a weight.
+    const ir::Value* fed = op->results[0];
+    if (next->operands[0] != fed && !(isRelu(*soleUser(fn, fed)) && next->operands[0] == soleUser(fn, fed)->results[0]))
+      continue;
+    pairs += equalizePair(*op, *const_cast<ir::Operation*>(next), uses);
+  }
+  return pairs;
+}
+
+Result<int> correctBiases(const CalibrateOptions& o, ir::Function& fn, const std::vector<std::string>& samples,
+                          const Thresholds& thresholds) {
+  auto uses = useCounts(fn);
+  auto names = topLevelValueNames(fn);
+  struct Target {
+    ir::Operation* op;
+    ir::Operation* bias;
+    std::vector<double> diff;  // sum over samples of the per-channel mean error
+  };
+  std::vector<Target> targets;
+  for (const auto& op : fn.body.ops) {
+    bool conv = op->name == "tosa.conv2d" || op->name == "tosa.depthwise_conv2d" || op->name == "tosa.conv3d" ||
+                op->name == "tosa.transpose_conv2d";
+    if (!conv || op->operands.size() < 3 || !isFloat(op->results[0]->type.dtype)) continue;
+    ir::Operation* bias = ownConst(op->operands[2], uses);
+    if (bias) targets.push_back({op.get(), bias, std::vector<double>(size_t(bias->attr("values")->tensor->size()), 0)});
+  }
+  if (targets.empty() || samples.empty()) return 0;
+  auto session = Session::create(cloneModule(*fn.module), o.session);
+  if (!session) return session.status();
+  OpRunner runner(o.session);
+  RunOptions ro;
+  ro.function = o.function;
+  ro.captureIntermediates = true;
+  for (size_t si = 0; si < samples.size(); ++si) {
+    auto inputs = o.loadSample(samples[si]);
+    if (!inputs) return inputs.status();
+    RunResult rr;
+    if (Status s = (*session)->run(*inputs, rr, ro); !s) return s.withContext(samples[si]);
+    std::map<std::string, const Tensor*> ref;
+    for (auto& [n, t] : *inputs) ref[n] = &t;
+    for (auto& [n, t] : rr.intermediates) ref[n] = &t;
+    for (Target& tg : targets) {
+      std::vector<Tensor> acts, outs;
+      for (const ir::Value* v : tg.op->operands) {
+        if (constProducer(v)) continue;
+        const std::string& n = names.at(v);
+        auto th = thresholds.find(n);
+        acts.push_back(th == thresholds.end() ? *ref.at(n) : fakeQuantize(*ref.at(n), th->second));
+      }
+      TK_RETURN_IF_ERROR(runner.runOp(*tg.op, acts, true, outs));
+      const Tensor& want = *ref.at(names.at(tg.op->results[0]));
+      int64_t channels = int64_t(tg.diff.size()), per = want.size() / std::max<int64_t>(channels, 1);
+      std::vector<double> sum(size_t(channels), 0.0);
+      for (int64_t i = 0; i < want.size(); ++i) sum[size_t(i % channels)] += want.getFloat(i) - outs[0].getFloat(i);
+      for (int64_t c = 0; c < channels; ++c) tg.diff[size_t(c)] += sum[size_t(c)] / double(std::max<int64_t>(per, 1));
+    }
+    if (o.progress) o.progress("bias correction", si + 1, samples.size());
+  }
+  for (Target& tg : targets) {
+    Tensor b = *tg.bias->attr("values")->tensor;
+    for (int64_t c = 0; c < b.size(); ++c) b.setFloat(c, b.getFloat(c) + tg.diff[size_t(c)] / double(samples.size()));
+    tg.bias->attrs["values"] = ir::Attribute::dense(std::move(b));
+  }
+  return int(targets.size());
+}
+
+}  // namespace tosakit::quantize
