@@ -206,6 +206,15 @@ class Comparer {
 };
 }  // namespace
 
+// Per-argument/result attribute lists compare as if padded with empty dictionaries to the same length.
+static bool sameAttrLists(const std::vector<std::map<std::string, Attribute>>& a,
+                          const std::vector<std::map<std::string, Attribute>>& b) {
+  static const std::map<std::string, Attribute> kNone;
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i)
+    if ((i < a.size() ? a[i] : kNone) != (i < b.size() ? b[i] : kNone)) return false;
+  return true;
+}
+
 bool modulesEqual(const Module& a, const Module& b, std::string* why) {
   Comparer c;
   auto fail = [&](std::string w) { if (why) *why = std::move(w); return false; };
@@ -230,6 +239,9 @@ bool modulesEqual(const Module& a, const Module& b, std::string* why) {
     if (fa.resultTypes != fb.resultTypes) return fail("@" + fa.name + ": result types differ");
     for (size_t k = 0; k < std::max(fa.resultNames.size(), fb.resultNames.size()); ++k)
       if (fa.outputName(k) != fb.outputName(k)) return fail("@" + fa.name + ": result names differ");
+    if (!sameAttrLists(fa.argAttrs, fb.argAttrs)) return fail("@" + fa.name + ": argument attributes differ");
+    if (!sameAttrLists(fa.resultAttrs, fb.resultAttrs)) return fail("@" + fa.name + ": result attributes differ");
+    if (fa.attrs != fb.attrs) return fail("@" + fa.name + ": function attributes differ");
     if (!c.block(fa.body, fb.body, "@" + fa.name)) return fail(c.why);
   }
   return true;

@@ -145,6 +145,9 @@ class Function {
   const Attribute* resultAttr(size_t i, const std::string& key) const;
   void setArgAttr(size_t i, const std::string& key, Attribute a);
   void setResultAttr(size_t i, const std::string& key, Attribute a);
+  // Discardable function-level metadata (MLIR's discardable func attributes), e.g. the ONNX graph inputs the
+  // imported function no longer takes ("tosakit.onnx_unused_inputs"). Kept like argAttrs.
+  std::map<std::string, Attribute> attrs;
   Location loc;
   Module* module = nullptr;
 

@@ -154,7 +154,9 @@ class Exporter {
     return a;
   }
 
-  Result<mlir::Attribute> attribute(const ir::Operation& op, const std::string& name, const ir::Attribute& a) {
+  // `opName` selects the op-specific forms (index-typed const_shape values, variable symbol names); discardable
+  // argument/result/function attributes pass "".
+  Result<mlir::Attribute> attribute(const std::string& opName, const std::string& name, const ir::Attribute& a) {
     using K = ir::Attribute::Kind;
     switch (a.kind) {
       case K::Bool: return mlir::Attribute(mlir::BoolAttr::get(ctx_, a.b));
@@ -204,11 +206,11 @@ class Exporter {
       }
       case K::Tensor: {
         if (!a.tensor) return Status::invalid("dense attribute without a tensor");
-        return dense(*a.tensor, op.name == "tosa.const_shape" && name == "values");
+        return dense(*a.tensor, opName == "tosa.const_shape" && name == "values");
       }
       case K::Symbol:
         // variable_read/variable_write take a SymbolNameAttr (a StringAttr printed as @name).
-        if (name == "name" && (op.name == "tosa.variable_read" || op.name == "tosa.variable_write"))
+        if (name == "name" && (opName == "tosa.variable_read" || opName == "tosa.variable_write"))
           return mlir::Attribute(mlir::StringAttr::get(ctx_, a.s));
         return mlir::Attribute(mlir::FlatSymbolRefAttr::get(ctx_, a.s));
     }
@@ -284,7 +286,44 @@ class Exporter {
     }
     for (size_t i = 0; i < f.resultTypes.size() && i < f.resultNames.size(); ++i)
       if (!f.resultNames[i].empty()) fn.setResultAttr(unsigned(i), "tosakit.name", nameAttr(f.resultNames[i]));
+    TK_RETURN_IF_ERROR(discardableAttrs(fn, f, where));
     return block(f.body, entry, where);
+  }
+
+  // Function::argAttrs/resultAttrs/attrs -> the func's arg_attrs/res_attrs dictionaries and attributes.
+  Status discardableAttrs(mlir::func::FuncOp fn, const ir::Function& f, const std::string& where) {
+    auto convert = [&](const std::string& key, const ir::Attribute& a, const std::string& what) -> Result<mlir::Attribute> {
+      if (key.find('.') == std::string::npos || key == "tosakit.name")
+        return Status::invalid(where + ": " + what + " attribute '" + key +
+                               "': discardable attributes need a dialect prefix ('tosakit.') and not 'tosakit.name'");
+      auto ma = attribute("", key, a);
+      if (!ma) return ma.status().withContext(where + ": " + what + " attribute '" + key + "'");
+      return ma;
+    };
+    for (size_t i = 0; i < f.argAttrs.size(); ++i) {
+      if (i >= f.inputs().size())
+        return Status::invalid(where + ": attributes for argument " + std::to_string(i) + " which does not exist");
+      for (const auto& [key, a] : f.argAttrs[i]) {
+        auto ma = convert(key, a, "argument " + std::to_string(i));
+        if (!ma) return ma.status();
+        fn.setArgAttr(unsigned(i), key, *ma);
+      }
+    }
+    for (size_t i = 0; i < f.resultAttrs.size(); ++i) {
+      if (i >= f.resultTypes.size())
+        return Status::invalid(where + ": attributes for result " + std::to_string(i) + " which does not exist");
+      for (const auto& [key, a] : f.resultAttrs[i]) {
+        auto ma = convert(key, a, "result " + std::to_string(i));
+        if (!ma) return ma.status();
+        fn.setResultAttr(unsigned(i), key, *ma);
+      }
+    }
+    for (const auto& [key, a] : f.attrs) {
+      auto ma = convert(key, a, "function");
+      if (!ma) return ma.status();
+      fn->setAttr(key, *ma);
+    }
+    return Status::ok();
   }
 
   Status block(const ir::Block& src, mlir::Block* dst, const std::string& where) {
@@ -313,7 +352,7 @@ class Exporter {
       st.addTypes(*t);
     }
     for (const auto& [name, a] : op.attrs) {
-      auto ma = attribute(op, name, a);
+      auto ma = attribute(op.name, name, a);
       if (!ma) return ma.status().withContext(desc + ": attribute '" + name + "'");
       st.addAttribute(name, *ma);
     }

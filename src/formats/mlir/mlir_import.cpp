@@ -297,7 +297,41 @@ class Importer {
       auto v = blockArg(arg, fn.body, name);
       if (!v) return v.status().withContext(where);
     }
+    TK_RETURN_IF_ERROR(discardableAttrs(f, fn, where));
     return block(body, fn.body);
+  }
+
+  // The func's arg_attrs/res_attrs dictionaries and discardable attributes -> Function::argAttrs/resultAttrs/
+  // attrs. "tosakit.name" is the value's name (kept elsewhere); keys of other dialects whose kind tosakit does
+  // not model are dropped (they are discardable); a "tosakit.*" key of an unknown kind is an error.
+  static Status collect(mlir::DictionaryAttr dict, std::map<std::string, ir::Attribute>& out,
+                        const std::string& where) {
+    if (!dict) return Status::ok();
+    for (mlir::NamedAttribute na : dict) {
+      std::string key = na.getName().str();
+      if (key == "tosakit.name" || key.find('.') == std::string::npos) continue;
+      auto a = toAttribute("", key, na.getValue());
+      if (!a) {
+        if (key.rfind("tosakit.", 0) != 0) continue;
+        return Status::unsupported(where + ": attribute '" + key + "': " + a.status().message());
+      }
+      out[key] = std::move(a.value());
+    }
+    return Status::ok();
+  }
+
+  static Status discardableAttrs(mlir::func::FuncOp f, ir::Function& fn, const std::string& where) {
+    for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+      std::map<std::string, ir::Attribute> attrs;
+      TK_RETURN_IF_ERROR(collect(f.getArgAttrDict(i), attrs, where + ": argument " + std::to_string(i)));
+      for (auto& [k, a] : attrs) fn.setArgAttr(i, k, std::move(a));
+    }
+    for (unsigned i = 0; i < f.getNumResults(); ++i) {
+      std::map<std::string, ir::Attribute> attrs;
+      TK_RETURN_IF_ERROR(collect(f.getResultAttrDict(i), attrs, where + ": result " + std::to_string(i)));
+      for (auto& [k, a] : attrs) fn.setResultAttr(i, k, std::move(a));
+    }
+    return collect(f->getDiscardableAttrDictionary(), fn.attrs, where);
   }
 
   Result<ir::Value*> blockArg(mlir::BlockArgument arg, ir::Block& out, const std::string& name) {

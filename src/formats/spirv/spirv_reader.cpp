@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "formats/npy/npy.h"
+#include "formats/spirv/spirv_attr_text.h"
 #include "formats/spirv/spirv_defs.h"
 #include "formats/spirv/spirv_internal.h"
 #include "formats/spirv/spirv_io.h"
@@ -58,6 +59,22 @@ class Reader {
   std::map<uint32_t, ir::Location> lines_;
   std::map<uint32_t, std::string> entryName_;
   std::map<uint32_t, std::vector<uint32_t>> entryIface_;
+  std::map<uint32_t, std::map<std::string, ir::Attribute>> attrDecos_;  // "tosakit.attr" decorations by id
+
+  // Discardable attributes decorating the interface variables (arguments, results) and the graph (function).
+  void discardableAttrs(ir::Function& fn, const std::vector<uint32_t>& iface, size_t nIn, size_t nOut,
+                        uint32_t graphId) {
+    for (size_t k = 0; k < iface.size() && k < nIn + nOut; ++k) {
+      auto it = attrDecos_.find(iface[k]);
+      if (it == attrDecos_.end()) continue;
+      for (const auto& [key, a] : it->second) {
+        if (k < nIn) fn.setArgAttr(k, key, a);
+        else fn.setResultAttr(k - nIn, key, a);
+      }
+    }
+    if (auto it = attrDecos_.find(graphId); it != attrDecos_.end()) fn.attrs = it->second;
+  }
+
 
   Status err(const Instr& in, const std::string& why) const {
     return Status::parse(file_ + ": word " + std::to_string(in.offset) + ": " + opcodeName(in.opcode) + ": " + why);
@@ -80,6 +97,11 @@ class Reader {
           if (in.ops[1] == kDecorationUserSemantic) {
             literalString(in, 2, s);
             if (s.rfind("tosakit.loc=", 0) == 0) locNames_[in.ops[0]] = s.substr(12);
+            if (s.rfind(kAttrPrefix, 0) == 0) {
+              auto a = decodeAttrText(s);
+              if (!a) return err(in, a.status().message());
+              attrDecos_[in.ops[0]][a->first] = std::move(a->second);
+            }
           }
           break;
         case OpModuleProcessed:
@@ -693,6 +715,7 @@ class Reader {
       std::string n = nIn + k < iface.size() ? nameOf(iface[nIn + k]) : std::string();
       g.fn->resultNames.push_back(n);
     }
+    discardableAttrs(*g.fn, iface, nIn, nOut, graphId);
     std::stable_sort(g.fn->body.ops.begin(), g.fn->body.ops.end(),
                      [&](const auto& a, const auto& b) { return g.anchor[a.get()] < g.anchor[b.get()]; });
     auto ret = std::make_unique<ir::Operation>();

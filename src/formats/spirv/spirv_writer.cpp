@@ -6,6 +6,7 @@
 
 #include "core/file_io.h"
 #include "formats/npy/npy.h"
+#include "formats/spirv/spirv_attr_text.h"
 #include "formats/spirv/spirv_defs.h"
 #include "formats/spirv/spirv_io.h"
 #include "formats/spirv/spirv_tosa_table.h"
@@ -273,6 +274,30 @@ class Writer {
     emit(annotations_, OpDecorateString, ops);
   }
 
+  // Function::argAttrs/resultAttrs on the interface variables, Function::attrs on the graph:
+  // OpDecorateString UserSemantic "tosakit.attr KEY KIND PAYLOAD" (spirv_attr_text.h).
+  Status attrDecorations(uint32_t id, const std::map<std::string, ir::Attribute>& attrs, const std::string& where) {
+    for (const auto& [key, a] : attrs) {
+      auto text = encodeAttrText(key, a);
+      if (!text) return text.status().withContext(where);
+      Words ops = {id, kDecorationUserSemantic};
+      appendString(ops, *text);
+      emit(annotations_, OpDecorateString, ops);
+    }
+    return Status::ok();
+  }
+  Status discardableAttrs(const ir::Function& f, const Words& ifaceIds, uint32_t graphId) {
+    size_t nIn = f.inputs().size(), nOut = f.resultTypes.size();
+    std::string where = "@" + f.name;
+    if (f.argAttrs.size() > nIn || f.resultAttrs.size() > nOut)
+      return Status::invalid(where + ": attributes for an argument or result that does not exist");
+    for (size_t i = 0; i < f.argAttrs.size(); ++i)
+      TK_RETURN_IF_ERROR(attrDecorations(ifaceIds[i], f.argAttrs[i], where + " input " + std::to_string(i)));
+    for (size_t k = 0; k < f.resultAttrs.size(); ++k)
+      TK_RETURN_IF_ERROR(attrDecorations(ifaceIds[nIn + k], f.resultAttrs[k], where + " output " + std::to_string(k)));
+    return attrDecorations(graphId, f.attrs, where);
+  }
+
   Status constOp(const ir::Operation& op, DType as) {
     const ir::Attribute* a = op.attr("values");
     if (!a || a->kind != ir::Attribute::Kind::Tensor || !a->tensor)
@@ -381,6 +406,7 @@ class Writer {
     uint32_t graphId = next();
     emit(g, OpGraphARM, {graphType, graphId});
     name(graphId, f.name);
+    TK_RETURN_IF_ERROR(discardableAttrs(f, ifaceIds, graphId));
     for (size_t i = 0; i < f.inputs().size(); ++i) {
       const ir::Value* v = f.inputs()[i];
       uint32_t id = next();

@@ -1,0 +1,355 @@
+// Shared pieces of the oneDNN kernels: engine/stream, type mapping, constant operands, fused epilogues.
+#include "fast/onednn_common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/numeric.h"
+
+namespace tosakit::fast::dnn {
+
+dnnl::engine& engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+dnnl::stream& stream() {
+  thread_local dnnl::stream s(engine());
+  return s;
+}
+
+bool exactInt8() {
+  static const bool vnni = [] {
+    using isa = dnnl::cpu_isa;
+    const isa i = dnnl::get_effective_cpu_isa();
+    return i == isa::avx512_core_vnni || i == isa::avx512_core_bf16 || i == isa::avx512_core_amx ||
+           i == isa::avx2_vnni;
+  }();
+  return vnni;
+}
+
+std::optional<dt> toDnnl(DType t) {
+  switch (t) {
+    case DType::FP32: return dt::f32;
+    case DType::BF16: return dt::bf16;
+    case DType::FP16: return dt::f16;
+    case DType::I8: return dt::s8;
+    case DType::U8: return dt::u8;
+    case DType::I32: return dt::s32;
+    default: return std::nullopt;
+  }
+}
+
+std::string implName(const dnnl::primitive_desc_base& pd) { return std::string("onednn:") + pd.impl_info_str(); }
+
+bool isReference(const dnnl::primitive_desc_base& pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+}
+
+const ir::ValueType& operandType(const OpChain& c, size_t k, size_t j) { return c.ops[k]->operands[j]->type; }
+const ir::ValueType& resultType(const OpChain& c, size_t k) { return c.ops[k]->results[0]->type; }
+
+const Tensor* constOperand(const OpChain& c, size_t k, size_t j) {
+  if (k >= c.constants.size() || j >= c.constants[k].size()) return nullptr;
+  return c.constants[k][j];
+}
+
+std::optional<int64_t> constScalarInt(const OpChain& c, size_t k, size_t j) {
+  const Tensor* t = constOperand(c, k, j);
+  if (!t || t->size() != 1 || !isInteger(t->dtype())) return std::nullopt;
+  return t->getInt(0);
+}
+
+std::optional<int64_t> zeroPoint(const OpChain& c, size_t k, size_t j) {
+  const Tensor* t = constOperand(c, k, j);
+  if (!t || t->size() != 1) return std::nullopt;
+  if (isFloat(t->dtype())) return t->getFloat(0) == 0.0 ? std::optional<int64_t>(0) : std::nullopt;
+  return t->getInt(0);
+}
+
+std::optional<DType> accType(const ir::Operation& op) {
+  const ir::Attribute* a = op.attr("acc_type");
+  if (!a || a->kind != ir::Attribute::Kind::Type) return std::nullopt;
+  return a->dtype;
+}
+
+bool isStatic(const ir::ValueType& t) { return t.kind == ir::ValueType::Kind::Tensor && t.isStatic(); }
+
+namespace {
+
+// The operand of ops[k] that is the previous op's result, or -1.
+int chainedOperand(const OpChain& c, size_t k) {
+  const ir::Value* prev = c.ops[k - 1]->results[0];
+  for (size_t j = 0; j < c.ops[k]->operands.size(); ++j)
+    if (c.ops[k]->operands[j] == prev) return int(j);
+  return -1;
+}
+
+// clamp's min_val/max_val as values of the element type t (rounded as the reference kernel rounds them);
+// nullopt when the attributes are malformed or violate an ERROR_IF (left to the reference kernel).
+struct FloatBounds {
+  double lo, hi;
+};
+std::optional<FloatBounds> floatClampBounds(const ir::Operation& op, DType t) {
+  const ir::Attribute *lo = op.attr("min_val"), *hi = op.attr("max_val");
+  if (!lo || !hi || lo->kind != ir::Attribute::Kind::Float || hi->kind != ir::Attribute::Kind::Float)
+    return std::nullopt;
+  FloatBounds b{roundToFloat(t, lo->f), roundToFloat(t, hi->f)};
+  if (std::isnan(b.lo) || std::isnan(b.hi) || b.hi < b.lo) return std::nullopt;
+  return b;
+}
+
+struct IntBounds {
+  int64_t lo, hi;
+};
+std::optional<IntBounds> intClampBounds(const ir::Operation& op, DType t) {
+  const ir::Attribute *lo = op.attr("min_val"), *hi = op.attr("max_val");
+  if (!lo || !hi || lo->kind != ir::Attribute::Kind::Int || hi->kind != ir::Attribute::Kind::Int)
+    return std::nullopt;
+  IntBounds b{signExtend(lo->i, bitWidth(t)), signExtend(hi->i, bitWidth(t))};
+  if (b.hi < b.lo) return std::nullopt;
+  return b;
+}
+
+bool sameTensorType(const ir::ValueType& a, const ir::ValueType& b) {
+  return isStatic(a) && isStatic(b) && a.dtype == b.dtype && a.dims == b.dims;
+}
+
+}  // namespace
+
+FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int maxOps, bool allowBinary) {
+  FloatEpilogue e;
+  const DType outT = resultType(c, 0).dtype;
+  const bool passable = outT == DType::FP32 || outT == DType::BF16;
+  for (size_t k = 1; k < c.ops.size() && int(k) <= maxOps; ++k) {
+    const ir::Operation& op = *c.ops[k];
+    const int prev = chainedOperand(c, k);
+    if (prev < 0 || op.results.size() != 1) break;
+    const bool inPass = !e.manual.empty();
+    if (op.name == "tosa.add" && op.operands.size() == 2) {
+      const size_t other = prev == 0 ? 1 : 0;
+      // Same shape and type on both sides (no broadcast): acc(+bias) rounded, then + other rounded, as TOSA.
+      if (!sameTensorType(operandType(c, k, other), resultType(c, k - 1)) ||
+          !sameTensorType(resultType(c, k), resultType(c, k - 1)))
+        break;
+      if (allowBinary && !inPass) {
+        e.binaryOperands.push_back({k, other, e.postOps.len()});
+        e.postOps.append_binary(dnnl::algorithm::binary_add, dstMd);
+      } else {
+        if (!passable) break;
+        FloatEpilogue::ManualOp m;
+        m.isAdd = true, m.k = k, m.j = other;
+        e.manual.push_back(m);
+      }
+    } else if (op.name == "tosa.clamp" && op.operands.size() == 1) {
+      if (resultType(c, k).dtype != outT) break;
+      auto b = floatClampBounds(op, outT);
+      if (!b) break;
+      const bool ignoreNan = op.strAttr("nan_mode", "PROPAGATE") == "IGNORE";
+      if (ignoreNan && !inPass) {
+        e.postOps.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, float(b->lo), float(b->hi));
+      } else {
+        if (!passable) break;
+        FloatEpilogue::ManualOp m;
+        m.lo = float(b->lo), m.hi = float(b->hi), m.ignoreNan = ignoreNan;
+        e.manual.push_back(m);
+      }
+    } else {
+      break;
+    }
+    e.absorbed = int(k);
+  }
+  return e;
+}
+
+namespace {
+
+inline float bf16Load(uint16_t b) {
+  uint32_t u = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+// Round to nearest even (NaN stays a quiet NaN).
+inline uint16_t bf16Store(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if (f != f) return uint16_t((u >> 16) | 0x40);
+  u += 0x7fff + ((u >> 16) & 1);
+  return uint16_t(u >> 16);
+}
+
+inline float applyManual(const FloatEpilogue::ManualOp& m, float v, float other) {
+  if (m.isAdd) return v + other;
+  if (m.ignoreNan) return v != v ? m.lo : std::min(std::max(v, m.lo), m.hi);  // apply_clip_f, IGNORE
+  return v != v ? v : std::min(std::max(v, m.lo), m.hi);                      // apply_clip_f, PROPAGATE
+}
+
+}  // namespace
+
+void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<TensorView>>& in, const TensorView& out) {
+  if (e.manual.empty()) return;
+  const int64_t n = out.size();
+  const bool bf16 = out.dtype == DType::BF16;
+  std::vector<const void*> others;
+  for (const auto& m : e.manual) others.push_back(m.isAdd ? in[m.k][m.j].data : nullptr);
+  constexpr int64_t kBlock = 4096;
+#pragma omp parallel for schedule(static) if (n > (1 << 16))
+  for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
+    const int64_t b1 = std::min(n, b0 + kBlock);
+    for (size_t o = 0; o < e.manual.size(); ++o) {
+      const auto& m = e.manual[o];
+      if (bf16) {
+        uint16_t* p = out.as<uint16_t>();
+        const uint16_t* q = static_cast<const uint16_t*>(others[o]);
+        for (int64_t i = b0; i < b1; ++i) p[i] = bf16Store(applyManual(m, bf16Load(p[i]), q ? bf16Load(q[i]) : 0.f));
+      } else {
+        float* p = out.as<float>();
+        const float* q = static_cast<const float*>(others[o]);
+        for (int64_t i = b0; i < b1; ++i) p[i] = applyManual(m, p[i], q ? q[i] : 0.f);
+      }
+    }
+  }
+}
+
+IntEpilogue planIntEpilogue(const OpChain& c, int64_t channels, const Tensor* constBias) {
+  IntEpilogue e;
+  e.channels = channels;
+  if (constBias) {
+    std::vector<int64_t> b = constBias->toInts();
+    bool allZero = std::all_of(b.begin(), b.end(), [](int64_t v) { return v == 0; });
+    if (!allZero) {
+      e.biasTable.resize(size_t(channels));
+      for (int64_t ch = 0; ch < channels; ++ch) e.biasTable[size_t(ch)] = int32_t(b[b.size() == 1 ? 0 : size_t(ch)]);
+    }
+  }
+  DType cur = resultType(c, 0).dtype;
+  for (size_t k = 1; k < c.ops.size(); ++k) {
+    const ir::Operation& op = *c.ops[k];
+    if (chainedOperand(c, k) != 0 || op.results.size() != 1) break;
+    const DType outT = resultType(c, k).dtype;
+    if (op.name == "tosa.rescale" && !e.rescale && !e.clamp && cur == DType::I32 && op.operands.size() == 5) {
+      if (outT != DType::I8 && outT != DType::I16 && outT != DType::I32) break;
+      if (op.boolAttr("input_unsigned") || op.boolAttr("output_unsigned")) break;
+      const std::string mode = op.strAttr("rounding_mode", "SINGLE_ROUND");
+      const bool scale32 = op.boolAttr("scale32", true);
+      if (mode != "SINGLE_ROUND" && mode != "DOUBLE_ROUND" && mode != "INEXACT_ROUND") break;
+      if (!scale32 && mode == "DOUBLE_ROUND") break;  // an ERROR_IF: the reference kernel reports it
+      const Tensor *mult = constOperand(c, k, 1), *shift = constOperand(c, k, 2);
+      auto inZp = constScalarInt(c, k, 3), outZp = constScalarInt(c, k, 4);
+      if (!mult || !shift || !inZp || !outZp || *inZp != 0) break;
+      if (mult->dtype() != (scale32 ? DType::I32 : DType::I16) || shift->dtype() != DType::I8) break;
+      if (outT != DType::I8 && *outZp != 0) break;
+      const bool perChannel = op.boolAttr("per_channel");
+      const int64_t nc = perChannel ? channels : 1;
+      if (mult->size() != nc || shift->size() != nc) break;
+      std::vector<int64_t> m = mult->toInts(), s = shift->toInts();
+      // Out-of-range multipliers/shifts fail a REQUIRE: leave them to the reference kernel's verdict.
+      bool ok = true;
+      for (size_t i = 0; i < m.size(); ++i) ok = ok && m[i] >= 0 && s[i] >= 2 && s[i] <= 62;
+      if (!ok) break;
+      e.multiplier.resize(size_t(channels));
+      e.shift.resize(size_t(channels));
+      for (int64_t ch = 0; ch < channels; ++ch) {
+        e.multiplier[size_t(ch)] = m[perChannel ? size_t(ch) : 0];
+        e.shift[size_t(ch)] = s[perChannel ? size_t(ch) : 0];
+      }
+      e.rescale = true;
+      e.scale32 = scale32;
+      e.doubleRound = mode == "DOUBLE_ROUND";
+      e.outputZp = *outZp;
+      e.outType = outT;
+    } else if (op.name == "tosa.clamp" && !e.clamp && op.operands.size() == 1 && outT == cur) {
+      auto b = intClampBounds(op, cur);
+      if (!b) break;
+      e.clamp = true;
+      e.clampLo = b->lo;
+      e.clampHi = b->hi;
+    } else {
+      break;
+    }
+    cur = outT;
+    e.absorbed = int(k);
+  }
+  return e;
+}
+
+namespace {
+
+// One output row (all channels of one position). Written so that GCC vectorizes it (int64 lanes). acc and
+// out may be the same buffer (i32 results): each element is read before it is written.
+template <typename OutT>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void epilogueRow(
+    const int32_t* acc, OutT* out, int64_t channels, const int32_t* __restrict bias,
+    const int64_t* __restrict mult, const int64_t* __restrict shift, bool rescale, bool scale32, bool doubleRound,
+    int64_t outZp, int64_t lo, int64_t hi) {
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    // acc + bias in out_t = i32 (the reference's REQUIRE guarantees no overflow; wrap like int32 otherwise).
+    int64_t v = int32_t(uint32_t(acc[ch]) + uint32_t(bias ? bias[ch] : 0));
+    if (rescale) {
+      const int64_t s = shift[ch];
+      int64_t round = int64_t(1) << (s - 1);
+      if (scale32) {
+        if (doubleRound && s > 31) round += v >= 0 ? (int64_t(1) << 30) : -(int64_t(1) << 30);
+        v = int32_t((v * mult[ch] + round) >> s);  // apply_scale_32
+      } else {
+        v = int32_t((v * mult[ch] + round) >> s);  // apply_scale_16 (value is an i32, multiplier an i16)
+      }
+      v += outZp;
+    }
+    v = std::min(std::max(v, lo), hi);
+    out[ch] = OutT(v);
+  }
+}
+
+}  // namespace
+
+void runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, const TensorView& out,
+                    const void* runtimeBias) {
+  const int64_t C = e.channels;
+  const int32_t* bias = e.biasTable.empty() ? nullptr : e.biasTable.data();
+  std::vector<int32_t> rtBias;
+  if (e.runtimeBias) {
+    const int32_t* b = static_cast<const int32_t*>(runtimeBias);
+    rtBias.assign(size_t(C), 0);
+    for (int64_t ch = 0; ch < C; ++ch) rtBias[size_t(ch)] = e.runtimeBiasBroadcast ? b[0] : b[ch];
+    bias = rtBias.data();
+  }
+  const int64_t* rowClass = e.rowClass.empty() ? nullptr : e.rowClass.data();
+  const int64_t perImage = int64_t(e.rowClass.size());
+  // Saturation to the result type (rescale) and the clamp's bounds, in that order: [lo, hi] is inside
+  // the type's range, so one min/max pair computes both clips.
+  int64_t lo = dtypeMin(e.outType), hi = dtypeMax(e.outType);
+  if (!e.rescale && !e.clamp) lo = INT64_MIN, hi = INT64_MAX;
+  if (e.clamp) lo = std::max(lo, e.clampLo), hi = std::min(hi, e.clampHi);
+  const int64_t* mult = e.multiplier.empty() ? nullptr : e.multiplier.data();
+  const int64_t* shift = e.shift.empty() ? nullptr : e.shift.data();
+#pragma omp parallel for schedule(static) if (rows * C > (1 << 15))
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t* a = acc + r * C;
+    const int32_t* bias_ = bias && rowClass ? bias + rowClass[r % perImage] : bias;
+    switch (e.outType) {
+      case DType::I8:
+        epilogueRow(a, out.as<int8_t>() + r * C, C, bias_, mult, shift, e.rescale, e.scale32, e.doubleRound,
+                    e.outputZp, lo, hi);
+        break;
+      case DType::I16:
+        epilogueRow(a, out.as<int16_t>() + r * C, C, bias_, mult, shift, e.rescale, e.scale32, e.doubleRound,
+                    e.outputZp, lo, hi);
+        break;
+      default:
+        epilogueRow(a, out.as<int32_t>() + r * C, C, bias_, mult, shift, e.rescale, e.scale32, e.doubleRound,
+                    e.outputZp, lo, hi);
+        break;
+    }
+  }
+}
+
+int32_t* accScratch(int64_t elements) {
+  thread_local std::vector<int32_t> buf;
+  if (int64_t(buf.size()) < elements) buf.resize(size_t(elements));
+  return buf.data();
+}
+
+}  // namespace tosakit::fast::dnn

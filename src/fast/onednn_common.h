@@ -1,0 +1,107 @@
+// Private to src/fast/onednn_*.cpp: the oneDNN engine, type mapping, constant-operand access and the fused
+// epilogues (float post-ops, exact integer bias/RESCALE/CLAMP) shared by the convolution and matmul kernels.
+// Includes oneDNN headers: never include it from anything but src/fast/onednn_*.cpp.
+#pragma once
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fast/op_kernel.h"
+
+namespace tosakit::fast::dnn {
+
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+using dims = dnnl::memory::dims;
+
+dnnl::engine& engine();
+// One stream per thread (a stream is not thread-safe; the plan runs its kernels in order on one thread).
+dnnl::stream& stream();
+
+// oneDNN's int8 kernels are exact (s32 accumulation, no saturated s16 intermediates, no weight scaling) only
+// on ISAs with VNNI (vpdpbusd): AVX512_VNNI, AVX_VNNI or AMX. Also honours ONEDNN_MAX_CPU_ISA.
+bool exactInt8();
+
+std::optional<dt> toDnnl(DType t);
+// "onednn:" + impl_info_str, and whether oneDNN fell back to its slow reference implementation.
+std::string implName(const dnnl::primitive_desc_base& pd);
+bool isReference(const dnnl::primitive_desc_base& pd);
+
+// ---- operands of the chain ----
+const ir::ValueType& operandType(const OpChain& c, size_t k, size_t j);
+const ir::ValueType& resultType(const OpChain& c, size_t k);
+const Tensor* constOperand(const OpChain& c, size_t k, size_t j);
+// Value of a one-element integer constant operand (zero points), if constant.
+std::optional<int64_t> constScalarInt(const OpChain& c, size_t k, size_t j);
+// A zero-point operand: its value when it is a one-element constant (a float zero point must be 0).
+std::optional<int64_t> zeroPoint(const OpChain& c, size_t k, size_t j);
+// acc_type attribute of a convolution/pool.
+std::optional<DType> accType(const ir::Operation& op);
+bool isStatic(const ir::ValueType& t);
+
+// ---- fused epilogues ----
+
+// Float results: ops after the main op that become oneDNN post-ops (tosa.add of a same-shaped tensor ->
+// binary add; tosa.clamp with nan_mode IGNORE -> eltwise clip, which maps NaN to min_val exactly as
+// apply_clip_f does in IGNORE mode) or, from the first op that cannot be a post-op on, one pass of our own
+// over the result (clamp with nan_mode PROPAGATE: oneDNN's clip would turn NaN into min_val; add when the
+// implementation's binary post-op is not trusted). Post-ops and the pass round like TOSA: each op's result to
+// the output type (fp32 or bf16).
+struct FloatEpilogue {
+  int absorbed = 0;  // ops after the main op
+  dnnl::post_ops postOps;
+  struct Binary {
+    size_t k, j;    // operand j of ops[k] is the post-op's second source
+    int postOpIndex;  // its index in postOps (for DNNL_ARG_ATTR_MULTIPLE_POST_OP)
+  };
+  std::vector<Binary> binaryOperands;
+  struct ManualOp {
+    bool isAdd = false;
+    size_t k = 0, j = 0;  // add: operand j of ops[k]
+    float lo = 0, hi = 0;  // clamp
+    bool ignoreNan = false;
+  };
+  std::vector<ManualOp> manual;
+};
+// maxOps limits how many following ops are considered (used to retry with less fusion); allowBinary=false
+// computes every tosa.add in the pass.
+FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int maxOps, bool allowBinary = true);
+// The pass of FloatEpilogue::manual over `out` (fp32 or bf16) in place.
+void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<TensorView>>& in, const TensorView& out);
+
+// Integer results (s32 accumulators from oneDNN, no bias): bias add, then optionally tosa.rescale
+// (i32 -> i8/i16/i32, per-channel, single/double rounding, apply_scale_32/apply_scale_16 bit for bit) and
+// tosa.clamp, computed by our own loop. `channels` is the size of the last dimension.
+struct IntEpilogue {
+  int absorbed = 0;
+  int64_t channels = 0;
+  // Added to the accumulators: one vector of `channels` values per class of output positions (bias, and
+  // -input_zp * the sum of the weights that meet the input at those positions). rowClass maps a position
+  // within one image (row % rowClass.size()) to its vector's offset; empty: one class.
+  std::vector<int32_t> biasTable;
+  std::vector<int64_t> rowClass;
+  bool runtimeBias = false;        // bias is operand (0, 2) at run time (one class only)
+  bool runtimeBiasBroadcast = false;
+  bool rescale = false;
+  bool scale32 = true, doubleRound = false;
+  std::vector<int64_t> multiplier, shift;  // per channel
+  int64_t outputZp = 0;
+  DType outType = DType::I32;
+  bool clamp = false;
+  int64_t clampLo = 0, clampHi = 0;
+  bool needsPass() const { return !biasTable.empty() || runtimeBias || rescale || clamp; }
+};
+// Plans the epilogue after an op whose accumulator result is resultType(c, 0) (i32). Bias: a constant
+// tensor (per channel or one value) or none.
+IntEpilogue planIntEpilogue(const OpChain& c, int64_t channels, const Tensor* constBias);
+// acc (s32, rows x channels) -> out (outType) through the epilogue. acc and out may alias when outType is i32.
+void runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, const TensorView& out,
+                    const void* runtimeBias);
+
+// A process-wide s32 scratch buffer (per thread) for accumulators that feed an integer epilogue.
+int32_t* accScratch(int64_t elements);
+
+}  // namespace tosakit::fast::dnn

@@ -1,0 +1,399 @@
+// tosa.conv2d, tosa.depthwise_conv2d and tosa.transpose_conv2d on oneDNN (NHWC activations, weights packed
+// once into oneDNN's preferred layout), with the fused epilogues of onednn_common.h.
+//
+// Exactness: float convolutions accumulate in fp32 (within the spec's dot-product bound). int8 convolutions
+// run only on VNNI ISAs (exact s32 accumulation) and with no bias, scale or post-op inside oneDNN — those
+// convert the accumulator to f32 (inexact beyond 2^24) — so the i32 bias, RESCALE and CLAMP are our own loop.
+// input_zp goes to oneDNN as a source zero point: padding then contributes 0 after the zero-point
+// subtraction, as TOSA defines (checked by tests/fast/onednn_conv_test.cpp); weight_zp != 0 is not handled.
+#include <algorithm>
+#include <cstring>
+
+#include "fast/onednn_common.h"
+#include "fast/onednn_kernels.h"
+
+namespace tosakit::fast {
+namespace {
+
+using namespace dnn;
+
+enum class ConvKind { Conv2d, Depthwise, Transpose };
+
+struct ConvGeom {
+  ConvKind kind = ConvKind::Conv2d;
+  DType inT = DType::FP32, outT = DType::FP32;
+  int64_t N = 0, IH = 0, IW = 0, IC = 0, OC = 0, KH = 0, KW = 0, OH = 0, OW = 0, G = 1, BC = 0;
+  dims strides, dilates, padL, padR;
+  int64_t inputZp = 0;
+  bool isInt() const { return inT == DType::I8; }
+};
+
+// The type rows of the CONV table handled here (others: null kernel, reference fallback).
+bool supportedTypes(DType in, DType w, DType out, DType acc) {
+  if (in != w) return false;
+  if (in == DType::FP32) return out == DType::FP32 && acc == DType::FP32;
+  if (in == DType::BF16) return out == DType::BF16 && acc == DType::FP32;
+  if (in == DType::FP16) return out == DType::FP16 && (acc == DType::FP16 || acc == DType::FP32);
+  if (in == DType::I8) return out == DType::I32 && acc == DType::I32 && exactInt8();
+  return false;
+}
+
+std::optional<ConvGeom> parseConv(const OpChain& c, ConvKind kind) {
+  const ir::Operation& op = *c.ops[0];
+  if (op.operands.size() != 5 || op.results.size() != 1) return std::nullopt;
+  const ir::ValueType &in = operandType(c, 0, 0), &w = operandType(c, 0, 1), &b = operandType(c, 0, 2),
+                      &out = resultType(c, 0);
+  if (!isStatic(in) || !isStatic(w) || !isStatic(b) || !isStatic(out)) return std::nullopt;
+  if (in.rank() != 4 || w.rank() != 4 || out.rank() != 4 || b.rank() != 1 || b.dtype != out.dtype)
+    return std::nullopt;
+  auto acc = accType(op);
+  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
+  if (!acc || !izp || !wzp || *wzp != 0 || !supportedTypes(in.dtype, w.dtype, out.dtype, *acc)) return std::nullopt;
+  if (!constOperand(c, 0, 1)) return std::nullopt;  // weights must be packed at compile time
+
+  ConvGeom g;
+  g.kind = kind;
+  g.inT = in.dtype;
+  g.outT = out.dtype;
+  g.inputZp = *izp;
+  g.N = in.dims[0], g.IH = in.dims[1], g.IW = in.dims[2], g.IC = in.dims[3];
+  g.OH = out.dims[1], g.OW = out.dims[2];
+  g.BC = b.dims[0];
+  if (out.dims[0] != g.N) return std::nullopt;
+  if (kind == ConvKind::Transpose) {
+    g.OC = w.dims[0], g.KH = w.dims[1], g.KW = w.dims[2];
+    const std::vector<int64_t> op_ = op.intArrayAttr("out_pad"), st = op.intArrayAttr("stride");
+    if (op_.size() != 4 || st.size() != 2 || st[0] < 1 || st[1] < 1 || w.dims[3] != g.IC) return std::nullopt;
+    if (g.OH != (g.IH - 1) * st[0] + op_[0] + op_[1] + g.KH || g.OW != (g.IW - 1) * st[1] + op_[2] + op_[3] + g.KW)
+      return std::nullopt;
+    // oneDNN 2.6's int8 deconvolution leaves outputs no tap reaches unwritten when the kernel is smaller than
+    // the stride, and applies zero points inexactly (tests/fast/onednn_conv_test.cpp): not handled.
+    if (g.inT == DType::I8 && (g.inputZp != 0 || g.KH < st[0] || g.KW < st[1])) return std::nullopt;
+    g.strides = {st[0], st[1]};
+    g.dilates = {0, 0};
+    // TOSA: oy = iy * stride + ky + out_pad_top; oneDNN: oy = iy * stride + ky - padding_l.
+    g.padL = {-op_[0], -op_[2]};
+    g.padR = {-op_[1], -op_[3]};
+  } else {
+    const std::vector<int64_t> pad = op.intArrayAttr("pad"), st = op.intArrayAttr("stride"),
+                               dil = op.intArrayAttr("dilation");
+    if (pad.size() != 4 || st.size() != 2 || dil.size() != 2) return std::nullopt;
+    for (int64_t v : pad)
+      if (v < 0) return std::nullopt;
+    if (st[0] < 1 || st[1] < 1 || dil[0] < 1 || dil[1] < 1) return std::nullopt;
+    if (kind == ConvKind::Conv2d) {
+      g.OC = w.dims[0], g.KH = w.dims[1], g.KW = w.dims[2];
+      if (w.dims[3] != g.IC) return std::nullopt;
+    } else {
+      g.KH = w.dims[0], g.KW = w.dims[1];
+      if (w.dims[2] != g.IC) return std::nullopt;
+      g.G = g.IC;
+      g.OC = g.IC * w.dims[3];
+    }
+    // OH/OW exactly as the spec's ERROR_IFs require (otherwise the reference kernel reports the error).
+    const int64_t nh = g.IH - 1 + pad[0] + pad[1] - (g.KH - 1) * dil[0], nw = g.IW - 1 + pad[2] + pad[3] - (g.KW - 1) * dil[1];
+    if (nh < 0 || nw < 0 || nh % st[0] != 0 || nw % st[1] != 0 || g.OH != nh / st[0] + 1 || g.OW != nw / st[1] + 1)
+      return std::nullopt;
+    g.strides = {st[0], st[1]};
+    g.dilates = {dil[0] - 1, dil[1] - 1};
+    g.padL = {pad[0], pad[2]};
+    g.padR = {pad[1], pad[3]};
+  }
+  if (out.dims[3] != g.OC || (g.BC != g.OC && g.BC != 1)) return std::nullopt;
+  return g;
+}
+
+// The weights as TOSA stores them, described for oneDNN.
+dnnl::memory::desc userWeightsMd(const ConvGeom& g, dt wdt) {
+  if (g.kind == ConvKind::Depthwise) {
+    // [KH, KW, C, M] as grouped weights {G=C, M, 1, KH, KW}.
+    const int64_t M = g.OC / g.G;
+    return dnnl::memory::desc({g.G, M, 1, g.KH, g.KW}, wdt, dims{M, 1, 1, g.KW * g.G * M, g.G * M});
+  }
+  return dnnl::memory::desc({g.OC, g.IC, g.KH, g.KW}, wdt, tag::ohwi);
+}
+
+dims weightsDims(const ConvGeom& g) {
+  if (g.kind == ConvKind::Depthwise) return {g.G, g.OC / g.G, 1, g.KH, g.KW};
+  return {g.OC, g.IC, g.KH, g.KW};
+}
+
+class ConvKernel : public OpKernel {
+ public:
+  std::string implName() const override { return impl_; }
+  double flops() const override { return flops_; }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    src_.set_data_handle(in[0][0].data);
+    if (runtimeBias_) bias_.set_data_handle(in[0][2].data);
+    for (size_t i = 0; i < binaries_.size(); ++i) {
+      const auto& b = floatEpi_.binaryOperands[i];
+      binaries_[i].set_data_handle(in[b.k][b.j].data);
+    }
+    const bool accInOut = isInt_ && !(intEpi_.rescale && intEpi_.outType != DType::I32);
+    int32_t* acc = isInt_ ? (accInOut ? out[0].as<int32_t>() : accScratch(rows_ * channels_)) : nullptr;
+    dst_.set_data_handle(isInt_ ? static_cast<void*>(acc) : out[0].data);
+    try {
+      prim_.execute(stream(), args_);
+      stream().wait();
+    } catch (const dnnl::error& e) {
+      return Status::internal(impl_ + ": " + e.what());
+    }
+    if (isInt_) recomputeLargeAccumulators(in[0][0].as<int8_t>(), in[0][1].as<int8_t>(), acc);
+    if (isInt_ && intEpi_.needsPass())
+      runIntEpilogue(intEpi_, acc, rows_, out[0], runtimeBias_ ? in[0][2].data : nullptr);
+    if (!isInt_) runManualFloatOps(floatEpi_, in, out[0]);
+    return Status::ok();
+  }
+
+  // Builds the primitive for g with at most maxOps following ops fused; false when oneDNN has no
+  // non-reference implementation for it.
+  bool build(const OpChain& c, const ConvGeom& g, int maxOps, bool allowBinary) {
+    const dt inDt = *toDnnl(g.inT), outDt = isInt(g) ? dt::s32 : *toDnnl(g.outT);
+    const dnnl::memory::desc srcMd({g.N, g.IC, g.IH, g.IW}, inDt, tag::nhwc);
+    const dnnl::memory::desc dstMd({g.N, g.OC, g.OH, g.OW}, outDt, tag::nhwc);
+    const dnnl::memory::desc wMd(weightsDims(g), inDt, tag::any);
+    const Tensor* biasT = constOperand(c, 0, 2);
+    isInt_ = isInt(g);
+    dnnl::primitive_attr attr;
+    if (isInt_) {
+      intEpi_ = planIntEpilogue(c, g.OC, biasT);
+      if (!biasT) {
+        intEpi_.runtimeBias = true;
+        intEpi_.runtimeBiasBroadcast = g.BC == 1;
+      }
+      if (intEpi_.absorbed > maxOps || !allowBinary) return false;
+      if (g.inputZp != 0) {
+        if (!biasT) return false;  // a run-time bias with a zero point: reference fallback
+        addZeroPointCompensation(g, *constOperand(c, 0, 1));
+      }
+    } else {
+      floatEpi_ = planFloatEpilogue(c, dstMd, maxOps, allowBinary);
+      attr.set_post_ops(floatEpi_.postOps);
+      if (!biasT && g.BC != g.OC) return false;  // a broadcast run-time bias: reference fallback
+    }
+    const bool withBias = !isInt_;
+    const dnnl::memory::desc biasMd = withBias ? dnnl::memory::desc({g.OC}, outDt, tag::a) : dnnl::memory::desc();
+    try {
+      dnnl::memory::desc packedW;
+      if (g.kind == ConvKind::Transpose) {
+        dnnl::deconvolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
+                                            srcMd, wMd, biasMd, dstMd, g.strides, g.dilates, g.padL, g.padR);
+        dnnl::deconvolution_forward::primitive_desc pd(d, attr, engine());
+        if (isReference(pd) || !binaryPostOpsExact(pd)) return false;
+        impl_ = dnn::implName(pd);
+        packedW = pd.weights_desc();
+        prim_ = dnnl::deconvolution_forward(pd);
+      } else {
+        dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                          srcMd, wMd, biasMd, dstMd, g.strides, g.dilates, g.padL, g.padR);
+        dnnl::convolution_forward::primitive_desc pd(d, attr, engine());
+        if (isReference(pd) || !binaryPostOpsExact(pd)) return false;
+        impl_ = dnn::implName(pd);
+        packedW = pd.weights_desc();
+        prim_ = dnnl::convolution_forward(pd);
+      }
+      packWeights(c, g, inDt, packedW);
+      src_ = dnnl::memory(srcMd, engine(), nullptr);
+      dst_ = dnnl::memory(dstMd, engine(), nullptr);
+      args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_}};
+      if (withBias) setBias(c, g, biasMd, biasT);
+      binaries_.clear();
+      for (const auto& b : floatEpi_.binaryOperands) {
+        binaries_.push_back(dnnl::memory(dstMd, engine(), nullptr));
+        args_[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b.postOpIndex) | DNNL_ARG_SRC_1] = binaries_.back();
+      }
+    } catch (const dnnl::error&) {
+      return false;
+    }
+    rows_ = g.N * g.OH * g.OW;
+    g_ = g;
+    if (isInt_) setLargeAccumulatorThresholds(g, *constOperand(c, 0, 1));
+    channels_ = g.OC;
+    const double macs = g.kind == ConvKind::Transpose ? double(g.N * g.IH * g.IW) * double(g.OC * g.KH * g.KW * g.IC)
+                                                      : double(rows_) * double(g.OC * g.KH * g.KW * (g.IC / g.G));
+    flops_ = 2 * macs;
+    return true;
+  }
+
+  int absorbed() const { return isInt_ ? intEpi_.absorbed : floatEpi_.absorbed; }
+
+ private:
+  static bool isInt(const ConvGeom& g) { return g.isInt(); }
+
+  // oneDNN 2.6's gemm-based convolution (x64:gemm:jit) applies a full-tensor binary post-op at the wrong
+  // offsets (tests/fast/onednn_conv_test.cpp, Fp32Conv2dFusedAddClamp): fuse tosa.add only elsewhere.
+  bool binaryPostOpsExact(const dnnl::primitive_desc_base& pd) const {
+    return floatEpi_.binaryOperands.empty() || std::string(pd.impl_info_str()).find("gemm") == std::string::npos;
+  }
+
+  // TOSA subtracts input_zp from every input value and lets padding contribute 0. oneDNN runs without a zero
+  // point (its zero-point and compensation paths go through f32 — inexact once |acc| > 2^24); instead
+  // acc - input_zp * (sum of the weights that meet real input at that position) is added here, exactly in
+  // wrapping int32 arithmetic. The in-bounds kernel taps of an output row form a range [ky0, ky1) that only
+  // differs near the borders, so the sums form a small table of (row range, column range) classes.
+  void addZeroPointCompensation(const ConvGeom& g, const Tensor& w) {
+    auto classes = [](int64_t outSize, int64_t inSize, int64_t k, int64_t stride, int64_t dilation, int64_t pad,
+                      std::vector<std::pair<int64_t, int64_t>>& ranges, std::vector<int64_t>& classOf) {
+      for (int64_t o = 0; o < outSize; ++o) {
+        int64_t k0 = k, k1 = 0;
+        for (int64_t kk = 0; kk < k; ++kk) {
+          const int64_t i = o * stride - pad + kk * dilation;
+          if (i >= 0 && i < inSize) k0 = std::min(k0, kk), k1 = kk + 1;
+        }
+        if (k0 >= k1) k0 = k1 = 0;
+        auto it = std::find(ranges.begin(), ranges.end(), std::make_pair(k0, k1));
+        classOf.push_back(it - ranges.begin());
+        if (it == ranges.end()) ranges.push_back({k0, k1});
+      }
+    };
+    std::vector<std::pair<int64_t, int64_t>> rowRanges, colRanges;
+    std::vector<int64_t> rowOf, colOf;
+    classes(g.OH, g.IH, g.KH, g.strides[0], g.dilates[0] + 1, g.padL[0], rowRanges, rowOf);
+    classes(g.OW, g.IW, g.KW, g.strides[1], g.dilates[1] + 1, g.padL[1], colRanges, colOf);
+    const std::vector<int32_t> bias = intEpi_.biasTable;  // one class or empty
+    const std::vector<int64_t> wv = w.toInts();
+    const int64_t OC = g.OC, nCols = int64_t(colRanges.size());
+    intEpi_.biasTable.assign(size_t(int64_t(rowRanges.size()) * nCols * OC), 0);
+    for (size_t rc = 0; rc < rowRanges.size(); ++rc)
+      for (size_t cc = 0; cc < colRanges.size(); ++cc)
+        for (int64_t oc = 0; oc < OC; ++oc) {
+          int64_t sum = 0;
+          for (int64_t ky = rowRanges[rc].first; ky < rowRanges[rc].second; ++ky)
+            for (int64_t kx = colRanges[cc].first; kx < colRanges[cc].second; ++kx) {
+              if (g.kind == ConvKind::Depthwise) {  // [KH, KW, C, M], oc = c * M + m
+                sum += wv[size_t((ky * g.KW + kx) * OC + oc)];
+              } else {  // [OC, KH, KW, IC]
+                const size_t base = size_t(((oc * g.KH + ky) * g.KW + kx) * g.IC);
+                for (int64_t ic = 0; ic < g.IC; ++ic) sum += wv[base + size_t(ic)];
+              }
+            }
+          const uint32_t v = uint32_t(bias.empty() ? 0 : bias[size_t(oc)]) - uint32_t(g.inputZp) * uint32_t(sum);
+          intEpi_.biasTable[size_t((int64_t(rc) * nCols + int64_t(cc)) * OC + oc)] = int32_t(v);
+        }
+    intEpi_.rowClass.resize(size_t(g.OH * g.OW));
+    for (int64_t oy = 0; oy < g.OH; ++oy)
+      for (int64_t ox = 0; ox < g.OW; ++ox)
+        intEpi_.rowClass[size_t(oy * g.OW + ox)] = (rowOf[size_t(oy)] * nCols + colOf[size_t(ox)]) * OC;
+  }
+
+  // oneDNN's int8 kernels pass the s32 accumulator through f32 on the way to an s32 destination (measured:
+  // brgconv, jit_int8 and jit_deconvolution all lose bits once |acc| > 2^24), while applying the s8s8
+  // compensation 128 * sum(w) in integers. A result r with |r| + 128 * |sum(w)| < 2^23 cannot have come from
+  // a rounded value (the rounding error of anything beyond 2^24 exceeds the margin), so it is exact; the rare
+  // others are recomputed exactly here. The threshold is per output channel.
+  void setLargeAccumulatorThresholds(const ConvGeom& g, const Tensor& w) {
+    const std::vector<int64_t> wv = w.toInts();
+    const int64_t perOc = int64_t(wv.size()) / g.OC;
+    threshold_.assign(size_t(g.OC), 0);
+    for (int64_t oc = 0; oc < g.OC; ++oc) {
+      int64_t sum = 0;
+      for (int64_t i = 0; i < perOc; ++i)
+        sum += g.kind == ConvKind::Depthwise ? wv[size_t(i * g.OC + oc)] : wv[size_t(oc * perOc + i)];
+      threshold_[size_t(oc)] = std::max<int64_t>(0, (int64_t(1) << 23) - 128 * std::abs(sum));
+    }
+  }
+
+  void recomputeLargeAccumulators(const int8_t* x, const int8_t* w, int32_t* acc) const {
+    const int64_t C = channels_, perImage = g_.OH * g_.OW;
+#pragma omp parallel for schedule(static) if (rows_ * C > (1 << 15))
+    for (int64_t r = 0; r < rows_; ++r)
+      for (int64_t oc = 0; oc < C; ++oc) {
+        const int64_t v = acc[r * C + oc];
+        if ((v < 0 ? -v : v) < threshold_[size_t(oc)]) continue;
+        acc[r * C + oc] = exactAccumulator(x, w, r / perImage, (r % perImage) / g_.OW, r % g_.OW, oc);
+      }
+  }
+
+  // The raw sum of input * weight over the taps that meet real input (no zero point: the compensation table
+  // handles it), in wrapping int32 arithmetic as oneDNN's accumulator.
+  int32_t exactAccumulator(const int8_t* x, const int8_t* w, int64_t n, int64_t oy, int64_t ox, int64_t oc) const {
+    const ConvGeom& g = g_;
+    uint32_t acc = 0;
+    for (int64_t ky = 0; ky < g.KH; ++ky)
+      for (int64_t kx = 0; kx < g.KW; ++kx) {
+        int64_t iy, ix;
+        if (g.kind == ConvKind::Transpose) {
+          const int64_t y = oy + g.padL[0] - ky, xx = ox + g.padL[1] - kx;
+          if (y < 0 || xx < 0 || y % g.strides[0] || xx % g.strides[1]) continue;
+          iy = y / g.strides[0], ix = xx / g.strides[1];
+        } else {
+          iy = oy * g.strides[0] - g.padL[0] + ky * (g.dilates[0] + 1);
+          ix = ox * g.strides[1] - g.padL[1] + kx * (g.dilates[1] + 1);
+        }
+        if (iy < 0 || iy >= g.IH || ix < 0 || ix >= g.IW) continue;
+        const int8_t* px = x + ((n * g.IH + iy) * g.IW + ix) * g.IC;
+        if (g.kind == ConvKind::Depthwise) {
+          const int64_t M = g.OC / g.G;
+          acc += uint32_t(int32_t(px[oc / M]) * int32_t(w[(ky * g.KW + kx) * g.OC + oc]));
+        } else {
+          const int8_t* pw = w + ((oc * g.KH + ky) * g.KW + kx) * g.IC;
+          for (int64_t ic = 0; ic < g.IC; ++ic) acc += uint32_t(int32_t(px[ic]) * int32_t(pw[ic]));
+        }
+      }
+    return int32_t(acc);
+  }
+
+  void packWeights(const OpChain& c, const ConvGeom& g, dt wdt, const dnnl::memory::desc& packed) {
+    const Tensor* w = constOperand(c, 0, 1);
+    dnnl::memory user(userWeightsMd(g, wdt), engine(), const_cast<uint8_t*>(w->data()));
+    weights_ = dnnl::memory(packed, engine());
+    dnnl::reorder(user, weights_).execute(stream(), user, weights_);
+    stream().wait();
+  }
+
+  void setBias(const OpChain& c, const ConvGeom& g, const dnnl::memory::desc& md, const Tensor* biasT) {
+    if (!biasT) {  // run-time bias with one value per channel
+      runtimeBias_ = true;
+      bias_ = dnnl::memory(md, engine(), nullptr);
+    } else {
+      bias_ = dnnl::memory(md, engine());
+      const size_t elem = storageBytes(biasT->dtype());
+      uint8_t* dstp = static_cast<uint8_t*>(bias_.get_data_handle());
+      for (int64_t ch = 0; ch < g.OC; ++ch)
+        std::memcpy(dstp + size_t(ch) * elem, biasT->data() + (g.BC == 1 ? 0 : size_t(ch) * elem), elem);
+    }
+    args_[DNNL_ARG_BIAS] = bias_;
+  }
+
+  dnnl::primitive prim_;
+  dnnl::memory src_, weights_, bias_, dst_;
+  std::vector<dnnl::memory> binaries_;
+  std::unordered_map<int, dnnl::memory> args_;
+  bool isInt_ = false, runtimeBias_ = false;
+  FloatEpilogue floatEpi_;
+  IntEpilogue intEpi_;
+  int64_t rows_ = 0, channels_ = 0;
+  ConvGeom g_;
+  std::vector<int64_t> threshold_;  // per output channel
+  double flops_ = 0;
+  std::string impl_;
+};
+
+KernelFactory convFactory(ConvKind kind) {
+  return [kind](const OpChain& c) -> Result<CompiledKernel> {
+    auto g = parseConv(c, kind);
+    if (!g) return CompiledKernel{};
+    // Most fusion first; fall back to fewer fused ops when oneDNN declines a post-op combination.
+    for (int maxOps = int(c.ops.size()) - 1; maxOps >= 0; --maxOps)
+      for (bool allowBinary : {true, false}) {
+        auto k = std::make_unique<ConvKernel>();
+        if (!k->build(c, *g, maxOps, allowBinary)) continue;
+        CompiledKernel ck;
+        ck.opsAbsorbed = 1 + k->absorbed();
+        ck.kernel = std::move(k);
+        return ck;
+      }
+    return CompiledKernel{};
+  };
+}
+
+}  // namespace
+
+void registerOneDnnConvKernels(FastKernelRegistry& r) {
+  r.add("tosa.conv2d", convFactory(ConvKind::Conv2d));
+  r.add("tosa.depthwise_conv2d", convFactory(ConvKind::Depthwise));
+  r.add("tosa.transpose_conv2d", convFactory(ConvKind::Transpose));
+}
+
+}  // namespace tosakit::fast

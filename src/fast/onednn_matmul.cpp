@@ -1,0 +1,160 @@
+// tosa.matmul on oneDNN: [N,H,C] x [N,C,W] -> [N,H,W]. A constant B is packed once; a run-time B is read in
+// place. int8 (VNNI only, see onednn_common.h) with A_zp/B_zp as oneDNN zero points and s32 results, then
+// the exact integer epilogue (RESCALE, CLAMP); floats with the post-op epilogue (ADD, CLAMP).
+#include "fast/onednn_common.h"
+#include "fast/onednn_kernels.h"
+
+namespace tosakit::fast {
+namespace {
+
+using namespace dnn;
+
+bool supportedTypes(DType in, DType out) {
+  if (in == DType::FP32) return out == DType::FP32;
+  if (in == DType::BF16) return out == DType::FP32;
+  if (in == DType::FP16) return out == DType::FP16 || out == DType::FP32;
+  if (in == DType::I8) return out == DType::I32 && exactInt8();
+  return false;
+}
+
+struct MatmulGeom {
+  DType inT, outT;
+  int64_t N, H, C, W;
+  int64_t aZp, bZp;
+  bool constB;
+};
+
+std::optional<MatmulGeom> parseMatmul(const OpChain& c) {
+  const ir::Operation& op = *c.ops[0];
+  if (op.operands.size() != 4 || op.results.size() != 1) return std::nullopt;
+  const ir::ValueType &a = operandType(c, 0, 0), &b = operandType(c, 0, 1), &o = resultType(c, 0);
+  if (!isStatic(a) || !isStatic(b) || !isStatic(o) || a.rank() != 3 || b.rank() != 3 || o.rank() != 3)
+    return std::nullopt;
+  if (a.dtype != b.dtype || !supportedTypes(a.dtype, o.dtype)) return std::nullopt;
+  auto aZp = zeroPoint(c, 0, 2), bZp = zeroPoint(c, 0, 3);
+  if (!aZp || !bZp) return std::nullopt;
+  MatmulGeom g{a.dtype, o.dtype, a.dims[0], a.dims[1], a.dims[2], b.dims[2], *aZp, *bZp, constOperand(c, 0, 1) != nullptr};
+  if (b.dims[0] != g.N || b.dims[1] != g.C || o.dims != Shape{g.N, g.H, g.W}) return std::nullopt;
+  return g;
+}
+
+class MatmulKernel : public OpKernel {
+ public:
+  std::string implName() const override { return impl_; }
+  double flops() const override { return flops_; }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    a_.set_data_handle(in[0][0].data);
+    if (!constB_) b_.set_data_handle(in[0][1].data);
+    for (size_t i = 0; i < binaries_.size(); ++i) {
+      const auto& bo = floatEpi_.binaryOperands[i];
+      binaries_[i].set_data_handle(in[bo.k][bo.j].data);
+    }
+    const bool accInOut = isInt_ && !(intEpi_.rescale && intEpi_.outType != DType::I32);
+    int32_t* acc = isInt_ ? (accInOut ? out[0].as<int32_t>() : accScratch(rows_ * channels_)) : nullptr;
+    dst_.set_data_handle(isInt_ ? static_cast<void*>(acc) : out[0].data);
+    try {
+      prim_.execute(stream(), args_);
+      stream().wait();
+    } catch (const dnnl::error& e) {
+      return Status::internal(impl_ + ": " + e.what());
+    }
+    if (isInt_ && intEpi_.needsPass()) runIntEpilogue(intEpi_, acc, rows_, out[0], nullptr);
+    if (!isInt_) runManualFloatOps(floatEpi_, in, out[0]);
+    return Status::ok();
+  }
+
+  bool build(const OpChain& c, const MatmulGeom& g, int maxOps) {
+    isInt_ = g.inT == DType::I8;
+    constB_ = g.constB;
+    const dt inDt = *toDnnl(g.inT), outDt = *toDnnl(g.outT);
+    const dnnl::memory::desc aMd({g.N, g.H, g.C}, inDt, tag::abc);
+    const dnnl::memory::desc bUser({g.N, g.C, g.W}, inDt, tag::abc);
+    const dnnl::memory::desc bMd = constB_ ? dnnl::memory::desc({g.N, g.C, g.W}, inDt, tag::any) : bUser;
+    const dnnl::memory::desc dstMd({g.N, g.H, g.W}, outDt, tag::abc);
+    dnnl::primitive_attr attr;
+    if (isInt_) {
+      intEpi_ = planIntEpilogue(c, g.W, nullptr);
+      if (intEpi_.absorbed > maxOps) return false;
+      if (g.aZp != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+      if (g.bZp != 0) attr.set_zero_points(DNNL_ARG_WEIGHTS, 0, {DNNL_RUNTIME_S32_VAL});
+    } else {
+      floatEpi_ = planFloatEpilogue(c, dstMd, maxOps);
+      attr.set_post_ops(floatEpi_.postOps);
+    }
+    try {
+      dnnl::matmul::desc d(aMd, bMd, dstMd);
+      dnnl::matmul::primitive_desc pd(d, attr, engine());
+      if (isReference(pd)) return false;
+      impl_ = dnn::implName(pd);
+      prim_ = dnnl::matmul(pd);
+      a_ = dnnl::memory(aMd, engine(), nullptr);
+      dst_ = dnnl::memory(dstMd, engine(), nullptr);
+      if (constB_) {
+        const Tensor* bT = constOperand(c, 0, 1);
+        dnnl::memory user(bUser, engine(), const_cast<uint8_t*>(bT->data()));
+        b_ = dnnl::memory(pd.weights_desc(), engine());
+        dnnl::reorder(user, b_).execute(stream(), user, b_);
+        stream().wait();
+      } else {
+        b_ = dnnl::memory(bUser, engine(), nullptr);
+      }
+      args_ = {{DNNL_ARG_SRC, a_}, {DNNL_ARG_WEIGHTS, b_}, {DNNL_ARG_DST, dst_}};
+      addZeroPoint(DNNL_ARG_SRC, g.aZp);
+      addZeroPoint(DNNL_ARG_WEIGHTS, g.bZp);
+      binaries_.clear();
+      for (const auto& b : floatEpi_.binaryOperands) {
+        binaries_.push_back(dnnl::memory(dstMd, engine(), nullptr));
+        args_[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b.postOpIndex) | DNNL_ARG_SRC_1] = binaries_.back();
+      }
+    } catch (const dnnl::error&) {
+      return false;
+    }
+    rows_ = g.N * g.H;
+    channels_ = g.W;
+    flops_ = 2.0 * double(g.N * g.H) * double(g.C * g.W);
+    return true;
+  }
+
+  int absorbed() const { return isInt_ ? intEpi_.absorbed : floatEpi_.absorbed; }
+
+ private:
+  void addZeroPoint(int arg, int64_t zp) {
+    if (zp == 0) return;
+    dnnl::memory m({{1}, dt::s32, tag::a}, engine());
+    *static_cast<int32_t*>(m.get_data_handle()) = int32_t(zp);
+    zps_.push_back(m);
+    args_[DNNL_ARG_ATTR_ZERO_POINTS | arg] = m;
+  }
+
+  dnnl::primitive prim_;
+  dnnl::memory a_, b_, dst_;
+  std::vector<dnnl::memory> zps_, binaries_;
+  std::unordered_map<int, dnnl::memory> args_;
+  bool isInt_ = false, constB_ = false;
+  FloatEpilogue floatEpi_;
+  IntEpilogue intEpi_;
+  int64_t rows_ = 0, channels_ = 0;
+  double flops_ = 0;
+  std::string impl_;
+};
+
+Result<CompiledKernel> matmulFactory(const OpChain& c) {
+  auto g = parseMatmul(c);
+  if (!g) return CompiledKernel{};
+  for (int maxOps = int(c.ops.size()) - 1; maxOps >= 0; --maxOps) {
+    auto k = std::make_unique<MatmulKernel>();
+    if (!k->build(c, *g, maxOps)) continue;
+    CompiledKernel ck;
+    ck.opsAbsorbed = 1 + k->absorbed();
+    ck.kernel = std::move(k);
+    return ck;
+  }
+  return CompiledKernel{};
+}
+
+}  // namespace
+
+void registerOneDnnMatmulKernels(FastKernelRegistry& r) { r.add("tosa.matmul", matmulFactory); }
+
+}  // namespace tosakit::fast

@@ -1,0 +1,261 @@
+// tosa.avg_pool2d and tosa.max_pool2d in NHWC.
+//  - float AVG_POOL2D (fp32, bf16; acc fp32): oneDNN pooling_avg_exclude_padding (padding does not count, as
+//    TOSA defines).
+//  - int8/int16 AVG_POOL2D: our own loop, bit-exact with the spec (sum of (x - input_zp) in i32, then
+//    reciprocal_scale(count) and apply_scale_32, + output_zp, clip).
+//  - MAX_POOL2D (fp32, bf16, i8, i16): our own loop, because TOSA's nan_mode (PROPAGATE: any NaN in the window
+//    gives NaN; IGNORE: NaN only when the whole window is NaN) differs from oneDNN's max, which drops NaNs.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "fast/onednn_common.h"
+#include "fast/onednn_kernels.h"
+
+namespace tosakit::fast {
+namespace {
+
+using namespace dnn;
+
+struct PoolGeom {
+  DType t = DType::FP32;
+  int64_t N = 0, IH = 0, IW = 0, C = 0, OH = 0, OW = 0;
+  int64_t KY = 0, KX = 0, SY = 0, SX = 0, PT = 0, PB = 0, PL = 0, PR = 0;
+};
+
+// Shapes and attributes with the spec's ERROR_IF conditions; nullopt leaves the op to the reference kernel.
+std::optional<PoolGeom> parsePool(const OpChain& c) {
+  const ir::Operation& op = *c.ops[0];
+  if (op.operands.empty() || op.results.size() != 1) return std::nullopt;
+  const ir::ValueType &in = operandType(c, 0, 0), &out = resultType(c, 0);
+  if (!isStatic(in) || !isStatic(out) || in.rank() != 4 || out.rank() != 4 || in.dtype != out.dtype) return std::nullopt;
+  const std::vector<int64_t> k = op.intArrayAttr("kernel"), s = op.intArrayAttr("stride"), p = op.intArrayAttr("pad");
+  if (k.size() != 2 || s.size() != 2 || p.size() != 4) return std::nullopt;
+  PoolGeom g{in.dtype, in.dims[0], in.dims[1], in.dims[2], in.dims[3], out.dims[1], out.dims[2],
+             k[0],     k[1],       s[0],       s[1],       p[0],       p[1],        p[2],        p[3]};
+  if (out.dims[0] != g.N || out.dims[3] != g.C) return std::nullopt;
+  if (g.KY < 1 || g.KX < 1 || g.SY < 1 || g.SX < 1) return std::nullopt;
+  if (g.PT < 0 || g.PB < 0 || g.PL < 0 || g.PR < 0 || g.PT >= g.KY || g.PB >= g.KY || g.PL >= g.KX || g.PR >= g.KX)
+    return std::nullopt;
+  const int64_t nh = g.IH + g.PT + g.PB - g.KY, nw = g.IW + g.PL + g.PR - g.KX;
+  if (nh < 0 || nw < 0 || nh % g.SY || nw % g.SX || g.OH != nh / g.SY + 1 || g.OW != nw / g.SX + 1) return std::nullopt;
+  return g;
+}
+
+// ---- float AVG_POOL2D on oneDNN ----
+
+class DnnlAvgPool : public OpKernel {
+ public:
+  std::string implName() const override { return impl_; }
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    src_.set_data_handle(in[0][0].data);
+    dst_.set_data_handle(out[0].data);
+    try {
+      prim_.execute(stream(), {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}});
+      stream().wait();
+    } catch (const dnnl::error& e) {
+      return Status::internal(impl_ + ": " + e.what());
+    }
+    return Status::ok();
+  }
+  bool build(const PoolGeom& g) {
+    const dt t = *toDnnl(g.t);
+    const dnnl::memory::desc srcMd({g.N, g.C, g.IH, g.IW}, t, tag::nhwc), dstMd({g.N, g.C, g.OH, g.OW}, t, tag::nhwc);
+    try {
+      dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_avg_exclude_padding,
+                                    srcMd, dstMd, {g.SY, g.SX}, {g.KY, g.KX}, {g.PT, g.PL}, {g.PB, g.PR});
+      dnnl::pooling_forward::primitive_desc pd(d, engine());
+      if (isReference(pd)) return false;
+      impl_ = dnn::implName(pd);
+      prim_ = dnnl::pooling_forward(pd);
+      src_ = dnnl::memory(srcMd, engine(), nullptr);
+      dst_ = dnnl::memory(dstMd, engine(), nullptr);
+    } catch (const dnnl::error&) {
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  dnnl::primitive prim_;
+  dnnl::memory src_, dst_;
+  std::string impl_;
+};
+
+// ---- integer AVG_POOL2D ----
+
+struct Reciprocal {
+  int64_t multiplier, shift;
+};
+// The spec's reciprocal_scale(count).
+Reciprocal reciprocalScale(uint32_t value) {
+  const int32_t k = 32 - (value - 1 == 0 ? 32 : __builtin_clz(value - 1));
+  const int64_t numerator = ((int64_t(1) << 30) + 1) << k;
+  return {numerator / value, 30 + k};
+}
+
+template <typename T>
+class IntAvgPool : public OpKernel {
+ public:
+  IntAvgPool(PoolGeom g, int64_t inZp, int64_t outZp) : g_(g), inZp_(inZp), outZp_(outZp) {}
+  std::string implName() const override { return "fast:avg_pool2d_int"; }
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    const T* x = in[0][0].as<T>();
+    T* y = out[0].as<T>();
+    const PoolGeom& g = g_;
+    const int64_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t n = 0; n < g.N; ++n)
+      for (int64_t oy = 0; oy < g.OH; ++oy) {
+        std::vector<int32_t> acc(size_t(g.C));
+        for (int64_t ox = 0; ox < g.OW; ++ox) {
+          const int64_t y0 = std::max<int64_t>(oy * g.SY - g.PT, 0), y1 = std::min(oy * g.SY - g.PT + g.KY, g.IH);
+          const int64_t x0 = std::max<int64_t>(ox * g.SX - g.PL, 0), x1 = std::min(ox * g.SX - g.PL + g.KX, g.IW);
+          std::fill(acc.begin(), acc.end(), 0);
+          for (int64_t yy = y0; yy < y1; ++yy)
+            for (int64_t xx = x0; xx < x1; ++xx) {
+              const T* row = x + ((n * g.IH + yy) * g.IW + xx) * g.C;
+              for (int64_t ch = 0; ch < g.C; ++ch) acc[size_t(ch)] += int32_t(row[ch]) - int32_t(inZp_);
+            }
+          const Reciprocal r = reciprocalScale(uint32_t((y1 - y0) * (x1 - x0)));
+          const int64_t round = int64_t(1) << (r.shift - 1);
+          T* o = y + ((n * g.OH + oy) * g.OW + ox) * g.C;
+          for (int64_t ch = 0; ch < g.C; ++ch) {
+            int64_t v = (int64_t(acc[size_t(ch)]) * r.multiplier + round) >> r.shift;  // apply_scale_32
+            v = int32_t(v) + outZp_;
+            o[ch] = T(std::min(std::max(v, lo), hi));
+          }
+        }
+      }
+    return Status::ok();
+  }
+
+ private:
+  PoolGeom g_;
+  int64_t inZp_, outZp_;
+};
+
+Result<CompiledKernel> avgPoolFactory(const OpChain& c) {
+  const ir::Operation& op = *c.ops[0];
+  auto g = parsePool(c);
+  if (!g || op.operands.size() != 3) return CompiledKernel{};
+  auto acc = accType(op);
+  auto inZp = zeroPoint(c, 0, 1), outZp = zeroPoint(c, 0, 2);
+  if (!acc || !inZp || !outZp) return CompiledKernel{};
+  CompiledKernel ck;
+  if ((g->t == DType::I8 || g->t == DType::I16) && *acc == DType::I32) {
+    if (g->t != DType::I8 && (*inZp != 0 || *outZp != 0)) return CompiledKernel{};  // an ERROR_IF
+    if (g->t == DType::I8) ck.kernel = std::make_unique<IntAvgPool<int8_t>>(*g, *inZp, *outZp);
+    else ck.kernel = std::make_unique<IntAvgPool<int16_t>>(*g, *inZp, *outZp);
+    return ck;
+  }
+  const bool floatRow = (g->t == DType::FP32 || g->t == DType::BF16 || g->t == DType::FP16) && *acc == DType::FP32;
+  if (!floatRow || *inZp != 0 || *outZp != 0) return CompiledKernel{};
+  auto k = std::make_unique<DnnlAvgPool>();
+  if (!k->build(*g)) return CompiledKernel{};
+  ck.kernel = std::move(k);
+  return ck;
+}
+
+// ---- MAX_POOL2D ----
+
+// Element access as float for bf16 (bit pattern in a uint16).
+inline float bf16ToFloat(uint16_t b) {
+  uint32_t u = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline uint16_t floatToBf16Exact(float f) {  // f came from a bf16 value: the low half is zero
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return uint16_t(u >> 16);
+}
+
+template <typename T, bool kFloat, bool kIgnoreNan>
+class MaxPool : public OpKernel {
+ public:
+  explicit MaxPool(PoolGeom g) : g_(g) {}
+  std::string implName() const override { return "fast:max_pool2d"; }
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    const T* x = in[0][0].as<T>();
+    T* y = out[0].as<T>();
+    const PoolGeom& g = g_;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t n = 0; n < g.N; ++n)
+      for (int64_t oy = 0; oy < g.OH; ++oy) {
+        using Acc = std::conditional_t<kFloat, float, T>;
+        std::vector<Acc> acc(size_t(g.C));
+        for (int64_t ox = 0; ox < g.OW; ++ox) {
+          const int64_t y0 = std::max<int64_t>(oy * g.SY - g.PT, 0), y1 = std::min(oy * g.SY - g.PT + g.KY, g.IH);
+          const int64_t x0 = std::max<int64_t>(ox * g.SX - g.PL, 0), x1 = std::min(ox * g.SX - g.PL + g.KX, g.IW);
+          Acc init;
+          if constexpr (kFloat) init = kIgnoreNan ? std::numeric_limits<float>::quiet_NaN() : -INFINITY;
+          else init = std::numeric_limits<T>::min();
+          std::fill(acc.begin(), acc.end(), init);
+          for (int64_t yy = y0; yy < y1; ++yy)
+            for (int64_t xx = x0; xx < x1; ++xx) {
+              const T* row = x + ((n * g.IH + yy) * g.IW + xx) * g.C;
+              for (int64_t ch = 0; ch < g.C; ++ch) acc[size_t(ch)] = combine(acc[size_t(ch)], load(row[ch]));
+            }
+          T* o = y + ((n * g.OH + oy) * g.OW + ox) * g.C;
+          for (int64_t ch = 0; ch < g.C; ++ch) o[ch] = store(acc[size_t(ch)]);
+        }
+      }
+    return Status::ok();
+  }
+
+ private:
+  static auto load(T v) {
+    if constexpr (std::is_same_v<T, uint16_t>) return bf16ToFloat(v);
+    else return v;
+  }
+  template <typename A>
+  static T store(A v) {
+    if constexpr (std::is_same_v<T, uint16_t>) return floatToBf16Exact(v);
+    else return T(v);
+  }
+  // apply_max_f with the op's nan_mode / apply_max_s.
+  template <typename A>
+  static A combine(A m, A v) {
+    if constexpr (!kFloat) {
+      return std::max(m, v);
+    } else if constexpr (kIgnoreNan) {
+      return m != m ? v : (v != v ? m : std::max(m, v));
+    } else {
+      return (m != m || v != v) ? m + v : std::max(m, v);
+    }
+  }
+  PoolGeom g_;
+};
+
+template <typename T>
+std::unique_ptr<OpKernel> floatMaxPool(const PoolGeom& g, bool ignoreNan) {
+  if (ignoreNan) return std::make_unique<MaxPool<T, true, true>>(g);
+  return std::make_unique<MaxPool<T, true, false>>(g);
+}
+
+Result<CompiledKernel> maxPoolFactory(const OpChain& c) {
+  auto g = parsePool(c);
+  if (!g || c.ops[0]->operands.size() != 1) return CompiledKernel{};
+  const bool ignoreNan = c.ops[0]->strAttr("nan_mode", "PROPAGATE") == "IGNORE";
+  CompiledKernel ck;
+  switch (g->t) {
+    case DType::FP32: ck.kernel = floatMaxPool<float>(*g, ignoreNan); break;
+    case DType::BF16: ck.kernel = floatMaxPool<uint16_t>(*g, ignoreNan); break;
+    case DType::I8: ck.kernel = std::make_unique<MaxPool<int8_t, false, false>>(*g); break;
+    case DType::I16: ck.kernel = std::make_unique<MaxPool<int16_t, false, false>>(*g); break;
+    default: return CompiledKernel{};
+  }
+  return ck;
+}
+
+}  // namespace
+
+void registerOneDnnPoolKernels(FastKernelRegistry& r) {
+  r.add("tosa.avg_pool2d", avgPoolFactory);
+  r.add("tosa.max_pool2d", maxPoolFactory);
+}
+
+}  // namespace tosakit::fast
