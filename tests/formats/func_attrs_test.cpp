@@ -72,14 +72,14 @@ void expectSourceAttrs(const ir::Function& f) {
 
 TEST(FuncAttrs, MlirTextRoundTrip) {
   auto m = mlirio::importMlirString(sourceText(), "attrs.mlir");
-  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_TRUE(m.isOk()) << m.status().message();
   expectSourceAttrs(*(*m)->functions[0]);
   auto text = mlirio::exportMlir(**m);
-  ASSERT_TRUE(text.ok()) << text.status().message();
+  ASSERT_TRUE(text.isOk()) << text.status().message();
   EXPECT_NE(text->find("tosakit.onnx_type = \"int64\""), std::string::npos) << *text;
   EXPECT_NE(text->find("tosakit.onnx_unused_inputs"), std::string::npos) << *text;
   auto back = mlirio::importMlirString(*text, "exported.mlir");
-  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_TRUE(back.isOk()) << back.status().message();
   std::string why;
   EXPECT_TRUE(ir::modulesEqual(**m, **back, &why)) << why;
   if (std::system("command -v mlir-opt-22 >/dev/null 2>&1") == 0) {
@@ -93,7 +93,7 @@ TEST(FuncAttrs, MlirTextRoundTrip) {
 TEST(FuncAttrs, ModulesEqualSeesAttributes) {
   auto a = mlirio::importMlirString(sourceText(), "a.mlir");
   auto b = mlirio::importMlirString(sourceText(), "b.mlir");
-  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(a.isOk() && b.isOk());
   std::string why;
   (*b)->functions[0]->setArgAttr(1, "tosakit.zp", Attribute::integer(-4, DType::I32));
   EXPECT_FALSE(ir::modulesEqual(**a, **b, &why));
@@ -110,11 +110,11 @@ TEST(FuncAttrs, ModulesEqualSeesAttributes) {
 
 TEST(FuncAttrs, SpirvRoundTrip) {
   auto m = mlirio::importMlirString(sourceText(), "attrs.mlir");
-  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_TRUE(m.isOk()) << m.status().message();
   auto bin = spirv::encodeSpirv(**m);
-  ASSERT_TRUE(bin.ok()) << bin.status().message();
+  ASSERT_TRUE(bin.isOk()) << bin.status().message();
   auto back = spirv::decodeSpirv(bin->words.data(), bin->words.size(), "attrs.spv", bin->sidecar);
-  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_TRUE(back.isOk()) << back.status().message();
   expectSourceAttrs(*(*back)->functions[0]);
   std::string why;
   EXPECT_TRUE(ir::modulesEqual(**m, **back, &why)) << why;
@@ -122,7 +122,7 @@ TEST(FuncAttrs, SpirvRoundTrip) {
 
 TEST(FuncAttrs, SpirvExactFloatsAndTensors) {
   auto m = mlirio::importMlirString(sourceText(), "attrs.mlir");
-  ASSERT_TRUE(m.ok());
+  ASSERT_TRUE(m.isOk());
   ir::Function& f = *(*m)->functions[0];
   // 0.1 is not exact in binary: the hexadecimal float text keeps every bit; NaN and -0 survive too.
   f.setResultAttr(1, "tosakit.scale", Attribute::floating(0.1, DType::FP64));
@@ -133,9 +133,9 @@ TEST(FuncAttrs, SpirvExactFloatsAndTensors) {
   f.setResultAttr(1, "tosakit.enum", Attribute::enumCase("DOUBLE_ROUND"));
   f.setResultAttr(1, "tosakit.bools", Attribute::boolArray({1, 0, 1}));
   auto bin = spirv::encodeSpirv(**m);
-  ASSERT_TRUE(bin.ok()) << bin.status().message();
+  ASSERT_TRUE(bin.isOk()) << bin.status().message();
   auto back = spirv::decodeSpirv(bin->words.data(), bin->words.size(), "attrs.spv", bin->sidecar);
-  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_TRUE(back.isOk()) << back.status().message();
   std::string why;
   EXPECT_TRUE(ir::modulesEqual(**m, **back, &why)) << why;
   EXPECT_TRUE(std::signbit((*back)->functions[0]->resultAttr(1, "tosakit.neg_zero")->f));
@@ -143,17 +143,17 @@ TEST(FuncAttrs, SpirvExactFloatsAndTensors) {
 
 TEST(FuncAttrs, SpirvRefusesUnencodableAndMalformed) {
   auto m = mlirio::importMlirString(sourceText(), "attrs.mlir");
-  ASSERT_TRUE(m.ok());
+  ASSERT_TRUE(m.isOk());
   ir::Function& f = *(*m)->functions[0];
   f.setArgAttr(0, "tosakit.nul", Attribute::string(std::string("a\0b", 3)));
   auto bin = spirv::encodeSpirv(**m);
-  ASSERT_FALSE(bin.ok());
+  ASSERT_FALSE(bin.isOk());
   EXPECT_EQ(bin.status().code(), StatusCode::Unsupported);
   EXPECT_NE(bin.status().message().find("tosakit.nul"), std::string::npos) << bin.status().message();
   f.argAttrs[0].erase("tosakit.nul");
   // Corrupt the kind of one decoration: the reader reports a parse error naming the attribute.
   bin = spirv::encodeSpirv(**m);
-  ASSERT_TRUE(bin.ok());
+  ASSERT_TRUE(bin.isOk());
   std::string bytes(reinterpret_cast<const char*>(bin->words.data()), bin->words.size() * 4);
   size_t at = bytes.find("tosakit.attr tosakit.zp int:");
   ASSERT_NE(at, std::string::npos);
@@ -161,7 +161,7 @@ TEST(FuncAttrs, SpirvRefusesUnencodableAndMalformed) {
   std::vector<uint32_t> words(bin->words.size());
   std::memcpy(words.data(), bytes.data(), bytes.size());
   auto back = spirv::decodeSpirv(words.data(), words.size(), "bad.spv", bin->sidecar);
-  ASSERT_FALSE(back.ok());
+  ASSERT_FALSE(back.isOk());
   EXPECT_EQ(back.status().code(), StatusCode::ParseError);
   EXPECT_NE(back.status().message().find("tosakit.zp"), std::string::npos) << back.status().message();
 }
@@ -176,7 +176,7 @@ TEST(FuncAttrs, ConvertVerbKeepsThem) {
   ASSERT_EQ(std::system((tool + " convert '" + b + "' -o '" + c + "'").c_str()), 0);
   auto src = mlirio::importMlirString(sourceText(), "in.mlir");
   auto out = mlirio::importMlirFile(c);
-  ASSERT_TRUE(src.ok() && out.ok()) << out.status().message();
+  ASSERT_TRUE(src.isOk() && out.isOk()) << out.status().message();
   std::string why;
   EXPECT_TRUE(ir::modulesEqual(**src, **out, &why)) << why;
   EXPECT_NE(readFile(c).find("tosakit.preprocess"), std::string::npos);

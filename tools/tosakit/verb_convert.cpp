@@ -1,4 +1,5 @@
-// tosakit convert IN OUT: convert between model formats by extension (.mlir <-> .spv).
+// tosakit convert IN -o OUT: convert between model formats by extension (.mlir <-> .spv). The positional form
+// `tosakit convert IN OUT` is kept as an alias.
 #include <iostream>
 
 #include "tosakit/model_io.h"
@@ -6,18 +7,39 @@
 
 namespace tosakit::cli {
 
+namespace {
+
+struct ConvertArgs {
+  std::string input, output, positionalOutput;
+};
+
+int convertVerb(const ConvertArgs& a) {
+  // Command-line mistakes: exit code 2 like CLI11's own parse errors.
+  auto usage = [](const std::string& why) {
+    std::cerr << "tosakit: usage: convert: " << why << "\n";
+    return int(kExitUsage);
+  };
+  if (!a.output.empty() && !a.positionalOutput.empty())
+    return usage("give the output once (-o OUT, or the older positional OUT)");
+  const std::string& out = a.output.empty() ? a.positionalOutput : a.output;
+  if (out.empty()) return usage("no output file (-o OUT)");
+  auto m = loadModel(a.input);
+  if (!m) return report(m.status());
+  if (Status s = saveModel(**m, out); !s) return report(s);
+  return kExitOk;
+}
+
+}  // namespace
+
 VerbAction addConvertVerb(CLI::App& app) {
-  auto in = std::make_shared<std::string>();
-  auto out = std::make_shared<std::string>();
+  auto args = std::make_shared<ConvertArgs>();
   CLI::App* cmd = app.add_subcommand("convert", "Convert a model between formats (.mlir, .spv) by file extension");
-  cmd->add_option("input", *in, "Input model (.mlir or .spv)")->required();
-  cmd->add_option("output", *out, "Output model (.mlir or .spv; .spv may also write OUTPUT.npz)")->required();
-  return [cmd, in, out]() -> int {
+  cmd->add_option("input", args->input, "Input model (.mlir or .spv)")->required();
+  cmd->add_option("-o,--output", args->output, "Output model (.mlir or .spv; .spv may also write OUTPUT.npz)");
+  cmd->add_option("output", args->positionalOutput, "Output model, positional form (alias of -o)");
+  return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
-    auto m = loadModel(*in);
-    if (!m) return report(m.status());
-    if (Status s = saveModel(**m, *out); !s) return report(s);
-    return kExitOk;
+    return convertVerb(*args);
   };
 }
 
