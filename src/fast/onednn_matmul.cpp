@@ -1,6 +1,10 @@
 // tosa.matmul on oneDNN: [N,H,C] x [N,C,W] -> [N,H,W]. A constant B is packed once; a run-time B is read in
-// place. int8 (VNNI only, see onednn_common.h) with A_zp/B_zp as oneDNN zero points and s32 results, then
-// the exact integer epilogue (RESCALE, CLAMP); floats with the post-op epilogue (ADD, CLAMP).
+// place. int8 (VNNI only, see onednn_common.h): s32 results made exact and the zero points A_zp/B_zp applied
+// by our own pass, then the exact integer epilogue (RESCALE, CLAMP); floats with the post-op epilogue (ADD,
+// CLAMP).
+#include <algorithm>
+#include <cstdlib>
+
 #include "fast/onednn_common.h"
 #include "fast/onednn_kernels.h"
 
@@ -59,6 +63,7 @@ class MatmulKernel : public OpKernel {
     } catch (const dnnl::error& e) {
       return Status::internal(impl_ + ": " + e.what());
     }
+    if (isInt_) makeExact(in[0][0].as<int8_t>(), in[0][1].as<int8_t>(), acc);
     if (isInt_ && intEpi_.needsPass()) runIntEpilogue(intEpi_, acc, rows_, out[0], nullptr);
     if (!isInt_) runManualFloatOps(floatEpi_, in, out[0]);
     return Status::ok();
@@ -76,8 +81,7 @@ class MatmulKernel : public OpKernel {
     if (isInt_) {
       intEpi_ = planIntEpilogue(c, g.W, nullptr);
       if (intEpi_.absorbed > maxOps) return false;
-      if (g.aZp != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-      if (g.bZp != 0) attr.set_zero_points(DNNL_ARG_WEIGHTS, 0, {DNNL_RUNTIME_S32_VAL});
+
     } else {
       floatEpi_ = planFloatEpilogue(c, dstMd, maxOps);
       attr.set_post_ops(floatEpi_.postOps);
@@ -100,8 +104,6 @@ class MatmulKernel : public OpKernel {
         b_ = dnnl::memory(bUser, engine(), nullptr);
       }
       args_ = {{DNNL_ARG_SRC, a_}, {DNNL_ARG_WEIGHTS, b_}, {DNNL_ARG_DST, dst_}};
-      addZeroPoint(DNNL_ARG_SRC, g.aZp);
-      addZeroPoint(DNNL_ARG_WEIGHTS, g.bZp);
       binaries_.clear();
       for (const auto& b : floatEpi_.binaryOperands) {
         binaries_.push_back(dnnl::memory(dstMd, engine(), nullptr));
@@ -111,6 +113,8 @@ class MatmulKernel : public OpKernel {
       return false;
     }
     rows_ = g.N * g.H;
+    g_ = g;
+    if (isInt_ && constB_) columnSums(reinterpret_cast<const int8_t*>(constOperand(c, 0, 1)->data()));
     channels_ = g.W;
     flops_ = 2.0 * double(g.N * g.H) * double(g.C * g.W);
     return true;
@@ -119,17 +123,56 @@ class MatmulKernel : public OpKernel {
   int absorbed() const { return isInt_ ? intEpi_.absorbed : floatEpi_.absorbed; }
 
  private:
-  void addZeroPoint(int arg, int64_t zp) {
-    if (zp == 0) return;
-    dnnl::memory m({{1}, dt::s32, tag::a}, engine());
-    *static_cast<int32_t*>(m.get_data_handle()) = int32_t(zp);
-    zps_.push_back(m);
-    args_[DNNL_ARG_ATTR_ZERO_POINTS | arg] = m;
+  // Makes the s32 results exact and applies the zero points (oneDNN runs without them):
+  //  - oneDNN passes the s32 accumulator through f32 (and its zero-point compensation too): a raw sum r with
+  //    |r| + 128 * |sum_c B[n,c,w]| < 2^23 is exact (see onednn_conv.cpp); the others are recomputed here;
+  //  - sum_c (a - A_zp)(b - B_zp) = sum ab - B_zp * sum_c a - A_zp * sum_c b + C * A_zp * B_zp, in wrapping
+  //    int32 arithmetic like the accumulator.
+  void makeExact(const int8_t* a, const int8_t* b, int32_t* acc) {
+    const int64_t N = g_.N, H = g_.H, C = g_.C, W = g_.W;
+    if (!constB_) columnSums(b);
+    const uint32_t both = uint32_t(C) * uint32_t(g_.aZp) * uint32_t(g_.bZp);
+#pragma omp parallel for collapse(2) schedule(static) if (N * H * W > (1 << 15))
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t h = 0; h < H; ++h) {
+        const int8_t* pa = a + (n * H + h) * C;
+        int32_t* pr = acc + (n * H + h) * W;
+        const int64_t* colSum = colSum_.data() + n * W;
+        const int64_t* thr = threshold_.data() + n * W;
+        uint32_t rowSum = 0;
+        if (g_.bZp != 0)
+          for (int64_t c = 0; c < C; ++c) rowSum += uint32_t(int32_t(pa[c]));
+        for (int64_t w = 0; w < W; ++w) {
+          int64_t v = pr[w];
+          if ((v < 0 ? -v : v) >= thr[w]) {
+            uint32_t exact = 0;
+            for (int64_t c = 0; c < C; ++c) exact += uint32_t(int32_t(pa[c]) * int32_t(b[(n * C + c) * W + w]));
+            v = int32_t(exact);
+          }
+          if (g_.aZp != 0 || g_.bZp != 0)
+            v = int32_t(uint32_t(v) - uint32_t(g_.bZp) * rowSum - uint32_t(g_.aZp) * uint32_t(colSum[w]) + both);
+          pr[w] = int32_t(v);
+        }
+      }
+  }
+
+  // Per (n, w): sum_c B[n, c, w] and the exactness threshold derived from it.
+  void columnSums(const int8_t* b) {
+    const int64_t N = g_.N, C = g_.C, W = g_.W;
+    colSum_.assign(size_t(N * W), 0);
+    threshold_.assign(size_t(N * W), 0);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t w = 0; w < W; ++w) colSum_[size_t(n * W + w)] += b[(n * C + c) * W + w];
+    for (size_t i = 0; i < colSum_.size(); ++i)
+      threshold_[i] = std::max<int64_t>(0, (int64_t(1) << 23) - 128 * std::abs(colSum_[i]));
   }
 
   dnnl::primitive prim_;
   dnnl::memory a_, b_, dst_;
-  std::vector<dnnl::memory> zps_, binaries_;
+  std::vector<dnnl::memory> binaries_;
+  MatmulGeom g_{};
+  std::vector<int64_t> colSum_, threshold_;
   std::unordered_map<int, dnnl::memory> args_;
   bool isInt_ = false, constB_ = false;
   FloatEpilogue floatEpi_;
