@@ -19,6 +19,25 @@ using OpObserver = std::function<void(const ir::Operation& op, const std::vector
 using CustomOpImpl = std::function<Status(const ir::Operation& op, const std::vector<const Tensor*>& inputs,
                                           std::vector<Tensor>& outputs)>;
 
+// Time and work of one step of a compiled plan, accumulated over runs (bench --profile).
+struct OpProfile {
+  std::string opType;    // "tosa.conv2d", or "tosa.conv2d+tosa.rescale+tosa.clamp" when fused
+  std::string location;  // the first op's location name
+  std::string impl;      // the kernel that ran: "onednn:brgconv:avx512_core", "ref (fallback)", "alias"
+  double flops = 0;      // arithmetic work of one run (2 per multiply-accumulate); 0 when not counted
+  double totalMs = 0;
+  int64_t runs = 0;
+  bool fallback = false;  // ran the reference kernel inside the plan
+};
+
+// What a backend prepared for one function: its memory plan and steps.
+struct PlanStats {
+  bool compiled = false;       // false: the function runs on an interpreter (no plan)
+  int64_t arenaBytes = 0;      // activation arena of the static memory plan
+  int64_t constantBytes = 0;   // constants the plan keeps (weights)
+  std::vector<OpProfile> steps;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -32,6 +51,11 @@ class Backend {
   virtual void setMaxLoopIterations(int64_t n) = 0;
   // Precise mode: floating-point tensors computed and returned unrounded in fp64 (the spec's reference_fp64
   // of 1.10); a backend without it reports Unsupported when asked to turn it on.
+  // Compiles `fn` ahead of its first run (the fast backend's plan); interpreters do nothing.
+  virtual Status prepare(const ir::Function& fn, const ir::TargetEnv& target) { return Status::ok(); }
+  // Per-step timing of later runs (bench --profile) and the plan of `fn` as prepared.
+  virtual void setProfiling(bool on) {}
+  virtual PlanStats planStats(const ir::Function& fn) const { return {}; }
   virtual Status setPrecise(bool on) {
     return on ? Status::unsupported("backend '" + name() + "' has no precise (fp64) mode") : Status::ok();
   }
@@ -39,5 +63,10 @@ class Backend {
 
 // The reference backend (golden model); its variable state lives as long as the object.
 std::unique_ptr<Backend> createReferenceBackend();
+// The fast CPU backend (src/fast): functions compiled once into execution plans; integer results identical
+// to the reference backend, float results within the spec's compliance bounds.
+std::unique_ptr<Backend> createFastBackend();
+// Threads of the process-wide pool the fast backend's kernels use (0 = all cores).
+void setFastBackendThreads(int n);
 
 }  // namespace tosakit

@@ -18,7 +18,10 @@ using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 struct SessionOptions {
   // Target used when the module has no tosa.target_env; nullopt = all profiles and extensions at level 8K.
   std::optional<ir::TargetEnv> target;
+  // "ref" (the golden model) or "fast" (src/fast: compiled plans, oneDNN and vectorized kernels).
   std::string backend = "ref";
+  // Threads of the fast backend's process-wide pool (0 = all cores); the reference backend is single-threaded.
+  int threads = 0;
   // A while_loop exceeding this many iterations stops the run with an error instead of hanging.
   int64_t maxLoopIterations = 100000000;
   // Precise mode: every floating-point tensor (fp8e4m3, fp8e5m2, fp16, bf16, fp32) is computed and stored
@@ -49,6 +52,10 @@ class Session {
 
   // Inputs by name; every function argument must be given exactly once, with its declared dtype and shape.
   Status run(const NamedTensors& inputs, RunResult& result, const RunOptions& opts = {});
+  // Validates the module (once per Session) and compiles `function` for the backend ahead of the first run.
+  Status prepare(const std::string& function = "main");
+  // The backend's plan of `function` (memory plan, per-step profile when profiling is on).
+  PlanStats planStats(const std::string& function = "main") const;
   Backend& backend() { return *backend_; }
 
  private:
@@ -56,6 +63,8 @@ class Session {
   std::unique_ptr<ir::Module> module_;
   ir::TargetEnv target_;
   std::unique_ptr<Backend> backend_;
+  bool validated_ = false;  // the module passed validation for target_ (checked once, not per run)
+  Status validateOnce();
 };
 
 // Name under which an op's result is captured: the op's location name if any (suffixed ":k" for result

@@ -42,16 +42,43 @@ static Status validationStatus(const ir::Module& m, const ir::TargetEnv& target)
 
 Result<std::unique_ptr<Session>> Session::create(std::unique_ptr<ir::Module> module, SessionOptions opts) {
   if (!module) return Status::invalid("no module");
-  if (opts.backend != "ref") return Status::invalid("unknown backend '" + opts.backend + "' (available: ref)");
+  if (opts.backend != "ref" && opts.backend != "fast")
+    return Status::invalid("unknown backend '" + opts.backend + "' (available: ref, fast)");
+  if (opts.backend == "fast" && opts.precise)
+    return Status::invalid("precise (fp64) mode needs the reference backend (--backend ref)");
   std::unique_ptr<Session> s(new Session());
   s->module_ = std::move(module);
   if (s->module_->target) s->target_ = *s->module_->target;
   else if (opts.target) s->target_ = *opts.target;
   else s->target_ = ir::TargetEnv::all();
-  s->backend_ = createReferenceBackend();
+  if (opts.backend == "fast") {
+    setFastBackendThreads(opts.threads);
+    s->backend_ = createFastBackend();
+  } else {
+    s->backend_ = createReferenceBackend();
+  }
   s->backend_->setMaxLoopIterations(opts.maxLoopIterations);
   TK_RETURN_IF_ERROR(s->backend_->setPrecise(opts.precise));
   return s;
+}
+
+Status Session::validateOnce() {
+  if (validated_) return Status::ok();
+  TK_RETURN_IF_ERROR(validationStatus(*module_, target_));
+  validated_ = true;
+  return Status::ok();
+}
+
+Status Session::prepare(const std::string& function) {
+  const ir::Function* fn = module_->function(function);
+  if (!fn) return Status::invalid("no function '" + function + "' in the module");
+  TK_RETURN_IF_ERROR(validateOnce());
+  return backend_->prepare(*fn, target_);
+}
+
+PlanStats Session::planStats(const std::string& function) const {
+  const ir::Function* fn = module_->function(function);
+  return fn ? backend_->planStats(*fn) : PlanStats();
 }
 
 std::vector<std::string> Session::inputNames(const std::string& function) const {
@@ -132,7 +159,7 @@ Status Session::run(const NamedTensors& inputs, RunResult& result, const RunOpti
   }
   std::vector<Tensor> outs;
   // Reject a graph outside its target (types, profiles, extensions, levels, static ERROR_IFs) before running.
-  TK_RETURN_IF_ERROR(validationStatus(*module_, target_));
+  TK_RETURN_IF_ERROR(validateOnce());
   TK_RETURN_IF_ERROR(backend_->run(*fn, target_, args, outs, observer));
   for (size_t i = 0; i < outs.size(); ++i) result.outputs.emplace_back(fn->outputName(i), std::move(outs[i]));
   return Status::ok();

@@ -1,0 +1,98 @@
+// The fast backend: compiles each function once into an ExecutionPlan (cached per function; a second, unfused
+// plan when every op's result must be observed) and runs it. Functions the plan cannot express (control-flow
+// regions, variables, tosa.custom, dynamic shapes) run on the reference interpreter as a whole.
+#include <map>
+
+#include <omp.h>
+
+#include "fast/plan.h"
+#include "tosakit/backend.h"
+
+namespace tosakit::fast {
+
+bool functionNeedsInterpreter(const ir::Function& fn);  // plan.cpp
+
+const FastKernelRegistry& fastKernels() {
+  static const FastKernelRegistry registry = [] {
+    FastKernelRegistry r;
+    registerOneDnnKernels(r);
+    registerIntegerKernels(r);
+    registerElementwiseKernels(r);
+    registerDataMovementKernels(r);
+    return r;
+  }();
+  return registry;
+}
+
+void setNumThreads(int n) { omp_set_num_threads(n > 0 ? n : omp_get_num_procs()); }
+int numThreads() { return omp_get_max_threads(); }
+
+namespace {
+
+class FastBackend : public Backend {
+ public:
+  std::string name() const override { return "fast"; }
+
+  Status run(const ir::Function& fn, const ir::TargetEnv& target, const std::vector<Tensor>& inputs,
+             std::vector<Tensor>& outputs, const OpObserver& observer) override {
+    if (functionNeedsInterpreter(fn)) return interpreter().run(fn, target, inputs, outputs, observer);
+    Result<ExecutionPlan*> plan = prepared(fn, target, /*fuse=*/!observer);
+    if (!plan) return plan.status();
+    (*plan)->setProfiling(profiling_);
+    return (*plan)->run(inputs, outputs, observer);
+  }
+
+  void registerCustomOp(const std::string& operatorName, CustomOpImpl impl) override {
+    interpreter().registerCustomOp(operatorName, std::move(impl));
+  }
+  void setMaxLoopIterations(int64_t n) override { interpreter().setMaxLoopIterations(n); }
+
+  Result<ExecutionPlan*> prepared(const ir::Function& fn, const ir::TargetEnv& target, bool fuse) {
+    auto key = std::make_pair(&fn, fuse);
+    auto it = plans_.find(key);
+    if (it != plans_.end()) return it->second.get();
+    PlanOptions opts;
+    opts.fuse = fuse;
+    auto plan = ExecutionPlan::compile(fn, target, opts);
+    if (!plan) return plan.status();
+    ExecutionPlan* p = plan->get();
+    plans_[key] = std::move(plan.value());
+    return p;
+  }
+
+  Status prepare(const ir::Function& fn, const ir::TargetEnv& target) override {
+    if (functionNeedsInterpreter(fn)) return Status::ok();
+    return prepared(fn, target, true).status();
+  }
+  void setProfiling(bool on) override { profiling_ = on; }
+  PlanStats planStats(const ir::Function& fn) const override {
+    PlanStats st;
+    auto it = plans_.find({&fn, true});
+    if (it == plans_.end()) return st;
+    st.compiled = true;
+    st.arenaBytes = it->second->arenaBytes();
+    st.constantBytes = it->second->constantBytes();
+    st.steps = it->second->profile();
+    return st;
+  }
+
+ private:
+  bool profiling_ = false;
+  Backend& interpreter() {
+    if (!ref_) ref_ = createReferenceBackend();
+    return *ref_;
+  }
+  std::unique_ptr<Backend> ref_;
+  std::map<std::pair<const ir::Function*, bool>, std::unique_ptr<ExecutionPlan>> plans_;
+};
+
+}  // namespace
+
+}  // namespace tosakit::fast
+
+namespace tosakit {
+
+std::unique_ptr<Backend> createFastBackend() { return std::make_unique<fast::FastBackend>(); }
+void setFastBackendThreads(int n) { fast::setNumThreads(n); }
+
+}  // namespace tosakit

@@ -1,0 +1,88 @@
+// The fast backend's kernel interface. A kernel is compiled once per op (or per fused chain of ops) when a
+// function's ExecutionPlan is built — weights packed, shapes and attributes resolved — and then run many
+// times on views into the plan's statically planned arena. A factory that does not handle an op/type
+// combination returns a null kernel: the plan then runs the reference kernel for that op (per-op fallback).
+//
+// Kernels must reproduce the reference backend bit for bit on integer results and stay within the spec's
+// compliance bounds on floating-point results; tests/fast checks both against src/ref.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "ir/graph.h"
+
+namespace tosakit::fast {
+
+// A typed, shaped, non-owning view of a dense row-major tensor (TOSA layout: NHWC for images).
+struct TensorView {
+  DType dtype = DType::FP32;
+  Shape shape;
+  void* data = nullptr;
+  int64_t size() const { return numElements(shape); }
+  template <typename T> T* as() const { return static_cast<T*>(data); }
+};
+
+// What a kernel factory sees at plan-compile time: a chain of ops where each op after the first consumes the
+// previous op's (only) result and that result has no other user — e.g. conv2d -> rescale -> clamp, or
+// matmul -> add(bias). The factory absorbs a prefix of the chain (at least the first op) and says how many.
+struct OpChain {
+  std::vector<const ir::Operation*> ops;
+  // constants[k][j]: the value of operand j of ops[k] when it is a compile-time constant (tosa.const), else
+  // null. Constants can be packed at compile time (weights, bias, rescale multipliers, tables).
+  std::vector<std::vector<const Tensor*>> constants;
+  const ir::TargetEnv* target = nullptr;
+};
+
+class OpKernel {
+ public:
+  virtual ~OpKernel() = default;
+  // Which implementation ran, for `bench --profile`: e.g. "onednn:brgconv:avx512_core_vnni", "fast:rescale".
+  virtual std::string implName() const = 0;
+  // Arithmetic work of one run (2 per multiply-accumulate) for GFLOP/s in profiles; 0 when not meaningful.
+  virtual double flops() const { return 0; }
+  // in[k][j]: operand j of the k-th absorbed op (constants included, pointing at their data). For k > 0 the
+  // operand that is the previous op's result has data == nullptr (it is internal to the fused kernel).
+  // out: the result views of the LAST absorbed op, preallocated with their declared types.
+  virtual Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) = 0;
+};
+
+struct CompiledKernel {
+  std::unique_ptr<OpKernel> kernel;  // null: not handled here
+  int opsAbsorbed = 1;               // how many ops of the chain this kernel computes (>= 1 when kernel set)
+};
+
+// Returns a null kernel (not an error) for ops/types it does not handle; an error Status only for a real
+// failure (e.g. an ERROR_IF of the spec detected at compile time).
+using KernelFactory = std::function<Result<CompiledKernel>(const OpChain& chain)>;
+
+class FastKernelRegistry {
+ public:
+  // Several factories per op name are tried in registration order; the first non-null kernel wins.
+  void add(const std::string& opName, KernelFactory f) { factories_[opName].push_back(std::move(f)); }
+  const std::vector<KernelFactory>* find(const std::string& opName) const {
+    auto it = factories_.find(opName);
+    return it == factories_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::map<std::string, std::vector<KernelFactory>> factories_;
+};
+
+// All fast kernels (built once). One registration function per kernel family file.
+const FastKernelRegistry& fastKernels();
+void registerOneDnnKernels(FastKernelRegistry& r);      // src/fast/onednn_*.cpp: conv/depthwise/tconv/matmul/pool
+void registerIntegerKernels(FastKernelRegistry& r);     // src/fast/kernels_int*.cpp: rescale, table, int elementwise
+void registerElementwiseKernels(FastKernelRegistry& r); // src/fast/kernels_eltwise*.cpp: float elementwise, clamp, activations
+void registerDataMovementKernels(FastKernelRegistry& r);// src/fast/kernels_data*.cpp: transpose, concat, slice, pad, ...
+
+// Threads used by fast kernels and oneDNN (one OpenMP pool for the process). 0 = all cores.
+void setNumThreads(int n);
+int numThreads();
+
+}  // namespace tosakit::fast

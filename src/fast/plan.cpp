@@ -1,0 +1,356 @@
+// ExecutionPlan compilation (chains, slots, memory plan) and execution (fast kernels, reference fallback).
+#include "fast/plan.h"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <map>
+
+#include "ref/kernel.h"
+
+namespace tosakit::fast {
+
+struct ExecutionPlan::Slot {
+  enum class Kind { Input, Constant, Arena, Alias };
+  Kind kind = Kind::Arena;
+  DType dtype = DType::FP32;
+  Shape shape;
+  int64_t bytes = 0;
+  int inputIndex = -1;             // Input
+  const Tensor* constant = nullptr;  // Constant
+  int aliasOf = -1;                // Alias: the slot whose bytes this one reinterprets (a reshape)
+  int64_t offset = -1;             // Arena: byte offset
+  int firstStep = INT_MAX, lastStep = -1;
+};
+
+struct ExecutionPlan::Step {
+  std::vector<const ir::Operation*> ops;
+  std::unique_ptr<OpKernel> kernel;   // null: the reference kernel of ops[0] (a single op)
+  std::vector<std::vector<int>> inSlots;  // per absorbed op, per operand; -1 = internal to the fused chain
+  std::vector<int> outSlots;              // results of the last absorbed op
+  bool aliasOnly = false;                 // a reshape whose result aliases its input: nothing to run
+  int profileIndex = -1;
+};
+
+ExecutionPlan::~ExecutionPlan() = default;
+
+namespace {
+
+constexpr int64_t kAlign = 64;
+
+bool isConstantOp(const ir::Operation& op) { return op.name == "tosa.const" || op.name == "tosa.const_shape"; }
+
+// Ops that make the whole function run on the reference interpreter instead (regions, state, user hooks).
+bool needsInterpreter(const ir::Operation& op) {
+  return !op.regions.empty() || op.name == "tosa.custom" || op.name.rfind("tosa.variable", 0) == 0;
+}
+
+int64_t slotBytes(DType t, const Shape& s) { return int64_t(storageBytes(t)) * numElements(s); }
+
+std::string opTypeName(const std::vector<const ir::Operation*>& ops) {
+  std::string s;
+  for (const ir::Operation* op : ops) s += (s.empty() ? "" : "+") + op->name;
+  return s;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::compile(const ir::Function& fn, const ir::TargetEnv& target,
+                                                              const PlanOptions& opts) {
+  std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan());
+  TK_RETURN_IF_ERROR(plan->compileFunction(fn, target, opts));
+  TK_RETURN_IF_ERROR(plan->planMemory());
+  return plan;
+}
+
+bool functionNeedsInterpreter(const ir::Function& fn) {
+  for (const ir::Value* v : fn.inputs())
+    if (!v->type.isStatic()) return true;
+  for (const auto& op : fn.body.ops) {
+    if (needsInterpreter(*op)) return true;
+    for (const ir::Value* r : op->results)
+      if (!r->type.isStatic()) return true;
+  }
+  return false;
+}
+
+Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEnv& target, const PlanOptions& opts) {
+  fn_ = &fn;
+  target_ = &target;
+  std::map<const ir::Value*, int> slotOf;
+  std::map<const ir::Value*, int> uses;
+  const ir::Operation* ret = fn.body.terminator();
+  for (const auto& op : fn.body.ops)
+    for (const ir::Value* v : op->operands) ++uses[v];
+
+  auto newSlot = [&](const ir::Value* v) {
+    Slot s;
+    s.dtype = v->type.dtype;
+    s.shape = v->type.isShape() ? Shape{v->type.dims[0]} : v->type.dims;
+    s.bytes = slotBytes(s.dtype, s.shape);
+    slots_.push_back(std::move(s));
+    slotOf[v] = int(slots_.size()) - 1;
+    return int(slots_.size()) - 1;
+  };
+  for (size_t i = 0; i < fn.inputs().size(); ++i) {
+    int s = newSlot(fn.inputs()[i]);
+    slots_[s].kind = Slot::Kind::Input;
+    slots_[s].inputIndex = int(i);
+    inputSlots_.push_back(s);
+  }
+
+  // The non-constant ops in order; constants become read-only slots.
+  std::vector<const ir::Operation*> ops;
+  for (const auto& op : fn.body.ops) {
+    if (op.get() == ret) continue;
+    if (isConstantOp(*op)) {
+      const ir::Attribute* values = op->attr("values");
+      if (!values || !values->tensor) return Status::invalid(op->describe() + ": constant without values");
+      int s = newSlot(op->results[0]);
+      slots_[s].kind = Slot::Kind::Constant;
+      slots_[s].constant = values->tensor.get();
+      constantBytes_ += slots_[s].bytes;
+      continue;
+    }
+    ops.push_back(op.get());
+  }
+
+  const FastKernelRegistry& registry = fastKernels();
+  for (size_t i = 0; i < ops.size();) {
+    // The longest chain starting at ops[i]: each next op is the only user of the previous op's only result.
+    OpChain chain;
+    chain.target = &target;
+    chain.ops.push_back(ops[i]);
+    for (size_t j = i + 1; opts.fuse && j < ops.size(); ++j) {
+      const ir::Operation* prev = chain.ops.back();
+      if (prev->results.size() != 1 || uses[prev->results[0]] != 1) break;
+      bool feeds = false;
+      for (const ir::Value* v : ops[j]->operands) feeds |= v == prev->results[0];
+      if (!feeds) break;
+      chain.ops.push_back(ops[j]);
+    }
+    for (const ir::Operation* op : chain.ops) {
+      std::vector<const Tensor*> consts;
+      for (const ir::Value* v : op->operands) {
+        auto it = slotOf.find(v);
+        consts.push_back(it != slotOf.end() && slots_[it->second].kind == Slot::Kind::Constant
+                             ? slots_[it->second].constant : nullptr);
+      }
+      chain.constants.push_back(std::move(consts));
+    }
+
+    Step step;
+    if (const auto* factories = registry.find(ops[i]->name)) {
+      for (const KernelFactory& f : *factories) {
+        Result<CompiledKernel> ck = f(chain);
+        if (!ck) return ck.status();
+        if (ck->kernel) {
+          step.kernel = std::move(ck->kernel);
+          step.ops.assign(chain.ops.begin(), chain.ops.begin() + std::max(1, ck->opsAbsorbed));
+          break;
+        }
+      }
+    }
+    if (!step.kernel) step.ops = {ops[i]};
+
+    for (size_t k = 0; k < step.ops.size(); ++k) {
+      std::vector<int> in;
+      for (const ir::Value* v : step.ops[k]->operands) {
+        if (k > 0 && v == step.ops[k - 1]->results[0]) {
+          in.push_back(-1);
+          continue;
+        }
+        auto it = slotOf.find(v);
+        if (it == slotOf.end()) return Status::internal(step.ops[k]->describe() + ": operand used before definition");
+        in.push_back(it->second);
+      }
+      step.inSlots.push_back(std::move(in));
+    }
+    const ir::Operation* last = step.ops.back();
+    for (const ir::Value* r : last->results) step.outSlots.push_back(newSlot(r));
+    // A reshape only renames bytes: its result aliases its input (no copy, no extra memory).
+    if (!step.kernel && last->name == "tosa.reshape" && step.outSlots.size() == 1) {
+      int src = step.inSlots[0][0];
+      Slot& out = slots_[step.outSlots[0]];
+      if (slots_[src].dtype == out.dtype && slots_[src].bytes == out.bytes) {
+        out.kind = Slot::Kind::Alias;
+        out.aliasOf = src;
+        step.aliasOnly = true;
+      }
+    }
+    StepProfile p;
+    p.opType = opTypeName(step.ops);
+    p.location = step.ops[0]->loc.name;
+    p.impl = step.aliasOnly ? "alias" : step.kernel ? step.kernel->implName() : "ref (fallback)";
+    p.flops = step.kernel ? step.kernel->flops() : 0;
+    p.fallback = !step.kernel && !step.aliasOnly;
+    profiles_.push_back(p);
+    step.profileIndex = int(profiles_.size()) - 1;
+    i += step.ops.size();
+    steps_.push_back(std::move(step));
+  }
+  for (const ir::Value* v : ret->operands) {
+    auto it = slotOf.find(v);
+    if (it == slotOf.end()) return Status::internal("function result used before definition");
+    outputSlots_.push_back(it->second);
+  }
+  return Status::ok();
+}
+
+// Lifetimes on root slots (aliases extend their root's), then a greedy first-fit placement of the largest
+// buffers first: a value's bytes are reused once every reader of it has run.
+Status ExecutionPlan::planMemory() {
+  auto root = [&](int s) {
+    while (slots_[s].kind == Slot::Kind::Alias) s = slots_[s].aliasOf;
+    return s;
+  };
+  auto touch = [&](int s, int step) {
+    Slot& r = slots_[root(s)];
+    r.firstStep = std::min(r.firstStep, step);
+    r.lastStep = std::max(r.lastStep, step);
+  };
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    for (const auto& in : steps_[i].inSlots)
+      for (int s : in)
+        if (s >= 0) touch(s, int(i));
+    for (int s : steps_[i].outSlots) touch(s, int(i));
+  }
+  for (int s : outputSlots_) touch(s, int(steps_.size()));
+
+  std::vector<int> order;
+  for (size_t s = 0; s < slots_.size(); ++s)
+    if (slots_[s].kind == Slot::Kind::Arena && slots_[s].lastStep >= 0) order.push_back(int(s));
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return slots_[a].bytes > slots_[b].bytes; });
+  std::vector<int> placed;
+  int64_t total = 0;
+  for (int s : order) {
+    Slot& a = slots_[s];
+    std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) of overlapping-lifetime buffers
+    for (int p : placed) {
+      const Slot& b = slots_[p];
+      if (a.firstStep <= b.lastStep && b.firstStep <= a.lastStep) busy.push_back({b.offset, b.offset + b.bytes});
+    }
+    std::sort(busy.begin(), busy.end());
+    int64_t offset = 0;
+    for (auto [b, e] : busy) {
+      if (offset + a.bytes <= b) break;
+      offset = std::max(offset, (e + kAlign - 1) / kAlign * kAlign);
+    }
+    a.offset = offset;
+    total = std::max(total, offset + a.bytes);
+    placed.push_back(s);
+  }
+  arenaBytes_ = total;
+  return Status::ok();
+}
+
+TensorView ExecutionPlan::view(int s) const {
+  const Slot& slot = slots_[s];
+  TensorView v;
+  v.dtype = slot.dtype;
+  v.shape = slot.shape;
+  switch (slot.kind) {
+    case Slot::Kind::Input: v.data = const_cast<uint8_t*>(inputTensors_[slot.inputIndex]->data()); break;
+    case Slot::Kind::Constant: v.data = const_cast<uint8_t*>(slot.constant->data()); break;
+    case Slot::Kind::Arena: v.data = arenaBase_ + slot.offset; break;
+    case Slot::Kind::Alias: v.data = view(slot.aliasOf).data; break;
+  }
+  return v;
+}
+
+namespace {
+
+Tensor tensorFromView(const TensorView& v) {
+  Tensor t(v.dtype, v.shape);
+  if (t.byteSize()) std::memcpy(t.data(), v.data, t.byteSize());
+  return t;
+}
+
+}  // namespace
+
+Status ExecutionPlan::runStep(Step& step) {
+  if (step.aliasOnly) return Status::ok();
+  if (step.kernel) {
+    std::vector<std::vector<TensorView>> in;
+    for (const auto& slots : step.inSlots) {
+      std::vector<TensorView> views;
+      for (int s : slots) views.push_back(s >= 0 ? view(s) : TensorView());
+      in.push_back(std::move(views));
+    }
+    std::vector<TensorView> out;
+    for (int s : step.outSlots) out.push_back(view(s));
+    return step.kernel->run(in, out);
+  }
+  // Reference fallback: constants and inputs are passed as they are; arena values are copied in and out.
+  const ir::Operation& op = *step.ops[0];
+  const ref::Kernel* k = ref::referenceKernels().find(op.name);
+  if (!k) return Status::unsupported(op.describe() + ": operator not supported by the reference backend");
+  std::vector<Tensor> copies;
+  copies.reserve(step.inSlots[0].size());
+  std::vector<const Tensor*> in;
+  for (int s : step.inSlots[0]) {
+    const Slot& slot = slots_[s];
+    if (slot.kind == Slot::Kind::Constant) in.push_back(slot.constant);
+    else if (slot.kind == Slot::Kind::Input) in.push_back(inputTensors_[slot.inputIndex]);
+    else {
+      copies.push_back(tensorFromView(view(s)));
+      in.push_back(nullptr);
+    }
+  }
+  for (size_t i = 0, c = 0; i < in.size(); ++i)
+    if (!in[i]) in[i] = &copies[c++];
+  std::vector<Tensor> out;
+  for (int s : step.outSlots) out.emplace_back(slots_[s].dtype, slots_[s].shape);
+  ref::ExecState state;
+  ref::KernelContext ctx(op, *target_, state);
+  TK_RETURN_IF_ERROR((*k)(ctx, in, out));
+  TK_RETURN_IF_ERROR(ctx.result());
+  for (size_t i = 0; i < out.size(); ++i) {
+    TensorView v = view(step.outSlots[i]);
+    if (out[i].dtype() != v.dtype || out[i].byteSize() != size_t(slots_[step.outSlots[i]].bytes))
+      return Status::internal(op.describe() + ": reference kernel produced " + out[i].summary(0));
+    if (out[i].byteSize()) std::memcpy(v.data, out[i].data(), out[i].byteSize());
+  }
+  return Status::ok();
+}
+
+Status ExecutionPlan::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                          const OpObserver& observer) {
+  if (inputs.size() != inputSlots_.size()) return Status::internal("plan: wrong number of inputs");
+  inputTensors_.clear();
+  for (const Tensor& t : inputs) inputTensors_.push_back(&t);
+  if (arena_.empty() && arenaBytes_ > 0) {
+    arena_.resize(size_t(arenaBytes_ + kAlign));
+    uintptr_t p = reinterpret_cast<uintptr_t>(arena_.data());
+    arenaBase_ = arena_.data() + (kAlign - p % kAlign) % kAlign;
+  }
+  using Clock = std::chrono::steady_clock;
+  for (Step& step : steps_) {
+    auto t0 = profiling_ ? Clock::now() : Clock::time_point();
+    TK_RETURN_IF_ERROR(runStep(step));
+    if (profiling_) {
+      StepProfile& p = profiles_[step.profileIndex];
+      p.totalMs += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      ++p.runs;
+    }
+    if (observer) {
+      std::vector<Tensor> results;
+      for (int s : step.outSlots) results.push_back(tensorFromView(view(s)));
+      observer(*step.ops.back(), results);
+    }
+  }
+  outputs.clear();
+  for (int s : outputSlots_) outputs.push_back(tensorFromView(view(s)));
+  inputTensors_.clear();
+  return Status::ok();
+}
+
+std::vector<std::pair<std::string, int>> ExecutionPlan::fallbackOps() const {
+  std::map<std::string, int> counts;
+  for (const StepProfile& p : profiles_)
+    if (p.fallback) ++counts[p.opType];
+  return {counts.begin(), counts.end()};
+}
+
+}  // namespace tosakit::fast

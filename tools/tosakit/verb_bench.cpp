@@ -1,0 +1,250 @@
+// tosakit bench: load and compile time, then latency min/median/max of repeated runs; --profile adds time per
+// op type and per op (GFLOP/s for conv/matmul) and names the ops that fell back to reference kernels.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "backend_flags.h"
+#include "formats/npy/npy.h"
+#include "target_flags.h"
+#include "tosakit/model_io.h"
+#include "tosakit/session.h"
+#include "verbs.h"
+
+namespace tosakit::cli {
+namespace {
+
+struct BenchArgs {
+  std::string model;
+  std::string function = "main";
+  std::string inputsNpz;
+  int warmup = 3;
+  int iterations = 20;
+  bool profile = false;
+  bool json = false;
+  TargetFlags target;
+  BackendFlags backend;
+};
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// Peak resident set size of this process (VmHWM), in bytes; 0 when /proc is unavailable.
+int64_t peakRssBytes() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  return 0;
+}
+
+// Deterministic inputs when none are given: floats uniform in [-1, 1], integers over their whole range.
+Tensor syntheticInput(const ir::ValueType& type, std::mt19937& rng) {
+  Tensor t(type.dtype, type.dims);
+  if (isFloat(type.dtype)) {
+    std::uniform_real_distribution<double> d(-1, 1);
+    for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, d(rng));
+  } else {
+    std::uniform_int_distribution<int64_t> d(dtypeMin(type.dtype), dtypeMax(type.dtype));
+    for (int64_t i = 0; i < t.size(); ++i) t.setInt(i, d(rng));
+  }
+  return t;
+}
+
+Status gatherInputs(const BenchArgs& a, const ir::Function& fn, NamedTensors& inputs) {
+  if (a.inputsNpz.empty()) {
+    std::mt19937 rng(42);
+    for (size_t i = 0; i < fn.inputs().size(); ++i) {
+      const ir::ValueType& t = fn.inputs()[i]->type;
+      if (!t.isStatic()) return Status::invalid("input '" + fn.inputName(i) + "' has a dynamic shape; give --inputs");
+      inputs.emplace_back(fn.inputName(i), syntheticInput(t, rng));
+    }
+    return Status::ok();
+  }
+  auto npz = npy::readNpz(a.inputsNpz);
+  if (!npz) return npz.status();
+  for (auto& [name, t] : *npz) {
+    const ir::ValueType* type = nullptr;
+    for (size_t i = 0; i < fn.inputs().size(); ++i)
+      if (fn.inputName(i) == name) type = &fn.inputs()[i]->type;
+    if (!type) return Status::invalid(a.inputsNpz + ": unknown input '" + name + "'");
+    auto adapted = npy::adaptToDType(t, type->dtype, a.inputsNpz + ": input '" + name + "'");
+    if (!adapted) return adapted.status();
+    inputs.emplace_back(name, std::move(*adapted));
+  }
+  return Status::ok();
+}
+
+struct Latency {
+  double min = 0, median = 0, max = 0;
+};
+
+Latency summarize(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  Latency l;
+  if (ms.empty()) return l;
+  l.min = ms.front();
+  l.max = ms.back();
+  size_t n = ms.size();
+  l.median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+  return l;
+}
+
+std::string jsonEscape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    o += c;
+  }
+  return o;
+}
+
+void printProfile(const PlanStats& st, int iterations) {
+  struct Agg {
+    double ms = 0, flops = 0;
+    int count = 0;
+  };
+  std::map<std::string, Agg> byType;
+  double total = 0;
+  for (const OpProfile& p : st.steps) {
+    Agg& a = byType[p.opType];
+    double per = p.runs ? p.totalMs / p.runs : 0;
+    a.ms += per;
+    a.flops += p.flops;
+    ++a.count;
+    total += per;
+  }
+  std::vector<std::pair<std::string, Agg>> types(byType.begin(), byType.end());
+  std::sort(types.begin(), types.end(), [](auto& x, auto& y) { return x.second.ms > y.second.ms; });
+  std::cout << "\nper op type (ms per run):\n";
+  std::cout << std::left << std::setw(52) << "op type" << std::right << std::setw(6) << "count" << std::setw(10)
+            << "ms" << std::setw(8) << "%" << std::setw(10) << "GFLOP/s" << "\n";
+  for (auto& [type, a] : types) {
+    std::cout << std::left << std::setw(52) << type << std::right << std::setw(6) << a.count << std::setw(10)
+              << std::fixed << std::setprecision(3) << a.ms << std::setw(8) << std::setprecision(1)
+              << (total > 0 ? 100 * a.ms / total : 0) << std::setw(10);
+    if (a.flops > 0 && a.ms > 0) std::cout << std::setprecision(1) << a.flops / a.ms / 1e6;
+    else std::cout << "";
+    std::cout << "\n";
+  }
+  std::cout << "\nper op (ms per run):\n";
+  for (const OpProfile& p : st.steps) {
+    double per = p.runs ? p.totalMs / p.runs : 0;
+    std::cout << "  " << std::left << std::setw(40) << (p.location.empty() ? "-" : p.location) << " "
+              << std::setw(44) << p.opType << " " << std::setw(34) << p.impl << std::right << std::fixed
+              << std::setprecision(3) << std::setw(9) << per;
+    if (p.flops > 0 && per > 0) std::cout << std::setprecision(1) << std::setw(9) << p.flops / per / 1e6 << " GFLOP/s";
+    std::cout << "\n";
+  }
+  std::map<std::string, int> fallback;
+  for (const OpProfile& p : st.steps)
+    if (p.fallback) ++fallback[p.opType];
+  std::cout << "\nreference fallbacks: ";
+  if (fallback.empty()) std::cout << "none";
+  bool first = true;
+  for (auto& [op, n] : fallback) {
+    std::cout << (first ? "" : ", ") << op << " x" << n;
+    first = false;
+  }
+  std::cout << "\n";
+  (void)iterations;
+}
+
+int benchVerb(const BenchArgs& a) {
+  auto target = a.target.target();
+  if (!target) return report(target.status());
+  auto t0 = Clock::now();
+  std::vector<std::string> notes;
+  auto module = loadModel(a.model, &notes);
+  if (!module) return report(module.status());
+  double loadMs = msSince(t0);
+  printNotes(notes);
+  const ir::Function* fn = (*module)->function(a.function);
+  if (!fn) return report(Status::invalid(a.model + ": no function '" + a.function + "'"));
+  NamedTensors inputs;
+  if (Status s = gatherInputs(a, *fn, inputs); !s) return report(s);
+
+  SessionOptions so;
+  so.target = *target;
+  a.backend.apply(so);
+  auto session = Session::create(std::move(*module), so);
+  if (!session) return report(session.status());
+  Session& sess = **session;
+  t0 = Clock::now();
+  if (Status s = sess.prepare(a.function); !s) return report(s);
+  double compileMs = msSince(t0);
+
+  RunOptions ro;
+  ro.function = a.function;
+  RunResult result;
+  for (int i = 0; i < a.warmup; ++i)
+    if (Status s = sess.run(inputs, result, ro); !s) return report(s);
+  sess.backend().setProfiling(a.profile);
+  std::vector<double> times;
+  for (int i = 0; i < std::max(1, a.iterations); ++i) {
+    auto r0 = Clock::now();
+    if (Status s = sess.run(inputs, result, ro); !s) return report(s);
+    times.push_back(msSince(r0));
+  }
+  Latency lat = summarize(times);
+  PlanStats st = sess.planStats(a.function);
+  int64_t rss = peakRssBytes();
+
+  std::cout << "model: " << a.model << "  backend: " << so.backend << "  threads: "
+            << (so.threads ? std::to_string(so.threads) : std::string("all")) << "\n";
+  std::cout << std::fixed << std::setprecision(3) << "load: " << loadMs << " ms  compile: " << compileMs
+            << " ms\nlatency over " << times.size() << " runs (ms): min " << lat.min << "  median " << lat.median
+            << "  max " << lat.max << "\n";
+  if (st.compiled)
+    std::cout << std::setprecision(1) << "memory: weights " << st.constantBytes / 1048576.0 << " MiB, activation arena "
+              << st.arenaBytes / 1048576.0 << " MiB, peak RSS " << rss / 1048576.0 << " MiB\n";
+  else
+    std::cout << std::setprecision(1) << "memory: peak RSS " << rss / 1048576.0 << " MiB (no compiled plan)\n";
+  if (a.profile) printProfile(st, int(times.size()));
+  if (a.json) {
+    std::ostringstream j;
+    j << std::setprecision(6) << "{\"model\":\"" << jsonEscape(a.model) << "\",\"backend\":\"" << so.backend
+      << "\",\"threads\":" << so.threads << ",\"load_ms\":" << loadMs << ",\"compile_ms\":" << compileMs
+      << ",\"iterations\":" << times.size() << ",\"latency_ms\":{\"min\":" << lat.min << ",\"median\":" << lat.median
+      << ",\"max\":" << lat.max << "},\"peak_rss_bytes\":" << rss << ",\"weights_bytes\":" << st.constantBytes
+      << ",\"arena_bytes\":" << st.arenaBytes << ",\"fallback_ops\":[";
+    bool first = true;
+    for (const OpProfile& p : st.steps)
+      if (p.fallback) {
+        j << (first ? "" : ",") << "\"" << jsonEscape(p.opType) << "\"";
+        first = false;
+      }
+    j << "]}";
+    std::cout << j.str() << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+VerbAction addBenchVerb(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand("bench", "Measure compile time and run latency of a model");
+  cmd->add_option("model", args->model, "Model file (.mlir or .spv)")->required();
+  cmd->add_option("--function", args->function, "Function to run")->capture_default_str();
+  cmd->add_option("--inputs", args->inputsNpz, "Inputs keyed by name (.npz); default: deterministic random data");
+  cmd->add_option("--warmup", args->warmup, "Untimed runs first")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--iterations", args->iterations, "Timed runs")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_flag("--profile", args->profile, "Time per op type and per op, GFLOP/s, reference fallbacks");
+  cmd->add_flag("--json", args->json, "Print one JSON object as the last line");
+  args->target.add(cmd);
+  args->backend.add(cmd, "fast");
+  return [cmd, args]() -> int {
+    if (!cmd->parsed()) return -1;
+    return benchVerb(*args);
+  };
+}
+
+}  // namespace tosakit::cli
