@@ -186,6 +186,22 @@ inline float applyManual(const FloatEpilogue::ManualOp& m, float v, float other)
   return v != v ? v : std::min(std::max(v, m.lo), m.hi);                      // apply_clip_f, PROPAGATE
 }
 
+TOSAKIT_VECTOR_LOOP void addF32(float* p, const float* q, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) p[i] += q[i];
+}
+TOSAKIT_VECTOR_LOOP void clampPropagateF32(float* p, int64_t n, float lo, float hi) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = p[i], c = std::min(std::max(x, lo), hi);
+    p[i] = x != x ? x : c;
+  }
+}
+TOSAKIT_VECTOR_LOOP void clampIgnoreF32(float* p, int64_t n, float lo, float hi) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = p[i], c = std::min(std::max(x, lo), hi);
+    p[i] = x != x ? lo : c;
+  }
+}
+
 }  // namespace
 
 void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<TensorView>>& in, const TensorView& out) {
@@ -205,9 +221,11 @@ void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<Ten
         const uint16_t* q = static_cast<const uint16_t*>(others[o]);
         for (int64_t i = b0; i < b1; ++i) p[i] = bf16Store(applyManual(m, bf16Load(p[i]), q ? bf16Load(q[i]) : 0.f));
       } else {
-        float* p = out.as<float>();
+        float* p = out.as<float>() + b0;
         const float* q = static_cast<const float*>(others[o]);
-        for (int64_t i = b0; i < b1; ++i) p[i] = applyManual(m, p[i], q ? q[i] : 0.f);
+        if (m.isAdd) addF32(p, q + b0, b1 - b0);
+        else if (m.ignoreNan) clampIgnoreF32(p, b1 - b0, m.lo, m.hi);
+        else clampPropagateF32(p, b1 - b0, m.lo, m.hi);
       }
     }
   }
@@ -255,6 +273,14 @@ IntEpilogue planIntEpilogue(const OpChain& c, int64_t channels, const Tensor* co
         e.multiplier[size_t(ch)] = m[perChannel ? size_t(ch) : 0];
         e.shift[size_t(ch)] = s[perChannel ? size_t(ch) : 0];
       }
+      e.roundPos.resize(size_t(channels));
+      e.roundNeg.resize(size_t(channels));
+      for (int64_t ch = 0; ch < channels; ++ch) {
+        const int64_t sh = e.shift[size_t(ch)], round = int64_t(1) << (sh - 1);
+        const bool dbl = mode == "DOUBLE_ROUND" && sh > 31;
+        e.roundPos[size_t(ch)] = dbl ? round + (int64_t(1) << 30) : round;
+        e.roundNeg[size_t(ch)] = dbl ? round - (int64_t(1) << 30) : round;
+      }
       e.rescale = true;
       e.scale32 = scale32;
       e.doubleRound = mode == "DOUBLE_ROUND";
@@ -277,29 +303,40 @@ IntEpilogue planIntEpilogue(const OpChain& c, int64_t channels, const Tensor* co
 
 namespace {
 
-// One output row (all channels of one position). Written so that GCC vectorizes it (int64 lanes). acc and
+// One output row (all channels of one position), branch-free so that it vectorizes (int64 lanes). acc and
 // out may be the same buffer (i32 results): each element is read before it is written.
-template <typename OutT>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void epilogueRow(
-    const int32_t* acc, OutT* out, int64_t channels, const int32_t* __restrict bias,
-    const int64_t* __restrict mult, const int64_t* __restrict shift, bool rescale, bool scale32, bool doubleRound,
-    int64_t outZp, int64_t lo, int64_t hi) {
+template <typename OutT, bool kRescale>
+TOSAKIT_VECTOR_LOOP void epilogueRow(const int32_t* acc, OutT* out, int64_t channels, const int32_t* __restrict bias,
+                                     const int64_t* __restrict mult, const int64_t* __restrict shift,
+                                     const int64_t* __restrict roundPos, const int64_t* __restrict roundNeg,
+                                     int64_t outZp, int64_t lo, int64_t hi) {
   for (int64_t ch = 0; ch < channels; ++ch) {
     // acc + bias in out_t = i32 (the reference's REQUIRE guarantees no overflow; wrap like int32 otherwise).
-    int64_t v = int32_t(uint32_t(acc[ch]) + uint32_t(bias ? bias[ch] : 0));
-    if (rescale) {
-      const int64_t s = shift[ch];
-      int64_t round = int64_t(1) << (s - 1);
-      if (scale32) {
-        if (doubleRound && s > 31) round += v >= 0 ? (int64_t(1) << 30) : -(int64_t(1) << 30);
-        v = int32_t((v * mult[ch] + round) >> s);  // apply_scale_32
-      } else {
-        v = int32_t((v * mult[ch] + round) >> s);  // apply_scale_16 (value is an i32, multiplier an i16)
-      }
-      v += outZp;
+    int64_t v = int32_t(uint32_t(acc[ch]) + uint32_t(bias[ch]));
+    if constexpr (kRescale) {
+      // apply_scale_32 (double rounding: the sign-dependent round term) / apply_scale_16.
+      const int64_t round = v >= 0 ? roundPos[ch] : roundNeg[ch];
+      v = int64_t(int32_t((v * mult[ch] + round) >> shift[ch])) + outZp;
     }
     v = std::min(std::max(v, lo), hi);
     out[ch] = OutT(v);
+  }
+}
+
+template <typename OutT>
+void epilogueRows(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t rows, const int32_t* bias,
+                  int64_t lo, int64_t hi) {
+  const int64_t C = e.channels;
+  const int64_t* rowClass = e.rowClass.empty() ? nullptr : e.rowClass.data();
+  const int64_t perImage = int64_t(e.rowClass.size());
+#pragma omp parallel for schedule(static) if (rows * C > (1 << 15))
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t* b = rowClass ? bias + rowClass[r % perImage] : bias;
+    if (e.rescale)
+      epilogueRow<OutT, true>(acc + r * C, out + r * C, C, b, e.multiplier.data(), e.shift.data(), e.roundPos.data(),
+                              e.roundNeg.data(), e.outputZp, lo, hi);
+    else
+      epilogueRow<OutT, false>(acc + r * C, out + r * C, C, b, nullptr, nullptr, nullptr, nullptr, 0, lo, hi);
   }
 }
 
@@ -308,41 +345,26 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
 void runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, const TensorView& out,
                     const void* runtimeBias) {
   const int64_t C = e.channels;
-  const int32_t* bias = e.biasTable.empty() ? nullptr : e.biasTable.data();
   std::vector<int32_t> rtBias;
+  const int32_t* bias = e.biasTable.data();
   if (e.runtimeBias) {
     const int32_t* b = static_cast<const int32_t*>(runtimeBias);
     rtBias.assign(size_t(C), 0);
     for (int64_t ch = 0; ch < C; ++ch) rtBias[size_t(ch)] = e.runtimeBiasBroadcast ? b[0] : b[ch];
     bias = rtBias.data();
+  } else if (e.biasTable.empty()) {
+    rtBias.assign(size_t(C), 0);
+    bias = rtBias.data();
   }
-  const int64_t* rowClass = e.rowClass.empty() ? nullptr : e.rowClass.data();
-  const int64_t perImage = int64_t(e.rowClass.size());
   // Saturation to the result type (rescale) and the clamp's bounds, in that order: [lo, hi] is inside
   // the type's range, so one min/max pair computes both clips.
   int64_t lo = dtypeMin(e.outType), hi = dtypeMax(e.outType);
   if (!e.rescale && !e.clamp) lo = INT64_MIN, hi = INT64_MAX;
   if (e.clamp) lo = std::max(lo, e.clampLo), hi = std::min(hi, e.clampHi);
-  const int64_t* mult = e.multiplier.empty() ? nullptr : e.multiplier.data();
-  const int64_t* shift = e.shift.empty() ? nullptr : e.shift.data();
-#pragma omp parallel for schedule(static) if (rows * C > (1 << 15))
-  for (int64_t r = 0; r < rows; ++r) {
-    const int32_t* a = acc + r * C;
-    const int32_t* bias_ = bias && rowClass ? bias + rowClass[r % perImage] : bias;
-    switch (e.outType) {
-      case DType::I8:
-        epilogueRow(a, out.as<int8_t>() + r * C, C, bias_, mult, shift, e.rescale, e.scale32, e.doubleRound,
-                    e.outputZp, lo, hi);
-        break;
-      case DType::I16:
-        epilogueRow(a, out.as<int16_t>() + r * C, C, bias_, mult, shift, e.rescale, e.scale32, e.doubleRound,
-                    e.outputZp, lo, hi);
-        break;
-      default:
-        epilogueRow(a, out.as<int32_t>() + r * C, C, bias_, mult, shift, e.rescale, e.scale32, e.doubleRound,
-                    e.outputZp, lo, hi);
-        break;
-    }
+  switch (e.outType) {
+    case DType::I8: epilogueRows(e, acc, out.as<int8_t>(), rows, bias, lo, hi); break;
+    case DType::I16: epilogueRows(e, acc, out.as<int16_t>(), rows, bias, lo, hi); break;
+    default: epilogueRows(e, acc, out.as<int32_t>(), rows, bias, lo, hi); break;
   }
 }
 

@@ -11,6 +11,11 @@
 
 #include "fast/op_kernel.h"
 
+// Hot element loops of our own: compiled for AVX-512, AVX2 and baseline x86-64 with runtime dispatch, and
+// vectorized (-O3) even in -O2 builds.
+#define TOSAKIT_VECTOR_LOOP \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("O3")))
+
 namespace tosakit::fast::dnn {
 
 using dt = dnnl::memory::data_type;
@@ -88,6 +93,7 @@ struct IntEpilogue {
   bool rescale = false;
   bool scale32 = true, doubleRound = false;
   std::vector<int64_t> multiplier, shift;  // per channel
+  std::vector<int64_t> roundPos, roundNeg; // per channel: the rounding term for values >= 0 / < 0
   int64_t outputZp = 0;
   DType outType = DType::I32;
   bool clamp = false;

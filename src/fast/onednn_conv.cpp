@@ -19,6 +19,16 @@ using namespace dnn;
 
 enum class ConvKind { Conv2d, Depthwise, Transpose };
 
+// Whether any |acc[i]| >= threshold[i].
+TOSAKIT_VECTOR_LOOP bool anyAtLeast(const int32_t* acc, const int64_t* threshold, int64_t n) {
+  bool any = false;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = acc[i];
+    any |= (v < 0 ? -v : v) >= threshold[i];
+  }
+  return any;
+}
+
 struct ConvGeom {
   ConvKind kind = ConvKind::Conv2d;
   DType inT = DType::FP32, outT = DType::FP32;
@@ -297,12 +307,14 @@ class ConvKernel : public OpKernel {
   void recomputeLargeAccumulators(const int8_t* x, const int8_t* w, int32_t* acc) const {
     const int64_t C = channels_, perImage = g_.OH * g_.OW;
 #pragma omp parallel for schedule(static) if (rows_ * C > (1 << 15))
-    for (int64_t r = 0; r < rows_; ++r)
+    for (int64_t r = 0; r < rows_; ++r) {
+      if (!anyAtLeast(acc + r * C, threshold_.data(), C)) continue;
       for (int64_t oc = 0; oc < C; ++oc) {
         const int64_t v = acc[r * C + oc];
         if ((v < 0 ? -v : v) < threshold_[size_t(oc)]) continue;
         acc[r * C + oc] = exactAccumulator(x, w, r / perImage, (r % perImage) / g_.OW, r % g_.OW, oc);
       }
+    }
   }
 
   // The raw sum of input * weight over the taps that meet real input (no zero point: the compensation table

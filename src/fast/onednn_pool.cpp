@@ -85,6 +85,23 @@ class DnnlAvgPool : public OpKernel {
 
 // ---- integer AVG_POOL2D ----
 
+template <typename T>
+TOSAKIT_VECTOR_LOOP void accumulateRow(int32_t* acc, const T* row, int32_t zp, int64_t C) {
+  for (int64_t ch = 0; ch < C; ++ch) acc[ch] += int32_t(row[ch]) - zp;
+}
+
+// apply_scale_32(acc, multiplier, shift, false) + output_zp, clipped to T.
+template <typename T>
+TOSAKIT_VECTOR_LOOP void scaleRow(const int32_t* acc, T* out, int64_t multiplier, int64_t shift, int64_t outZp,
+                                  int64_t C) {
+  const int64_t round = int64_t(1) << (shift - 1);
+  const int64_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  for (int64_t ch = 0; ch < C; ++ch) {
+    int64_t v = int64_t(int32_t((int64_t(acc[ch]) * multiplier + round) >> shift)) + outZp;
+    out[ch] = T(std::min(std::max(v, lo), hi));
+  }
+}
+
 struct Reciprocal {
   int64_t multiplier, shift;
 };
@@ -104,7 +121,6 @@ class IntAvgPool : public OpKernel {
     const T* x = in[0][0].as<T>();
     T* y = out[0].as<T>();
     const PoolGeom& g = g_;
-    const int64_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t n = 0; n < g.N; ++n)
       for (int64_t oy = 0; oy < g.OH; ++oy) {
@@ -115,17 +131,10 @@ class IntAvgPool : public OpKernel {
           std::fill(acc.begin(), acc.end(), 0);
           for (int64_t yy = y0; yy < y1; ++yy)
             for (int64_t xx = x0; xx < x1; ++xx) {
-              const T* row = x + ((n * g.IH + yy) * g.IW + xx) * g.C;
-              for (int64_t ch = 0; ch < g.C; ++ch) acc[size_t(ch)] += int32_t(row[ch]) - int32_t(inZp_);
+              accumulateRow(acc.data(), x + ((n * g.IH + yy) * g.IW + xx) * g.C, int32_t(inZp_), g.C);
             }
           const Reciprocal r = reciprocalScale(uint32_t((y1 - y0) * (x1 - x0)));
-          const int64_t round = int64_t(1) << (r.shift - 1);
-          T* o = y + ((n * g.OH + oy) * g.OW + ox) * g.C;
-          for (int64_t ch = 0; ch < g.C; ++ch) {
-            int64_t v = (int64_t(acc[size_t(ch)]) * r.multiplier + round) >> r.shift;  // apply_scale_32
-            v = int32_t(v) + outZp_;
-            o[ch] = T(std::min(std::max(v, lo), hi));
-          }
+          scaleRow(acc.data(), y + ((n * g.OH + oy) * g.OW + ox) * g.C, r.multiplier, r.shift, outZp_, g.C);
         }
       }
     return Status::ok();
@@ -173,6 +182,27 @@ inline uint16_t floatToBf16Exact(float f) {  // f came from a bf16 value: the lo
   return uint16_t(u >> 16);
 }
 
+// acc = max(acc, row) per channel: apply_max_s, or apply_max_f with the op's nan_mode.
+template <typename T>
+TOSAKIT_VECTOR_LOOP void maxRowInt(T* acc, const T* row, int64_t C) {
+  for (int64_t ch = 0; ch < C; ++ch) acc[ch] = std::max(acc[ch], row[ch]);
+}
+TOSAKIT_VECTOR_LOOP void maxRowPropagate(float* acc, const float* row, int64_t C) {
+  for (int64_t ch = 0; ch < C; ++ch) {
+    const float m = acc[ch], v = row[ch];
+    acc[ch] = (m != m || v != v) ? m + v : std::max(m, v);
+  }
+}
+TOSAKIT_VECTOR_LOOP void maxRowIgnore(float* acc, const float* row, int64_t C) {
+  for (int64_t ch = 0; ch < C; ++ch) {
+    const float m = acc[ch], v = row[ch];
+    acc[ch] = m != m ? v : (v != v ? m : std::max(m, v));
+  }
+}
+TOSAKIT_VECTOR_LOOP void bf16RowToFloat(const uint16_t* in, float* out, int64_t C) {
+  for (int64_t ch = 0; ch < C; ++ch) out[ch] = bf16ToFloat(in[ch]);
+}
+
 template <typename T, bool kFloat, bool kIgnoreNan>
 class MaxPool : public OpKernel {
  public:
@@ -187,6 +217,7 @@ class MaxPool : public OpKernel {
       for (int64_t oy = 0; oy < g.OH; ++oy) {
         using Acc = std::conditional_t<kFloat, float, T>;
         std::vector<Acc> acc(size_t(g.C));
+        std::vector<float> tmp(std::is_same_v<T, uint16_t> ? size_t(g.C) : 0);
         for (int64_t ox = 0; ox < g.OW; ++ox) {
           const int64_t y0 = std::max<int64_t>(oy * g.SY - g.PT, 0), y1 = std::min(oy * g.SY - g.PT + g.KY, g.IH);
           const int64_t x0 = std::max<int64_t>(ox * g.SX - g.PL, 0), x1 = std::min(ox * g.SX - g.PL + g.KX, g.IW);
@@ -197,7 +228,19 @@ class MaxPool : public OpKernel {
           for (int64_t yy = y0; yy < y1; ++yy)
             for (int64_t xx = x0; xx < x1; ++xx) {
               const T* row = x + ((n * g.IH + yy) * g.IW + xx) * g.C;
-              for (int64_t ch = 0; ch < g.C; ++ch) acc[size_t(ch)] = combine(acc[size_t(ch)], load(row[ch]));
+              if constexpr (!kFloat) {
+                maxRowInt(acc.data(), row, g.C);
+              } else {
+                const float* frow;
+                if constexpr (std::is_same_v<T, uint16_t>) {
+                  bf16RowToFloat(row, tmp.data(), g.C);
+                  frow = tmp.data();
+                } else {
+                  frow = row;
+                }
+                if constexpr (kIgnoreNan) maxRowIgnore(acc.data(), frow, g.C);
+                else maxRowPropagate(acc.data(), frow, g.C);
+              }
             }
           T* o = y + ((n * g.OH + oy) * g.OW + ox) * g.C;
           for (int64_t ch = 0; ch < g.C; ++ch) o[ch] = store(acc[size_t(ch)]);
@@ -207,25 +250,10 @@ class MaxPool : public OpKernel {
   }
 
  private:
-  static auto load(T v) {
-    if constexpr (std::is_same_v<T, uint16_t>) return bf16ToFloat(v);
-    else return v;
-  }
   template <typename A>
   static T store(A v) {
     if constexpr (std::is_same_v<T, uint16_t>) return floatToBf16Exact(v);
     else return T(v);
-  }
-  // apply_max_f with the op's nan_mode / apply_max_s.
-  template <typename A>
-  static A combine(A m, A v) {
-    if constexpr (!kFloat) {
-      return std::max(m, v);
-    } else if constexpr (kIgnoreNan) {
-      return m != m ? v : (v != v ? m : std::max(m, v));
-    } else {
-      return (m != m || v != v) ? m + v : std::max(m, v);
-    }
   }
   PoolGeom g_;
 };
