@@ -115,12 +115,17 @@ Outcome judgeOutputs(const fs::path& dir, const json& tj, const RunResult& rr) {
   return {Verdict::Pass, "", ""};
 }
 
+// Backend the vectors run on (--backend): "ref" (the golden model) or "fast" (compiled plans).
+std::string g_backend = "ref";
+
 // Runs a module on the vector's inputs; returns the run status (module errors included).
 Status runModule(std::unique_ptr<ir::Module> module, const fs::path& dir, const json& tj, RunResult& rr,
                  std::string& stage) {
   stage = "session";
   SessionOptions so;
   so.target = ir::TargetEnv::all();
+  so.backend = g_backend;
+  so.threads = 1;
   auto session = Session::create(std::move(module), so);
   if (!session) return session.status();
   stage = "inputs";
@@ -277,9 +282,10 @@ int main(int argc, char** argv) {
     else if (a == "--verbose" || a == "-v") verbose = true;
     else if (a == "--log") logPath = next();
     else if (a == "--timeout") timeoutSec = std::stoi(next());
+    else if (a == "--backend") g_backend = next();
     else if (a == "--help" || a == "-h") {
       std::cout << "usage: run_conformance [VECTORS_DIR] [--filter SUBSTRING] [--verbose] [--log FILE] "
-                   "[--timeout SECONDS]\n";
+                   "[--timeout SECONDS] [--backend ref|fast]\n";
       return 0;
     } else if (!a.empty() && a[0] == '-') {
       std::cerr << "run_conformance: unknown option " << a << "\n";
