@@ -15,6 +15,8 @@ PACKAGES=(
   python3-torch python3-torchvision
   # Image inputs (calibrate, run --input NAME=photo.jpg); python3-pil writes the images of their tests.
   libopencv-imgcodecs-dev libopencv-imgproc-dev python3-pil
+  # Quantization: the digits end-to-end test (tests/scripts/digits_quantize.sh), compare --html in a browser.
+  python3-sklearn chromium
 )
 # Debian's npm brings Debian's nodejs; a node from elsewhere (e.g. NodeSource, which bundles npm and conflicts
 # with Debian's npm package) is used as it is.
