@@ -613,6 +613,10 @@ def quant_cases(out):
              p_scale=np.atleast_1d(np.array(scale, dtype=np.float64)), p_offset=np.atleast_1d(np.array(offset, dtype=np.float64)))
     xi = rand_int("i8", (1, 3, 2, 2))
     xu = rand_int("u8", (1, 3, 2, 2))
+    xf = rand_int("i16", (1, 3, 2, 2))
+    y = ((xf.astype(np.float32) - np.float32(2.5)) * np.float32(0.125)).astype(np.float32)
+    save(out, "dequant_mode1_i16", x=xf, expected=y, p_mode=np.array([1]), p_pc=np.array([0]),
+         p_scale=np.array([0.125]), p_offset=np.array([2.5]))
     for name, x_, pc, scale, offset in (("dequant_i8", xi, False, 0.05, -3), ("dequant_u8_pc", xu, True, [0.1, 0.02, 1.5], [128, 120, 0])):
         sc = np.array(scale, dtype=np.float32).reshape((1, 3, 1, 1) if pc else ())
         of = np.array(offset, dtype=np.int64).reshape((1, 3, 1, 1) if pc else ())
@@ -628,6 +632,7 @@ def data_cases(out):
     x = rand_int("i8", (2, 3, 4))
     save(out, "permute", x=x, expected=np.transpose(x, (1, 2, 0)).copy())
     save(out, "tile", x=x, expected=np.tile(x, (2, 1, 3)))
+    save(out, "broadcast", x=x, expected=np.tile(x, (1, 2, 2)))
     y = rand_int("i8", (2, 2, 4))
     save(out, "concat", x=x, y=y, expected=np.concatenate([x, y], axis=1))
     save(out, "split", x=x, expected0=x[:, :1], expected1=x[:, 1:], expected=x[:, :1])
@@ -665,6 +670,10 @@ def data_cases(out):
     img = RNG.standard_normal((1, 2, 3, 4)).astype(np.float32)
     save(out, "interpolate_bilinear_align", x=img, expected=bilinear(img, 5, 7, True))
     save(out, "interpolate_bilinear_half", x=img, expected=bilinear(img, 6, 8, False))
+    # nearest, asymmetric coordinates in = out * I / O, TOSA rounding half up: index floor(in + 1/2)
+    iy = [min(int(np.floor(o * 3 / 6 + 0.5)), 2) for o in range(6)]
+    ix = [min(int(np.floor(o * 4 / 8 + 0.5)), 3) for o in range(8)]
+    save(out, "interpolate_nearest", x=img, expected=img[:, :, iy][:, :, :, ix])
     # softmax, batch_norm
     save(out, "softmax", x=f, expected=(np.exp(F - F.max(axis=1, keepdims=True)) /
                                          np.exp(F - F.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)).astype(np.float32))

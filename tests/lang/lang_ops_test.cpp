@@ -248,6 +248,7 @@ std::vector<Var> build(lang::Graph& g, const std::string& name, const Case& c, N
   // data arrangement
   if (name == "permute") return {g.permute(input("x", "x"), {1, 2, 0})};
   if (name == "tile") return {g.tile(input("x", "x"), {2, 1, 3})};
+  if (name == "broadcast") return {g.broadcast(input("x", "x"), {1, 2, 2})};
   if (name == "concat") return {g.concat({input("x", "x"), input("y", "y")}, 1)};
   if (name == "split") {
     auto parts = g.split(input("x", "x"), 1, 2, {1, 2});
@@ -284,6 +285,7 @@ std::vector<Var> build(lang::Graph& g, const std::string& name, const Case& c, N
     return g.topk(input("x", "x"), p);
   }
   if (name == "upsample") return {g.upsample(input("x", "x"), 2)};
+  if (name == "interpolate_nearest") return {g.interpolate(input("x", "x"), {6, 8}, {}, {})};
   if (startsWith(name, "interpolate")) {
     lang::InterpolateParam p;
     p.method = lang::InterpolateMode::BILINEAR;
@@ -357,10 +359,10 @@ std::vector<std::string> caseNames(const std::string& prefix) {
       "lut_fp32", "select_gt", "select_ge", "condition_select", "requant_int32_mode0", "requant_int32_mode0_left",
       "requant_int32_mode0_pc", "requant_int32_mode1", "requant_int32_mode1_pc", "requant_int32_mode2",
       "requant_int32_mode2_pc", "requant_fp32_mode0", "requant_fp32_mode0_pc", "requant_fp32_mode1", "dequant_i8",
-      "dequant_u8_pc", "permute", "tile", "concat", "split", "pad_constant", "pad_reflect", "pad_symmetric",
+      "dequant_u8_pc", "dequant_mode1_i16", "permute", "tile", "broadcast", "concat", "split", "pad_constant", "pad_reflect", "pad_symmetric",
       "pad_edge", "reshape", "squeeze", "expand_dims", "index_select", "reduce_mean", "reduce_prod",
       "reduce_sum_i8", "reduce_max_u8", "arg_max", "arg_min", "arg_min_u8", "topk1", "upsample",
-      "interpolate_bilinear_align", "interpolate_bilinear_half", "softmax", "batch_norm"};
+      "interpolate_bilinear_align", "interpolate_bilinear_half", "interpolate_nearest", "softmax", "batch_norm"};
   std::vector<std::string> r;
   for (const auto& n : all)
     if (startsWith(n, prefix)) r.push_back(n);
