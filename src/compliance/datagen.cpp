@@ -1,5 +1,6 @@
 // Spec Appendix A test data generation.
 #include "compliance/datagen.h"
+#include "core/size_budget.h"
 
 #include <cmath>
 #include <functional>
@@ -219,6 +220,7 @@ Result<std::vector<std::pair<std::string, Tensor>>> generateInputs(const ir::Fun
     if (!t.isStatic() || t.kind != ir::ValueType::Kind::Tensor)
       return Status::invalid("input '" + fn.inputName(a) + "': cannot generate data for " + t.toString() +
                              " (dynamic or unranked)");
+    TK_RETURN_IF_ERROR(checkAllocation(t.dtype, t.dims, "input '" + fn.inputName(a) + "'"));
     out.emplace_back(fn.inputName(a), Tensor(t.dtype, t.dims));
   }
   // Operator-specific data (spec 5.3) for arguments feeding a dot-product operator directly.

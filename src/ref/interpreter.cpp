@@ -1,6 +1,7 @@
 // Walks a function's ops in order, dispatching each to its reference kernel.
 #include <map>
 
+#include "core/size_budget.h"
 #include "ref/kernel.h"
 #include "tosakit/backend.h"
 
@@ -10,10 +11,13 @@ namespace {
 // Storage type of a tensor of declared type t: precise mode keeps every floating-point value unrounded in fp64.
 DType storageType(DType t, bool precise) { return precise && isFloat(t) ? DType::FP64 : t; }
 
-Tensor allocateFor(const ir::ValueType& t, bool precise) {
+// Shapes come from the graph file: checked against the memory budget before allocating.
+Result<Tensor> allocateFor(const ir::ValueType& t, bool precise, const std::string& what) {
   DType st = storageType(t.dtype, precise);
   if (!t.isStatic()) return Tensor(st, {});
-  return Tensor(st, t.isShape() ? Shape{t.dims[0]} : t.dims);
+  Shape shape = t.isShape() ? Shape{t.dims[0]} : t.dims;
+  TK_RETURN_IF_ERROR(checkAllocation(st, shape, what));
+  return Tensor(st, std::move(shape));
 }
 
 // A floating-point tensor as fp64 (exact: every narrower format is a subset of fp64); others unchanged.
@@ -32,7 +36,7 @@ class ReferenceBackend : public Backend {
              std::vector<Tensor>& outputs, const OpObserver& observer) override {
     target_ = &target;
     observer_ = observer;
-    initVariables(*fn.module);
+    TK_RETURN_IF_ERROR(initVariables(*fn.module));
     if (!state_.precise) return runBlock(fn.body, inputs, outputs, nullptr);
     std::vector<Tensor> preciseInputs;
     for (const Tensor& t : inputs) preciseInputs.push_back(toPrecise(t));
@@ -53,17 +57,23 @@ class ReferenceBackend : public Backend {
  private:
   // Module-level tosa.variable declarations (spec 2.17.1) are declared at the start of every run; they are
   // allocated and initialized on the first run only, so their values persist across runs.
-  void initVariables(const ir::Module& m) {
+  Status initVariables(const ir::Module& m) {
     state_.variableSeen.clear();
     state_.nestingDepth = 0;
     for (const ir::Variable& v : m.variables) {
       state_.variableSeen[v.name] = true;
       if (state_.variables.count(v.name)) continue;
-      state_.variables[v.name] = v.initialValue ? (state_.precise ? toPrecise(*v.initialValue) : *v.initialValue)
-                                                : allocateFor(v.type, state_.precise);
+      if (v.initialValue) {
+        state_.variables[v.name] = state_.precise ? toPrecise(*v.initialValue) : *v.initialValue;
+      } else {
+        auto t = allocateFor(v.type, state_.precise, "tosa.variable @" + v.name);
+        if (!t) return t.status();
+        state_.variables[v.name] = std::move(*t);
+      }
       state_.variableTypes[v.name] = v.type.dtype;
       state_.variableWritten[v.name] = v.initialValue.has_value();
     }
+    return Status::ok();
   }
 
   // Values of one block; regions (cond_if, while_loop) may use values of the enclosing blocks.
@@ -101,7 +111,11 @@ class ReferenceBackend : public Backend {
         in.push_back(t);
       }
       std::vector<Tensor> out;
-      for (const ir::Value* r : op.results) out.push_back(allocateFor(r->type, state_.precise));
+      for (const ir::Value* r : op.results) {
+        auto t = allocateFor(r->type, state_.precise, op.describe() + ": result " + std::to_string(out.size()));
+        if (!t) return t.status();
+        out.push_back(std::move(*t));
+      }
       TK_RETURN_IF_ERROR(runOp(op, in, out, env));
       for (size_t i = 0; i < op.results.size(); ++i) {
         // Kernels that copy a tensor of the declared type (tosa.const values) leave it to be widened here.

@@ -1,7 +1,10 @@
 // tosakit: a toolchain for TOSA 1.0. git-style verbs; each lives in its own file.
+#include <exception>
 #include <iostream>
+#include <new>
 #include <vector>
 
+#include "memory_flag.h"
 #include "verbs.h"
 
 namespace tosakit::cli {
@@ -44,6 +47,9 @@ int main(int argc, char** argv) {
   actions.push_back(addImportVerb(app));
   actions.push_back(addConvertVerb(app));
   actions.push_back(addDisVerb(app));
+  // --max-memory on every verb that reads models or data (all but version), new verbs included.
+  for (CLI::App* verb : app.get_subcommands({}))
+    if (verb->get_name() != "version") addMaxMemoryFlag(verb);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -54,10 +60,20 @@ int main(int argc, char** argv) {
     app.exit(e);
     return kExitUsage;
   }
-  // Each verb's action returns -1 unless its subcommand was the one parsed.
-  for (auto& a : actions) {
-    int rc = a();
-    if (rc >= 0) return rc;
+  // Each verb's action returns -1 unless its subcommand was the one parsed. Sizes read from files are checked
+  // against the memory budget before allocating; anything that still throws is reported here, never an abort.
+  try {
+    for (auto& a : actions) {
+      int rc = a();
+      if (rc >= 0) return rc;
+    }
+  } catch (const std::bad_alloc&) {
+    return report(tosakit::Status::internal(
+        "out of memory (std::bad_alloc); a smaller --max-memory turns oversized inputs into a clear error"));
+  } catch (const std::exception& e) {
+    return report(tosakit::Status::internal(std::string("unexpected exception: ") + e.what()));
+  } catch (...) {
+    return report(tosakit::Status::internal("unexpected exception"));
   }
   return kExitUsage;
 }

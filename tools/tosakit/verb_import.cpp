@@ -8,6 +8,7 @@
 
 #include "formats/npy/npy.h"
 #include "frontends/onnx/onnx_import.h"
+#include "ir/validate.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
 #include "verbs.h"
@@ -30,7 +31,24 @@ struct ImportArgs {
   std::string testInput;
   std::string testReference;
   std::string tolerance = "0.99,0.99";
+  std::string level = "8k";
 };
+
+// The graph built is checked at the target level before anything is written, so that e.g. an Expand whose
+// result exceeds MAX_LOG2_SIZE is refused here (bad input, exit 4) rather than at the first run.
+Status validateImported(const ir::Module& m, const ImportArgs& a) {
+  if (a.level == "none") return Status::ok();
+  if (a.level != "8k" && a.level != "8K") return Status::invalid("--level '" + a.level + "': expected 8k or none");
+  ir::ValidateOptions opts;
+  opts.allowRegionCaptures = true;  // as Session: the reference backend runs regions that use outer values
+  auto diags = ir::validateModule(m, ir::TargetEnv::all(), opts);
+  if (diags.empty()) return Status::ok();
+  const ir::Diagnostic& d = diags.front();
+  std::string msg = a.model + ": the imported graph is not valid at level 8k: " + d.toString() +
+                    (diags.size() > 1 ? " (+" + std::to_string(diags.size() - 1) + " more)" : "") +
+                    "; --level none skips this check";
+  return d.kind == ir::Diagnostic::Kind::Unsupported ? Status::unsupported(msg) : Status::invalid(msg);
+}
 
 // "0.99,0.99" -> minimum cosine and euclidean similarity.
 Status parseTolerance(const std::string& spec, double& minCosine, double& minEuclidean) {
@@ -119,6 +137,7 @@ int importVerb(const ImportArgs& a) {
   }
   auto module = onnx::importOnnx(a.model, opts);
   if (!module) return report(module.status());
+  if (Status s = validateImported(**module, a); !s) return report(s);
   if (!a.testInput.empty() || !a.testReference.empty()) {
     if (a.testInput.empty() || a.testReference.empty())
       return report(Status::invalid("--test-input and --test-reference go together"));
@@ -160,6 +179,9 @@ VerbAction addImportVerb(CLI::App& app) {
   cmd->add_option("--tolerance", args->tolerance,
                   "Minimum cosine,euclidean similarity (TPU-MLIR's definitions); below it the import fails "
                   "and writes nothing")
+      ->capture_default_str();
+  cmd->add_option("--level", args->level,
+                  "Validate the imported graph at this TOSA level before writing it: 8k, or none to skip")
       ->capture_default_str();
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/size_budget.h"
 #include "formats/mlir/mlir_io.h"
 #include "formats/mlir/mlir_context.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -93,7 +94,9 @@ Result<Tensor> tensorFromDense(mlir::DenseElementsAttr a) {
   mlir::Type et = st.getElementType();
   std::optional<DType> dt = isa<mlir::IndexType>(et) ? std::optional<DType>(DType::I64) : toDType(et);
   if (!dt) return Status::unsupported("dense constant of unsupported element type " + printed(et));
-  Tensor t(*dt, Shape(st.getShape().begin(), st.getShape().end()));
+  Shape shape(st.getShape().begin(), st.getShape().end());
+  TK_RETURN_IF_ERROR(checkAllocation(*dt, shape, "dense constant"));  // a splat's type may claim terabytes
+  Tensor t(*dt, std::move(shape));
   if (t.size() == 0) return t;
   unsigned bits = isa<mlir::IndexType>(et) ? 64u : et.getIntOrFloatBitWidth();
   // Byte-aligned formats share MLIR's raw little-endian storage: copy (or replicate a splat).
@@ -131,7 +134,9 @@ Result<Tensor> tensorFromResource(mlir::DenseResourceElementsAttr a) {
   llvm::ArrayRef<char> data = blob->getData();
   unsigned bits = isa<mlir::IndexType>(et) ? 64u : et.getIntOrFloatBitWidth();
   size_t eb = bits == 1 ? 1 : (bits + 7) / 8;  // each element in whole little-endian bytes
-  Tensor t(*dt, Shape(st.getShape().begin(), st.getShape().end()));
+  Shape shape(st.getShape().begin(), st.getShape().end());
+  TK_RETURN_IF_ERROR(checkAllocation(*dt, shape, "dense_resource<" + a.getRawHandle().getKey().str() + ">"));
+  Tensor t(*dt, std::move(shape));
   if (data.size() != size_t(t.size()) * eb)
     return Status::parse("dense_resource<" + a.getRawHandle().getKey().str() + "> holds " +
                          std::to_string(data.size()) + " bytes, " + printed(st) + " needs " +
@@ -367,6 +372,8 @@ class Importer {
     for (mlir::NamedAttribute na : op.getAttrs()) {
       std::string an = na.getName().str();
       auto a = toAttribute(name, an, na.getValue());
+      if (!a && a.status().code() == StatusCode::InvalidArgument)  // over the memory budget: bad input
+        return a.status().withContext(where + ": attribute '" + an + "'");
       if (!a) return Status::unsupported(where + ": attribute '" + an + "': " + a.status().message());
       if (isDefaultValued(an, *a)) continue;
       irop->attrs[an] = std::move(a.value());

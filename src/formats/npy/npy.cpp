@@ -7,6 +7,7 @@
 #include "formats/npy/npy.h"
 
 #include "core/file_io.h"
+#include "core/size_budget.h"
 
 #include <zip.h>
 
@@ -288,6 +289,7 @@ Result<std::vector<uint8_t>> readFile(const std::string& path) {
   std::streamoff len = in.tellg();
   if (len < 0) return Status::io(path + ": cannot determine file size");
   in.seekg(0, std::ios::beg);
+  TK_RETURN_IF_ERROR(checkAllocationBytes(int64_t(len), path));
   std::vector<uint8_t> buf(static_cast<size_t>(len));
   if (len > 0 && !in.read(reinterpret_cast<char*>(buf.data()), len))
     return Status::io(path + ": read failed");
@@ -347,6 +349,7 @@ Result<Tensor> parseNpy(const uint8_t* data, size_t size, const std::string& con
                                    shapeToString(header->shape) + ") of '" + header->descr + "' needs " +
                                    expected + " bytes");
   }
+  TK_RETURN_IF_ERROR(checkAllocation(nt->dtype, header->shape, context));
   Tensor t(nt->dtype, header->shape);
   copyElements(data + prefix + headerLen, *nt, header->fortranOrder, t);
   return t;
@@ -470,6 +473,8 @@ Result<NamedTensors> parseNpz(const uint8_t* data, size_t size, const std::strin
     uint64_t limit = st.comp_method == ZIP_CM_STORE ? st.comp_size : st.comp_size * kMaxDeflateRatio + 1024;
     if (st.size > limit) return parseError(where, "claimed size " + std::to_string(st.size) + " is impossible");
 
+    if (st.size > uint64_t(INT64_MAX)) return parseError(where, "claimed size " + std::to_string(st.size) + " is impossible");
+    TK_RETURN_IF_ERROR(checkAllocationBytes(int64_t(st.size), where));  // deflate can expand 1000-fold
     std::unique_ptr<zip_file_t, ZipFileCloser> zf(zip_fopen_index(za.get(), zip_uint64_t(i), 0));
     if (!zf) return parseError(where, std::string("cannot open: ") + zip_strerror(za.get()));
     std::vector<uint8_t> bytes(size_t(st.size));

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/size_budget.h"
 #include "formats/npy/npy.h"
 #include "formats/spirv/spirv_attr_text.h"
 #include "formats/spirv/spirv_defs.h"
@@ -410,13 +411,18 @@ class Reader {
       return err(at, "constant %" + std::to_string(id) + " needs a shaped tensor type");
     auto d = scalarDType(at, t->elem);
     if (!d) return d.status();
-    // Bound the allocation: a few words (OpConstantNull, replicates) can describe a huge tensor.
+    // Bound the allocation: a few words (OpConstantNull, replicates) can describe a huge tensor. A graph
+    // constant's data is in the sidecar (already read), so only the memory budget applies to it.
     const int64_t kMaxElements = int64_t(1) << 24;
     int64_t n = 1;
     for (int64_t x : t->shape) {
-      if (x > kMaxElements || (x > 0 && n > kMaxElements / x)) return err(at, "constant has more than 2^24 elements");
+      if (x > kMaxElements || (x > 0 && n > kMaxElements / x)) {
+        if (it->second->opcode == OpGraphConstantARM) break;
+        return err(at, "constant has more than 2^24 elements");
+      }
       n *= x;
     }
+    if (Status s = checkAllocation(*d, t->shape, "constant %" + std::to_string(id)); !s) return err(at, s.message());
     Tensor out(*d, t->shape);
     int64_t flat = 0;
     if (t->rank == 0) {

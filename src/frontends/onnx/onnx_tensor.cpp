@@ -1,6 +1,8 @@
 // TensorProto <-> tosakit Tensor, and reading ONNX protobuf files.
 #include "frontends/onnx/onnx_internal.h"
 
+#include "core/size_budget.h"
+
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -70,6 +72,7 @@ Result<Tensor> tensorFromProto(const ::onnx::TensorProto& tp, const std::string&
   auto count = checkedCount(shape, what);
   if (!count) return count.status();
   const int64_t n = *count;
+  TK_RETURN_IF_ERROR(checkAllocation(*dt, shape, what));
   if (tp.has_raw_data()) {
     // raw_data is little-endian, densely packed; bool is one byte per element like tosakit's storage.
     const uint64_t have = tp.raw_data().size(), elem = storageBytes(*dt);

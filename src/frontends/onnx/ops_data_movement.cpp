@@ -18,6 +18,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "core/size_budget.h"
+
 #include "frontends/onnx/importer.h"
 
 namespace tosakit::onnx {
@@ -551,12 +553,17 @@ Status opTile(Importer& im, const NodeProto& n) {
   if (reps.size() != x.shape.size()) return Status::invalid("Tile repeats length differs from the input rank");
   for (int64_t m : reps)
     if (m < 0) return Status::invalid("negative Tile repeat");
+  Shape out = x.shape;
+  for (size_t i = 0; i < out.size(); ++i) {
+    auto d = checkedMul(out[i], reps[i]);
+    if (!d) return Status::invalid("Tile of " + shapeToString(x.shape) + " by " + shapeToString(reps) + " overflows");
+    out[i] = *d;
+  }
   if (x.isConst()) {
+    TK_RETURN_IF_ERROR(checkAllocation(x.dtype, out, "the Tile result"));
     im.setConst(n, 0, tileConst(*x.c, reps));
     return Status::ok();
   }
-  Shape out = x.shape;
-  for (size_t i = 0; i < out.size(); ++i) out[i] *= reps[i];
   TK_RETURN_IF_ERROR(noZeroSize(out, "the Tile result"));
   auto rt = im.rtType(x);
   if (!rt) return rt.status();
@@ -581,6 +588,7 @@ Status opExpand(Importer& im, const NodeProto& n) {
   for (size_t i = 0; i < in.size(); ++i)
     if (in[i] != (*out)[i]) reps[i] = (*out)[i];  // in[i] is 1 here
   if (x.isConst()) {
+    TK_RETURN_IF_ERROR(checkAllocation(x.dtype, *out, "the Expand result"));
     im.setConst(n, 0, tileConst(reshapeTensor(*x.c, in), reps));
     return Status::ok();
   }

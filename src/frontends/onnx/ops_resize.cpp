@@ -5,6 +5,7 @@
 #include <numeric>
 #include <set>
 
+#include "core/size_budget.h"
 #include "frontends/onnx/importer.h"
 
 namespace tosakit::onnx {
@@ -258,11 +259,19 @@ Status resizeGeneral(Importer& im, const NodeProto& n, OVal& x) {
       const size_t d = size_t(resized[k]);
       const double s = (*sc)->getFloat(int64_t(k));
       if (!(s > 0)) return Status::invalid("Resize scale " + std::to_string(s) + " must be positive");
+      if (!(double(x.shape[d]) * s < 0x1p62)) return Status::invalid("Resize scale " + std::to_string(s) + " is too large");
       axes[d] = {x.shape[d], int64_t(std::floor(double(x.shape[d]) * s)), s};
     }
   }
   for (size_t d = 0; d < rank; ++d)
     if (axes[d].out < 1) return Status::invalid("Resize output dim " + std::to_string(d) + " is empty");
+  // The matrix form builds an in x out matrix per axis and maybe an output-sized mask: check them first.
+  Shape outShape;
+  for (size_t d = 0; d < rank; ++d) {
+    outShape.push_back(axes[d].out);
+    TK_RETURN_IF_ERROR(checkAllocation(DType::FP64, {axes[d].in, axes[d].out}, "the Resize matrix of axis " + std::to_string(d)));
+  }
+  TK_RETURN_IF_ERROR(checkAllocation(DType::FP32, outShape, "the Resize result"));
   if (m.ctm == "tf_crop_and_resize") {
     auto roi = im.constInput(n, 1, "roi");
     if (!roi) return roi.status();

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <set>
 
+#include "core/size_budget.h"
 #include "frontends/onnx/importer.h"
 
 namespace tosakit::onnx {
@@ -85,15 +86,24 @@ Status opRange(Importer& im, const NodeProto& n) {
   if (isFloat(t)) {
     double s = st.getFloat(0), l = li.getFloat(0), d = de.getFloat(0);
     if (d == 0) return Status::invalid("Range delta 0");
-    int64_t count = std::max<int64_t>(int64_t(std::ceil((l - s) / d)), 0);
+    const double steps = std::ceil((l - s) / d);  // checked before the int64 conversion (NaN, 1e300)
+    if (!(steps < 0x1p62) && !(steps <= 0))
+      return Status::invalid("Range from " + std::to_string(s) + " to " + std::to_string(l) + " by " +
+                             std::to_string(d) + " has too many elements");
+    int64_t count = steps > 0 ? int64_t(steps) : 0;
+    TK_RETURN_IF_ERROR(checkAllocationElements(count, 8, "the Range result"));
     for (int64_t i = 0; i < count; ++i) v.push_back(s + double(i) * d);
     im.setConst(n, 0, Tensor::fromDoubles(t, {int64_t(v.size())}, v));
     return Status::ok();
   }
   int64_t s = st.getInt(0), l = li.getInt(0), d = de.getInt(0);
   if (d == 0) return Status::invalid("Range delta 0");
-  int64_t span = l - s;
-  int64_t count = d > 0 ? (span > 0 ? (span + d - 1) / d : 0) : (span < 0 ? (-span + -d - 1) / -d : 0);
+  // In 128 bits: l - s and the rounding-up additions overflow int64 for extreme scalars.
+  const __int128 span = __int128(l) - s, step = d;
+  const __int128 wide = step > 0 ? (span > 0 ? (span + step - 1) / step : 0) : (span < 0 ? (-span - step - 1) / -step : 0);
+  if (wide > INT64_MAX) return Status::invalid("Range from " + std::to_string(s) + " to " + std::to_string(l) + " has too many elements");
+  const int64_t count = int64_t(wide);
+  TK_RETURN_IF_ERROR(checkAllocationElements(count, 8, "the Range result"));
   std::vector<int64_t> iv;
   for (int64_t i = 0; i < count; ++i) iv.push_back(s + i * d);
   im.setConst(n, 0, Tensor::fromInts(t, {count}, iv));
@@ -111,6 +121,7 @@ Status opEyeLike(Importer& im, const NodeProto& n) {
     t = *dt;
   }
   const int64_t k = im.attrInt(n, "k", 0), R = x.shape[0], C = x.shape[1];
+  TK_RETURN_IF_ERROR(checkAllocation(t, x.shape, "the EyeLike result"));
   Tensor out(t, x.shape);
   for (int64_t i = 0; i < R; ++i)
     if (i + k >= 0 && i + k < C) {
@@ -142,7 +153,9 @@ Status opConstantOfShape(Importer& im, const NodeProto& n) {
     if (!t) return t.status();
     fill = std::move(*t);
   }
-  Tensor out(fill.dtype(), (*s)->toInts());
+  const Shape shape = (*s)->toInts();
+  TK_RETURN_IF_ERROR(checkAllocation(fill.dtype(), shape, "the ConstantOfShape result"));
+  Tensor out(fill.dtype(), shape);
   for (int64_t i = 0; i < out.size(); ++i) {
     if (isFloat(fill.dtype())) out.setFloat(i, fill.getFloat(0));
     else out.setInt(i, fill.getInt(0));
@@ -167,6 +180,7 @@ Status opConcat(Importer& im, const NodeProto& n) {
   }
   if (allConst) {
     DType dt = im.val(n, 0).dtype;
+    TK_RETURN_IF_ERROR(checkAllocation(dt, outShape, "the Concat result"));
     Tensor out(dt, outShape);
     const size_t es = storageBytes(dt);
     int64_t outer = 1;

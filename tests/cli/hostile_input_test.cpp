@@ -1,0 +1,255 @@
+// Issue 13: hostile input never crashes tosakit. Small files that declare enormous tensors (the issue's two
+// inputs, and the same trick through every reader) must give exit 4 and one clear line naming the file, the
+// op and the shape, with no output file; --max-memory lowers the budget (an oversized request injected into
+// each verb); an allocation failure that still happens is exit 6 "internal error", never an abort.
+// The hostile files live in tests/fuzz/regressions/ (also replayed by every fuzzer; make_onnx_seeds.py writes
+// the .onnx ones). Expected sizes are hand calculations: 100000 * 100000 * 100 = 1e12 elements; as float32
+// 4e12 bytes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_test_util.h"
+#include "formats/npy/npy.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using tosakit::testing::CmdResult;
+using tosakit::testing::runTool;
+
+const std::string kRegressions = std::string(TOSAKIT_SOURCE_DIR) + "/tests/fuzz/regressions/";
+
+// Runs a shell command line (for `ulimit`), output and exit code as runTool.
+CmdResult runShell(const std::string& line) {
+  std::string cmd = "sh -c '" + line + "' 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {-1, "popen failed"};
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+class HostileInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tosakit_hostile_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    // A well-formed model: y = abs(x) over f32[2,2], and y = x + c with a 2x2 i32 constant.
+    write("abs.mlir", R"(func.func @main(%x: tensor<2x2xf32> loc("x")) -> tensor<2x2xf32> {
+  %y = tosa.abs %x : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+)");
+    write("add.mlir", R"(func.func @main(%x: tensor<2x2xi32> loc("x")) -> tensor<2x2xi32> {
+  %c = "tosa.const"() <{values = dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>}> : () -> tensor<2x2xi32>
+  %y = tosa.add %x, %c : (tensor<2x2xi32>, tensor<2x2xi32>) -> tensor<2x2xi32>
+  return %y : tensor<2x2xi32>
+}
+)");
+    ASSERT_TRUE(tosakit::npy::writeNpy(path("x.npy"), tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2},
+                                                                                    {1, -2, 3, -4})));
+    ASSERT_TRUE(tosakit::npy::writeNpy(path("xi.npy"),
+                                        tosakit::Tensor::fromInts(tosakit::DType::I32, {2, 2}, {1, 2, 3, 4})));
+    ASSERT_TRUE(tosakit::npy::writeNpy(path("x1.npy"), tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {1}, {1})));
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  void write(const std::string& name, const std::string& text) { std::ofstream(path(name)) << text; }
+  bool exists(const std::string& name) const { return fs::exists(dir_ / name); }
+  fs::path dir_;
+};
+
+// Exit 4 and exactly one line "tosakit: <kind>: ..." containing every `needle`.
+void expectBadInput(const CmdResult& r, const std::vector<std::string>& needles, const std::string& what) {
+  EXPECT_EQ(r.exitCode, 4) << what << "\n" << r.out;
+  EXPECT_EQ(r.out.rfind("tosakit: ", 0), 0u) << what << "\n" << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << what << ": not one line\n" << r.out;
+  for (const auto& n : needles) EXPECT_NE(r.out.find(n), std::string::npos) << what << ": no '" << n << "' in\n" << r.out;
+}
+
+// ---- the issue's first input through every verb that loads an .mlir model ----
+
+TEST_F(HostileInput, IssueSplatConstantIsBadInputInEveryVerb) {
+  const std::string f = kRegressions + "splat_4tb.mlir";  // 215 bytes: dense<0.0> : tensor<100000x100000x100xf32>
+  const std::vector<std::string> needles = {"splat_4tb.mlir:2:", "tosa.const", "fp32[100000x100000x100]",
+                                            "4000000000000 bytes", "--max-memory"};
+  expectBadInput(runTool("validate " + f), needles, "validate");
+  expectBadInput(runTool("run " + f + " -o " + path("out.npz")), needles, "run");
+  expectBadInput(runTool("convert " + f + " " + path("out.mlir")), needles, "convert .mlir");
+  expectBadInput(runTool("convert " + f + " " + path("out.spv")), needles, "convert .spv");
+  expectBadInput(runTool("gen-data --model " + f + " -o " + path("gen.npz")), needles, "gen-data");
+  expectBadInput(runTool("check --model " + f + " --result " + path("x.npy") + " --reference " + path("x.npy")),
+                 needles, "check");
+  for (const char* out : {"out.npz", "out.mlir", "out.spv", "out.spv.npz", "gen.npz"}) EXPECT_FALSE(exists(out)) << out;
+}
+
+TEST_F(HostileInput, DenseResourceAndBoolSplatAreCheckedBeforeMaterializing) {
+  // The blob holds one float; the type claims 1e12 of them. The size is judged before the blob is read.
+  expectBadInput(runTool("validate " + kRegressions + "resource_4tb.mlir"),
+                 {"resource_4tb.mlir:2:", "dense_resource<blob>", "fp32[100000x100000x100]"}, "dense_resource");
+  // i1 is stored one byte per element: 1e12 bytes.
+  expectBadInput(runTool("validate " + kRegressions + "splat_bool_huge.mlir"),
+                 {"splat_bool_huge.mlir:2:", "bool[100000x100000x100]", "1000000000000 bytes"}, "i1 splat");
+}
+
+// ---- sizes that only the backend allocates: the level check first, then the memory budget ----
+
+TEST_F(HostileInput, HugeOpResultIsALevelErrorThenOverTheBudget) {
+  const std::string f = kRegressions + "tile_result_4tb.mlir";
+  auto r = runTool("run " + f + " --input x=" + path("x1.npy") + " -o " + path("out.npz"));
+  EXPECT_EQ(r.exitCode, 1) << r.out;  // level 8K: tensor_size must be below 2^31 (spec 1.7)
+  EXPECT_NE(r.out.find("MAX_LOG2_SIZE"), std::string::npos) << r.out;
+  // Level none lifts the limit: the reference backend refuses to allocate the result.
+  expectBadInput(runTool("run " + f + " --level none --input x=" + path("x1.npy") + " -o " + path("out.npz")),
+                 {"tosa.tile", "result 0", "fp32[1000000000000]"}, "run --level none");
+  EXPECT_FALSE(exists("out.npz"));
+}
+
+TEST_F(HostileInput, HugeVariableIsOverTheBudget) {
+  auto r = runTool("run " + kRegressions + "variable_4tb.mlir --level none --extension variable -o " +
+                   path("out.npz"));
+  expectBadInput(r, {"tosa.variable @v", "fp32[100000x100000x100]"}, "variable");
+  EXPECT_FALSE(exists("out.npz"));
+}
+
+TEST_F(HostileInput, GenDataRefusesAHugeInput) {
+  expectBadInput(runTool("gen-data --model " + kRegressions + "input_4tb.mlir -o " + path("gen.npz")),
+                 {"input_4tb.mlir", "input 'x'", "fp32[100000x100000x100]"}, "gen-data");
+  EXPECT_FALSE(exists("gen.npz"));
+}
+
+// ---- NumPy files ----
+
+TEST_F(HostileInput, NpyHeaderClaimingTerabytesIsBadInput) {
+  // 128 bytes: a valid header for <f4 (100000, 100000, 100) and no data.
+  expectBadInput(runTool("run " + path("abs.mlir") + " --input x=" + kRegressions + "header_4tb.npy -o " +
+                         path("out.npz")),
+                 {"header_4tb.npy", "100000x100000x100"}, "npy header");
+  EXPECT_FALSE(exists("out.npz"));
+}
+
+TEST_F(HostileInput, DeflatedNpzMemberOverTheBudget) {
+  // 4294 bytes on disk, a 1024x1024 float32 member (4 MiB) once inflated; the budget is 1 MiB.
+  expectBadInput(runTool("run " + path("abs.mlir") + " --max-memory 1M --inputs " + kRegressions +
+                         "deflated_4mb.npz -o " + path("out.npz")),
+                 {"deflated_4mb.npz", "member 'x.npy'", "4194432 bytes", "--max-memory"}, "npz member");
+  EXPECT_FALSE(exists("out.npz"));
+}
+
+// ---- ONNX import: folding at import time, initializers, and the level check of the graph built ----
+
+TEST_F(HostileInput, IssueConstantOfShapeAndOtherFoldsAreBadInput) {
+  struct Case {
+    const char* file;
+    std::vector<std::string> needles;
+  };
+  const std::vector<Case> cases = {
+      {"constantofshape_4tb.onnx", {"ConstantOfShape", "fp32[100000x100000x100]", "4000000000000 bytes"}},
+      {"expand_4tb.onnx", {"Expand", "fp32[100000x100000x100]"}},
+      {"tile_4tb.onnx", {"Tile", "fp32[1000000000000]"}},            // 2 elements * 5e11 repeats
+      {"range_1e12.onnx", {"Range", "1000000000000 elements"}},       // 0..1e12 step 1
+      {"resize_huge.onnx", {"Resize"}},                               // scale 1e12 on an axis of 4
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> needles = c.needles;
+    needles.push_back(c.file);
+    expectBadInput(runTool("import " + kRegressions + c.file + " -o " + path("out.mlir")), needles, c.file);
+    EXPECT_FALSE(exists("out.mlir")) << c.file;
+  }
+}
+
+TEST_F(HostileInput, ImportValidatesTheGraphAtLevel8K) {
+  // Expand of a run-time input: nothing is allocated at import, but the result (1e12 elements) exceeds
+  // MAX_LOG2_SIZE (2^31 - 1 at level 8K), so the graph is refused before it is written.
+  const std::string f = kRegressions + "expand_input_4tb.onnx";
+  expectBadInput(runTool("import " + f + " -o " + path("out.mlir")),
+                 {"expand_input_4tb.onnx", "level 8k", "MAX_LOG2_SIZE", "--level none"}, "import");
+  EXPECT_FALSE(exists("out.mlir"));
+  auto r = runTool("import " + f + " --level none -o " + path("out.mlir"));
+  EXPECT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_TRUE(exists("out.mlir"));
+  auto bad = runTool("import " + f + " --level 16k -o " + path("bad.mlir"));
+  EXPECT_EQ(bad.exitCode, 4) << bad.out;
+  EXPECT_FALSE(exists("bad.mlir"));
+}
+
+// ---- SPIR-V: constants and the .spv.npz sidecar under the budget ----
+
+TEST_F(HostileInput, SpirvConstantsAreCheckedAgainstTheBudget) {
+  // A 512x512 float32 constant (1 MiB) converted to .spv; read back with a 64 KiB budget.
+  write("big.mlir", R"(func.func @main(%x: tensor<512x512xf32> loc("x")) -> tensor<512x512xf32> {
+  %c = "tosa.const"() <{values = dense<1.5> : tensor<512x512xf32>}> : () -> tensor<512x512xf32>
+  %y = tosa.add %x, %c : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  return %y : tensor<512x512xf32>
+}
+)");
+  auto c = runTool("convert " + path("big.mlir") + " " + path("big.spv"));
+  ASSERT_EQ(c.exitCode, 0) << c.out;
+  expectBadInput(runTool("validate --max-memory 64K " + path("big.spv")), {"big.spv", "--max-memory"}, "spv");
+  expectBadInput(runTool("convert --max-memory 64K " + path("big.spv") + " " + path("back.mlir")),
+                 {"big.spv", "--max-memory"}, "spv convert");
+  EXPECT_FALSE(exists("back.mlir"));
+  EXPECT_EQ(runTool("validate " + path("big.spv")).exitCode, 0);  // the default budget holds it
+  EXPECT_EQ(runTool("dis --max-memory 64K " + path("big.spv")).exitCode, 0);  // text only: nothing allocated
+}
+
+// ---- an oversized request injected into each verb through --max-memory ----
+
+TEST_F(HostileInput, EveryVerbReportsAnOversizedRequestAsBadInput) {
+  // add.mlir's constant is 16 bytes (2x2 i32); an 8-byte budget makes it oversized wherever it is loaded.
+  ASSERT_EQ(runTool("convert " + path("add.mlir") + " " + path("add.spv")).exitCode, 0);
+  const std::string m = path("add.mlir"), budget = " --max-memory 8 ";
+  const std::vector<std::pair<std::string, std::string>> verbs = {
+      {"validate", "validate" + budget + m},
+      {"run", "run" + budget + m + " --input x=" + path("xi.npy") + " -o " + path("o.npz")},
+      {"convert", "convert" + budget + m + " " + path("o.mlir")},
+      {"convert .spv", "convert" + budget + path("add.spv") + " " + path("o2.mlir")},
+      {"gen-data", "gen-data" + budget + "--model " + m + " -o " + path("o.npz")},
+      {"check", "check" + budget + "--model " + m + " --result " + path("xi.npy") + " --reference " + path("xi.npy")},
+      {"import", "import" + budget + std::string(TOSAKIT_SOURCE_DIR) + "/tests/fuzz/corpus/onnx/fold_expand.onnx -o " +
+                     path("o.mlir")},
+  };
+  for (const auto& [name, args] : verbs) expectBadInput(runTool(args), {"bytes", "--max-memory"}, name);
+  for (const char* out : {"o.npz", "o.mlir", "o2.mlir"}) EXPECT_FALSE(exists(out)) << out;
+}
+
+TEST_F(HostileInput, MaxMemoryValueIsValidated) {
+  for (const char* bad : {"lots", "0", "-5", "12X", "1.5G"}) {
+    auto r = runTool(std::string("validate --max-memory ") + bad + " " + path("add.mlir"));
+    EXPECT_EQ(r.exitCode, 2) << bad << "\n" << r.out;
+  }
+  for (const char* good : {"1048576", "512K", "64M", "2G", "1T"}) {
+    auto r = runTool(std::string("validate --max-memory ") + good + " " + path("add.mlir"));
+    EXPECT_EQ(r.exitCode, 0) << good << "\n" << r.out;
+  }
+  auto help = runTool("run --help");
+  EXPECT_NE(help.out.find("--max-memory"), std::string::npos) << help.out;
+}
+
+// ---- an allocation that fails anyway is an internal error, never an abort ----
+
+TEST_F(HostileInput, AllocationFailureIsInternalErrorNotAnAbort) {
+  // 1e9 float32 = 4 GB: within a 1 TiB budget, so tosakit tries; the address space is capped at 1.5 GB, so
+  // operator new throws std::bad_alloc, which main() reports.
+  write("four_gb.mlir", R"(func.func @main() -> tensor<1000000000xf32> {
+  %0 = "tosa.const"() <{values = dense<1.0> : tensor<1000000000xf32>}> : () -> tensor<1000000000xf32>
+  return %0 : tensor<1000000000xf32>
+}
+)");
+  auto r = runShell("ulimit -v 1500000; exec " + std::string(TOSAKIT_TOOL) + " validate --max-memory 1T " +
+                    path("four_gb.mlir"));
+  EXPECT_EQ(r.exitCode, 6) << r.out;
+  EXPECT_NE(r.out.find("tosakit: internal error: out of memory"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+}
+
+}  // namespace

@@ -1,0 +1,7 @@
+module {
+  tosa.variable @v : tensor<100000x100000x100xf32>
+  func.func @main() -> tensor<100000x100000x100xf32> {
+    %0 = tosa.variable_read @v : tensor<100000x100000x100xf32>
+    return %0 : tensor<100000x100000x100xf32>
+  }
+}
