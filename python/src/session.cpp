@@ -1,0 +1,165 @@
+// tosakit.Session (load once, run many times), gen_data and import_onnx.
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <mutex>
+
+#include "bindings.h"
+#include "compliance/datagen.h"
+#include "frontends/onnx/onnx_import.h"
+
+namespace tosakit::py_bind {
+
+namespace {
+
+struct PySession {
+  std::unique_ptr<Session> session;
+  std::string origin;
+  std::mutex running;  // the GIL is released during a run; one run at a time per session
+};
+
+template <typename Options>
+void setThreads(Options& so, int threads) {
+  if constexpr (requires { so.threads; }) so.threads = threads;
+}
+
+std::unique_ptr<PySession> createSession(py::handle model, const std::string& backend, int threads, bool precise) {
+  auto s = std::make_unique<PySession>();
+  auto module = modelArgument(model, &s->origin);
+  SessionOptions so;
+  so.backend = backend;
+  so.precise = precise;
+  if (threads < 0) raise(Status::invalid("threads must be >= 0 (0: the backend's default), got " + std::to_string(threads)));
+  setThreads(so, threads);
+  s->session = take(Session::create(std::move(module), so));
+  return s;
+}
+
+// Inputs by name, each converted to its argument's declared type; unknown names are left to Session::run,
+// which reports them with the list of known ones.
+NamedTensors sessionInputs(const Session& session, const std::string& function, py::handle inputs) {
+  if (!py::isinstance<py::dict>(inputs)) raise(Status::invalid("inputs: expected a dict of name -> numpy array"));
+  const ir::Function* fn = session.module().function(function);
+  NamedTensors out;
+  for (auto [k, v] : py::reinterpret_borrow<py::dict>(inputs)) {
+    if (!py::isinstance<py::str>(k)) raise(Status::invalid("inputs: names must be strings"));
+    std::string name = k.cast<std::string>();
+    std::string what = "input '" + name + "'";
+    const ir::ValueType* declared = nullptr;
+    for (size_t i = 0; fn && i < fn->inputs().size(); ++i)
+      if (fn->inputName(i) == name) declared = &fn->inputs()[i]->type;
+    out.emplace_back(name, declared ? tensorFromArray(v, declared->dtype, what) : tensorFromArray(v, what));
+  }
+  return out;
+}
+
+py::object run(PySession& s, py::handle inputs, bool intermediates, const std::string& function) {
+  NamedTensors in = sessionInputs(*s.session, function, inputs);
+  RunOptions ro;
+  ro.function = function;
+  ro.captureIntermediates = intermediates;
+  RunResult result;
+  Status status;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(s.running);
+    status = s.session->run(in, result, ro);
+  }
+  check(status);
+  py::dict outputs = dictFromTensors(std::move(result.outputs));
+  if (!intermediates) return std::move(outputs);
+  return py::make_tuple(outputs, dictFromTensors(std::move(result.intermediates)));
+}
+
+// The C++ Session's own time per run (a timed loop in C++ over already-converted inputs): the baseline of
+// bench/python_overhead.py, which compares it with run() called from Python.
+double cppSecondsPerRun(PySession& s, py::handle inputs, int iterations, const std::string& function) {
+  if (iterations < 1) raise(Status::invalid("iterations must be >= 1"));
+  NamedTensors in = sessionInputs(*s.session, function, inputs);
+  RunOptions ro;
+  ro.function = function;
+  RunResult result;
+  Status status;
+  double seconds = 0;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(s.running);
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < iterations && status.isOk(); ++i) status = s.session->run(in, result, ro);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  check(status);
+  return seconds / iterations;
+}
+
+Shape shapeArgument(py::handle dims, const std::string& name) {
+  Shape shape;
+  try {
+    for (auto d : dims) shape.push_back(d.cast<int64_t>());
+  } catch (const std::exception&) {
+    raise(Status::invalid("input_shapes['" + name + "']: expected a sequence of integers"));
+  }
+  for (int64_t d : shape)
+    if (d < 0) raise(Status::invalid("input_shapes['" + name + "']: negative dimension " + std::to_string(d)));
+  return shape;
+}
+
+ModuleHandle importOnnx(py::handle path, py::handle inputShapes, py::handle bindInputs,
+                        std::vector<std::string> outputNames, bool nhwcIo, bool runChecker, bool convertOpset) {
+  onnx::OnnxImportOptions opts;
+  opts.keepNchwIo = !nhwcIo;
+  opts.runChecker = runChecker;
+  opts.convertOpset = convertOpset;
+  opts.outputNames = std::move(outputNames);
+  if (!inputShapes.is_none()) {
+    if (!py::isinstance<py::dict>(inputShapes)) raise(Status::invalid("input_shapes: expected a dict name -> shape"));
+    for (auto [k, v] : py::reinterpret_borrow<py::dict>(inputShapes)) {
+      std::string name = py::str(k);
+      opts.inputShapes[name] = shapeArgument(v, name);
+    }
+  }
+  if (!bindInputs.is_none())
+    for (auto& [name, t] : tensorsFromDict(bindInputs, "bind_inputs")) opts.bindInputs[name] = std::move(t);
+  std::string p = pathArgument(path);
+  auto imported = [&] {
+    py::gil_scoped_release release;
+    return onnx::importOnnx(p, opts);
+  }();
+  return ModuleHandle{std::shared_ptr<ir::Module>(take(std::move(imported))), p};
+}
+
+py::dict genData(py::handle model, int set, uint32_t seed, const std::string& function) {
+  std::string origin;
+  auto m = sharedModelArgument(model, &origin);
+  const ir::Function* fn = m->function(function);
+  if (!fn) raise(Status::invalid(origin + ": no function '" + function + "'"));
+  if (set < 0 || set > 5) raise(Status::invalid("set: " + std::to_string(set) + " not in 0..5"));
+  auto gen = compliance::generateInputs(*fn, set, seed);
+  if (!gen) raise(gen.status().withContext(origin));
+  NamedTensors ts(std::move(*gen));
+  return dictFromTensors(std::move(ts));
+}
+
+}  // namespace
+
+void bindSession(py::module_& m) {
+  py::class_<PySession>(m, "Session", "A loaded model ready to run many times (variables persist across runs).")
+      .def(py::init(&createSession), py::arg("model"), py::arg("backend") = "ref", py::arg("threads") = 0,
+           py::arg("precise") = false)
+      .def("run", &run, py::arg("inputs"), py::arg("intermediates") = false, py::arg("function") = "main")
+      .def("_cpp_seconds_per_run", &cppSecondsPerRun, py::arg("inputs"), py::arg("iterations") = 10,
+           py::arg("function") = "main")
+      .def_property_readonly("input_names", [](const PySession& s) { return s.session->inputNames(); })
+      .def_property_readonly("output_names", [](const PySession& s) { return s.session->outputNames(); })
+      .def_property_readonly("backend", [](PySession& s) { return s.session->backend().name(); })
+      .def("__repr__", [](PySession& s) {
+        return "<tosakit.Session " + s.origin + " on " + s.session->backend().name() + ">";
+      });
+  m.def("import_onnx", &importOnnx, py::arg("path"), py::arg("input_shapes") = py::none(),
+        py::arg("bind_inputs") = py::none(), py::arg("output_names") = std::vector<std::string>{},
+        py::arg("nhwc_io") = false, py::arg("check") = true, py::arg("opset_convert") = true);
+  m.def("gen_data", &genData, py::arg("model"), py::arg("set") = 0, py::arg("seed") = 0,
+        py::arg("function") = "main");
+}
+
+}  // namespace tosakit::py_bind

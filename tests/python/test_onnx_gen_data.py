@@ -1,0 +1,74 @@
+"""tosakit.import_onnx and tosakit.gen_data equal the CLI's `import` / `gen-data` bit for bit."""
+import numpy as np
+import pytest
+
+import tosakit
+from conftest import SOURCE_DIR, assert_same_arrays, cli_error_line, load_npz, run_cli
+
+PPOCR = SOURCE_DIR / "models/ppocr_cls"
+
+
+@pytest.fixture(scope="module")
+def ppocr_cli(tool, tmp_path_factory):
+    """The CLI's import and run of the bundled PaddleOCR classifier."""
+    d = tmp_path_factory.mktemp("ppocr")
+    code, _, err = run_cli(tool, "import", PPOCR / "model.onnx", "-o", d / "cls.mlir", "--input-shape", "x=1x3x48x192")
+    assert code == 0, err
+    code, _, err = run_cli(tool, "run", d / "cls.mlir", "--inputs", PPOCR / "input.npz", "-o", d / "out.npz")
+    assert code == 0, err
+    return d
+
+
+def test_import_run_equals_cli(ppocr_cli, tmp_path):
+    m = tosakit.import_onnx(PPOCR / "model.onnx", input_shapes={"x": (1, 3, 48, 192)})
+    assert m.input_types() == [("x", "fp32", (1, 3, 48, 192))]
+    tosakit.save(m, tmp_path / "cls.mlir")
+    assert (tmp_path / "cls.mlir").read_text() == (ppocr_cli / "cls.mlir").read_text()
+    out = tosakit.Session(m).run(load_npz(PPOCR / "input.npz"))
+    assert_same_arrays(out, load_npz(ppocr_cli / "out.npz"))
+    # And agrees with ONNX Runtime (models/ppocr_cls/ort_output.npz, the independent reference).
+    ort = load_npz(PPOCR / "ort_output.npz")
+    for name, ref in ort.items():
+        np.testing.assert_allclose(out[name], ref, atol=1e-4)
+
+
+def test_import_options(tmp_path):
+    m = tosakit.import_onnx(str(PPOCR / "model.onnx"), input_shapes={"x": [1, 3, 48, 96]}, nhwc_io=True,
+                            check=False, opset_convert=True)
+    assert m.input_types() == [("x", "fp32", (1, 48, 96, 3))]
+
+
+def test_import_failures_match_cli(tmp_path, tool, write):
+    bad = write("bad.onnx", b"\x08\x07garbage that is not a protobuf \xff\xff")
+    code, _, err = run_cli(tool, "import", bad, "-o", tmp_path / "o.mlir")
+    with pytest.raises(tosakit.BadInput) as info:
+        tosakit.import_onnx(bad)
+    assert info.value.line == cli_error_line(err) and info.value.exit_code == code == 4
+    with pytest.raises(tosakit.BadInput, match="no such file|cannot open|not found"):
+        tosakit.import_onnx(tmp_path / "missing.onnx")
+    with pytest.raises(tosakit.BadInput, match="expected a sequence of integers"):
+        tosakit.import_onnx(PPOCR / "model.onnx", input_shapes={"x": "1x3"})
+    with pytest.raises(tosakit.BadInput, match="negative dimension"):
+        tosakit.import_onnx(PPOCR / "model.onnx", input_shapes={"x": (1, -3, 48, 192)})
+    with pytest.raises(tosakit.BadInput, match="bind_inputs: 'x': expected a numpy array"):
+        tosakit.import_onnx(PPOCR / "model.onnx", bind_inputs={"x": 3})
+    assert not (tmp_path / "o.mlir").exists()
+
+
+@pytest.mark.parametrize("set_, seed", [(0, 0), (3, 7)])
+def test_gen_data_equals_cli(tmp_path, tool, set_, seed):
+    model = SOURCE_DIR / "models/default/model.mlir"
+    code, _, err = run_cli(tool, "gen-data", "--model", model, "-o", tmp_path / "in.npz", "--set", set_, "--seed", seed)
+    assert code == 0, err
+    assert_same_arrays(tosakit.gen_data(model, set=set_, seed=seed), load_npz(tmp_path / "in.npz"))
+    assert_same_arrays(tosakit.gen_data(tosakit.load(model), set=set_, seed=seed), load_npz(tmp_path / "in.npz"))
+
+
+def test_gen_data_bad_input(tmp_path):
+    model = SOURCE_DIR / "models/default/model.mlir"
+    with pytest.raises(tosakit.BadInput, match="no function 'f'"):
+        tosakit.gen_data(model, function="f")
+    with pytest.raises(tosakit.BadInput, match="set: 9 not in 0..5"):
+        tosakit.gen_data(model, set=9)
+    with pytest.raises(tosakit.BadInput, match="no such file"):
+        tosakit.gen_data(tmp_path / "none.mlir")
