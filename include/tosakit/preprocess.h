@@ -54,6 +54,9 @@ bool isImageFile(const std::string& path);
 Result<Tensor> loadImage(const std::string& path, const ir::Function& fn, size_t argIndex);
 // An input file for one argument: an image (loadImage) or a .npy (converted to the argument's dtype).
 Result<Tensor> loadInputFile(const std::string& path, const ir::Function& fn, size_t argIndex);
+// `tosakit run --input NAME=FILE`: an image preprocessed for the argument called `inputName` (InvalidArgument
+// when there is none), anything else read as .npy unchanged (the caller adapts its dtype).
+Result<Tensor> readInputFile(const std::string& path, const ir::Function& fn, const std::string& inputName);
 // One calibration/test sample: .npz keyed by input names, .npy or an image for a single-input function.
 Result<NamedTensors> loadSample(const std::string& path, const ir::Function& fn);
 // The sample files of a dataset directory (.npz, .npy and images), sorted by name. IOError when the

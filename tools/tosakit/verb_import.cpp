@@ -8,6 +8,7 @@
 
 #include "formats/npy/npy.h"
 #include "frontends/onnx/onnx_import.h"
+#include "preprocess_flags.h"
 #include "ir/validate.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
@@ -32,6 +33,7 @@ struct ImportArgs {
   std::string testReference;
   std::string tolerance = "0.99,0.99";
   std::string level = "8k";
+  PreprocessFlags preprocess;
 };
 
 // The graph built is checked at the target level before anything is written, so that e.g. an Expand whose
@@ -138,6 +140,7 @@ int importVerb(const ImportArgs& a) {
   auto module = onnx::importOnnx(a.model, opts);
   if (!module) return report(module.status());
   if (Status s = validateImported(**module, a); !s) return report(s);
+  if (Status s = a.preprocess.apply(**module).withContext(a.model); !s) return report(s);
   if (!a.testInput.empty() || !a.testReference.empty()) {
     if (a.testInput.empty() || a.testReference.empty())
       return report(Status::invalid("--test-input and --test-reference go together"));
@@ -183,6 +186,7 @@ VerbAction addImportVerb(CLI::App& app) {
   cmd->add_option("--level", args->level,
                   "Validate the imported graph at this TOSA level before writing it: 8k, or none to skip")
       ->capture_default_str();
+  args->preprocess.add(cmd);
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
     return importVerb(*args);

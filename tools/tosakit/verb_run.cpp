@@ -5,6 +5,7 @@
 
 #include "formats/npy/npy.h"
 #include "target_flags.h"
+#include "tosakit/preprocess.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
 #include "verbs.h"
@@ -55,7 +56,7 @@ Status gatherInputs(const RunArgs& a, const ir::Function& fn, NamedTensors& out)
     if (eq == std::string::npos || eq == 0)
       return Status::invalid("--input '" + spec + "': expected NAME=FILE.npy");
     std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
-    auto t = npy::readNpy(file);
+    auto t = readInputFile(file, fn, name);  // .npy, or an image preprocessed by the recorded recipe
     if (!t) return t.status();
     TK_RETURN_IF_ERROR(add(name, *t, file));
   }
@@ -108,7 +109,9 @@ VerbAction addRunVerb(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "Run a function of a TOSA model on the reference backend");
   cmd->add_option("model", args->model, "Model file (.mlir)")->required();
   cmd->add_option("--function", args->function, "Function to run")->capture_default_str();
-  cmd->add_option("--input", args->inputs, "An input: NAME=FILE.npy (repeatable)");
+  cmd->add_option("--input", args->inputs,
+                  "An input: NAME=FILE.npy, or NAME=IMAGE (jpg/png/bmp, preprocessed by the recipe recorded at "
+                  "import) (repeatable)");
   cmd->add_option("--inputs", args->inputsNpz, "Inputs keyed by name in an .npz");
   cmd->add_option("-o,--output", args->output, "Outputs keyed by name (.npz)")->required();
   cmd->add_option("--dump-intermediates", args->dumpIntermediates,

@@ -19,6 +19,7 @@ VerbAction addGenDataVerb(CLI::App& app);
 VerbAction addImportVerb(CLI::App& app);
 VerbAction addConvertVerb(CLI::App& app);
 VerbAction addDisVerb(CLI::App& app);
+VerbAction addCalibrateVerb(CLI::App& app);
 
 // Exit codes (documented in README.md):
 enum ExitCode {

@@ -128,6 +128,15 @@ Result<Tensor> loadInputFile(const std::string& path, const ir::Function& fn, si
   return npy::adaptToDType(*t, fn.inputs()[argIndex]->type.dtype, path + ": input '" + fn.inputName(argIndex) + "'");
 }
 
+Result<Tensor> readInputFile(const std::string& path, const ir::Function& fn, const std::string& inputName) {
+  if (!isImageFile(path)) return npy::readNpy(path);
+  for (size_t i = 0; i < fn.inputs().size(); ++i)
+    if (fn.inputName(i) == inputName) return loadImage(path, fn, i);
+  std::string known;
+  for (size_t k = 0; k < fn.inputs().size(); ++k) known += (k ? ", " : "") + fn.inputName(k);
+  return Status::invalid(path + ": unknown input '" + inputName + "' (function @" + fn.name + " takes: " + known + ")");
+}
+
 Result<NamedTensors> loadSample(const std::string& path, const ir::Function& fn) {
   std::string ext = lowerExtension(path);
   if (ext == ".npz") {

@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+"""Independent numpy calculation of calibration thresholds (technical reference 7.4), for the tests of
+tests/quantize/calib_*_test.cpp.
+
+  calib_oracle.py hist HIST.npy ABSMAX        -> thresholds of a |x| histogram, one "method value" per line
+  calib_oracle.py clampabs DIR N BINS         -> writes N samples DIR/sNN.npy (x: float32[1,32,32,4], seeded
+                                                 Laplace data with outliers) and prints, per tensor of the
+                                                 model x -> clamp(-2, 3) "clip" -> abs "magnitude", the line
+                                                 "name min max method=threshold ..." (numpy's own forward pass)
+  calib_oracle.py aciq BITS                   -> optimal clipping alpha/sigma (Gaussian) and alpha/b (Laplace)
+"""
+import glob
+import math
+import sys
+
+import numpy as np
+
+
+def kld(hist, absmax, levels=128, stride=128):
+    """Chapter 7.4.1 with TensorRT's quantize/expand and smoothing (eps 1e-4), cut positions stride..bins."""
+    hist = hist.astype(np.float64)
+    bins = len(hist)
+
+    def smooth(p, eps=1e-4):
+        zero = p == 0
+        nz = (~zero).sum()
+        if nz == 0:
+            return None
+        return p + eps * zero - (eps * zero.sum() / nz) * (~zero)
+
+    best_kl, best_cut = math.inf, bins
+    for cut in range(stride, bins + 1, stride):
+        p = hist[:cut].copy()
+        p[cut - 1] += hist[cut:].sum()
+        merged = cut // levels
+        sums = hist[:cut].reshape(levels, merged).sum(axis=1)
+        nonzero = (p != 0).reshape(levels, merged)
+        counts = nonzero.sum(axis=1)
+        q = np.where(nonzero, (sums / np.maximum(counts, 1))[:, None], 0.0).reshape(cut)
+        p, q = smooth(p), smooth(q)
+        if p is None or q is None:
+            continue
+        p, q = p / p.sum(), q / q.sum()
+        mask = p > 0
+        kl = float(np.sum(p[mask] * np.log(p[mask] / q[mask])))
+        if kl < best_kl:
+            best_kl, best_cut = kl, cut
+    return min((best_cut + 0.5) * absmax / bins, absmax)
+
+
+def percentile(hist, absmax, fraction=0.9999):
+    cdf = np.cumsum(hist) / hist.sum()
+    idx = int(np.searchsorted(cdf, fraction))  # first bin whose cumulative fraction reaches `fraction`
+    return min((idx + 1) * absmax / len(hist), absmax)
+
+
+def octav(hist, absmax, bits=8, eps=1e-5):
+    width = absmax / len(hist)
+    x = (np.arange(len(hist)) + 0.5) * width
+    s = absmax
+    for _ in range(20):
+        clip = x > s
+        nxt = np.sum(x * hist * clip) / ((4.0 ** -bits) / 3 * np.sum(hist * ~clip) + np.sum(hist * clip))
+        done = abs(nxt - s) < eps
+        s = nxt
+        if done:
+            break
+    return min(s, absmax)
+
+
+def mse(hist, absmax, bits=8, start=128):
+    width = absmax / len(hist)
+    centers = (np.arange(len(hist)) + 0.5) * width
+    levels = 2 ** (bits - 1) - 1
+    best, best_amax = math.inf, absmax
+    for edge in range(start, len(hist) + 1):
+        amax = edge * width
+        q = np.minimum(np.round(centers * levels / amax), levels) * amax / levels
+        err = np.sum(hist * (centers - q) ** 2)
+        if err < best:
+            best, best_amax = err, amax
+    return best_amax
+
+
+def aciq_alpha(bits):
+    """Grid minimization of the ACIQ expected-MSE closed forms (Banner et al.) for sigma = b = 1."""
+    a = np.linspace(0.01, 30, 3_000_001)
+    from scipy.special import erfc
+    noise = a ** 2 / (3 * 4.0 ** bits)
+    gauss = (a ** 2 + 1) * erfc(a / math.sqrt(2)) - math.sqrt(2 / math.pi) * a * np.exp(-a ** 2 / 2) + noise
+    laplace = 2 * np.exp(-a) + noise
+    return a[gauss.argmin()], a[laplace.argmin()]
+
+
+def hist_thresholds(hist, absmax):
+    return {"kld": kld(hist, absmax), "percentile9999": percentile(hist, absmax), "octav": octav(hist, absmax),
+            "mse": mse(hist, absmax), "minmax": absmax}
+
+
+def main():
+    if sys.argv[1] == "hist":
+        hist = np.load(sys.argv[2]).astype(np.int64)
+        for k, v in hist_thresholds(hist, float(sys.argv[3])).items():
+            print(k, repr(float(v)))
+    elif sys.argv[1] == "aciq":
+        g, l = aciq_alpha(int(sys.argv[2]))
+        print("gauss", repr(float(g)))
+        print("laplace", repr(float(l)))
+    elif sys.argv[1] == "clampabs":
+        out, n, bins = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+        rng = np.random.default_rng(7)
+        tensors = {"x": [], "clip": [], "magnitude": []}
+        for k in range(n):
+            x = rng.laplace(0.3, 0.5, size=(1, 32, 32, 4)).astype(np.float32)
+            x.flat[k] = 4.0 + k  # an outlier per sample
+            np.save(f"{out}/s{k:02d}.npy", x)
+            c = np.clip(x, -2.0, 3.0)
+            tensors["x"].append(x)
+            tensors["clip"].append(c)
+            tensors["magnitude"].append(np.abs(c))
+        ga, la = aciq_alpha(8)
+        for name, parts in tensors.items():
+            xs = np.concatenate([t.astype(np.float64).ravel() for t in parts])
+            lo, hi = float(xs.min()), float(xs.max())
+            absmax = max(abs(lo), abs(hi))
+            hist, _ = np.histogram(np.abs(xs), bins=bins, range=(0, absmax))
+            th = hist_thresholds(hist, absmax)
+            mean = xs.mean()
+            th["aciq_gauss"] = min(abs(mean) + ga * xs.std(), absmax)
+            th["aciq_laplace"] = min(abs(mean) + la * np.abs(xs - mean).mean(), absmax)
+            print(name, repr(lo), repr(hi), " ".join(f"{k}={float(v)!r}" for k, v in th.items()))
+
+if __name__ == "__main__":
+    main()
