@@ -12,7 +12,6 @@
 
 #include "backend_flags.h"
 #include "formats/npy/npy.h"
-#include "target_flags.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
 #include "verbs.h"
@@ -28,7 +27,8 @@ struct BenchArgs {
   int iterations = 20;
   bool profile = false;
   bool json = false;
-  TargetFlags target;
+  // No TargetFlags: their --profile (TOSA profiles) would clash with bench's --profile (op timings); the
+  // target comes from the module's tosa.target_env or is all profiles and extensions at level 8K.
   BackendFlags backend;
 };
 
@@ -158,8 +158,6 @@ void printProfile(const PlanStats& st, int iterations) {
 }
 
 int benchVerb(const BenchArgs& a) {
-  auto target = a.target.target();
-  if (!target) return report(target.status());
   auto t0 = Clock::now();
   std::vector<std::string> notes;
   auto module = loadModel(a.model, &notes);
@@ -172,7 +170,6 @@ int benchVerb(const BenchArgs& a) {
   if (Status s = gatherInputs(a, *fn, inputs); !s) return report(s);
 
   SessionOptions so;
-  so.target = *target;
   a.backend.apply(so);
   auto session = Session::create(std::move(*module), so);
   if (!session) return report(session.status());
@@ -239,7 +236,6 @@ VerbAction addBenchVerb(CLI::App& app) {
   cmd->add_option("--iterations", args->iterations, "Timed runs")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_flag("--profile", args->profile, "Time per op type and per op, GFLOP/s, reference fallbacks");
   cmd->add_flag("--json", args->json, "Print one JSON object as the last line");
-  args->target.add(cmd);
   args->backend.add(cmd, "fast");
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
