@@ -110,8 +110,11 @@ void bindModel(py::module_& m) {
   }, py::arg("path"), "Load a model (.mlir MLIR TOSA text or .spv SPIR-V) by extension.");
   m.def("save", [](const ModuleHandle& h, py::handle path) {
     std::string p = pathArgument(path);
-    py::gil_scoped_release release;
-    check(saveModel(*h.module, p));
+    Status s = [&] {
+      py::gil_scoped_release release;
+      return saveModel(*h.module, p);
+    }();
+    check(s);  // raising needs the GIL
   }, py::arg("module"), py::arg("path"), "Save a model by extension (.mlir or .spv); atomic.");
   m.def("convert", [](py::handle in, py::handle out) {
     auto mod = take(loadModel(pathArgument(in)));

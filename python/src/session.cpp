@@ -6,7 +6,12 @@
 
 #include "bindings.h"
 #include "compliance/datagen.h"
+#include "formats/npy/npy.h"
 #include "frontends/onnx/onnx_import.h"
+#if __has_include("tosakit/io_adapt.h")
+#include "tosakit/io_adapt.h"
+#define TOSAKIT_PY_IO_ADAPT 1
+#endif
 
 namespace tosakit::py_bind {
 
@@ -16,6 +21,7 @@ struct PySession {
   std::unique_ptr<Session> session;
   std::string origin;
   std::mutex running;  // the GIL is released during a run; one run at a time per session
+  std::vector<std::string> notes;  // of the last run (inputs checked and dropped, as `run` prints them)
 };
 
 template <typename Options>
@@ -35,26 +41,34 @@ std::unique_ptr<PySession> createSession(py::handle model, const std::string& ba
   return s;
 }
 
-// Inputs by name, each converted to its argument's declared type; unknown names are left to Session::run,
-// which reports them with the list of known ones.
-NamedTensors sessionInputs(const Session& session, const std::string& function, py::handle inputs) {
+// Inputs by name as `tosakit run` takes them: ONNX Runtime's types adapted to the function's (int64 -> i32,
+// uint8 -> i8 bits, graph inputs the function does not take checked and dropped; include/tosakit/io_adapt.h),
+// then numpy's carrier types to the declared ones (bf16 from uint16 bits, ...). Unknown names are left to
+// Session::run, which reports them with the list of known ones.
+NamedTensors sessionInputs(const Session& session, const std::string& function, py::handle inputs,
+                           std::vector<std::string>* notes = nullptr) {
   if (!py::isinstance<py::dict>(inputs)) raise(Status::invalid("inputs: expected a dict of name -> numpy array"));
   const ir::Function* fn = session.module().function(function);
-  NamedTensors out;
+  NamedTensors given;
   for (auto [k, v] : py::reinterpret_borrow<py::dict>(inputs)) {
     if (!py::isinstance<py::str>(k)) raise(Status::invalid("inputs: names must be strings"));
     std::string name = k.cast<std::string>();
-    std::string what = "input '" + name + "'";
-    const ir::ValueType* declared = nullptr;
-    for (size_t i = 0; fn && i < fn->inputs().size(); ++i)
-      if (fn->inputName(i) == name) declared = &fn->inputs()[i]->type;
-    out.emplace_back(name, declared ? tensorFromArray(v, declared->dtype, what) : tensorFromArray(v, what));
+    given.emplace_back(name, tensorFromArray(v, "input '" + name + "'"));
   }
-  return out;
+  if (!fn) return given;
+#if TOSAKIT_PY_IO_ADAPT
+  given = take(adaptInputs(*fn, given, notes));
+#endif
+  for (auto& [name, t] : given)
+    for (size_t i = 0; i < fn->inputs().size(); ++i)
+      if (fn->inputName(i) == name && t.dtype() != fn->inputs()[i]->type.dtype)
+        t = take(npy::adaptToDType(t, fn->inputs()[i]->type.dtype, "input '" + name + "'"));
+  return given;
 }
 
-py::object run(PySession& s, py::handle inputs, bool intermediates, const std::string& function) {
-  NamedTensors in = sessionInputs(*s.session, function, inputs);
+py::object run(PySession& s, py::handle inputs, bool intermediates, const std::string& function, bool tosaTypes) {
+  s.notes.clear();
+  NamedTensors in = sessionInputs(*s.session, function, inputs, &s.notes);
   RunOptions ro;
   ro.function = function;
   ro.captureIntermediates = intermediates;
@@ -66,6 +80,9 @@ py::object run(PySession& s, py::handle inputs, bool intermediates, const std::s
     status = s.session->run(in, result, ro);
   }
   check(status);
+#if TOSAKIT_PY_IO_ADAPT
+  if (!tosaTypes) result.outputs = adaptOutputs(*s.session->module().function(function), std::move(result.outputs));
+#endif
   py::dict outputs = dictFromTensors(std::move(result.outputs));
   if (!intermediates) return std::move(outputs);
   return py::make_tuple(outputs, dictFromTensors(std::move(result.intermediates)));
@@ -146,7 +163,9 @@ void bindSession(py::module_& m) {
   py::class_<PySession>(m, "Session", "A loaded model ready to run many times (variables persist across runs).")
       .def(py::init(&createSession), py::arg("model"), py::arg("backend") = "ref", py::arg("threads") = 0,
            py::arg("precise") = false)
-      .def("run", &run, py::arg("inputs"), py::arg("intermediates") = false, py::arg("function") = "main")
+      .def("run", &run, py::arg("inputs"), py::arg("intermediates") = false, py::arg("function") = "main",
+           py::arg("tosa_types") = false)
+      .def_property_readonly("notes", [](const PySession& s) { return s.notes; })
       .def("_cpp_seconds_per_run", &cppSecondsPerRun, py::arg("inputs"), py::arg("iterations") = 10,
            py::arg("function") = "main")
       .def_property_readonly("input_names", [](const PySession& s) { return s.session->inputNames(); })

@@ -80,14 +80,6 @@ def test_bf16_as_uint16_bits(write):
         s.run({"a": np.ones(3, dtype=np.float32)})
 
 
-def test_variables_persist_across_runs():
-    s = tosakit.Session(SOURCE_DIR / "tests/data/mlir/variables.mlir")
-    x = np.array([1, 1, 1, 1], dtype=np.int32)
-    # @counter starts at [1, -2, 3, -4]; each run adds x and writes it back.
-    np.testing.assert_array_equal(s.run({"arg0": x}, function="step")["out0"], [2, -1, 4, -3])
-    np.testing.assert_array_equal(s.run({"arg0": x}, function="step")["out0"], [3, 0, 5, -2])
-
-
 @pytest.mark.parametrize("change, message", [
     (lambda d: d.update(x=d["x"].astype(np.int16)), "input 'x': dtype i16 does not match expected i8"),
     (lambda d: d.update(x=d["x"].reshape(1, 2, 8, 2)), "input 'x': shape [1x2x8x2], expected [1x4x4x2]"),
