@@ -202,6 +202,16 @@ TEST_F(HostileInput, SpirvConstantsAreCheckedAgainstTheBudget) {
   EXPECT_EQ(runTool("dis --max-memory 64K " + path("big.spv")).exitCode, 0);  // text only: nothing allocated
 }
 
+// ---- fuzz findings (docs/FUZZING.md "Results"): the crashing input is kept in tests/fuzz/regressions ----
+
+TEST_F(HostileInput, FuzzFindingFuncWithoutFunctionType) {
+  // mlir_fuzz: generic-syntax func.func whose function_type attribute name is garbled. The MLIR verifier
+  // rejects it, tosakit then loads the module unverified (as for conformance ERROR_IF graphs) and used to
+  // dereference the missing attribute (SEGV). Now the func.func's own invariants are checked first.
+  auto r = runTool("validate " + kRegressions + "mlir_func_without_function_type.mlir");
+  expectBadInput(r, {"mlir_func_without_function_type.mlir:2:3", "func.func", "function_type"}, "validate");
+}
+
 // ---- an oversized request injected into each verb through --max-memory ----
 
 TEST_F(HostileInput, EveryVerbReportsAnOversizedRequestAsBadInput) {

@@ -222,7 +222,7 @@ Result<ir::Attribute> toAttribute(const std::string& opName, const std::string& 
 
 class Importer {
  public:
-  explicit Importer(ir::Module& m) : m_(m) {}
+  Importer(ir::Module& m, const DiagnosticCapture& diags) : m_(m), diags_(diags) {}
 
   Status module(mlir::ModuleOp mod) {
     if (auto env = mod->getAttrOfType<mlir::tosa::TargetEnvAttr>("tosa.target_env")) {
@@ -241,6 +241,11 @@ class Importer {
     }
     for (mlir::Operation& op : mod.getBody()->getOperations()) {
       if (auto f = dyn_cast<mlir::func::FuncOp>(op)) {
+        // Parsed without the verifier (ImportOptions::verify = false), a func.func may lack what its accessors
+        // assume (function_type, sym_name, one region, matching arg_attrs): check its own invariants first.
+        if (mlir::failed(op.getName().verifyInvariants(&op)) || mlir::failed(op.getName().verifyRegionInvariants(&op)))
+          return Status::parse(diags_.first().empty() ? locString(op.getLoc()) + ": malformed func.func"
+                                                      : diags_.first());
         TK_RETURN_IF_ERROR(function(f));
       } else if (op.getName().getStringRef() == "tosa.variable") {
         TK_RETURN_IF_ERROR(variable(op));
@@ -414,6 +419,7 @@ class Importer {
   }
 
   ir::Module& m_;
+  const DiagnosticCapture& diags_;
   std::unordered_map<const void*, ir::Value*> values_;
 };
 
@@ -430,7 +436,7 @@ Result<std::unique_ptr<ir::Module>> importMlirString(const std::string& text, co
     return Status::parse(msg);
   }
   auto m = std::make_unique<ir::Module>();
-  Importer imp(*m);
+  Importer imp(*m, diags);
   TK_RETURN_IF_ERROR(imp.module(*mod));
   return m;
 }
