@@ -148,6 +148,17 @@ int main(int argc, char** argv) {
     sum += p.getFloat(i);
     if (std::fabs(p.getFloat(i) - std::exp(0.1 * double(want[size_t(i)])) / denom) > 1e-5) return fail("softmax differs");
   }
+  // [snippet:errors]
+  lang::Graph bad;
+  lang::Var v = bad.input("v", DType::FP32, {1, 8});
+  lang::TopkParam tp;
+  tp.k = 3;
+  std::vector<lang::Var> top = bad.topk(v, tp);  // TOSA 1.0 has no sort: no result
+  Status why = bad.status();                     // unsupported: "topk: k = 3: TOSA 1.0 has no sort; ..."
+  // [end]
+  if (why.code() != StatusCode::Unsupported || !top.empty() || why.message().rfind("topk: ", 0) != 0)
+    return fail("topk with k = 3 should be reported as unsupported, got " + why.toString());
+
   std::printf("quantized_net: logits %lld %lld %lld, probabilities sum %.6f; saved %s\n", (long long)want[0],
               (long long)want[1], (long long)want[2], sum, path.c_str());
   return 0;

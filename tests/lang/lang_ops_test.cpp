@@ -7,8 +7,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
+#include <unistd.h>
 
 #include "formats/npy/npy.h"
 #include "tosakit/lang.h"
@@ -18,7 +21,25 @@ using lang::Var;
 
 namespace {
 
-const std::string kCaseDir = std::string(TOSAKIT_BINARY_DIR) + "/tests/lang_cases";
+// The generated cases live in a directory named by a hash of the generator, made once (ctest runs every test
+// in its own process): generated into a private directory, then renamed into place atomically.
+std::string caseDir() {
+  static const std::string dir = [] {
+    const std::string script = std::string(TOSAKIT_SOURCE_DIR) + "/tests/lang/bmlang_reference.py";
+    std::ifstream in(script, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string d = std::string(TOSAKIT_BINARY_DIR) + "/tests/lang_cases_" + std::to_string(std::hash<std::string>{}(text));
+    if (std::filesystem::exists(d)) return d;
+    const std::string tmp = d + ".tmp" + std::to_string(::getpid());
+    std::string cmd = "/usr/bin/python3 " + script + " " + tmp;
+    if (std::system(cmd.c_str()) != 0) return std::string();
+    std::error_code ec;
+    std::filesystem::rename(tmp, d, ec);
+    if (ec) std::filesystem::remove_all(tmp);  // another process made it first
+    return d;
+  }();
+  return dir;
+}
 
 struct Case {
   NamedTensors arrays;
@@ -43,14 +64,11 @@ struct Case {
 
 class LangCases : public ::testing::TestWithParam<std::string> {
  public:
-  static void SetUpTestSuite() {
-    std::string cmd = "/usr/bin/python3 " + std::string(TOSAKIT_SOURCE_DIR) + "/tests/lang/bmlang_reference.py " + kCaseDir;
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  }
+  static void SetUpTestSuite() { ASSERT_FALSE(caseDir().empty()) << "tests/lang/bmlang_reference.py failed"; }
 };
 
 Case load(const std::string& name) {
-  auto r = npy::readNpz(kCaseDir + "/" + name + ".npz");
+  auto r = npy::readNpz(caseDir() + "/" + name + ".npz");
   if (!r) throw std::runtime_error(r.status().toString());
   return Case{std::move(*r)};
 }
