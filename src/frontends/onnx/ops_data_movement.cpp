@@ -20,6 +20,8 @@
 
 #include "core/size_budget.h"
 
+#include "core/size_budget.h"
+
 #include "frontends/onnx/importer.h"
 
 namespace tosakit::onnx {
@@ -963,8 +965,11 @@ Status opOneHot(Importer& im, const NodeProto& n) {
   auto d = im.constInput(n, 1, "depth");
   if (!d) return d.status();
   if ((*d)->size() != 1) return Status::invalid("OneHot depth must hold one value");
-  const int64_t depth = int64_t((*d)->getFloat(0));
+  const double depthValue = (*d)->getFloat(0);  // checked before the int64 conversion (NaN, 1e300)
+  if (!(depthValue < 0x1p62)) return Status::invalid("OneHot depth " + std::to_string(depthValue) + " is too large");
+  const int64_t depth = int64_t(depthValue);
   if (depth <= 0) return Status::invalid("OneHot depth must be positive");
+  TK_RETURN_IF_ERROR(checkAllocationElements(depth, 8, "the OneHot depth"));
   OVal& vals = im.val(n, 2);
   if (vals.shape.size() != 1 || vals.shape[0] != 2) return Status::invalid("OneHot values must be [off, on]");
   const int64_t outRank = int64_t(ix.shape.size()) + 1;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/size_budget.h"
 #include "frontends/onnx/importer.h"
 
 namespace tosakit::onnx {
@@ -35,8 +36,10 @@ Result<DType> outputDataType(Importer& im, const NodeProto& n) {
 Status windowOp(Importer& im, const NodeProto& n, double a0, double a1, double a2) {
   auto size = scalarInput(im, n, 0, "size");
   if (!size) return size.status();
+  if (!(*size >= 1 && *size < 0x1p62))  // before the int64 conversion (NaN, 1e300)
+    return Status::invalid("window size " + std::to_string(*size) + " must be at least 1");
   const int64_t len = int64_t(*size);
-  if (len < 1) return Status::invalid("window size " + std::to_string(len) + " must be at least 1");
+  TK_RETURN_IF_ERROR(checkAllocationElements(len, 8, "the window"));
   auto dt = outputDataType(im, n);
   if (!dt) return dt.status();
   const bool periodic = im.attrInt(n, "periodic", 1) != 0;
@@ -67,10 +70,11 @@ Status opMelWeightMatrix(Importer& im, const NodeProto& n) {
     if (!*r) return r->status();
   auto dt = outputDataType(im, n);
   if (!dt) return dt.status();
+  for (double v : {*bins, *dftLen, *rate})  // before the int64 conversion (NaN, 1e300)
+    if (!(v >= 1 && v < 0x1p62)) return Status::invalid("num_mel_bins, dft_length and sample_rate must be positive");
   const int64_t melBins = int64_t(*bins), dft = int64_t(*dftLen), sampleRate = int64_t(*rate);
-  if (melBins < 1 || dft < 1 || sampleRate < 1)
-    return Status::invalid("num_mel_bins, dft_length and sample_rate must be positive");
   const int64_t spectrumBins = dft / 2 + 1;
+  TK_RETURN_IF_ERROR(checkAllocation(DType::FP64, {spectrumBins, melBins}, "the MelWeightMatrix result"));
   auto toMel = [](double hz) { return 2595 * std::log10(1 + hz / 700); };
   const double lowMel = toMel(*lower), highMel = toMel(*upper);
   const double step = (highMel - lowMel) / double(melBins + 2);
@@ -78,7 +82,9 @@ Status opMelWeightMatrix(Importer& im, const NodeProto& n) {
   std::vector<int64_t> edge(size_t(melBins + 2));
   for (int64_t i = 0; i < melBins + 2; ++i) {
     const double hz = 700 * (std::pow(10.0, (double(i) * step + lowMel) / 2595) - 1);
-    edge[size_t(i)] = int64_t(std::floor(double(dft + 1) * hz / double(sampleRate)));
+    const double e = std::floor(double(dft + 1) * hz / double(sampleRate));
+    if (!(std::fabs(e) < 0x1p62)) return Status::invalid("MelWeightMatrix band edge out of range (lower/upper_edge_hertz)");
+    edge[size_t(i)] = int64_t(e);
   }
   std::vector<double> w(size_t(spectrumBins * melBins), 0.0);
   auto at = [&](int64_t j, int64_t i) -> double* {
@@ -89,10 +95,11 @@ Status opMelWeightMatrix(Importer& im, const NodeProto& n) {
     if (center == left) {
       if (double* p = at(center, i)) *p = 1;
     } else {
-      for (int64_t j = left; j <= center; ++j)
+      // Only bins inside the spectrum are written: the loops stay within it (edges may be far outside).
+      for (int64_t j = std::max<int64_t>(left, 0); j <= std::min(center, spectrumBins - 1); ++j)
         if (double* p = at(j, i)) *p = double(j - left) / double(center - left);
     }
-    for (int64_t j = center; j < right; ++j)
+    for (int64_t j = std::max<int64_t>(center, 0); j < std::min(right, spectrumBins); ++j)
       if (double* p = at(j, i)) *p = double(right - j) / double(right - center);
   }
   im.setConst(n, 0, castTensor(Tensor::fromDoubles(DType::FP64, {spectrumBins, melBins}, w), *dt));
