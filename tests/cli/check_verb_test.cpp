@@ -19,6 +19,24 @@ namespace {
 
 using tosakit::testing::runTool;
 
+// The report's table row of a result (the line starting with its name), "" if none.
+std::string rowOf(const std::string& out, const std::string& name) {
+  size_t pos = 0;
+  while (pos < out.size()) {
+    size_t end = out.find('\n', pos);
+    if (end == std::string::npos) end = out.size();
+    std::string line = out.substr(pos, end - pos);
+    if (line.rfind(name + " ", 0) == 0) return line;
+    pos = end + 1;
+  }
+  return "";
+}
+bool endsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+#define EXPECT_ROW(out, name, verdict) \
+  EXPECT_TRUE(endsWith(rowOf(out, name), std::string("  ") + verdict)) << "row '" << rowOf(out, name) << "' in:\n" << out
+
 class CheckVerbTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -57,7 +75,7 @@ TEST_F(CheckVerbTest, CompliantAgainstFp64Reference) {
   auto r = runTool("check --model " + path("add.mlir") + " --result " + path("impl.npz") + " --reference " +
                    path("ref.npz"));
   EXPECT_EQ(r.exitCode, 0) << r.out;
-  EXPECT_NE(r.out.find("out0: compliant"), std::string::npos) << r.out;
+  EXPECT_ROW(r.out, "out0", "compliant");
 }
 
 // ref 2.25: ilog2 = 1, ulp = 2 * 2^-23 = 2^-22. Default 0.5 ulp -> bound 2^-23: 2.25 + 2^-22 fails;
@@ -132,7 +150,7 @@ TEST_F(CheckVerbTest, PreciseReferenceFlagsOneUlpOff) {
   auto ok = runTool(base);
   EXPECT_EQ(ok.exitCode, 0) << ok.out;
   EXPECT_NE(ok.out.find("precise (fp64)"), std::string::npos) << ok.out;
-  EXPECT_NE(ok.out.find("out0: compliant"), std::string::npos) << ok.out;
+  EXPECT_ROW(ok.out, "out0", "compliant");
 
   const double oneUlpUp = 1.0 + std::ldexp(1.0, -23);
   ASSERT_TRUE(npy::writeNpz(path("impl.npz"), {{"out0", Tensor::fromDoubles(DType::FP32, {2}, {oneUlpUp, 1.5})}}));
@@ -170,4 +188,213 @@ TEST_F(CheckVerbTest, RunPreciseWritesFloat64) {
 
   auto help = runTool("run --help");
   EXPECT_NE(help.out.find("--precise"), std::string::npos) << help.out;
+}
+
+// ---- Per-operator default rules (spec 1.10.3 and each operator's precision requirements) ----
+
+// bf16 conv2d, 1x1 kernel, IC = 4: x = w = [1, 1, 1, 1], bias 0.5. out_ref = 4.5, out_bnd = 4.5 (the op on
+// absolute values), KS = 4, acc fp32 -> ksb = ceil(4 / 2^((23-7)/2)) + 1 (bias) = 2; per-element limit
+// ksb * out_bnd * 2^(-1-7) = 0.03515625. A bf16 ulp at 4.5 is 2^-5 = 0.03125: 4.53125 (1 ulp off, what two
+// roundings can give) is compliant, 4.5625 (2 ulp, 0.0625) is not. The old default, 0.5 ulp, rejected both.
+TEST_F(CheckVerbTest, ConvBf16UsesDotProductRule) {
+  std::ofstream(path("conv.mlir")) << R"(func.func @main(%x: tensor<1x1x1x4xbf16> loc("x")) -> tensor<1x1x1x1xbf16> {
+  %w = "tosa.const"() <{values = dense<1.0> : tensor<1x1x1x4xbf16>}> : () -> tensor<1x1x1x4xbf16>
+  %b = "tosa.const"() <{values = dense<0.5> : tensor<1xbf16>}> : () -> tensor<1xbf16>
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xbf16>}> : () -> tensor<1xbf16>
+  %c = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x1x4xbf16>, tensor<1x1x1x4xbf16>, tensor<1xbf16>, tensor<1xbf16>, tensor<1xbf16>) -> tensor<1x1x1x1xbf16> loc("conv")
+  return %c : tensor<1x1x1x1xbf16>
+}
+)";
+  ASSERT_TRUE(npy::writeNpz(path("cin.npz"), {{"x", Tensor::fromDoubles(DType::BF16, {1, 1, 1, 4}, {1, 1, 1, 1})}}));
+  std::string base = "check --model " + path("conv.mlir") + " --inputs " + path("cin.npz") + " --result " + path("c.npz");
+  ASSERT_TRUE(npy::writeNpz(path("c.npz"), {{"out0", Tensor::fromDoubles(DType::BF16, {1, 1, 1, 1}, {4.53125})}}));
+  auto ok = runTool(base);
+  EXPECT_EQ(ok.exitCode, 0) << ok.out;
+  EXPECT_ROW(ok.out, "out0", "compliant");
+  EXPECT_NE(rowOf(ok.out, "out0").find("DOT_PRODUCT(KS=4, ksb=2)"), std::string::npos) << ok.out;
+  EXPECT_NE(rowOf(ok.out, "out0").find("2.3.3 CONV2D"), std::string::npos) << ok.out;
+  EXPECT_NE(rowOf(ok.out, "out0").find("0.889"), std::string::npos) << ok.out;  // 0.03125 / 0.03515625
+  ASSERT_TRUE(npy::writeNpz(path("c.npz"), {{"out0", Tensor::fromDoubles(DType::BF16, {1, 1, 1, 1}, {4.5625})}}));
+  auto bad = runTool(base);
+  EXPECT_EQ(bad.exitCode, 1) << bad.out;
+  EXPECT_ROW(bad.out, "out0", "NOT compliant");
+  // --mode still forces one mode: 0.5 ulp rejects the 1-ulp result.
+  ASSERT_TRUE(npy::writeNpz(path("c.npz"), {{"out0", Tensor::fromDoubles(DType::BF16, {1, 1, 1, 1}, {4.53125})}}));
+  auto forced = runTool(base + " --mode ULP:ulp=0.5");
+  EXPECT_EQ(forced.exitCode, 1) << forced.out;
+}
+
+// fp16 exp at x = 2: out_ref = e^2 = 7.389056..., err_bnd = calcAbsErrorBound(out_ref, 1+|x|, 0, 1)
+// = 2^-10 * 7.389056 * 3 = 0.021647. fp16 values near it are k/256: 1897/256 = 7.41015625 is 0.02110 away
+// (compliant), 1898/256 = 7.4140625 is 0.02501 away (not).
+TEST_F(CheckVerbTest, ExpFp16UsesAbsErrorBound) {
+  std::ofstream(path("exp.mlir")) << R"(func.func @main(%x: tensor<1xf16> loc("x")) -> tensor<1xf16> {
+  %e = tosa.exp %x : (tensor<1xf16>) -> tensor<1xf16>
+  return %e : tensor<1xf16>
+}
+)";
+  ASSERT_TRUE(npy::writeNpz(path("ein.npz"), {{"x", Tensor::fromDoubles(DType::FP16, {1}, {2.0})}}));
+  std::string base = "check --model " + path("exp.mlir") + " --inputs " + path("ein.npz") + " --result " + path("e.npz");
+  ASSERT_TRUE(npy::writeNpz(path("e.npz"), {{"out0", Tensor::fromDoubles(DType::FP16, {1}, {1897.0 / 256})}}));
+  auto ok = runTool(base);
+  EXPECT_EQ(ok.exitCode, 0) << ok.out;
+  EXPECT_NE(rowOf(ok.out, "out0").find("2.6.6 EXP"), std::string::npos) << ok.out;
+  ASSERT_TRUE(npy::writeNpz(path("e.npz"), {{"out0", Tensor::fromDoubles(DType::FP16, {1}, {1898.0 / 256})}}));
+  auto bad = runTool(base);
+  EXPECT_EQ(bad.exitCode, 1) << bad.out;
+  EXPECT_ROW(bad.out, "out0", "NOT compliant");
+}
+
+namespace {
+// conv2d (f32, 1x1, 2 -> 3 channels) -> add -> sigmoid -> reshape.
+const char* kChain = R"(func.func @main(%x: tensor<1x4x4x2xf32> loc("x"), %y: tensor<1x4x4x3xf32> loc("y")) -> tensor<48xf32> {
+  %w = "tosa.const"() <{values = dense<[[[[0.5, -1.25]]], [[[2.0, 0.75]]], [[[-0.5, 1.5]]]]> : tensor<3x1x1x2xf32>}> : () -> tensor<3x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<[0.1, -0.2, 0.3]> : tensor<3xf32>}> : () -> tensor<3xf32>
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<3x1x1x2xf32>, tensor<3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x3xf32> loc("conv")
+  %a = tosa.add %c, %y : (tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> loc("add")
+  %s = tosa.sigmoid %a : (tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> loc("sig")
+  %shape = tosa.const_shape {values = dense<[48]> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %r = tosa.reshape %s, %shape : (tensor<1x4x4x3xf32>, !tosa.shape<1>) -> tensor<48xf32> loc("flat")
+  return %r : tensor<48xf32>
+}
+)";
+
+std::vector<double> ramp(int n, double scale, double offset) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(offset + scale * double((i * 7) % 13 - 6));
+  return v;
+}
+
+int countOf(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+// Whole graph op by op: the implementation's dumped per-op results (here tosakit's own, from
+// `run --dump-intermediates`) are all compliant; a fault injected into one op's dumped result is reported at
+// that op and no other (each op is re-run on the implementation's own inputs to it).
+TEST_F(CheckVerbTest, IntermediatesPinTheFaultyOp) {
+  std::ofstream(path("chain.mlir")) << kChain;
+  ASSERT_TRUE(npy::writeNpz(path("xin.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 2}, ramp(32, 0.25, 0.1))},
+                                              {"y", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, ramp(48, 0.125, -0.05))}}));
+  auto run = runTool("run " + path("chain.mlir") + " --inputs " + path("xin.npz") + " -o " + path("out.npz") +
+                     " --dump-intermediates " + path("layers.npz"));
+  ASSERT_EQ(run.exitCode, 0) << run.out;
+  std::string base = "check --model " + path("chain.mlir") + " --inputs " + path("xin.npz") + " --result " +
+                     path("out.npz") + " --intermediates ";
+  auto ok = runTool(base + path("layers.npz"));
+  EXPECT_EQ(ok.exitCode, 0) << ok.out;
+  for (const char* name : {"conv", "add", "sig", "flat"}) EXPECT_ROW(ok.out, name, "compliant");
+  EXPECT_NE(rowOf(ok.out, "conv").find("DOT_PRODUCT"), std::string::npos) << ok.out;
+  EXPECT_NE(rowOf(ok.out, "add").find("ULP(0.5)"), std::string::npos) << ok.out;
+  EXPECT_NE(rowOf(ok.out, "sig").find("2.4.3 SIGMOID"), std::string::npos) << ok.out;
+  EXPECT_NE(rowOf(ok.out, "flat").find("EXACT"), std::string::npos) << ok.out;
+
+  // A faulty implementation: one op's result is off by 0.01 at element 5 (far beyond any bound at
+  // |value| < 8), and the ops after it consume that faulty value (the rest of the chain is run by tosakit
+  // on it, so their dumps are what a real implementation with that one faulty op would produce).
+  auto layers = npy::readNpz(path("layers.npz"));
+  ASSERT_TRUE(layers.isOk());
+  auto layer = [&](const npy::NamedTensors& ts, const std::string& name) {
+    for (const auto& [n, t] : ts)
+      if (n == name) return t;
+    ADD_FAILURE() << "no layer " << name;
+    return Tensor();
+  };
+  struct Fault {
+    const char* op;
+    const char* tail;  // the ops after it, as a function of the faulty value %v (and %y)
+  };
+  const Fault faults[] = {
+      {"conv", R"(  %a = tosa.add %v, %y : (tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> loc("add")
+  %s = tosa.sigmoid %a : (tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> loc("sig")
+)"},
+      {"add", R"(  %s = tosa.sigmoid %v : (tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> loc("sig")
+)"},
+      {"sig", R"(  %s = tosa.identity %v : (tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> loc("unused")
+)"}};
+  for (const Fault& f : faults) {
+    Tensor bad = layer(*layers, f.op);
+    bad.setFloat(5, bad.getFloat(5) + 0.01);
+    std::ofstream(path("tail.mlir")) << "func.func @main(%v: tensor<1x4x4x3xf32> loc(\"v\"), %y: tensor<1x4x4x3xf32> loc(\"y\")) -> tensor<48xf32> {\n"
+                                     << f.tail << R"(  %shape = tosa.const_shape {values = dense<[48]> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %r = tosa.reshape %s, %shape : (tensor<1x4x4x3xf32>, !tosa.shape<1>) -> tensor<48xf32> loc("flat")
+  return %r : tensor<48xf32>
+}
+)";
+    ASSERT_TRUE(npy::writeNpz(path("tin.npz"), {{"v", bad}, {"y", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, ramp(48, 0.125, -0.05))}}));
+    auto t = runTool("run " + path("tail.mlir") + " --inputs " + path("tin.npz") + " -o " + path("tout.npz") +
+                     " --dump-intermediates " + path("tlayers.npz"));
+    ASSERT_EQ(t.exitCode, 0) << t.out;
+    auto tl = npy::readNpz(path("tlayers.npz"));
+    ASSERT_TRUE(tl.isOk());
+    npy::NamedTensors dump;
+    for (const auto& [n, x] : *layers)
+      dump.emplace_back(n, n == f.op ? bad : [&] {
+        for (const auto& [m, y] : *tl)
+          if (m == n) return y;  // recomputed after the fault
+        return x;                // before the fault
+      }());
+    ASSERT_TRUE(npy::writeNpz(path("bad.npz"), dump));
+    auto r = runTool(base + path("bad.npz") + " --json");
+    EXPECT_EQ(r.exitCode, 1) << f.op << "\n" << r.out;
+    EXPECT_EQ(countOf(r.out, "\"verdict\": \"not_compliant\""), 1) << f.op << "\n" << r.out;
+    EXPECT_EQ(countOf(r.out, "\"verdict\": \"compliant\""), 3) << f.op << "\n" << r.out;
+    std::string mark = "\"name\": \"" + std::string(f.op) + "\"";
+    size_t at = r.out.find(mark);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    size_t next = r.out.find("\"name\":", at + 1);
+    std::string entry = r.out.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    EXPECT_NE(entry.find("\"verdict\": \"not_compliant\""), std::string::npos) << f.op << "\n" << r.out;
+    EXPECT_NE(entry.find("element 5"), std::string::npos) << entry;
+  }
+}
+
+// Without intermediates a multi-op graph's output went through three inexact operators: no single rule
+// applies, check says so (and which ops) instead of inventing a bound.
+TEST_F(CheckVerbTest, MultiOpOutputNotJudgedWithoutIntermediates) {
+  std::ofstream(path("chain.mlir")) << kChain;
+  ASSERT_TRUE(npy::writeNpz(path("xin.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 2}, ramp(32, 0.25, 0.1))},
+                                              {"y", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, ramp(48, 0.125, -0.05))}}));
+  ASSERT_EQ(runTool("run " + path("chain.mlir") + " --inputs " + path("xin.npz") + " -o " + path("out.npz")).exitCode, 0);
+  auto r = runTool("check --model " + path("chain.mlir") + " --inputs " + path("xin.npz") + " --result " + path("out.npz"));
+  EXPECT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_ROW(r.out, "out0", "not judged");
+  EXPECT_NE(r.out.find("--intermediates"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("'conv'"), std::string::npos) << r.out;
+}
+
+// An output reached through exact data movement keeps the rule of the op that produced its data: conv2d ->
+// reshape is judged by CONV2D's dot-product rule.
+TEST_F(CheckVerbTest, MovementKeepsTheProducersRule) {
+  std::ofstream(path("cr.mlir")) << R"(func.func @main(%x: tensor<1x1x1x4xbf16> loc("x")) -> tensor<1xbf16> {
+  %w = "tosa.const"() <{values = dense<1.0> : tensor<1x1x1x4xbf16>}> : () -> tensor<1x1x1x4xbf16>
+  %b = "tosa.const"() <{values = dense<0.5> : tensor<1xbf16>}> : () -> tensor<1xbf16>
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xbf16>}> : () -> tensor<1xbf16>
+  %c = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x1x4xbf16>, tensor<1x1x1x4xbf16>, tensor<1xbf16>, tensor<1xbf16>, tensor<1xbf16>) -> tensor<1x1x1x1xbf16>
+  %shape = tosa.const_shape {values = dense<[1]> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %r = tosa.reshape %c, %shape : (tensor<1x1x1x1xbf16>, !tosa.shape<1>) -> tensor<1xbf16>
+  return %r : tensor<1xbf16>
+}
+)";
+  ASSERT_TRUE(npy::writeNpz(path("cin.npz"), {{"x", Tensor::fromDoubles(DType::BF16, {1, 1, 1, 4}, {1, 1, 1, 1})}}));
+  ASSERT_TRUE(npy::writeNpz(path("c.npz"), {{"out0", Tensor::fromDoubles(DType::BF16, {1}, {4.53125})}}));
+  auto r = runTool("check --model " + path("cr.mlir") + " --inputs " + path("cin.npz") + " --result " + path("c.npz"));
+  EXPECT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(rowOf(r.out, "out0").find("DOT_PRODUCT(KS=4, ksb=2)"), std::string::npos) << r.out;
+}
+
+TEST_F(CheckVerbTest, IntermediatesBadInput) {
+  std::ofstream(path("chain.mlir")) << kChain;
+  writeResult(2.25);
+  auto r = runTool("check --model " + path("chain.mlir") + " --inputs " + path("in.npz") + " --result " +
+                   path("impl.npz") + " --intermediates " + path("nope.npz"));
+  EXPECT_EQ(r.exitCode, 4) << r.out;
+  EXPECT_NE(r.out.find("nope.npz"), std::string::npos) << r.out;
+  auto s = runTool("check --model " + path("add.mlir") + " --result " + path("impl.npz") + " --reference " +
+                   path("ref.npz") + " --test-set 7");
+  EXPECT_EQ(s.exitCode, 2) << s.out;
 }

@@ -1,0 +1,603 @@
+// checkResults: `tosakit check` as a library call. Three ways of judging:
+//   forced mode (--mode): every output by one compliance mode (conformance test.json semantics);
+//   per output (default): each output by the rule of the operator that produced it, walking back through
+//     exact data-movement ops; outputs whose data went through more than one inexact operator are not judged;
+//   per op (--intermediates): every op re-run in fp64 on the implementation's own inputs to that op.
+#include "tosakit/check.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "compliance/check_rules.h"
+#include "compliance/check_single_op.h"
+#include "compliance/compliance.h"
+#include "compliance/datagen.h"
+#include "formats/npy/npy.h"
+#include "tosakit/model_io.h"
+
+namespace tosakit {
+
+using compliance::OpRule;
+using compliance::RuleKind;
+
+const char* verdictName(Verdict v) {
+  switch (v) {
+    case Verdict::Compliant: return "compliant";
+    case Verdict::NotCompliant: return "NOT compliant";
+    case Verdict::NotJudged: return "not judged";
+  }
+  return "?";
+}
+
+int CheckReport::count(Verdict v) const {
+  int n = 0;
+  for (const CheckEntry& e : entries) n += e.verdict == v;
+  return n;
+}
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string fmtWorst(double w) {
+  if (std::isnan(w)) return "-";
+  if (std::isinf(w)) return "inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", w);
+  return buf;
+}
+
+std::string label(const TensorSource& s, const char* what) { return s.path.empty() ? what : s.path; }
+
+Result<NamedTensors> load(const TensorSource& s) {
+  if (s.tensors) return *s.tensors;
+  return npy::readNpz(s.path);
+}
+
+const Tensor* find(const NamedTensors& ts, const std::string& name) {
+  for (const auto& [n, t] : ts)
+    if (n == name) return &t;
+  return nullptr;
+}
+
+// What every path needs: the function, its target, the data files.
+struct Context {
+  const CheckOptions* opt = nullptr;
+  std::unique_ptr<ir::Module> owned;
+  const ir::Module* module = nullptr;
+  const ir::Function* fn = nullptr;
+  ir::TargetEnv target;
+  bool haveInputs = false;
+  NamedTensors inputs;  // in argument order and declared dtypes
+  NamedTensors result;
+  std::map<const ir::Value*, std::string> names;  // op results as `run --dump-intermediates` names them
+  int testSet = -1;
+};
+
+Status loadContext(const CheckOptions& o, Context& c) {
+  c.opt = &o;
+  if (o.module) {
+    c.module = o.module;
+  } else {
+    auto m = loadModel(o.model);
+    if (!m) return m.status();
+    c.owned = std::move(*m);
+    c.module = c.owned.get();
+  }
+  c.fn = c.module->function(o.function);
+  if (!c.fn) return Status::invalid(o.model + ": no function '" + o.function + "'");
+  c.target = c.module->target ? *c.module->target : ir::TargetEnv::all();
+  if (!o.result.given()) return Status::invalid("check: no result given (--result)");
+  auto r = load(o.result);
+  if (!r) return r.status();
+  c.result = std::move(*r);
+  if (o.inputs.given()) {
+    auto in = load(o.inputs);
+    if (!in) return in.status();
+    std::string lbl = label(o.inputs, "inputs");
+    for (size_t i = 0; i < c.fn->inputs().size(); ++i) {
+      std::string name = c.fn->inputName(i);
+      const Tensor* t = find(*in, name);
+      if (!t) return Status::invalid(lbl + ": no input '" + name + "'");
+      auto a = npy::adaptToDType(*t, c.fn->inputs()[i]->type.dtype, lbl + ": input '" + name + "'");
+      if (!a) return a.status();
+      c.inputs.emplace_back(name, std::move(*a));
+    }
+    c.haveInputs = true;
+  }
+  // Names of op results, as the session's capture names them (top-level ops in order; constants skipped).
+  std::map<std::string, int> used;
+  for (const auto& op : c.fn->body.ops) {
+    if (op->name == "tosa.const" || op->name == "tosa.const_shape" || op->name == "func.return") continue;
+    for (size_t i = 0; i < op->results.size(); ++i) {
+      std::string name = intermediateName(*op, i);
+      if (int n = ++used[name]; n > 1) name += "#" + std::to_string(n);
+      c.names[op->results[i]] = name;
+    }
+  }
+  return Status::ok();
+}
+
+// The implementation's output `i` in its declared dtype.
+Result<Tensor> implOutput(const Context& c, size_t i) {
+  std::string name = c.fn->outputName(i);
+  std::string lbl = label(c.opt->result, "result");
+  const Tensor* got = find(c.result, name);
+  if (!got) return Status::invalid(lbl + ": no output '" + name + "'");
+  return npy::adaptToDType(*got, c.fn->outputs()[i]->type.dtype, lbl + ": output '" + name + "'");
+}
+
+// Runs the whole function in precise mode on the inputs (fp64 reference outputs and intermediates).
+Status runPrecise(const Context& c, RunResult& rr) {
+  if (c.opt->module) return Status::unsupported("check: a pre-loaded module needs --reference (cannot copy it)");
+  auto copy = loadModel(c.opt->model);
+  if (!copy) return copy.status();
+  SessionOptions so;
+  so.precise = true;
+  so.target = c.target;
+  auto session = Session::create(std::move(*copy), so);
+  if (!session) return session.status();
+  RunOptions ro;
+  ro.function = c.opt->function;
+  ro.captureIntermediates = true;
+  return (*session)->run(c.inputs, rr, ro);
+}
+
+// A tensor in the declared dtype `want`: npz conventions (bf16 as uint16, ...), or an fp64 precise-mode value
+// of a float tensor (exact in `want` when it came out of exact operators).
+Result<Tensor> toDeclared(const Tensor& t, DType want, const std::string& what) {
+  if (t.dtype() == DType::FP64 && isFloat(want) && want != DType::FP64)
+    return Tensor::fromDoubles(want, t.shape(), t.toDoubles());
+  return npy::adaptToDType(t, want, what);
+}
+
+// Value of an operand from the graph inputs, the constants, or a table of op results (by intermediate name),
+// in its declared dtype; nullopt when the table lacks it.
+std::optional<Tensor> operandValue(const Context& c, const ir::Value* v, const std::map<std::string, const Tensor*>& results) {
+  if (v->type.isShape()) return Tensor();
+  if (!v->definingOp) {
+    if (v->ownerBlock != &c.fn->body || size_t(v->index) >= c.inputs.size()) return std::nullopt;
+    return c.inputs[size_t(v->index)].second;
+  }
+  const ir::Operation* def = v->definingOp;
+  if (def->name == "tosa.const") {
+    const ir::Attribute* a = def->attr("values");
+    if (!a || !a->tensor) return std::nullopt;
+    return *a->tensor;
+  }
+  auto n = c.names.find(v);
+  if (n == c.names.end()) return std::nullopt;
+  auto it = results.find(n->second);
+  if (it == results.end()) return std::nullopt;
+  auto t = toDeclared(*it->second, v->type.dtype, n->second);
+  if (!t) return std::nullopt;
+  return std::move(*t);
+}
+
+void fill(CheckEntry& e, const compliance::Judgement& j) {
+  e.verdict = j.pass ? Verdict::Compliant : Verdict::NotCompliant;
+  e.worst = j.worst;
+  e.worstIndex = j.worstIndex;
+  if (!j.pass) e.reason = j.reason;
+}
+
+void describeOp(CheckEntry& e, const ir::Operation& op) {
+  e.op = op.name;
+  e.location = op.loc.toString();
+}
+
+// ---- Appendix A provenance ----
+
+bool feedsDotProduct(const ir::Function& fn, const ir::Value* arg) {
+  static const std::set<std::string> dot = {"tosa.conv2d", "tosa.conv3d", "tosa.depthwise_conv2d",
+                                            "tosa.transpose_conv2d", "tosa.matmul", "tosa.avg_pool2d",
+                                            "tosa.reduce_sum", "tosa.fft2d", "tosa.rfft2d"};
+  for (const auto& op : fn.body.ops)
+    if (dot.count(op->name))
+      for (size_t i = 0; i < op->operands.size() && i < 3; ++i)
+        if (op->operands[i] == arg) return true;
+  return false;
+}
+
+// The test set S whose gen-data layout (Appendix A 5.3) the dot-product inputs follow bit for bit, or -1.
+int detectTestSet(const Context& c) {
+  std::vector<size_t> args;
+  int64_t total = 0;
+  for (size_t i = 0; i < c.fn->inputs().size(); ++i) {
+    if (!isFloat(c.fn->inputs()[i]->type.dtype) || !feedsDotProduct(*c.fn, c.fn->inputs()[i])) continue;
+    args.push_back(i);
+    total += c.inputs[i].second.size();
+  }
+  if (args.empty() || total > (int64_t(1) << 22)) return -1;
+  for (int S = 0; S <= 5; ++S) {
+    auto gen = compliance::generateInputs(*c.fn, S, 0);
+    if (!gen) return -1;
+    bool all = true;
+    for (size_t i : args) all = all && i < gen->size() && (*gen)[i].second.identical(c.inputs[i].second);
+    if (all) return S;
+  }
+  return -1;
+}
+
+// ---- Forced mode ----
+
+Status checkForced(Context& c, CheckReport& rep) {
+  const CheckOptions& o = *c.opt;
+  auto mode = compliance::parseComplianceSpec(o.mode);
+  if (!mode) return mode.status();
+  NamedTensors ref;
+  if (o.reference.given()) {
+    auto r = load(o.reference);
+    if (!r) return r.status();
+    ref = std::move(*r);
+  } else {
+    if (!c.haveInputs) return Status::invalid("check: give --reference, or --inputs to compute the reference");
+    rep.notes.push_back("no --reference: the reference backend's precise (fp64) outputs are the reference");
+    RunResult rr;
+    TK_RETURN_IF_ERROR(runPrecise(c, rr));
+    ref = std::move(rr.outputs);
+  }
+  NamedTensors bounds;
+  if (o.bounds.given()) {
+    auto b = load(o.bounds);
+    if (!b) return b.status();
+    bounds = std::move(*b);
+  }
+  std::vector<ir::Value*> outs = c.fn->outputs();
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::string name = c.fn->outputName(i);
+    DType dt = outs[i]->type.dtype;
+    auto impl = implOutput(c, i);
+    if (!impl) return impl.status();
+    const Tensor* r = find(ref, name);
+    if (!r) return Status::invalid("reference has no output '" + name + "'");
+    Tensor refT = *r;
+    if (!(r->dtype() == DType::FP64 && dt != DType::FP64)) {
+      auto a = npy::adaptToDType(*r, dt, "reference output '" + name + "'");
+      if (!a) return a.status();
+      refT = std::move(*a);
+    }
+    OpRule rule;
+    rule.kind = RuleKind::Mode;
+    rule.mode = *mode;
+    rule.name = mode->toString();
+    rule.modeBounds = find(bounds, name);
+    if (mode->needsBounds() && !rule.modeBounds)
+      return Status::invalid("mode " + mode->mode + " needs --bounds with '" + name + "'");
+    CheckEntry e;
+    e.name = name;
+    e.rule = rule.name + " (--mode)";
+    fill(e, compliance::judge(rule, *impl, refT, false, -1));
+    rep.entries.push_back(std::move(e));
+  }
+  return Status::ok();
+}
+
+// ---- Per output ----
+
+// The inexact operators among the transitive producers of op's operands.
+std::vector<const ir::Operation*> inexactAncestors(const ir::Operation& op) {
+  std::vector<const ir::Operation*> found, stack{&op};
+  std::set<const ir::Operation*> seen;
+  while (!stack.empty()) {
+    const ir::Operation* cur = stack.back();
+    stack.pop_back();
+    for (const ir::Value* v : cur->operands) {
+      const ir::Operation* d = v->definingOp;
+      if (!d || !seen.insert(d).second) continue;
+      if (!compliance::isExactOp(*d, size_t(v->index)) || !d->regions.empty()) found.push_back(d);
+      stack.push_back(d);
+    }
+  }
+  return found;
+}
+
+std::string listOps(const std::vector<const ir::Operation*>& ops) {
+  std::string s;
+  for (size_t i = 0; i < ops.size() && i < 4; ++i) s += (i ? ", " : "") + ops[i]->describe();
+  if (ops.size() > 4) s += ", ...";
+  return s;
+}
+
+struct PerOutputData {
+  bool precise = false;
+  RunResult rr;  // precise outputs and intermediates
+  std::map<std::string, const Tensor*> inter;
+  NamedTensors givenRef;
+  bool haveGivenRef = false;
+};
+
+// Judges output i by the rule of the operator that produced its data.
+Status judgeOutput(Context& c, PerOutputData& d, size_t i, CheckEntry& e) {
+  e.name = c.fn->outputName(i);
+  const ir::Value* v = c.fn->outputs()[i];
+  auto impl = implOutput(c, i);
+  if (!impl) return impl.status();
+  // Reference of the output.
+  Tensor ref;
+  bool refRounded = false;
+  if (d.haveGivenRef) {
+    const Tensor* r = find(d.givenRef, e.name);
+    if (!r) return Status::invalid(label(c.opt->reference, "reference") + ": no output '" + e.name + "'");
+    DType dt = v->type.dtype;
+    if (r->dtype() == DType::FP64 && isFloat(dt)) {
+      ref = *r;
+    } else {
+      auto a = npy::adaptToDType(*r, dt, "reference output '" + e.name + "'");
+      if (!a) return a.status();
+      ref = std::move(*a);
+      refRounded = isFloat(dt) && dt != DType::FP64;
+    }
+  } else {
+    ref = d.rr.outputs[i].second;
+  }
+  // Walk back through exact data movement to the operator that decides the rule.
+  std::vector<const ir::Operation*> chain;
+  const ir::Value* src = v;
+  while (src->definingOp && compliance::isMovementOp(src->definingOp->name)) {
+    chain.insert(chain.begin(), src->definingOp);
+    src = src->definingOp->operands[0];
+  }
+  const ir::Operation* op = src->definingOp;
+  OpRule rule;
+  if (!op || op->name == "tosa.const") {
+    rule.kind = RuleKind::Exact;
+    rule.name = "EXACT";
+    e.op = op ? op->name : "(input)";
+    e.section = op ? "2.14.1 CONST" : "";
+  } else {
+    describeOp(e, *op);
+    size_t k = size_t(src->index);
+    std::vector<const ir::Operation*> before = inexactAncestors(*op);
+    if (!op->regions.empty()) before.insert(before.begin(), op);
+    if (!before.empty()) {
+      e.verdict = Verdict::NotJudged;
+      e.reason = "its data went through " + std::to_string(before.size() + (compliance::isExactOp(*op, k) ? 0 : 1)) +
+                 " inexact or control-flow operator(s) (" + listOps(before) +
+                 (compliance::isExactOp(*op, k) || !op->regions.empty() ? "" : ", " + op->describe()) +
+                 "): no single operator's rule applies; give --intermediates to judge op by op";
+      e.worst = kNaN;
+      return Status::ok();
+    }
+    std::vector<Tensor> operands;
+    Tensor opRef;
+    if (d.precise) {
+      for (const ir::Value* o : op->operands) {
+        auto t = operandValue(c, o, d.inter);
+        if (!t) return Status::internal(op->describe() + ": operand value missing from the precise run");
+        operands.push_back(std::move(*t));
+      }
+      auto it = d.inter.find(c.names[op->results[k]]);
+      if (it == d.inter.end()) return Status::internal(op->describe() + ": result missing from the precise run");
+      opRef = *it->second;
+    } else if (compliance::ruleNeedsInputs(*op, k)) {
+      e.verdict = Verdict::NotJudged;
+      e.rule = "";
+      e.reason = "the rule of " + op->describe() + " needs the op's inputs: give --inputs";
+      e.worst = kNaN;
+      return Status::ok();
+    } else {
+      opRef = ref;  // movement keeps values: a rule from the reference alone can be computed on the output
+      chain.clear();
+    }
+    auto r = compliance::ruleFor(*op, k, operands, opRef, c.target);
+    if (!r) {
+      e.verdict = Verdict::NotJudged;
+      e.reason = r.status().message();
+      e.worst = kNaN;
+      return Status::ok();
+    }
+    rule = std::move(*r);
+    if (!chain.empty()) {
+      auto idx = compliance::movementIndexMap(chain, c.target);
+      if (!idx) return idx.status();
+      rule = compliance::remapRule(rule, *idx, v->type.dims);
+    }
+  }
+  e.rule = rule.name;
+  e.section = rule.section.empty() ? e.section : rule.section;
+  int s = (rule.kind == RuleKind::Dot && op && !op->operands[0]->definingOp) ? c.testSet : -1;
+  fill(e, compliance::judge(rule, *impl, ref, refRounded, s));
+  return Status::ok();
+}
+
+Status checkPerOutput(Context& c, CheckReport& rep) {
+  PerOutputData d;
+  if (c.opt->reference.given()) {
+    auto r = load(c.opt->reference);
+    if (!r) return r.status();
+    d.givenRef = std::move(*r);
+    d.haveGivenRef = true;
+  }
+  if (c.haveInputs) {
+    TK_RETURN_IF_ERROR(runPrecise(c, d.rr));
+    d.precise = true;
+    for (const auto& [n, t] : d.rr.intermediates) d.inter[n] = &t;
+    if (!d.haveGivenRef) rep.notes.push_back("reference: the reference backend in precise (fp64) mode");
+  } else if (!d.haveGivenRef) {
+    return Status::invalid("check: give --inputs (to compute the fp64 reference and the bounds) or --reference");
+  }
+  for (size_t i = 0; i < c.fn->outputs().size(); ++i) {
+    CheckEntry e;
+    TK_RETURN_IF_ERROR(judgeOutput(c, d, i, e));
+    rep.entries.push_back(std::move(e));
+  }
+  return Status::ok();
+}
+
+// ---- Per op ----
+
+Status checkPerOp(Context& c, CheckReport& rep) {
+  rep.perOp = true;
+  auto inter = load(c.opt->intermediates);
+  if (!inter) return inter.status();
+  std::map<std::string, const Tensor*> impl;
+  for (const auto& [n, t] : *inter) impl[n] = &t;
+  // A function output missing from the dump is taken from the result file.
+  std::vector<ir::Value*> outs = c.fn->outputs();
+  for (size_t i = 0; i < outs.size(); ++i) {
+    auto n = c.names.find(outs[i]);
+    if (n != c.names.end() && !impl.count(n->second))
+      if (const Tensor* t = find(c.result, c.fn->outputName(i))) impl[n->second] = t;
+  }
+  if (!c.haveInputs && !c.fn->inputs().empty())
+    return Status::invalid("check: --intermediates needs --inputs (the graph's inputs feed its first ops)");
+  for (const auto& opPtr : c.fn->body.ops) {
+    const ir::Operation& op = *opPtr;
+    if (op.name == "tosa.const" || op.name == "tosa.const_shape" || op.name == "func.return") continue;
+    std::vector<CheckEntry> entries(op.results.size());
+    for (size_t k = 0; k < op.results.size(); ++k) {
+      describeOp(entries[k], op);
+      entries[k].name = c.names[op.results[k]];
+      entries[k].section = "";
+    }
+    auto notJudged = [&](const std::string& why) {
+      for (CheckEntry& e : entries) {
+        e.verdict = Verdict::NotJudged;
+        e.worst = kNaN;
+        e.reason = why;
+        rep.entries.push_back(e);
+      }
+    };
+    if (!op.regions.empty()) {
+      notJudged("control flow: the ops inside its regions are not judged one by one");
+      continue;
+    }
+    std::vector<Tensor> operands;
+    std::string missing;
+    for (const ir::Value* v : op.operands) {
+      auto t = operandValue(c, v, impl);
+      if (!t) {
+        auto n = c.names.find(v);
+        missing = n != c.names.end() ? n->second : "an operand";
+        break;
+      }
+      operands.push_back(std::move(*t));
+    }
+    if (!missing.empty()) {
+      notJudged("its input '" + missing + "' is not in the dumped intermediates");
+      continue;
+    }
+    auto ref = compliance::runOpPrecise(op, operands, c.target);
+    if (!ref) {
+      notJudged("re-running it on the implementation's inputs: " + ref.status().message());
+      continue;
+    }
+    for (size_t k = 0; k < op.results.size(); ++k) {
+      CheckEntry& e = entries[k];
+      auto it = impl.find(e.name);
+      if (it == impl.end()) {
+        e.verdict = Verdict::NotJudged;
+        e.worst = kNaN;
+        e.reason = "its result is not in the dumped intermediates";
+        rep.entries.push_back(e);
+        continue;
+      }
+      auto got = npy::adaptToDType(*it->second, op.results[k]->type.dtype,
+                                   label(c.opt->intermediates, "intermediates") + ": '" + e.name + "'");
+      if (!got) return got.status();
+      auto rule = compliance::ruleFor(op, k, operands, (*ref)[k], c.target);
+      if (!rule) {
+        e.verdict = Verdict::NotJudged;
+        e.worst = kNaN;
+        e.reason = rule.status().message();
+        rep.entries.push_back(e);
+        continue;
+      }
+      e.rule = rule->name;
+      e.section = rule->section;
+      bool fromInputs = !op.operands.empty() && !op.operands[0]->definingOp;
+      int s = rule->kind == RuleKind::Dot && fromInputs ? c.testSet : -1;
+      fill(e, compliance::judge(*rule, *got, (*ref)[k], false, s));
+      rep.entries.push_back(e);
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<CheckReport> checkResults(const CheckOptions& o) {
+  Context c;
+  TK_RETURN_IF_ERROR(loadContext(o, c));
+  CheckReport rep;
+  if (!o.mode.empty()) {
+    TK_RETURN_IF_ERROR(checkForced(c, rep));
+    return rep;
+  }
+  if (o.testSet > 5) return Status::invalid("check: test set " + std::to_string(o.testSet) + " (0..5)");
+  c.testSet = o.testSet;
+  if (c.testSet < 0 && c.haveInputs) {
+    c.testSet = detectTestSet(c);
+    if (c.testSet >= 0)
+      rep.notes.push_back("inputs follow the Appendix A layout of test set S" + std::to_string(c.testSet) +
+                          " (gen-data): dot-product mean/variance tests apply");
+  }
+  if (o.intermediates.given()) TK_RETURN_IF_ERROR(checkPerOp(c, rep));
+  else TK_RETURN_IF_ERROR(checkPerOutput(c, rep));
+  return rep;
+}
+
+// ---- Report formatting ----
+
+std::string CheckReport::toText() const {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({perOp ? "result" : "output", "op", "location", "rule", "worst/bound", "verdict"});
+  for (const CheckEntry& e : entries)
+    rows.push_back({e.name, e.op.empty() ? "-" : e.op, e.location.empty() ? "-" : e.location,
+                    (e.rule.empty() ? "-" : e.rule) + (e.section.empty() ? "" : " [" + e.section + "]"),
+                    fmtWorst(e.worst), verdictName(e.verdict)});
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  std::ostringstream o;
+  for (const std::string& n : notes) o << "(" << n << ")\n";
+  for (const auto& r : rows) {
+    for (size_t i = 0; i < r.size(); ++i) {
+      o << r[i];
+      if (i + 1 < r.size()) o << std::string(width[i] - r[i].size() + 2, ' ');
+    }
+    o << "\n";
+  }
+  for (const CheckEntry& e : entries)
+    if (e.verdict != Verdict::Compliant) o << e.name << ": " << verdictName(e.verdict) << ": " << e.reason << "\n";
+  o << count(Verdict::Compliant) << " compliant, " << count(Verdict::NotCompliant) << " not compliant, "
+    << count(Verdict::NotJudged) << " not judged\n";
+  return o.str();
+}
+
+std::string CheckReport::toJson() const {
+  nlohmann::json j;
+  j["per_op"] = perOp;
+  j["compliant"] = compliant();
+  j["notes"] = notes;
+  nlohmann::json arr = nlohmann::json::array();
+  for (const CheckEntry& e : entries) {
+    nlohmann::json x;
+    x["name"] = e.name;
+    x["op"] = e.op;
+    x["location"] = e.location;
+    x["rule"] = e.rule;
+    x["section"] = e.section;
+    x["verdict"] = e.verdict == Verdict::Compliant ? "compliant"
+                   : e.verdict == Verdict::NotCompliant ? "not_compliant" : "not_judged";
+    if (std::isnan(e.worst)) x["worst"] = nullptr;
+    else if (std::isinf(e.worst)) x["worst"] = "inf";
+    else x["worst"] = e.worst;
+    x["worst_index"] = e.worstIndex;
+    x["reason"] = e.reason;
+    arr.push_back(std::move(x));
+  }
+  j["entries"] = std::move(arr);
+  j["counts"] = {{"compliant", count(Verdict::Compliant)},
+                 {"not_compliant", count(Verdict::NotCompliant)},
+                 {"not_judged", count(Verdict::NotJudged)}};
+  return j.dump(1) + "\n";
+}
+
+}  // namespace tosakit

@@ -1,0 +1,11 @@
+# `tosakit check` without --mode on randomized single-op graphs (every float operator, f32/f16/bf16, fixed
+# seeds): tosakit's and upstream MLIR 22's results are compliant, results moved to 8x the spec bound are not
+# (tests/compliance/check_random_ops.py; docs/COMPLIANCE.md). Needs mlir-22-tools and /usr/bin/python3.
+find_program(TOSAKIT_CHECK_MLIR_RUNNER_22 mlir-runner-22)
+if(TOSAKIT_CHECK_MLIR_RUNNER_22 AND EXISTS /usr/bin/python3)
+  add_test(NAME check_random_ops
+    COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/compliance/check_random_ops.py --tosakit $<TARGET_FILE:tosakit>
+            --seed 20261125 --per-op 2)
+  set_tests_properties(check_random_ops PROPERTIES TIMEOUT 1800 LABELS oracle
+                       FAIL_REGULAR_EXPRESSION "[1-9][0-9]* failed")
+endif()
