@@ -143,12 +143,14 @@ std::pair<Tensor, int64_t> int8Weights(const std::vector<int64_t>& values, const
   return {t, high ? -128 : 0};
 }
 
-std::vector<int64_t> permuteData(const std::vector<int64_t>& v, const Shape& shape, const std::vector<size_t>& perm) {
+// Row-major data of `shape` with its axes permuted (out axis d = in axis perm[d]).
+template <typename T>
+std::vector<T> permuteData(const std::vector<T>& v, const Shape& shape, const std::vector<size_t>& perm) {
   Shape out;
   for (size_t p : perm) out.push_back(shape[p]);
   std::vector<int64_t> strides(shape.size(), 1);
   for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
-  std::vector<int64_t> r(v.size());
+  std::vector<T> r(v.size());
   std::vector<int64_t> idx(out.size(), 0);
   for (size_t n = 0; n < v.size(); ++n) {
     int64_t src = 0;
@@ -221,17 +223,12 @@ Value* conv2dNHWC(Graph::Impl& g, Value* x, int64_t izp, const std::vector<int64
                                                 {"stride", ir::Attribute::intArray({geo.sh, geo.sw})},
                                                 {"dilation", ir::Attribute::intArray({geo.dh, geo.dw})},
                                                 {"acc_type", ir::Attribute::type(acc)}};
-  // Weights of output channels [o0, o0 + n) as a TOSA constant in `order` and its zero point.
-  auto weights = [&](const std::vector<size_t>& order, const Shape& shape) -> std::pair<Value*, Value*> {
-    if (isFloat) {
-      std::vector<int64_t> idx(wF.size());
-      for (size_t i = 0; i < idx.size(); ++i) idx[i] = int64_t(i);
-      std::vector<int64_t> p = permuteData(idx, wShape, order);
-      std::vector<double> v(p.size());
-      for (size_t i = 0; i < p.size(); ++i) v[i] = wF[size_t(p[i])];
-      return {g.constant(Tensor::fromDoubles(DType::FP32, shape, v)), g.zp(DType::FP32, 0)};
-    }
-    auto [t, wzp] = int8Weights(permuteData(wInt, wShape, order), shape);
+  // The weights permuted by `order` into a TOSA constant `shape`, and their zero point.
+  auto weights = [&](const std::vector<size_t>& order, const Shape& shape,
+                     const Shape& from = {}) -> std::pair<Value*, Value*> {
+    const Shape& src = from.empty() ? wShape : from;
+    if (isFloat) return {g.constant(Tensor::fromDoubles(DType::FP32, shape, permuteData(wF, src, order))), g.zp(DType::FP32, 0)};
+    auto [t, wzp] = int8Weights(permuteData(wInt, src, order), shape);
     return {g.constant(t), g.zp(DType::I8, wzp)};
   };
   auto bias = [&](int64_t o0, int64_t n) {
@@ -246,25 +243,11 @@ Value* conv2dNHWC(Graph::Impl& g, Value* x, int64_t izp, const std::vector<int64
     return g.op("tosa.conv2d", {x, w, bias(0, OC), xzp, wzp}, ValueType::tensor(acc, {N, OH, OW, OC}), attrs);
   }
   if (geo.groups == IC) {
-    // Depthwise: weight [KH, KW, C, M], output channel c * M + m as BMLang's [C * M, 1, KH, KW].
+    // Depthwise: weight [KH, KW, C, M], output channel c * M + m as BMLang's [C * M, 1, KH, KW]: the OIHW
+    // data viewed as [C, M, KH, KW] and permuted.
     const int64_t M = OC / IC;
-    Shape view = {IC, M, KH, KW};  // OIHW with O split into (c, m), I = 1 dropped
-    std::vector<int64_t> idx(size_t(OC * KH * KW));
-    for (size_t i = 0; i < idx.size(); ++i) idx[i] = int64_t(i);
-    std::vector<int64_t> p = permuteData(idx, view, {2, 3, 0, 1});
-    Value *w, *wzp;
-    if (isFloat) {
-      std::vector<double> v(p.size());
-      for (size_t i = 0; i < p.size(); ++i) v[i] = wF[size_t(p[i])];
-      w = g.constant(Tensor::fromDoubles(DType::FP32, {KH, KW, IC, M}, v));
-      wzp = g.zp(DType::FP32, 0);
-    } else {
-      std::vector<int64_t> v(p.size());
-      for (size_t i = 0; i < p.size(); ++i) v[i] = wInt[size_t(p[i])];
-      auto [t, z] = int8Weights(v, {KH, KW, IC, M});
-      w = g.constant(t);
-      wzp = g.zp(DType::I8, z);
-    }
+    const Shape view = {IC, M, KH, KW};
+    auto [w, wzp] = weights({2, 3, 0, 1}, {KH, KW, IC, M}, view);
     return g.op("tosa.depthwise_conv2d", {x, w, bias(0, OC), xzp, wzp}, ValueType::tensor(acc, {N, OH, OW, OC}), attrs);
   }
   // Grouped: one conv2d per group on its channel slice, concatenated along C.
@@ -308,6 +291,30 @@ std::vector<int64_t> weightSums(const std::vector<int64_t>& w, int64_t oc, int64
 
 DType intOut(std::optional<DType> out, DType in) { return out.value_or(in); }
 
+// An fp32 bias coeff of oc elements (zeros when absent).
+std::vector<double> floatBias(Graph::Impl& g, Var bias, int64_t oc) {
+  if (!bias.valid()) return std::vector<double>(size_t(oc), 0.0);
+  std::vector<double> b = doubleValues(g.coeffOf(bias, "the bias"));
+  if (int64_t(b.size()) != oc) invalid("the bias has " + std::to_string(b.size()) + " elements, " + std::to_string(oc) + " expected");
+  return b;
+}
+
+// The quantized tail of conv and conv3d: Conv(x, w) and, for HighPrecisionAsymmetric, Conv(x, zp_r) from
+// accOf(weights); BMLang's post-processing; back to NCHW.
+template <typename Param>
+Var quantizedConv(Graph::Impl& g, const std::function<Value*(const std::vector<int64_t>&)>& accOf,
+                  const std::vector<int64_t>& wv, int64_t oc, Var bias, const Param& p, DType out) {
+  QuantInput q;
+  q.bias = biasValues(g, bias, oc, &q.biasType);
+  q.acc = accOf(wv);
+  if (p.mode == QCalMode::HighPrecisionAsymmetric) {
+    q.weightSum = weightSums(wv, oc, p.right_zero_point);
+    if (p.right_zero_point != 0) q.accZp = accOf(std::vector<int64_t>(wv.size(), p.right_zero_point));
+  }
+  Value* y = quantize(g, q, {p.scale, p.mode, p.left_zero_point, p.right_zero_point, p.output_zero_point, true}, out);
+  return g.make(g.toNCHW(y), out);
+}
+
 }  // namespace
 
 // ---- conv ---------------------------------------------------------------------------------------------
@@ -327,29 +334,16 @@ Var Graph::conv(Var input, Var weight, Var bias, const ConvParam& p, std::option
     if (t == DType::FP32) {
       if (w.dtype() != DType::FP32) invalid("fp32 input needs an fp32 weight");
       if (out && *out != DType::FP32) invalid("fp32 convolution has fp32 output");
-      std::vector<double> b;
-      if (bias.valid()) {
-        b = doubleValues(g.coeffOf(bias, "the bias"));
-        if (int64_t(b.size()) != OC) invalid("the bias has " + std::to_string(b.size()) + " elements, " + std::to_string(OC) + " expected");
-      }
-      Value* y = conv2dNHWC(g, x, 0, {}, doubleValues(w), w.shape(), b, geo, true);
+      Value* y = conv2dNHWC(g, x, 0, {}, doubleValues(w), w.shape(), floatBias(g, bias, OC), geo, true);
       return g.make(g.toNCHW(y), DType::FP32);
     }
     if (t != DType::I8 && t != DType::U8) invalid("input must be fp32, i8 or u8");
     if (w.dtype() != DType::I8 && w.dtype() != DType::U8) invalid("an integer convolution needs an i8 or u8 weight");
     auto [xs, izp] = int8Operand(g, x, t);
-    QuantInput q;
-    q.bias = biasValues(g, bias, OC, &q.biasType);
-    std::vector<int64_t> wv = intValues(w);
-    q.acc = conv2dNHWC(g, xs, izp, wv, {}, w.shape(), {}, geo, false);
-    if (p.mode == QCalMode::HighPrecisionAsymmetric) {
-      q.weightSum = weightSums(wv, OC, p.right_zero_point);
-      if (p.right_zero_point != 0)
-        q.accZp = conv2dNHWC(g, xs, izp, std::vector<int64_t>(wv.size(), p.right_zero_point), {}, w.shape(), {}, geo, false);
-    }
-    DType o = intOut(out, t);
-    Value* y = quantize(g, q, {p.scale, p.mode, p.left_zero_point, p.right_zero_point, p.output_zero_point, true}, o);
-    return g.make(g.toNCHW(y), o);
+    auto accOf = [&, xs = xs, izp = izp](const std::vector<int64_t>& wv) {
+      return conv2dNHWC(g, xs, izp, wv, {}, w.shape(), {}, geo, false);
+    };
+    return quantizedConv(g, accOf, intValues(w), OC, bias, p, intOut(out, t));
   });
 }
 
@@ -388,17 +382,9 @@ Var Graph::deconv(Var input, Var weight, Var bias, const ConvParam& p, std::opti
     if (isFloat) {
       if (w.dtype() != DType::FP32) invalid("fp32 input needs an fp32 weight");
       if (out && *out != DType::FP32) invalid("fp32 deconv has fp32 output");
-      std::vector<int64_t> idx(size_t(w.size()));
-      for (size_t i = 0; i < idx.size(); ++i) idx[i] = int64_t(i);
-      std::vector<double> wf = doubleValues(w), v;
-      for (int64_t i : permuteData(idx, w.shape(), order)) v.push_back(wf[size_t(i)]);
-      std::vector<double> b(size_t(OC), 0.0);
-      if (bias.valid()) {
-        b = doubleValues(g.coeffOf(bias, "the bias"));
-        if (int64_t(b.size()) != OC) invalid("the bias has a wrong size");
-      }
       Value* y = g.op("tosa.transpose_conv2d",
-                      {x, g.constant(Tensor::fromDoubles(DType::FP32, tw, v)), g.constF32(b, {OC}), g.zp(DType::FP32, 0),
+                      {x, g.constant(Tensor::fromDoubles(DType::FP32, tw, permuteData(doubleValues(w), w.shape(), order))),
+                       g.constF32(floatBias(g, bias, OC), {OC}), g.zp(DType::FP32, 0),
                        g.zp(DType::FP32, 0)},
                       ValueType::tensor(DType::FP32, {N, OH, OW, OC}), attrs);
       return g.make(g.toNCHW(y), DType::FP32);
@@ -458,17 +444,9 @@ Var Graph::conv3d(Var input, Var weight, Var bias, const Conv3dParam& p, std::op
     const Shape tw = {OC, ws[2], ws[3], ws[4], ws[1]};
     if (isFloat) {
       if (w.dtype() != DType::FP32) invalid("fp32 input needs an fp32 weight");
-      std::vector<int64_t> idx(size_t(w.size()));
-      for (size_t i = 0; i < idx.size(); ++i) idx[i] = int64_t(i);
-      std::vector<double> wf = doubleValues(w), v;
-      for (int64_t i : permuteData(idx, ws, order)) v.push_back(wf[size_t(i)]);
-      std::vector<double> b(size_t(OC), 0.0);
-      if (bias.valid()) {
-        b = doubleValues(g.coeffOf(bias, "the bias"));
-        if (int64_t(b.size()) != OC) invalid("the bias has a wrong size");
-      }
       Value* y = g.op("tosa.conv3d",
-                      {x, g.constant(Tensor::fromDoubles(DType::FP32, tw, v)), g.constF32(b, {OC}), g.zp(DType::FP32, 0),
+                      {x, g.constant(Tensor::fromDoubles(DType::FP32, tw, permuteData(doubleValues(w), ws, order))),
+                       g.constF32(floatBias(g, bias, OC), {OC}), g.zp(DType::FP32, 0),
                        g.zp(DType::FP32, 0)},
                       ValueType::tensor(DType::FP32, os), attrs);
       return g.make(g.toNCHW(y), DType::FP32);
@@ -482,17 +460,7 @@ Var Graph::conv3d(Var input, Var weight, Var bias, const Conv3dParam& p, std::op
                    g.zp(DType::I8, wzp)},
                   ValueType::tensor(DType::I32, os), attrs);
     };
-    std::vector<int64_t> wv = intValues(w);
-    QuantInput q;
-    q.bias = biasValues(g, bias, OC, &q.biasType);
-    q.acc = accOf(wv);
-    if (p.mode == QCalMode::HighPrecisionAsymmetric) {
-      q.weightSum = weightSums(wv, OC, p.right_zero_point);
-      if (p.right_zero_point != 0) q.accZp = accOf(std::vector<int64_t>(wv.size(), p.right_zero_point));
-    }
-    DType o = intOut(out, t);
-    Value* y = quantize(g, q, {p.scale, p.mode, p.left_zero_point, p.right_zero_point, p.output_zero_point, true}, o);
-    return g.make(g.toNCHW(y), o);
+    return quantizedConv(g, accOf, intValues(w), OC, bias, p, intOut(out, t));
   });
 }
 
