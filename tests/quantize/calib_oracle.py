@@ -7,6 +7,8 @@ tests/quantize/calib_*_test.cpp.
                                                  Laplace data with outliers) and prints, per tensor of the
                                                  model x -> clamp(-2, 3) "clip" -> abs "magnitude", the line
                                                  "name min max method=threshold ..." (numpy's own forward pass)
+  calib_oracle.py images DIR                  -> writes test images with PIL and the preprocessed arrays numpy
+                                                 expects (exp_*.npy; see the function images())
   calib_oracle.py aciq BITS                   -> optimal clipping alpha/sigma (Gaussian) and alpha/b (Laplace)
 """
 import glob
@@ -92,6 +94,52 @@ def aciq_alpha(bits):
     return a[gauss.argmin()], a[laplace.argmin()]
 
 
+def bilinear_half_pixel(img, oh, ow):
+    """OpenCV's INTER_LINEAR: sample at ((o + 0.5) * in / out - 0.5), clamped to the edges."""
+    ih, iw = img.shape[:2]
+
+    def axis(o, n, m):
+        src = np.clip((np.arange(o) + 0.5) * n / o - 0.5, 0, n - 1)
+        lo = np.floor(src).astype(int)
+        hi = np.minimum(lo + 1, n - 1)
+        return lo, hi, src - lo
+
+    y0, y1, fy = axis(oh, ih, 0)
+    x0, x1, fx = axis(ow, iw, 0)
+    img = img.astype(np.float64)
+    top = img[y0][:, x0] * (1 - fx)[None, :, None] + img[y0][:, x1] * fx[None, :, None]
+    bot = img[y1][:, x0] * (1 - fx)[None, :, None] + img[y1][:, x1] * fx[None, :, None]
+    return top * (1 - fy)[:, None, None] + bot * fy[:, None, None]
+
+
+def images(out):
+    from PIL import Image
+    rng = np.random.default_rng(3)
+    rgb = rng.integers(0, 256, (5, 6, 3), dtype=np.uint8)   # H=5, W=6
+    Image.fromarray(rgb).save(f"{out}/img.png")
+    small = rng.integers(0, 256, (3, 4, 3), dtype=np.uint8)
+    Image.fromarray(small).save(f"{out}/small.png")
+    wide = rng.integers(0, 256, (4, 8, 3), dtype=np.uint8)
+    Image.fromarray(wide).save(f"{out}/wide.png")
+    f = rgb.astype(np.float64)
+    mean, scale = np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.25, 2.0])
+    # rgb, nchw, (x - mean) * scale
+    np.save(f"{out}/exp_rgb_nchw.npy", ((f - mean) * scale).transpose(2, 0, 1)[None].astype(np.float32))
+    # bgr (the default), nhwc, batch 2 (the image repeated)
+    np.save(f"{out}/exp_bgr_nhwc.npy", np.stack([f[:, :, ::-1]] * 2).astype(np.float32))
+    # gray: ITU-R BT.601 luma as OpenCV's BGR2GRAY
+    gray = np.round(f @ np.array([0.299, 0.587, 0.114]))
+    np.save(f"{out}/exp_gray.npy", gray[None, None].astype(np.float32))
+    # resize 3x4 -> 6x8 bilinear, rgb nchw
+    np.save(f"{out}/exp_resize.npy", bilinear_half_pixel(small, 6, 8).transpose(2, 0, 1)[None].astype(np.float32))
+    # keep aspect ratio: 4x8 into 8x8 -> ratio 1, rows 2..5, zero padding above and below; rgb nhwc
+    keep = np.zeros((8, 8, 3))
+    keep[2:6] = wide
+    np.save(f"{out}/exp_keep.npy", keep[None].astype(np.float32))
+    # resize dims = the image's 5x6, centre crop to 3x4: rows 1..3, cols 1..4; rgb nchw
+    np.save(f"{out}/exp_crop.npy", f[1:4, 1:5].transpose(2, 0, 1)[None].astype(np.float32))
+
+
 def hist_thresholds(hist, absmax):
     return {"kld": kld(hist, absmax), "percentile9999": percentile(hist, absmax), "octav": octav(hist, absmax),
             "mse": mse(hist, absmax), "minmax": absmax}
@@ -102,6 +150,8 @@ def main():
         hist = np.load(sys.argv[2]).astype(np.int64)
         for k, v in hist_thresholds(hist, float(sys.argv[3])).items():
             print(k, repr(float(v)))
+    elif sys.argv[1] == "images":
+        images(sys.argv[2])
     elif sys.argv[1] == "aciq":
         g, l = aciq_alpha(int(sys.argv[2]))
         print("gauss", repr(float(g)))

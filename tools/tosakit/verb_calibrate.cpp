@@ -137,7 +137,7 @@ VerbAction addCalibrateVerb(CLI::App& app) {
   cmd->add_option("--output-model", args->outputModel,
                   "Where --we/--bc write the rewritten model (default: MODEL_calibrated.EXT next to the table)");
   args->target.add(cmd);
-  args->backend.add(cmd);
+  args->backend.add(cmd, "fast");
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
     return calibrateVerb(*args);

@@ -5,6 +5,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -24,6 +27,27 @@ std::string lowerExtension(const std::string& path) {
   return ext;
 }
 
+// libpng and libjpeg print their warnings ("libpng error: ...", "Corrupt JPEG data") straight to stderr;
+// the CLI's contract is one error line, so stderr is muted while a codec runs.
+class MutedStderr {
+ public:
+  MutedStderr() : saved_(::dup(STDERR_FILENO)) {
+    int null = ::open("/dev/null", O_WRONLY);
+    if (saved_ >= 0 && null >= 0) ::dup2(null, STDERR_FILENO);
+    if (null >= 0) ::close(null);
+  }
+  ~MutedStderr() {
+    if (saved_ < 0) return;
+    ::dup2(saved_, STDERR_FILENO);
+    ::close(saved_);
+  }
+  MutedStderr(const MutedStderr&) = delete;
+  MutedStderr& operator=(const MutedStderr&) = delete;
+
+ private:
+  int saved_;
+};
+
 // Decodes with OpenCV from the file's bytes (imdecode: no OpenCV file-name handling, no console output).
 Result<cv::Mat> decode(const std::string& path, bool gray) {
   std::ifstream f(path, std::ios::binary);
@@ -33,6 +57,7 @@ Result<cv::Mat> decode(const std::string& path, bool gray) {
   cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
   cv::Mat img;
   try {
+    MutedStderr mute;
     img = cv::imdecode(bytes, cv::IMREAD_COLOR);
   } catch (const cv::Exception& e) {
     return Status::parse(path + ": cannot decode image: " + e.msg);
