@@ -233,6 +233,8 @@ def conv_cases(out):
     conv_case(out, "conv_high_sym_bias16", 1, "i8", "i8", 0.0029296875, "i16")
     conv_case(out, "conv_high_sym_bias32", 1, "i8", "i16", 0.0371, "i32")
     conv_case(out, "conv_high_sym_u16", 1, "i8", "u16", 0.5, "i32")
+    conv_case(out, "conv_low_scale_above_one", 0, "i8", "i8", 1.5, "i16", pads=(0, 0, 0, 0))
+    conv_case(out, "conv_high_sym_scale_above_one", 1, "i8", "i16", 2.5, "i32", pads=(0, 0, 0, 0))
     conv_case(out, "conv_high_asym", 2, "i8", "i8", 0.0071, "i32", zps=(3, -2, 5))
     conv_case(out, "conv_high_asym_u8", 2, "u8", "u8", 0.0009, "i32", zps=(128, 120, 100))
     conv_case(out, "conv_high_asym_i16", 2, "i8", "i16", 0.07, None, zps=(-7, 4, -300), groups=2)
@@ -425,6 +427,32 @@ def pool_fp32(out):
             av[:, :, i, j] = x0[:, :, 2 * i:2 * i + 3, 2 * j:2 * j + 3].mean(axis=(2, 3))
     save(out, "pool_fp32", x=x, expected_max=mx.astype(np.float32), expected_avg=av.astype(np.float32),
          expected=mx.astype(np.float32))
+
+
+def pool_ref(x, k, s, pads, ceil_mode, is_max, count_pad):
+    """fp32 pooling over H, W of NCHW; windows clipped to the input (max, and average without counting the
+    padding) or divided by the whole window (average counting the padding zeros)."""
+    n, c, h, w = x.shape
+    hw = windows(h, k, s, pads[0], pads[1], ceil_mode)
+    ww = windows(w, k, s, pads[2], pads[3], ceil_mode)
+    y = np.zeros((n, c, len(hw), len(ww)))
+    for i, (a, b) in enumerate(hw):
+        for j, (cc, d) in enumerate(ww):
+            win = x[:, :, a:b, cc:d].astype(np.float64)
+            y[:, :, i, j] = win.max(axis=(2, 3)) if is_max else win.sum(axis=(2, 3)) / (k * k if count_pad else win[0, 0].size)
+    return y.astype(np.float32)
+
+
+@case
+def pool_fp32_options(out):
+    x = RNG.standard_normal((1, 2, 6, 6)).astype(np.float32)
+    for name, k, s, pads, ceil_mode, is_max, count_pad, glob in (
+            ("pool_max_ceil", 3, 2, (0, 0, 0, 0), 1, True, True, 0),
+            ("pool_avg_exclude_pad", 3, 2, (1, 2, 1, 1), 0, False, False, 0),
+            ("pool_avg_global", 6, 1, (0, 0, 0, 0), 0, False, True, 1)):
+        save(out, name, x=x, expected=pool_ref(x, k, s, pads, ceil_mode, is_max, count_pad), p_k=np.array([k]),
+             p_s=np.array([s]), p_pad=np.array(pads), p_ceil=np.array([ceil_mode]), p_max=np.array([int(is_max)]),
+             p_countpad=np.array([int(count_pad)]), p_global=np.array([glob]))
 
 
 # ---- element-wise -------------------------------------------------------------------------------------

@@ -152,6 +152,20 @@ std::vector<Var> build(lang::Graph& g, const std::string& name, const Case& c, N
     p.rshift = int(c.i("p_rshift"));
     return {g.pool_int(input("x", "x"), p)};
   }
+  if (startsWith(name, "pool_max_") || startsWith(name, "pool_avg_")) {
+    lang::PoolParam p;
+    p.kernel_h = p.kernel_w = int(c.i("p_k"));
+    p.stride_h = p.stride_w = int(c.i("p_s"));
+    p.pad_h = int(c.i("p_pad", 0));
+    p.pad_h_offset = int(c.i("p_pad", 1) - c.i("p_pad", 0));
+    p.pad_w = int(c.i("p_pad", 2));
+    p.pad_w_offset = int(c.i("p_pad", 3) - c.i("p_pad", 2));
+    p.is_ceil_mode = c.i("p_ceil") != 0;
+    p.pooling_type = c.i("p_max") ? lang::PoolType::MAX : lang::PoolType::AVE;
+    p.is_ave_count_zero_pad = c.i("p_countpad") != 0;
+    p.is_global_pooling = c.i("p_global") != 0;
+    return {g.pool(input("x", "x"), p)};
+  }
   if (name == "pool_fp32") {
     lang::PoolParam p;
     p.kernel_h = p.kernel_w = 3;
@@ -364,7 +378,8 @@ std::vector<std::string> caseNames(const std::string& prefix) {
       "conv3d_high_sym", "conv3d_high_asym", "conv3d_fp32", "matmul_low", "matmul_low_left", "matmul_high_sym",
       "matmul_high_sym_b16", "matmul_high_asym", "matmul_high_asym_u8", "matmul_fp32", "fc_int_i8", "fc_int_u8",
       "pool_int_max_i8", "pool_int_max_u8", "pool_int_avg_mode1", "pool_int_avg_mode1_u8", "pool_int_avg_mode2",
-      "pool_fp32", "add_i8", "add_i8_to_i16", "sub_u8_i8_to_u8", "mul_i8_to_i16", "mul_i16_to_i8", "max_i8",
+      "pool_fp32", "pool_max_ceil", "pool_avg_exclude_pad", "pool_avg_global", "conv_low_scale_above_one",
+      "conv_high_sym_scale_above_one", "add_i8", "add_i8_to_i16", "sub_u8_i8_to_u8", "mul_i8_to_i16", "mul_i16_to_i8", "max_i8",
       "min_u8", "adds_i8", "subs_u8", "rsubs_i8_to_i16", "muls_i8_to_u16", "maxs_i16", "mins_u8", "add_shift_i8",
       "sub_shift_u8_i16", "mul_shift_i8", "mul_shift_i16_u8", "adds_shift_i8", "subs_shift_i16", "rsubs_shift_u8",
       "muls_shift_i8", "add_fp32", "mul_fp32", "div_fp32", "divs_fp32", "rdivs_fp32", "arith_lshift_i32",
