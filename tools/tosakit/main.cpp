@@ -48,6 +48,8 @@ int main(int argc, char** argv) {
   actions.push_back(addConvertVerb(app));
   actions.push_back(addDisVerb(app));
   actions.push_back(addCalibrateVerb(app));
+  actions.push_back(addQuantizeVerb(app));
+  actions.push_back(addCompareVerb(app));
   // --max-memory on every verb that reads models or data (all but version), new verbs included.
   for (CLI::App* verb : app.get_subcommands({}))
     if (verb->get_name() != "version") addMaxMemoryFlag(verb);

@@ -20,6 +20,8 @@ VerbAction addImportVerb(CLI::App& app);
 VerbAction addConvertVerb(CLI::App& app);
 VerbAction addDisVerb(CLI::App& app);
 VerbAction addCalibrateVerb(CLI::App& app);
+VerbAction addQuantizeVerb(CLI::App& app);
+VerbAction addCompareVerb(CLI::App& app);
 
 // Exit codes (documented in README.md):
 enum ExitCode {

@@ -1,0 +1,270 @@
+// `tosakit quantize` and `tosakit compare` through the command line: bad input (one-line error, exit 4, no
+// output file), recorded scales, PRO-INT validity of an all-int8 graph, integer results identical on every
+// backend, and the compare verb's table/exit code. The graphs are small ones built here with ir::Builder.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "../cli/cli_test_util.h"
+#include "formats/npy/npy.h"
+#include "ir/builder.h"
+#include "tosakit/model_io.h"
+#include "tosakit/quantize.h"
+
+using namespace tosakit;
+using tosakit::testing::runTool;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path workDir() {
+  fs::path d = fs::path(TOSAKIT_BINARY_DIR) / "quantize-tests" / "cli";
+  fs::create_directories(d);
+  return d;
+}
+
+std::string p(const std::string& name) { return (workDir() / name).string(); }
+
+Tensor floats(Shape s, double step, double offset = 0) {
+  Tensor t(DType::FP32, s);
+  for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, std::sin(double(i) * step + offset));
+  return t;
+}
+
+// x[1,4,4,3] -> conv2d 3x3 (4 channels) 'conv' -> clamp 'relu' -> sigmoid 'sig' -> x*sig 'silu' (a chain)
+// -> add with conv 'add' -> avg_pool2d 'pool' -> output 'y'.
+void writeModel(const std::string& path) {
+  ir::Module m;
+  ir::Builder b(m, "main");
+  auto* x = b.input(ir::ValueType::tensor(DType::FP32, {1, 4, 4, 3}), "x");
+  auto* w = b.constant(floats({4, 3, 3, 3}, 0.37), "conv/weight");
+  auto* bias = b.constant(floats({4}, 1.1), "conv/bias");
+  ir::Conv2dAttrs ca;
+  ca.pad = {1, 1, 1, 1};
+  ca.accType = DType::FP32;
+  auto* c = b.conv2d(x, w, bias, ca, "conv");
+  auto* r = b.clamp(c, 0.0, 3.0e38, "relu");
+  auto* s = b.op1("tosa.sigmoid", {r}, r->type, {}, "sig");
+  auto* silu = b.mul(r, s, 0, "silu");
+  auto* sum = b.add(silu, c, "add");  // two roots (relu, conv): an integer add, silu a table
+  auto* zp = b.scalar1(DType::FP32, 0);
+  auto* pool = b.op1("tosa.avg_pool2d", {sum, zp, b.scalar1(DType::FP32, 0)},
+                     ir::ValueType::tensor(DType::FP32, {1, 2, 2, 4}),
+                     {{"kernel", ir::Attribute::intArray({2, 2})}, {"stride", ir::Attribute::intArray({2, 2})},
+                      {"pad", ir::Attribute::intArray({0, 0, 0, 0})}, {"acc_type", ir::Attribute::type(DType::FP32)}},
+                     "pool");
+  b.output({pool}, {"y"});
+  ASSERT_TRUE(saveModel(m, path).isOk());
+}
+
+void writeText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// A min/max table from the float model's own intermediates on the test input.
+void writeTable(const std::string& model, const std::string& inputs, const std::string& table) {
+  auto r = runTool("run " + model + " --inputs " + inputs + " -o " + p("f.npz") + " --dump-intermediates " + p("fl.npz"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  auto layers = npy::readNpz(p("fl.npz"));
+  ASSERT_TRUE(layers.isOk());
+  auto in = npy::readNpz(inputs);
+  std::string text = "# op_name threshold min max\n";
+  auto line = [&](const std::string& n, const Tensor& t) {
+    double lo = 0, hi = 0;
+    for (int64_t i = 0; i < t.size(); ++i) {
+      lo = std::min(lo, t.getFloat(i));
+      hi = std::max(hi, t.getFloat(i));
+    }
+    text += n + " " + std::to_string(std::max(-lo, hi)) + " " + std::to_string(lo) + " " + std::to_string(hi) + "\n";
+  };
+  for (auto& [n, t] : *in) line(n, t);
+  for (auto& [n, t] : *layers) line(n, t);
+  writeText(table, text);
+}
+
+class QuantCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    writeModel(p("m.mlir"));
+    ASSERT_TRUE(npy::writeNpz(p("in.npz"), {{"x", floats({1, 4, 4, 3}, 0.21, 0.3)}}).isOk());
+    writeTable(p("m.mlir"), p("in.npz"), p("cali.txt"));
+  }
+};
+
+}  // namespace
+
+TEST_F(QuantCli, Int8QuantInOutIsProIntAndRecordsScales) {
+  fs::remove(p("q.mlir"));
+  auto r = runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") +
+                   " --quant-input --quant-output -o " + p("q.mlir"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  auto v = runTool("validate " + p("q.mlir") + " --profile pro_int");
+  EXPECT_EQ(v.exitCode, 0) << v.out;
+  auto m = loadModel(p("q.mlir"));
+  ASSERT_TRUE(m.isOk());
+  auto params = recordedQuantParams(**m);
+  for (const char* name : {"x", "conv", "relu", "silu", "add", "pool", "y"}) EXPECT_TRUE(params.count(name)) << name;
+  // The SiLU chain became one tosa.table; nothing float is left.
+  std::ifstream in(p("q.mlir"));
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(text.find("tosa.table"), std::string::npos);
+  EXPECT_EQ(text.find("f32"), std::string::npos);
+}
+
+TEST_F(QuantCli, ModesRunAndStayCloseToFloat) {
+  for (std::string mode : {"INT8", "INT16", "BF16", "F16", "F32"}) {
+    std::string out = p("q_" + mode + ".mlir");
+    std::string extra = mode == "INT8" ? " --asymmetric" : "";
+    auto r = runTool("quantize " + p("m.mlir") + " --quantize " + mode + extra + " --calibration-table " +
+                     p("cali.txt") + " --test-input " + p("in.npz") + " --test-reference " + p("f.npz") +
+                     " --tolerance 0.98,0.8 -o " + out);
+    EXPECT_EQ(r.exitCode, 0) << mode << ": " << r.out;
+    EXPECT_TRUE(fs::exists(out)) << mode;
+  }
+}
+
+TEST_F(QuantCli, IntegerResultsAreIdenticalOnEveryBackend) {
+  ASSERT_EQ(runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") +
+                    " --quant-input --quant-output -o " + p("qb.mlir")).exitCode, 0);
+  ASSERT_TRUE(npy::writeNpz(p("qin.npz"), {{"x", Tensor::fromInts(DType::I8, {1, 4, 4, 3}, [] {
+                                              std::vector<int64_t> v;
+                                              for (int i = 0; i < 48; ++i) v.push_back((i * 37) % 256 - 128);
+                                              return v;
+                                            }())}}).isOk());
+  auto ref = runTool("run " + p("qb.mlir") + " --inputs " + p("qin.npz") + " -o " + p("ref.npz") + " --backend ref");
+  ASSERT_EQ(ref.exitCode, 0) << ref.out;
+  auto fast = runTool("run " + p("qb.mlir") + " --inputs " + p("qin.npz") + " -o " + p("fast.npz") + " --backend fast");
+  if (fast.exitCode != 0) GTEST_SKIP() << "no fast backend here: " << fast.out;
+  auto a = npy::readNpz(p("ref.npz")), b = npy::readNpz(p("fast.npz"));
+  ASSERT_TRUE(a.isOk() && b.isOk());
+  ASSERT_EQ(a->size(), b->size());
+  for (size_t i = 0; i < a->size(); ++i) EXPECT_TRUE((*a)[i].second.identical((*b)[i].second)) << (*a)[i].first;
+}
+
+TEST_F(QuantCli, BadInputIsOneLineExit4AndNoOutput) {
+  writeText(p("unknown.txt"), "# op_name threshold min max\nx 1 -1 1\nno_such_tensor 1 -1 1\n");
+  writeText(p("lacking.txt"), "# op_name threshold min max\nx 1 -1 1\nconv 1 -1 1\n");
+  writeText(p("qtable.txt"), "# op_name quantize_mode\nno_such_layer F32\n");
+  writeText(p("qtable_bad.txt"), "conv FLOAT7\n");
+  struct Case {
+    std::string args, needle;
+  } cases[] = {
+      {"--quantize INT8 --calibration-table " + p("unknown.txt"), "no_such_tensor"},
+      {"--quantize INT8 --calibration-table " + p("lacking.txt"), "lacks tensor"},
+      {"--quantize INT8 --calibration-table " + p("cali.txt") + " --quantize-table " + p("qtable.txt"), "no_such_layer"},
+      {"--quantize INT8 --calibration-table " + p("cali.txt") + " --quantize-table " + p("qtable_bad.txt"), "FLOAT7"},
+      {"--quantize INT8", "--calibration-table"},
+      {"--quantize INT9 --calibration-table " + p("cali.txt"), "INT9"},
+      {"--quantize INT8 --calibration-table " + p("missing.txt"), "missing.txt"},
+  };
+  for (const auto& c : cases) {
+    fs::remove(p("bad.mlir"));
+    auto r = runTool("quantize " + p("m.mlir") + " " + c.args + " -o " + p("bad.mlir"));
+    EXPECT_EQ(r.exitCode, 4) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.needle), std::string::npos) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_EQ(r.out.rfind("tosakit: ", 0), 0u) << r.out;
+    EXPECT_FALSE(fs::exists(p("bad.mlir"))) << c.args;
+  }
+}
+
+TEST_F(QuantCli, CompareDequantizesAndFailsBelowTolerance) {
+  ASSERT_EQ(runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") +
+                    " -o " + p("qc.mlir")).exitCode, 0);
+  ASSERT_EQ(runTool("run " + p("qc.mlir") + " --inputs " + p("in.npz") + " -o " + p("qo.npz") +
+                    " --dump-intermediates " + p("ql.npz")).exitCode, 0);
+  auto ok = runTool("compare " + p("fl.npz") + " " + p("ql.npz") + " --dequantize " + p("qc.mlir") +
+                    " --tolerance 0.95,0.7 --html " + p("report.html"));
+  EXPECT_EQ(ok.exitCode, 0) << ok.out;
+  EXPECT_NE(ok.out.find("(dequantized)"), std::string::npos) << ok.out;
+  EXPECT_TRUE(fs::exists(p("report.html")));
+  // Without --dequantize the int8 codes are compared with float values: far below tolerance, exit 1.
+  auto bad = runTool("compare " + p("fl.npz") + " " + p("ql.npz") + " --tolerance 0.999,0.99");
+  EXPECT_EQ(bad.exitCode, 1) << bad.out;
+  auto none = runTool("compare " + p("fl.npz") + " " + p("in.npz"));
+  EXPECT_EQ(none.exitCode, 4) << none.out;
+}
+
+namespace {
+
+// Calibration entries as the test wrote them (name -> threshold).
+std::map<std::string, double> readThresholds(const std::string& path) {
+  std::map<std::string, double> t;
+  std::ifstream in(path);
+  std::string name;
+  double thr, lo, hi;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    ls >> name >> thr >> lo >> hi;
+    t[name] = thr;
+  }
+  return t;
+}
+
+// Within 1e-6 of a rounding boundary, the multiplier's 31-bit approximation may round the other way.
+bool nearHalf(double v) { return std::fabs(std::fabs(v - std::floor(v)) - 0.5) < 1e-6; }
+
+}  // namespace
+
+// conv2d -> relu -> SiLU table of the INT8 graph against the quantization math of docs/QUANTIZATION.md computed
+// here in doubles from the float weights and the calibration table (6.1, 6.3.1): x_q = round(x / S_x),
+// w_q = round(w / S_w[c]) with S_w[c] = max|w_c| / 127, b_q = round(b / (S_x S_w[c])),
+// conv_q = clamp(round((sum x_q w_q + b_q) S_x S_w[c] / S_conv)), relu_q = max(conv_q, 0),
+// silu_q = clamp(round(f(S_relu q) / S_silu)) with f(v) = v sigmoid(v).
+TEST_F(QuantCli, Int8ConvReluSiluMatchAnIndependentCalculation) {
+  ASSERT_EQ(runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") +
+                    " --quant-input --quant-output -o " + p("qi.mlir")).exitCode, 0);
+  auto thr = readThresholds(p("cali.txt"));
+  double sx = thr.at("x") / 127, sconv = thr.at("conv") / 127, ssilu = thr.at("silu") / 127;
+  Tensor x = floats({1, 4, 4, 3}, 0.21, 0.3), w = floats({4, 3, 3, 3}, 0.37), b = floats({4}, 1.1);
+  std::vector<int64_t> xq(48);
+  for (int i = 0; i < 48; ++i) xq[size_t(i)] = std::clamp<int64_t>(int64_t(std::nearbyint(x.getFloat(i) / sx)), -128, 127);
+  ASSERT_TRUE(npy::writeNpz(p("xq.npz"), {{"x", Tensor::fromInts(DType::I8, {1, 4, 4, 3}, xq)}}).isOk());
+  auto r = runTool("run " + p("qi.mlir") + " --inputs " + p("xq.npz") + " -o " + p("qo.npz") +
+                   " --dump-intermediates " + p("qil.npz"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  auto layers = npy::readNpz(p("qil.npz"));
+  ASSERT_TRUE(layers.isOk());
+  auto layer = [&](const std::string& n) -> const Tensor& {
+    for (auto& [name, t] : *layers)
+      if (name == n) return t;
+    throw std::runtime_error("no layer " + n);
+  };
+  const Tensor &conv = layer("conv"), &relu = layer("relu"), &silu = layer("silu");
+  ASSERT_EQ(conv.dtype(), DType::I8);
+  std::vector<double> sw(4, 0);
+  for (int64_t i = 0; i < w.size(); ++i) sw[size_t(i / 27)] = std::max(sw[size_t(i / 27)], std::fabs(w.getFloat(i)));
+  for (double& s : sw) s /= 127;
+  int compared = 0;
+  for (int oy = 0; oy < 4; ++oy)
+    for (int ox = 0; ox < 4; ++ox)
+      for (int c = 0; c < 4; ++c) {
+        double acc = std::round(b.getFloat(c) / (sx * sw[size_t(c)]));
+        for (int ky = 0; ky < 3; ++ky)
+          for (int kx = 0; kx < 3; ++kx)
+            for (int ic = 0; ic < 3; ++ic) {
+              int iy = oy + ky - 1, ix = ox + kx - 1;
+              if (iy < 0 || iy >= 4 || ix < 0 || ix >= 4) continue;
+              double wq = std::round(w.getFloat(((c * 3 + ky) * 3 + kx) * 3 + ic) / sw[size_t(c)]);
+              acc += double(xq[size_t((iy * 4 + ix) * 3 + ic)]) * wq;
+            }
+        double real = acc * sx * sw[size_t(c)] / sconv;
+        int64_t idx = (oy * 4 + ox) * 4 + c;
+        if (nearHalf(real)) continue;
+        int64_t expected = std::clamp<int64_t>(int64_t(std::floor(real + 0.5)), -128, 127);
+        EXPECT_EQ(conv.getInt(idx), expected) << "conv at " << idx;
+        EXPECT_EQ(relu.getInt(idx), std::max<int64_t>(expected, 0)) << "relu at " << idx;
+        double v = sconv * double(std::max<int64_t>(expected, 0));
+        double f = v / (1 + std::exp(-v)) / ssilu;
+        if (!nearHalf(f)) {
+          EXPECT_EQ(silu.getInt(idx), std::clamp<int64_t>(int64_t(std::floor(f + 0.5)), -128, 127)) << "silu at " << idx;
+          ++compared;
+        }
+      }
+  EXPECT_GT(compared, 50);
+}
