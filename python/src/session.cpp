@@ -33,7 +33,7 @@ std::unique_ptr<PySession> createSession(py::handle model, const std::string& ba
   auto s = std::make_unique<PySession>();
   auto module = modelArgument(model, &s->origin);
   SessionOptions so;
-  so.backend = backend;
+  so.backend = backend;  // "ref" by default, as `tosakit run`
   so.precise = precise;
   if (threads < 0) raise(Status::invalid("threads must be >= 0 (0: the backend's default), got " + std::to_string(threads)));
   setThreads(so, threads);

@@ -221,7 +221,7 @@ void bindQuantize(py::module_& m) {
   bindCalibrationTable(m);
   m.def("calibrate", &calibrateBinding, py::arg("model"), py::arg("samples"), py::arg("method") = "kld",
         py::arg("input_num") = 0, py::arg("tune_num") = 5, py::arg("histogram_bins") = 2048, py::arg("we") = false,
-        py::arg("bc") = false, py::arg("search_threshold") = false, py::arg("backend") = "ref",
+        py::arg("bc") = false, py::arg("search_threshold") = false, py::arg("backend") = "fast",
         py::arg("threads") = 0, py::arg("function") = "main");
   m.def("quantize", &quantizeBinding, py::arg("model"), py::arg("table"), py::arg("mode") = "INT8",
         py::arg("asymmetric") = false, py::arg("per_tensor") = false, py::arg("quant_input") = false,

@@ -1,0 +1,133 @@
+"""calibrate, quantize, compare, check from Python equal the CLI verbs; the round trip ONNX model -> import ->
+calibrate -> quantize -> run gives the CLI's results bit for bit."""
+import math
+import shutil
+
+import numpy as np
+import pytest
+
+import tosakit
+from conftest import SOURCE_DIR, assert_same_arrays, cli_error_line, load_npz, run_cli
+
+PPOCR = SOURCE_DIR / "models/ppocr_cls"
+DEFAULT = SOURCE_DIR / "models/default"
+
+pytestmark = pytest.mark.skipif(not hasattr(tosakit, "quantize"), reason="built without tosakit_quantize")
+
+
+@pytest.fixture(scope="module")
+def ppocr(tool, tmp_path_factory):
+    """The CLI's pipeline: import, calibrate (minmax, one sample), quantize INT8, run."""
+    d = tmp_path_factory.mktemp("ppocr_q")
+    (d / "dataset").mkdir()
+    shutil.copy(PPOCR / "input.npz", d / "dataset/sample0.npz")
+    steps = [
+        ("import", PPOCR / "model.onnx", "-o", d / "cls.mlir", "--input-shape", "x=1x3x48x192"),
+        ("calibrate", d / "cls.mlir", "--dataset", d / "dataset", "--method", "minmax", "--tune-num", "0",
+         "-o", d / "cali.txt"),
+        ("quantize", d / "cls.mlir", "--quantize", "INT8", "--calibration-table", d / "cali.txt", "-o", d / "q.mlir"),
+        ("run", d / "q.mlir", "--inputs", PPOCR / "input.npz", "-o", d / "out.npz", "--backend", "ref"),
+    ]
+    for step in steps:
+        code, _, err = run_cli(tool, *step)
+        assert code == 0, (step, err)
+    return d
+
+
+def test_onnx_import_quantize_run_equals_cli(ppocr, tmp_path):
+    float_model = tosakit.import_onnx(PPOCR / "model.onnx", input_shapes={"x": (1, 3, 48, 192)})
+    inputs = load_npz(PPOCR / "input.npz")
+    table = tosakit.calibrate(float_model, [inputs], method="minmax", tune_num=0)
+    assert table.to_text().splitlines()[-len(table):] == (ppocr / "cali.txt").read_text().splitlines()[-len(table):]
+    # As the CLI does: the table goes through its file (7 decimals) before quantize reads it.
+    table.save(tmp_path / "cali.txt")
+    quantized = tosakit.quantize(float_model, tmp_path / "cali.txt", mode="INT8")
+    tosakit.save(quantized, tmp_path / "q.mlir")
+    assert (tmp_path / "q.mlir").read_text() == (ppocr / "q.mlir").read_text()
+    out = tosakit.Session(quantized).run(inputs)
+    assert_same_arrays(out, load_npz(ppocr / "out.npz"))
+    # The quantized classifier still agrees with ONNX Runtime's float result on the direction.
+    ort = load_npz(PPOCR / "ort_output.npz")
+    for name, ref in ort.items():
+        assert np.argmax(out[name]) == np.argmax(ref)
+
+
+def test_calibrate_from_dataset_dir_and_table_file(ppocr, tmp_path):
+    table = tosakit.calibrate(ppocr / "cls.mlir", ppocr / "dataset", method="minmax", tune_num=0)
+    table.save(tmp_path / "cali.txt")
+    # The file holds 7 decimals (TPU-MLIR's layout); reading it back gives the same text.
+    again = tosakit.read_calibration_table(tmp_path / "cali.txt")
+    assert again.to_text() == table.to_text() and len(again) == len(table)
+    assert [e.name for e in again.entries] == [e.name for e in table.entries]
+    assert table.find("x") is not None and table.find("no such tensor") is None
+    assert table.header_value("method")
+    q = tosakit.quantize(ppocr / "cls.mlir", tmp_path / "cali.txt")
+    params = tosakit.quant_params(q)
+    scale, zp = params[next(iter(params))]
+    assert scale > 0 and isinstance(zp, int)
+
+
+def test_calibrate_quantize_bad_input(ppocr, tmp_path, tool):
+    with pytest.raises(tosakit.BadInput, match="method"):
+        tosakit.calibrate(ppocr / "cls.mlir", ppocr / "dataset", method="best")
+    with pytest.raises(tosakit.BadInput, match="no sample"):
+        tosakit.calibrate(ppocr / "cls.mlir", [])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(tosakit.BadInput, match="holds no sample"):
+        tosakit.calibrate(ppocr / "cls.mlir", tmp_path / "empty")
+    with pytest.raises(tosakit.BadInput, match="we/bc"):
+        tosakit.calibrate(ppocr / "cls.mlir", ppocr / "dataset", we=True)
+    with pytest.raises(tosakit.BadInput, match="'x'"):
+        tosakit.calibrate(ppocr / "cls.mlir", [{"x": np.zeros((1, 3, 48, 192), np.float64)}])
+    with pytest.raises(tosakit.BadInput):
+        tosakit.quantize(ppocr / "cls.mlir", ppocr / "cali.txt", mode="INT3")
+    bad = tmp_path / "bad_cali.txt"
+    bad.write_text("conv1 not-a-number 0 1\n")
+    code, _, err = run_cli(tool, "quantize", ppocr / "cls.mlir", "--quantize", "INT8", "--calibration-table", bad,
+                           "-o", tmp_path / "q.mlir")
+    with pytest.raises(tosakit.BadInput) as info:
+        tosakit.quantize(ppocr / "cls.mlir", bad)
+    assert info.value.line == cli_error_line(err) and info.value.exit_code == code
+    assert not (tmp_path / "q.mlir").exists()
+
+
+def test_compare_equals_cli(tmp_path, tool):
+    a = {"t": np.array([1.0, 2.0, 3.0], np.float32), "u": np.array([1, -2], np.int8),
+         "only_a": np.zeros(2, np.float32)}
+    b = {"t": np.array([1.0, 2.0, 3.5], np.float32), "u": np.array([1, -2], np.int8)}
+    np.savez(tmp_path / "a.npz", **a)
+    np.savez(tmp_path / "b.npz", **b)
+    code, stdout, err = run_cli(tool, "compare", tmp_path / "a.npz", tmp_path / "b.npz")
+    report = tosakit.compare(a, tmp_path / "b.npz")
+    assert report.only_in_a == ["only_a"] and report.only_in_b == []
+    assert [r.name for r in report.rows] == ["t", "u"]
+    t, u = report.rows
+    assert t.max_abs_diff == pytest.approx(0.5) and u.max_abs_diff == 0 and u.sqnr == math.inf
+    assert u.cosine == pytest.approx(1.0)
+    assert code == (0 if report.all_pass else 1), stdout + err
+    # The CLI prints the same similarities (its table rounds them).
+    assert f"{t.cosine:.6f}"[:6] in stdout
+    assert tosakit.compare(tmp_path / "a.npz", b, excepts=["t"]).rows[0].name == "u"
+    with pytest.raises(tosakit.BadInput, match="expected \\(scale, zero_point\\)"):
+        tosakit.compare(a, b, quant_params={"t": "x"})
+    with pytest.raises(tosakit.BadInput, match="no such file|cannot open"):
+        tosakit.compare(tmp_path / "none.npz", b)
+
+
+@pytest.mark.skipif(not hasattr(tosakit, "check"), reason="built without tosakit_check")
+def test_check_equals_cli(tmp_path, tool):
+    inputs = load_npz(DEFAULT / "inputs.npz")
+    out = tosakit.Session(DEFAULT / "model.mlir").run(inputs)
+    np.savez(tmp_path / "impl.npz", **out)
+    code, stdout, err = run_cli(tool, "check", "--model", DEFAULT / "model.mlir", "--inputs", DEFAULT / "inputs.npz",
+                                "--result", tmp_path / "impl.npz")
+    report = tosakit.check(DEFAULT / "model.mlir", result=out, inputs=inputs)
+    assert code == 0 and report.compliant and bool(report)
+    assert report.to_text().strip() in stdout
+    assert report.entries[0].verdict == "compliant"
+    # An int8 result off by one is NOT compliant (integer outputs are exact).
+    out["out0"][0, 0, 0, 0] += 1
+    report = tosakit.check(DEFAULT / "model.mlir", result=out, inputs=DEFAULT / "inputs.npz")
+    assert not report.compliant and report.entries[0].verdict == "NOT compliant"
+    with pytest.raises(tosakit.BadInput):
+        tosakit.check(DEFAULT / "model.mlir", result={"nope": out["out0"]}, inputs=inputs)
