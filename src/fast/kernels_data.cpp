@@ -1,6 +1,217 @@
-// Placeholder registration (replaced by the kernel family's implementation).
+// Data movement without arithmetic: transpose, concat, slice, pad as strided byte copies (any element type).
+// Attributes and shape operands are resolved at compile time; anything unusual (a bad permutation, a
+// non-constant shape operand) is left to the reference kernel, which reports the spec's verdict.
+#include <cstring>
+#include <numeric>
+
 #include "fast/op_kernel.h"
 
 namespace tosakit::fast {
-void registerDataMovementKernels(FastKernelRegistry&) {}
+namespace {
+
+std::vector<int64_t> stridesOf(const Shape& s) {
+  std::vector<int64_t> st(s.size(), 1);
+  for (int d = int(s.size()) - 2; d >= 0; --d) st[size_t(d)] = st[size_t(d) + 1] * s[size_t(d) + 1];
+  return st;
+}
+
+// Copies a strided box: out[i0..] = in[base + sum(i_d * inStride_d)], innermost axis contiguous in the output.
+void copyBox(const uint8_t* in, uint8_t* out, const Shape& box, const std::vector<int64_t>& inStride,
+             const std::vector<int64_t>& outStride, size_t elem) {
+  const int r = int(box.size());
+  if (r == 0) {
+    std::memcpy(out, in, elem);
+    return;
+  }
+  const int64_t inner = box.back(), rows = numElements(box) / std::max<int64_t>(inner, 1);
+  const int64_t is = inStride.back(), os = outStride.back();
+#pragma omp parallel for schedule(static) if (rows * inner > 65536)
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t rem = row, ib = 0, ob = 0;
+    for (int d = r - 2; d >= 0; --d) {
+      int64_t i = rem % box[size_t(d)];
+      rem /= box[size_t(d)];
+      ib += i * inStride[size_t(d)];
+      ob += i * outStride[size_t(d)];
+    }
+    const uint8_t* src = in + ib * int64_t(elem);
+    uint8_t* dst = out + ob * int64_t(elem);
+    if (is == 1 && os == 1) {
+      std::memcpy(dst, src, size_t(inner) * elem);
+    } else if (elem == 4) {
+      for (int64_t i = 0; i < inner; ++i)
+        std::memcpy(dst + i * os * 4, src + i * is * 4, 4);
+    } else {
+      for (int64_t i = 0; i < inner; ++i) std::memcpy(dst + i * os * int64_t(elem), src + i * is * int64_t(elem), elem);
+    }
+  }
+}
+
+class TransposeKernel : public OpKernel {
+ public:
+  TransposeKernel(Shape out, std::vector<int64_t> inStride, size_t elem)
+      : out_(std::move(out)), inStride_(std::move(inStride)), elem_(elem) {}
+  std::string implName() const override { return "fast:transpose"; }
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    copyBox(static_cast<const uint8_t*>(in[0][0].data), static_cast<uint8_t*>(out[0].data), out_, inStride_,
+            stridesOf(out_), elem_);
+    return Status::ok();
+  }
+
+ private:
+  Shape out_;
+  std::vector<int64_t> inStride_;
+  size_t elem_;
+};
+
+bool storable(DType t) { return t != DType::I4 && storageBytes(t) > 0; }
+
+Result<CompiledKernel> compileTranspose(const OpChain& chain) {
+  const ir::Operation& op = *chain.ops[0];
+  const Shape& in = op.operands[0]->type.dims;
+  const Shape& out = op.results[0]->type.dims;
+  std::vector<int64_t> perms = op.intArrayAttr("perms");
+  if (perms.size() != in.size() || out.size() != in.size() || !storable(op.results[0]->type.dtype)) return CompiledKernel{};
+  std::vector<bool> used(in.size(), false);
+  for (size_t d = 0; d < perms.size(); ++d) {
+    if (perms[d] < 0 || perms[d] >= int64_t(in.size()) || used[size_t(perms[d])]) return CompiledKernel{};
+    used[size_t(perms[d])] = true;
+    if (out[d] != in[size_t(perms[d])]) return CompiledKernel{};
+  }
+  std::vector<int64_t> inStrides = stridesOf(in), st(in.size());
+  for (size_t d = 0; d < perms.size(); ++d) st[d] = inStrides[size_t(perms[d])];
+  CompiledKernel ck;
+  ck.kernel = std::make_unique<TransposeKernel>(out, st, storageBytes(op.results[0]->type.dtype));
+  return ck;
+}
+
+class ConcatKernel : public OpKernel {
+ public:
+  ConcatKernel(Shape out, int axis, size_t elem) : out_(std::move(out)), axis_(axis), elem_(elem) {}
+  std::string implName() const override { return "fast:concat"; }
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    std::vector<int64_t> os = stridesOf(out_);
+    int64_t offset = 0;
+    for (const TensorView& v : in[0]) {
+      uint8_t* dst = static_cast<uint8_t*>(out[0].data) + offset * os[size_t(axis_)] * int64_t(elem_);
+      copyBox(static_cast<const uint8_t*>(v.data), dst, v.shape, stridesOf(v.shape), os, elem_);
+      offset += v.shape[size_t(axis_)];
+    }
+    return Status::ok();
+  }
+
+ private:
+  Shape out_;
+  int axis_;
+  size_t elem_;
+};
+
+Result<CompiledKernel> compileConcat(const OpChain& chain) {
+  const ir::Operation& op = *chain.ops[0];
+  const Shape& out = op.results[0]->type.dims;
+  int64_t axis = op.intAttr("axis", -1);
+  if (axis < 0 || axis >= int64_t(out.size()) || !storable(op.results[0]->type.dtype)) return CompiledKernel{};
+  int64_t sum = 0;
+  for (const ir::Value* v : op.operands) {
+    if (v->type.dims.size() != out.size() || v->type.dtype != op.results[0]->type.dtype) return CompiledKernel{};
+    for (size_t d = 0; d < out.size(); ++d)
+      if (int64_t(d) != axis && v->type.dims[d] != out[d]) return CompiledKernel{};
+    sum += v->type.dims[size_t(axis)];
+  }
+  if (sum != out[size_t(axis)]) return CompiledKernel{};
+  CompiledKernel ck;
+  ck.kernel = std::make_unique<ConcatKernel>(out, int(axis), storageBytes(op.results[0]->type.dtype));
+  return ck;
+}
+
+class SliceKernel : public OpKernel {
+ public:
+  SliceKernel(Shape out, int64_t startOffset, std::vector<int64_t> inStride, size_t elem)
+      : out_(std::move(out)), start_(startOffset), inStride_(std::move(inStride)), elem_(elem) {}
+  std::string implName() const override { return "fast:slice"; }
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    copyBox(static_cast<const uint8_t*>(in[0][0].data) + start_ * int64_t(elem_), static_cast<uint8_t*>(out[0].data),
+            out_, inStride_, stridesOf(out_), elem_);
+    return Status::ok();
+  }
+
+ private:
+  Shape out_;
+  int64_t start_;
+  std::vector<int64_t> inStride_;
+  size_t elem_;
+};
+
+Result<CompiledKernel> compileSlice(const OpChain& chain) {
+  const ir::Operation& op = *chain.ops[0];
+  if (op.operands.size() != 3 || !chain.constants[0][1] || !chain.constants[0][2]) return CompiledKernel{};
+  const Shape& in = op.operands[0]->type.dims;
+  const Shape& out = op.results[0]->type.dims;
+  std::vector<int64_t> start = chain.constants[0][1]->toInts(), size = chain.constants[0][2]->toInts();
+  if (start.size() != in.size() || size.size() != in.size() || out.size() != in.size() ||
+      !storable(op.results[0]->type.dtype))
+    return CompiledKernel{};
+  int64_t offset = 0;
+  std::vector<int64_t> st = stridesOf(in);
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (start[d] < 0 || size[d] != out[d] || start[d] + size[d] > in[d]) return CompiledKernel{};
+    offset += start[d] * st[d];
+  }
+  CompiledKernel ck;
+  ck.kernel = std::make_unique<SliceKernel>(out, offset, st, storageBytes(op.results[0]->type.dtype));
+  return ck;
+}
+
+class PadKernel : public OpKernel {
+ public:
+  PadKernel(Shape in, Shape out, int64_t offset, size_t elem) : in_(std::move(in)), out_(std::move(out)), offset_(offset), elem_(elem) {}
+  std::string implName() const override { return "fast:pad"; }
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    // Fill with pad_const, then copy the input box into place.
+    uint8_t* dst = static_cast<uint8_t*>(out[0].data);
+    const uint8_t* value = static_cast<const uint8_t*>(in[0][2].data);
+    const int64_t n = numElements(out_);
+    for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * int64_t(elem_), value, elem_);
+    copyBox(static_cast<const uint8_t*>(in[0][0].data), dst + offset_ * int64_t(elem_), in_, stridesOf(in_),
+            stridesOf(out_), elem_);
+    return Status::ok();
+  }
+
+ private:
+  Shape in_, out_;
+  int64_t offset_;
+  size_t elem_;
+};
+
+Result<CompiledKernel> compilePad(const OpChain& chain) {
+  const ir::Operation& op = *chain.ops[0];
+  if (op.operands.size() != 3 || !chain.constants[0][1]) return CompiledKernel{};
+  const Shape& in = op.operands[0]->type.dims;
+  const Shape& out = op.results[0]->type.dims;
+  std::vector<int64_t> padding = chain.constants[0][1]->toInts();
+  DType t = op.results[0]->type.dtype;
+  if (padding.size() != 2 * in.size() || out.size() != in.size() || !storable(t) ||
+      op.operands[2]->type.dtype != t || numElements(op.operands[2]->type.dims) != 1)
+    return CompiledKernel{};
+  std::vector<int64_t> st = stridesOf(out);
+  int64_t offset = 0;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (padding[2 * d] < 0 || padding[2 * d + 1] < 0 || in[d] + padding[2 * d] + padding[2 * d + 1] != out[d])
+      return CompiledKernel{};
+    offset += padding[2 * d] * st[d];
+  }
+  CompiledKernel ck;
+  ck.kernel = std::make_unique<PadKernel>(in, out, offset, storageBytes(t));
+  return ck;
+}
+
+}  // namespace
+
+void registerDataMovementKernels(FastKernelRegistry& r) {
+  r.add("tosa.transpose", compileTranspose);
+  r.add("tosa.concat", compileConcat);
+  r.add("tosa.slice", compileSlice);
+  r.add("tosa.pad", compilePad);
+}
+
 }  // namespace tosakit::fast

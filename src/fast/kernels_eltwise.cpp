@@ -1,6 +1,412 @@
-// Placeholder registration (replaced by the kernel family's implementation).
+// Elementwise chains: a run of elementwise ops where each consumes the previous op's result (add -> clamp,
+// mul -> add, HardSwish's mul/add/clamp/mul, ...) computed in one pass over rows of the output, with
+// broadcasting of the other operands by a per-row base offset (inner stride 0 or 1). fp32 arithmetic is
+// IEEE-correctly rounded exactly as the reference's fp64-then-round for + - * min max clamp, so float results
+// are identical; integer results are computed in int64 and checked: any overflow (a REQUIRE of the spec) or
+// NaN reruns the step on the reference kernels, which give the spec's verdict.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "fast/kernels_common.h"
 #include "fast/op_kernel.h"
 
 namespace tosakit::fast {
-void registerElementwiseKernels(FastKernelRegistry&) {}
+namespace {
+
+enum class Ew { Add, Sub, Mul, Max, Min, Clamp, Abs, Negate, Reciprocal, Exp, Sigmoid, Tanh };
+
+struct EwStep {
+  Ew op;
+  int chainOperand = 0;  // which operand is the running value (0 or 1); unary ops: 0
+  int other = -1;        // index of the other operand in the kernel's operand list, -1 for unary/clamp
+  double lo = 0, hi = 0; // clamp bounds
+  int shift = 0;         // integer mul
+};
+
+// Per-row addressing of one operand broadcast to the output (rows = all but the last axis).
+struct RowMap {
+  std::vector<int64_t> base;
+  int64_t innerStride = 1;
+};
+
+RowMap rowMapFor(const Shape& operand, const Shape& out) {
+  RowMap m;
+  const int r = int(out.size());
+  Shape o = operand;
+  while (int(o.size()) < r) o.insert(o.begin(), 1);
+  int64_t inner = r ? out[size_t(r - 1)] : 1;
+  int64_t rows = inner ? numElements(out) / inner : 0;
+  m.innerStride = r && o[size_t(r - 1)] == 1 ? 0 : 1;
+  std::vector<int64_t> strides(size_t(r), 0);
+  int64_t s = 1;
+  for (int d = r - 1; d >= 0; --d) {
+    strides[size_t(d)] = o[size_t(d)] == 1 ? 0 : s;
+    s *= o[size_t(d)];
+  }
+  m.base.resize(size_t(rows));
+  std::vector<int64_t> idx(size_t(std::max(r - 1, 0)), 0);
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t b = 0;
+    for (int d = 0; d < r - 1; ++d) b += idx[size_t(d)] * strides[size_t(d)];
+    m.base[size_t(row)] = b;
+    for (int d = r - 2; d >= 0; --d) {
+      if (++idx[size_t(d)] < out[size_t(d)]) break;
+      idx[size_t(d)] = 0;
+    }
+  }
+  return m;
+}
+
+std::optional<Ew> ewKind(const std::string& name) {
+  static const std::map<std::string, Ew> kinds = {
+      {"tosa.add", Ew::Add},         {"tosa.sub", Ew::Sub},           {"tosa.mul", Ew::Mul},
+      {"tosa.maximum", Ew::Max},     {"tosa.minimum", Ew::Min},       {"tosa.clamp", Ew::Clamp},
+      {"tosa.abs", Ew::Abs},         {"tosa.negate", Ew::Negate},     {"tosa.reciprocal", Ew::Reciprocal},
+      {"tosa.exp", Ew::Exp},         {"tosa.sigmoid", Ew::Sigmoid},   {"tosa.tanh", Ew::Tanh}};
+  auto it = kinds.find(name);
+  if (it == kinds.end()) return std::nullopt;
+  return it->second;
+}
+
+bool isUnary(Ew e) { return e == Ew::Abs || e == Ew::Negate || e == Ew::Reciprocal || e == Ew::Exp || e == Ew::Sigmoid || e == Ew::Tanh || e == Ew::Clamp; }
+
+// fp32 kernel of one row: the chain applied to `inner` elements.
+struct FloatChain {
+  std::vector<EwStep> steps;
+};
+
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void applyFloatBinary(Ew op, float* acc, const float* b, int64_t n, int64_t stride, bool chainIsFirst) {
+  if (stride == 0) {
+    const float v = b[0];
+    switch (op) {
+      case Ew::Add: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] + v; return;
+      case Ew::Sub:
+        if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] - v;
+        else for (int64_t i = 0; i < n; ++i) acc[i] = v - acc[i];
+        return;
+      case Ew::Mul: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] * v; return;
+      case Ew::Max: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] > v ? acc[i] : v; return;
+      case Ew::Min: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] < v ? acc[i] : v; return;
+      default: return;
+    }
+  }
+  switch (op) {
+    case Ew::Add: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] + b[i]; return;
+    case Ew::Sub:
+      if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] - b[i];
+      else for (int64_t i = 0; i < n; ++i) acc[i] = b[i] - acc[i];
+      return;
+    case Ew::Mul: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] * b[i]; return;
+    case Ew::Max: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] > b[i] ? acc[i] : b[i]; return;
+    case Ew::Min: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] < b[i] ? acc[i] : b[i]; return;
+    default: return;
+  }
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void applyFloatClamp(float* acc, int64_t n, float lo, float hi) {
+  for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] < lo ? lo : (acc[i] > hi ? hi : acc[i]);
+}
+
+// true when any element is NaN (NaN semantics of max/min/clamp are left to the reference kernels).
+__attribute__((target_clones("avx512f", "avx2", "default")))
+bool anyNaN(const float* p, int64_t n) {
+  bool nan = false;
+  for (int64_t i = 0; i < n; ++i) nan |= p[i] != p[i];
+  return nan;
+}
+
+void applyFloatUnary(Ew op, float* acc, int64_t n) {
+  // Transcendentals in fp64 rounded once to fp32, as the reference computes them.
+  switch (op) {
+    case Ew::Abs: for (int64_t i = 0; i < n; ++i) acc[i] = std::fabs(acc[i]); return;
+    case Ew::Negate: for (int64_t i = 0; i < n; ++i) acc[i] = -acc[i]; return;
+    case Ew::Reciprocal: for (int64_t i = 0; i < n; ++i) acc[i] = float(1.0 / double(acc[i])); return;
+    case Ew::Exp: for (int64_t i = 0; i < n; ++i) acc[i] = float(std::exp(double(acc[i]))); return;
+    case Ew::Sigmoid: for (int64_t i = 0; i < n; ++i) acc[i] = float(1.0 / (1.0 + std::exp(-double(acc[i])))); return;
+    case Ew::Tanh: for (int64_t i = 0; i < n; ++i) acc[i] = float(std::tanh(double(acc[i]))); return;
+    default: return;
+  }
+}
+
+class FloatChainKernel : public OpKernel {
+ public:
+  FloatChainKernel(std::vector<EwStep> steps, Shape outShape, std::vector<RowMap> maps, int first,
+                   std::vector<std::pair<int, int>> operandRefs, bool nanSensitive)
+      : steps_(std::move(steps)), out_(std::move(outShape)), maps_(std::move(maps)), first_(first),
+        refs_(std::move(operandRefs)), nanSensitive_(nanSensitive) {}
+  std::string implName() const override { return "fast:eltwise_f32"; }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    if (flat_) return runFlat(in, out);
+    const int64_t inner = out_.empty() ? 1 : out_.back();
+    const int64_t rows = inner ? numElements(out_) / inner : 0;
+    float* dst = out[0].as<float>();
+    std::vector<const float*> ptrs;
+    for (auto [k, j] : refs_) ptrs.push_back(in[size_t(k)][size_t(j)].as<const float>());
+    bool sawNaN = false;
+#pragma omp parallel for schedule(static) reduction(| : sawNaN) if (rows * inner > 65536)
+    for (int64_t r = 0; r < rows; ++r) {
+      float* acc = dst + r * inner;
+      const RowMap& m0 = maps_[size_t(first_)];
+      const float* src = ptrs[size_t(first_)] + m0.base[size_t(r)];
+      if (m0.innerStride) std::memcpy(acc, src, size_t(inner) * sizeof(float));
+      else std::fill(acc, acc + inner, src[0]);
+      for (const EwStep& s : steps_) {
+        if (s.op == Ew::Clamp) {
+          applyFloatClamp(acc, inner, float(s.lo), float(s.hi));
+        } else if (s.other >= 0) {
+          const RowMap& m = maps_[size_t(s.other)];
+          const float* b = ptrs[size_t(s.other)] + m.base[size_t(r)];
+          if (nanSensitive_ && (anyNaN(acc, inner) || anyNaN(b, m.innerStride ? inner : 1))) sawNaN = true;
+          applyFloatBinary(s.op, acc, b, inner, m.innerStride, s.chainOperand == 0);
+        } else {
+          applyFloatUnary(s.op, acc, inner);
+        }
+      }
+    }
+    if (sawNaN) return rerunOnReference();
+    return Status::ok();
+  }
+
+  // Every operand is either the output's shape or one element: the tensor is processed as flat tiles that stay
+  // in L1 while the whole chain runs over them.
+  Status runFlat(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) {
+    constexpr int64_t kTile = 2048;
+    const int64_t total = numElements(out_);
+    const int64_t tiles = (total + kTile - 1) / kTile;
+    float* dst = out[0].as<float>();
+    std::vector<const float*> ptrs;
+    for (auto [k, j] : refs_) ptrs.push_back(in[size_t(k)][size_t(j)].as<const float>());
+    bool sawNaN = false;
+#pragma omp parallel for schedule(static) reduction(| : sawNaN) if (total > 65536)
+    for (int64_t t = 0; t < tiles; ++t) {
+      const int64_t begin = t * kTile, n = std::min(kTile, total - begin);
+      float* acc = dst + begin;
+      auto at = [&](int m) { return maps_[size_t(m)].innerStride ? ptrs[size_t(m)] + begin : ptrs[size_t(m)]; };
+      if (maps_[size_t(first_)].innerStride) std::memcpy(acc, at(first_), size_t(n) * sizeof(float));
+      else std::fill(acc, acc + n, at(first_)[0]);
+      for (const EwStep& s : steps_) {
+        if (s.op == Ew::Clamp) {
+          applyFloatClamp(acc, n, float(s.lo), float(s.hi));
+        } else if (s.other >= 0) {
+          const int64_t stride = maps_[size_t(s.other)].innerStride;
+          if (nanSensitive_ && (anyNaN(acc, n) || anyNaN(at(s.other), stride ? n : 1))) sawNaN = true;
+          applyFloatBinary(s.op, acc, at(s.other), n, stride, s.chainOperand == 0);
+        } else {
+          applyFloatUnary(s.op, acc, n);
+        }
+      }
+    }
+    if (sawNaN) return rerunOnReference();
+    return Status::ok();
+  }
+
+  void setFlat(bool flat) { flat_ = flat; }
+
+ private:
+  bool flat_ = false;
+  std::vector<EwStep> steps_;
+  Shape out_;
+  std::vector<RowMap> maps_;
+  int first_;
+  std::vector<std::pair<int, int>> refs_;  // operand list: (op index in chain, operand index)
+  bool nanSensitive_;
+};
+
+// Reads a clamp's bounds; false when not plain float/int attributes.
+bool clampBounds(const ir::Operation& op, double& lo, double& hi) {
+  const ir::Attribute* a = op.attr("min_val");
+  const ir::Attribute* b = op.attr("max_val");
+  if (!a || !b) return false;
+  lo = a->kind == ir::Attribute::Kind::Float ? a->f : double(a->i);
+  hi = b->kind == ir::Attribute::Kind::Float ? b->f : double(b->i);
+  return lo <= hi;
+}
+
+// The prefix of the chain this kernel can compute in fp32: every op elementwise over fp32 with the chain value
+// keeping the output's shape after the first op.
+Result<CompiledKernel> compileFloatChain(const OpChain& chain) {
+  std::vector<EwStep> steps;
+  std::vector<RowMap> maps;
+  std::vector<std::pair<int, int>> refs;
+  Shape outShape;
+  int first = -1;
+  bool nanSensitive = false;
+  size_t k = 0;
+  for (; k < chain.ops.size(); ++k) {
+    const ir::Operation& op = *chain.ops[k];
+    auto kind = ewKind(op.name);
+    if (!kind || op.results.size() != 1 || op.results[0]->type.dtype != DType::FP32) break;
+    if (op.strAttr("nan_mode", "PROPAGATE") != "PROPAGATE") break;
+    const Shape& rs = op.results[0]->type.dims;
+    if (k == 0) outShape = rs;
+    else if (rs != outShape) break;
+    EwStep s;
+    s.op = *kind;
+    // Data operands are fp32 (mul's shift and negate's zero points are checked below).
+    if (op.operands.empty() || op.operands[0]->type.dtype != DType::FP32) break;
+    if (!isUnary(s.op) && (op.operands.size() < 2 || op.operands[1]->type.dtype != DType::FP32)) break;
+    if (s.op == Ew::Mul) {
+      const Tensor* shift = op.operands.size() > 2 ? chain.constants[k][2] : nullptr;
+      if (op.operands.size() > 2 && (!shift || shift->getInt(0) != 0)) break;
+    }
+    if (s.op == Ew::Negate) {  // zero points must be constant zeros for float
+      bool zeros = true;
+      for (size_t j = 1; j < op.operands.size(); ++j)
+        zeros = zeros && chain.constants[k][j] && chain.constants[k][j]->getFloat(0) == 0;
+      if (!zeros) break;
+    }
+    if (s.op == Ew::Clamp) {
+      if (!clampBounds(op, s.lo, s.hi)) break;
+      nanSensitive = true;
+    }
+    if (s.op == Ew::Max || s.op == Ew::Min) nanSensitive = true;
+    if (k == 0) {
+      // The first op reads its operands from the views; operand 0 seeds the running value.
+      maps.push_back(rowMapFor(op.operands[0]->type.dims, outShape));
+      refs.push_back({0, 0});
+      first = 0;
+      if (!isUnary(s.op)) {
+        maps.push_back(rowMapFor(op.operands[1]->type.dims, outShape));
+        refs.push_back({0, 1});
+        s.other = 1;
+      }
+      s.chainOperand = 0;
+    } else {
+      const ir::Value* prev = chain.ops[k - 1]->results[0];
+      if (!isUnary(s.op)) {
+        int chainIdx = op.operands[0] == prev ? 0 : 1;
+        int otherIdx = 1 - chainIdx;
+        if (op.operands[size_t(otherIdx)] == prev) break;  // x op x: keep it simple
+        s.chainOperand = chainIdx;
+        maps.push_back(rowMapFor(op.operands[size_t(otherIdx)]->type.dims, outShape));
+        refs.push_back({int(k), otherIdx});
+        s.other = int(maps.size()) - 1;
+      } else if (op.operands[0] != prev) {
+        break;
+      }
+    }
+    steps.push_back(s);
+  }
+  if (k == 0) return CompiledKernel{};
+  // Flat when every operand is the output's shape (row bases contiguous) or a single element.
+  bool flat = true;
+  const int64_t inner = outShape.empty() ? 1 : outShape.back();
+  for (const RowMap& m : maps) {
+    bool scalar = m.innerStride == 0 && std::all_of(m.base.begin(), m.base.end(), [](int64_t b) { return b == 0; });
+    bool full = m.innerStride == 1;
+    for (size_t r = 0; full && r < m.base.size(); ++r) full = m.base[r] == int64_t(r) * inner;
+    flat = flat && (scalar || full);
+  }
+  auto kernel = std::make_unique<FloatChainKernel>(std::move(steps), outShape, std::move(maps), first, std::move(refs),
+                                                   nanSensitive);
+  kernel->setFlat(flat);
+  CompiledKernel ck;
+  ck.kernel = std::move(kernel);
+  ck.opsAbsorbed = int(k);
+  return ck;
+}
+
+// Integer binary ops (add/sub/mul with shift/max/min) on i32 (and mul on i8/i16 -> i32), computed in int64:
+// an overflow or an out-of-range shift (REQUIREs of the spec) reruns the op on its reference kernel.
+class IntBinaryKernel : public OpKernel {
+ public:
+  IntBinaryKernel(Ew op, DType inT, Shape out, RowMap a, RowMap b, int shift)
+      : op_(op), inT_(inT), out_(std::move(out)), a_(std::move(a)), b_(std::move(b)), shift_(shift) {}
+  std::string implName() const override { return "fast:eltwise_int"; }
+
+  template <typename T>
+  bool compute(const T* x, const T* y, int32_t* dst) const {
+    const int64_t inner = out_.empty() ? 1 : out_.back();
+    const int64_t rows = inner ? numElements(out_) / inner : 0;
+    bool overflow = false;
+#pragma omp parallel for schedule(static) reduction(| : overflow) if (rows * inner > 65536)
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* xa = x + a_.base[size_t(r)];
+      const T* yb = y + b_.base[size_t(r)];
+      int32_t* o = dst + r * inner;
+      bool ovf = false;
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t v1 = xa[i * a_.innerStride], v2 = yb[i * b_.innerStride], v = 0;
+        switch (op_) {
+          case Ew::Add: v = v1 + v2; break;
+          case Ew::Sub: v = v1 - v2; break;
+          case Ew::Max: v = v1 > v2 ? v1 : v2; break;
+          case Ew::Min: v = v1 < v2 ? v1 : v2; break;
+          case Ew::Mul:
+            v = v1 * v2;
+            if (shift_ > 0) v = (v + (int64_t(1) << (shift_ - 1))) >> shift_;
+            break;
+          default: break;
+        }
+        ovf |= v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max();
+        o[i] = int32_t(v);
+      }
+      overflow |= ovf;
+    }
+    return !overflow;
+  }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    bool ok = false;
+    int32_t* dst = out[0].as<int32_t>();
+    switch (inT_) {
+      case DType::I32: ok = compute(in[0][0].as<const int32_t>(), in[0][1].as<const int32_t>(), dst); break;
+      case DType::I16: ok = compute(in[0][0].as<const int16_t>(), in[0][1].as<const int16_t>(), dst); break;
+      case DType::I8: ok = compute(in[0][0].as<const int8_t>(), in[0][1].as<const int8_t>(), dst); break;
+      default: break;
+    }
+    return ok ? Status::ok() : rerunOnReference();
+  }
+
+ private:
+  Ew op_;
+  DType inT_;
+  Shape out_;
+  RowMap a_, b_;
+  int shift_;
+};
+
+Result<CompiledKernel> compileIntBinary(const OpChain& chain) {
+  const ir::Operation& op = *chain.ops[0];
+  auto kind = ewKind(op.name);
+  if (!kind || isUnary(*kind) || op.results.size() != 1 || op.results[0]->type.dtype != DType::I32)
+    return CompiledKernel{};
+  DType inT = op.operands[0]->type.dtype;
+  if (op.operands[1]->type.dtype != inT) return CompiledKernel{};
+  if (inT != DType::I32 && !(*kind == Ew::Mul && (inT == DType::I8 || inT == DType::I16))) return CompiledKernel{};
+  int shift = 0;
+  if (*kind == Ew::Mul && op.operands.size() > 2) {
+    const Tensor* s = chain.constants[0][2];
+    if (!s || s->size() < 1) return CompiledKernel{};
+    shift = int(s->getInt(0));
+    if (shift < 0 || shift > 63 || (inT != DType::I32 && shift != 0)) return CompiledKernel{};
+  }
+  const Shape& out = op.results[0]->type.dims;
+  CompiledKernel ck;
+  ck.kernel = std::make_unique<IntBinaryKernel>(*kind, inT, out, rowMapFor(op.operands[0]->type.dims, out),
+                                                rowMapFor(op.operands[1]->type.dims, out), shift);
+  return ck;
+}
+
+Result<CompiledKernel> compileElementwise(const OpChain& chain) {
+  auto f = compileFloatChain(chain);
+  if (!f || f->kernel) return f;
+  return compileIntBinary(chain);
+}
+
+}  // namespace
+
+void registerElementwiseKernels(FastKernelRegistry& r) {
+  for (const char* name : {"tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tosa.clamp",
+                           "tosa.abs", "tosa.negate", "tosa.reciprocal", "tosa.exp", "tosa.sigmoid", "tosa.tanh"})
+    r.add(name, compileElementwise);
+}
+
 }  // namespace tosakit::fast

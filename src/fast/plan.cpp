@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 
+#include "fast/kernels_common.h"
 #include "ref/kernel.h"
 
 namespace tosakit::fast {
@@ -280,32 +281,48 @@ Status ExecutionPlan::runStep(Step& step) {
     }
     std::vector<TensorView> out;
     for (int s : step.outSlots) out.push_back(view(s));
-    return step.kernel->run(in, out);
+    Status st = step.kernel->run(in, out);
+    if (!isRerunOnReference(st)) return st;
   }
-  // Reference fallback: constants and inputs are passed as they are; arena values are copied in and out.
-  const ir::Operation& op = *step.ops[0];
-  const ref::Kernel* k = ref::referenceKernels().find(op.name);
-  if (!k) return Status::unsupported(op.describe() + ": operator not supported by the reference backend");
-  std::vector<Tensor> copies;
-  copies.reserve(step.inSlots[0].size());
-  std::vector<const Tensor*> in;
-  for (int s : step.inSlots[0]) {
-    const Slot& slot = slots_[s];
-    if (slot.kind == Slot::Kind::Constant) in.push_back(slot.constant);
-    else if (slot.kind == Slot::Kind::Input) in.push_back(inputTensors_[slot.inputIndex]);
-    else {
-      copies.push_back(tensorFromView(view(s)));
-      in.push_back(nullptr);
-    }
-  }
-  for (size_t i = 0, c = 0; i < in.size(); ++i)
-    if (!in[i]) in[i] = &copies[c++];
+  return runStepOnReference(step);
+}
+
+// The step's ops one after the other on their reference kernels (a fallback op, or a fast kernel that met a
+// case it leaves to the golden model). Constants and inputs are passed as they are; arena values are copied.
+Status ExecutionPlan::runStepOnReference(const Step& step) {
+  std::vector<Tensor> chainValue;  // the previous op's results inside a fused chain
   std::vector<Tensor> out;
-  for (int s : step.outSlots) out.emplace_back(slots_[s].dtype, slots_[s].shape);
-  ref::ExecState state;
-  ref::KernelContext ctx(op, *target_, state);
-  TK_RETURN_IF_ERROR((*k)(ctx, in, out));
-  TK_RETURN_IF_ERROR(ctx.result());
+  for (size_t k = 0; k < step.ops.size(); ++k) {
+    const ir::Operation& op = *step.ops[k];
+    const ref::Kernel* kernel = ref::referenceKernels().find(op.name);
+    if (!kernel) return Status::unsupported(op.describe() + ": operator not supported by the reference backend");
+    std::vector<Tensor> copies;
+    copies.reserve(step.inSlots[k].size());
+    std::vector<const Tensor*> in;
+    for (int s : step.inSlots[k]) {
+      if (s < 0) {
+        in.push_back(&chainValue[0]);
+        continue;
+      }
+      const Slot& slot = slots_[s];
+      if (slot.kind == Slot::Kind::Constant) in.push_back(slot.constant);
+      else if (slot.kind == Slot::Kind::Input) in.push_back(inputTensors_[slot.inputIndex]);
+      else {
+        copies.push_back(tensorFromView(view(s)));
+        in.push_back(nullptr);
+      }
+    }
+    for (size_t i = 0, c = 0; i < in.size(); ++i)
+      if (!in[i]) in[i] = &copies[c++];
+    out.clear();
+    for (const ir::Value* r : op.results) out.emplace_back(r->type.dtype, r->type.isShape() ? Shape{r->type.dims[0]} : r->type.dims);
+    ref::ExecState state;
+    ref::KernelContext ctx(op, *target_, state);
+    TK_RETURN_IF_ERROR((*kernel)(ctx, in, out));
+    TK_RETURN_IF_ERROR(ctx.result());
+    if (k + 1 < step.ops.size()) chainValue = std::move(out);
+  }
+  const ir::Operation& op = *step.ops.back();
   for (size_t i = 0; i < out.size(); ++i) {
     TensorView v = view(step.outSlots[i]);
     if (out[i].dtype() != v.dtype || out[i].byteSize() != size_t(slots_[step.outSlots[i]].bytes))

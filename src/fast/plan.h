@@ -48,6 +48,7 @@ class ExecutionPlan {
   Status planMemory();
   TensorView view(int slot) const;
   Status runStep(Step& step);
+  Status runStepOnReference(const Step& step);
 
   const ir::Function* fn_ = nullptr;
   const ir::TargetEnv* target_ = nullptr;

@@ -1,0 +1,209 @@
+// The fast backend's own elementwise-chain and data-movement kernels vs the reference backend, through the
+// Session as users run graphs: random shapes with broadcasting, fixed seeds. fp32 + - * min max clamp are
+// correctly rounded in both (fp32 arithmetic = fp64 rounded once), so results must be identical; integer ops
+// identical, and an i32 overflow must give the reference's REQUIRE verdict (the step reruns on ref).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "ir/builder.h"
+#include "tosakit/session.h"
+
+namespace tosakit::testing {
+namespace {
+
+using ir::Attribute;
+using ir::ValueType;
+
+Tensor randomTensor(DType t, const Shape& s, std::mt19937& rng, double lo = -4, double hi = 4) {
+  Tensor x(t, s);
+  std::uniform_real_distribution<double> d(lo, hi);
+  for (int64_t i = 0; i < x.size(); ++i) {
+    if (isFloat(t)) x.setFloat(i, d(rng));
+    else x.setInt(i, int64_t(std::llround(d(rng))));
+  }
+  return x;
+}
+
+struct Outcome {
+  Status status;
+  NamedTensors outputs;
+  PlanStats stats;
+};
+
+Outcome runOn(const std::function<std::unique_ptr<ir::Module>()>& make, const std::string& backend,
+              const NamedTensors& in) {
+  SessionOptions so;
+  so.backend = backend;
+  so.threads = 2;
+  auto s = Session::create(make(), so);
+  EXPECT_TRUE(s.isOk()) << s.status().toString();
+  RunResult r;
+  Outcome o;
+  o.status = (*s)->run(in, r);
+  o.outputs = r.outputs;
+  o.stats = (*s)->planStats();
+  return o;
+}
+
+// Broadcast shapes: the other operand keeps some output dims and sets others to 1.
+Shape broadcastOf(const Shape& out, std::mt19937& rng) {
+  Shape s = out;
+  for (auto& d : s)
+    if (rng() % 2) d = 1;
+  return s;
+}
+
+TEST(FastEltwise, RandomFloatChainsAreIdenticalToReference) {
+  std::mt19937 rng(2024);
+  const char* binaries[] = {"tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum"};
+  for (int trial = 0; trial < 40; ++trial) {
+    Shape out;
+    int rank = 1 + int(rng() % 4);
+    for (int d = 0; d < rank; ++d) out.push_back(1 + int64_t(rng() % 7));
+    int length = 1 + int(rng() % 5);
+    std::vector<std::string> ops;
+    std::vector<Shape> others;
+    for (int k = 0; k < length; ++k) {
+      int pick = int(rng() % 7);
+      ops.push_back(pick < 5 ? binaries[pick] : pick == 5 ? "tosa.clamp" : "tosa.abs");
+      others.push_back(broadcastOf(out, rng));
+    }
+    auto make = [&]() {
+      auto m = std::make_unique<ir::Module>();
+      ir::Builder b(*m, "main");
+      ir::Value* v = b.input(ValueType::tensor(DType::FP32, out), "x");
+      for (int k = 0; k < length; ++k) {
+        ValueType t = ValueType::tensor(DType::FP32, out);
+        if (ops[size_t(k)] == "tosa.clamp") {
+          v = b.op1("tosa.clamp", {v}, t,
+                    {{"min_val", Attribute::floating(-1.5)}, {"max_val", Attribute::floating(2.25)}});
+        } else if (ops[size_t(k)] == "tosa.abs") {
+          v = b.op1("tosa.abs", {v}, t);
+        } else {
+          ir::Value* o = b.input(ValueType::tensor(DType::FP32, others[size_t(k)]), "y" + std::to_string(k));
+          std::vector<ir::Value*> operands = k % 2 ? std::vector<ir::Value*>{o, v} : std::vector<ir::Value*>{v, o};
+          if (ops[size_t(k)] == "tosa.mul") operands.push_back(b.constant(Tensor::fromInts(DType::I8, {1}, {0})));
+          v = b.op1(ops[size_t(k)], operands, t);
+        }
+      }
+      b.output({v}, {"z"});
+      return m;
+    };
+    NamedTensors in{{"x", randomTensor(DType::FP32, out, rng)}};
+    for (int k = 0; k < length; ++k)
+      if (ops[size_t(k)] != "tosa.clamp" && ops[size_t(k)] != "tosa.abs")
+        in.emplace_back("y" + std::to_string(k), randomTensor(DType::FP32, others[size_t(k)], rng));
+    Outcome ref = runOn(make, "ref", in), fast = runOn(make, "fast", in);
+    ASSERT_TRUE(ref.status.isOk() && fast.status.isOk()) << ref.status.toString() << " / " << fast.status.toString();
+    EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << "trial " << trial;
+    for (const OpProfile& p : fast.stats.steps) EXPECT_EQ(p.impl, "fast:eltwise_f32") << p.opType;
+  }
+}
+
+TEST(FastEltwise, NaNInputsFollowTheReference) {
+  // max/min/clamp propagate NaN per the spec's nan_mode: the fast kernel hands NaN cases to the reference.
+  auto make = [] {
+    auto m = std::make_unique<ir::Module>();
+    ir::Builder b(*m, "main");
+    auto* x = b.input(ValueType::tensor(DType::FP32, {4}), "x");
+    auto* y = b.input(ValueType::tensor(DType::FP32, {4}), "y");
+    auto* mx = b.op1("tosa.maximum", {x, y}, x->type);
+    auto* c = b.op1("tosa.clamp", {mx}, x->type, {{"min_val", Attribute::floating(0)}, {"max_val", Attribute::floating(6)}});
+    b.output({c}, {"z"});
+    return m;
+  };
+  NamedTensors in{{"x", Tensor::fromDoubles(DType::FP32, {4}, {NAN, 1, -2, 9})},
+                  {"y", Tensor::fromDoubles(DType::FP32, {4}, {0, NAN, -3, 1})}};
+  Outcome fast = runOn(make, "fast", in);
+  ASSERT_TRUE(fast.status.isOk());
+  std::vector<double> z = fast.outputs[0].second.toDoubles();
+  // Hand-computed with PROPAGATE: max(NaN,0)=NaN, max(1,NaN)=NaN, max(-2,-3)=-2 -> clamp 0, max(9,1)=9 -> 6.
+  EXPECT_TRUE(std::isnan(z[0]));
+  EXPECT_TRUE(std::isnan(z[1]));
+  EXPECT_EQ(z[2], 0);
+  EXPECT_EQ(z[3], 6);
+}
+
+TEST(FastEltwise, IntegerBinaryOpsAndOverflowVerdict) {
+  std::mt19937 rng(7);
+  for (const char* name : {"tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum"}) {
+    Shape out{2, 3, 5};
+    Shape other = broadcastOf(out, rng);
+    auto make = [&]() {
+      auto m = std::make_unique<ir::Module>();
+      ir::Builder b(*m, "main");
+      auto* x = b.input(ValueType::tensor(DType::I32, out), "x");
+      auto* y = b.input(ValueType::tensor(DType::I32, other), "y");
+      std::vector<ir::Value*> operands{x, y};
+      if (std::string(name) == "tosa.mul") operands.push_back(b.constant(Tensor::fromInts(DType::I8, {1}, {3})));
+      b.output({b.op1(name, operands, ValueType::tensor(DType::I32, out))}, {"z"});
+      return m;
+    };
+    NamedTensors in{{"x", randomTensor(DType::I32, out, rng, -30000, 30000)},
+                    {"y", randomTensor(DType::I32, other, rng, -30000, 30000)}};
+    Outcome ref = runOn(make, "ref", in), fast = runOn(make, "fast", in);
+    ASSERT_TRUE(ref.status.isOk() && fast.status.isOk()) << name;
+    EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << name;
+    // 2^31 - 1 + 1 overflows i32: the spec's REQUIRE makes the result unpredictable, on both backends.
+    if (std::string(name) == "tosa.add") {
+      NamedTensors big{{"x", Tensor(DType::I32, out)}, {"y", Tensor(DType::I32, other)}};
+      big[0].second.setInt(0, 2147483647);
+      big[1].second.setInt(0, 1);
+      Outcome r2 = runOn(make, "ref", big), f2 = runOn(make, "fast", big);
+      EXPECT_EQ(r2.status.code(), StatusCode::Unpredictable);
+      EXPECT_EQ(f2.status.code(), StatusCode::Unpredictable) << f2.status.toString();
+    }
+  }
+}
+
+TEST(FastDataMovement, TransposeConcatSlicePadAreIdenticalToReference) {
+  std::mt19937 rng(99);
+  for (DType t : {DType::FP32, DType::I8, DType::I16, DType::FP16}) {
+    for (int trial = 0; trial < 6; ++trial) {
+      Shape s{1 + int64_t(rng() % 3), 1 + int64_t(rng() % 5), 1 + int64_t(rng() % 4), 1 + int64_t(rng() % 6)};
+      std::vector<int64_t> perms{0, 1, 2, 3};
+      std::shuffle(perms.begin(), perms.end(), rng);
+      Shape ts;
+      for (int64_t p : perms) ts.push_back(s[size_t(p)]);
+      int64_t axis = int64_t(rng() % 4);
+      Shape cs = ts;
+      cs[size_t(axis)] *= 2;
+      std::vector<int64_t> start(4), size(4), pad(8);
+      Shape ss, ps;
+      for (size_t d = 0; d < 4; ++d) {
+        start[d] = int64_t(rng() % uint64_t(cs[d]));
+        size[d] = 1 + int64_t(rng() % uint64_t(cs[d] - start[d]));
+        ss.push_back(size[d]);
+        pad[2 * d] = int64_t(rng() % 3);
+        pad[2 * d + 1] = int64_t(rng() % 3);
+        ps.push_back(size[d] + pad[2 * d] + pad[2 * d + 1]);
+      }
+      auto make = [&]() {
+        auto m = std::make_unique<ir::Module>();
+        ir::Builder b(*m, "main");
+        auto* x = b.input(ValueType::tensor(t, s), "x");
+        auto* tr = b.transpose(x, perms);
+        auto* cc = b.op1("tosa.concat", {tr, tr}, ValueType::tensor(t, cs), {{"axis", Attribute::integer(axis, DType::I32)}});
+        auto* sl = b.op1("tosa.slice", {cc, b.constShape(start), b.constShape(size)}, ValueType::tensor(t, ss));
+        Tensor pv(t, {1});
+        if (isFloat(t)) pv.setFloat(0, 0.5);
+        else pv.setInt(0, -7);
+        auto* pd = b.op1("tosa.pad", {sl, b.constShape(pad), b.constant(pv)}, ValueType::tensor(t, ps));
+        b.output({pd, tr}, {"p", "t"});
+        return m;
+      };
+      NamedTensors in{{"x", randomTensor(t, s, rng, -100, 100)}};
+      Outcome ref = runOn(make, "ref", in), fast = runOn(make, "fast", in);
+      ASSERT_TRUE(ref.status.isOk() && fast.status.isOk()) << ref.status.toString() << " / " << fast.status.toString();
+      for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(ref.outputs[i].second.identical(fast.outputs[i].second));
+      bool allFast = true;
+      for (const OpProfile& p : fast.stats.steps) allFast = allFast && !p.fallback;
+      EXPECT_TRUE(allFast);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tosakit::testing
