@@ -315,7 +315,8 @@ class Graph {
   std::vector<Var> sort(Var x, int dim = -1, bool stable = false, bool descending = false);
   // Nearest-neighbour repetition by `scale` in H and W of NCHW.
   Var upsample(Var x, int scale);
-  // FP32 NCHW resize to size [OH, OW] (or by integer scale_factor when size is empty).
+  // FP32 NCHW resize to size [OH, OW] (or [H * scale_factor[0], W * scale_factor[1]] when size is empty);
+  // NEAREST rounds the source coordinate half up (TOSA RESIZE), BILINEAR as align_corners/half_pixel_centers say.
   Var interpolate(Var x, const std::vector<int>& size, const std::vector<float>& scale_factor,
                   const InterpolateParam& param);
 
@@ -340,7 +341,7 @@ class Graph {
   // (U8/U16 as declared; I8/I16 bit patterns are accepted too); outputs by name with their declared dtype.
   Result<NamedTensors> run(const NamedTensors& inputs, const SessionOptions& options = {}) const;
 
-  struct Impl;
+  struct Impl;  // the graph's state (src/lang/lang_internal.h)
 
  private:
   std::unique_ptr<Impl> impl_;

@@ -229,6 +229,7 @@ def conv_cases(out):
     conv_case(out, "conv_low_u8_out", 0, "i8", "u8", 1 / 256, "i16", pads=(0, 1, 2, 0))
     conv_case(out, "conv_low_u8_in", 0, "u8", "i8", 1 / 256, "i16")
     conv_case(out, "conv_low_depthwise", 0, "i8", "i8", 0.02, "i16", groups=4, dil=(2, 1))
+    conv_case(out, "conv_low_depthwise_m2", 0, "u8", "i8", 0.011, "i16", groups=4, oc=8)
     conv_case(out, "conv_low_grouped", 0, "i8", "i8", 1 / 128, None, groups=2)
     conv_case(out, "conv_high_sym_bias16", 1, "i8", "i8", 0.0029296875, "i16")
     conv_case(out, "conv_high_sym_bias32", 1, "i8", "i16", 0.0371, "i32")
@@ -272,6 +273,11 @@ def deconv_cases(out):
     y = quant_low(acc, None, 0.03, "i8")
     save(out, "deconv_low_i8", x=x, w=w, b=b, expected=y, p_scale=np.array([0.03]), p_mode=np.array([0]),
          p_zp=np.array([0, 0, 0]), **conv_params((1, 0, 1, 1), (2, 2)))
+    xu = rand_int("u8", (1, 3, 3, 3))
+    wu = rand_int("u8", (3, 2, 2, 2))
+    accu = lambda: deconv_ref(xu.astype(np.int64), wu.astype(np.int64), (0, 0, 0, 0), (1, 2))
+    save(out, "deconv_low_u8", x=xu, w=wu, expected=quant_low(accu, None, 1 / 512, "u8"), p_scale=np.array([1 / 512]),
+         p_mode=np.array([0]), p_zp=np.array([0, 0, 0]), **conv_params((0, 0, 0, 0), (1, 2)))
     xf = RNG.standard_normal((1, 3, 4, 4)).astype(np.float32)
     wf = RNG.standard_normal((3, 2, 3, 3)).astype(np.float32)
     yf = deconv_ref(xf.astype(np.float64), wf.astype(np.float64), (1, 0, 1, 1), (2, 2))

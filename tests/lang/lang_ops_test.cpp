@@ -374,7 +374,7 @@ std::vector<std::string> caseNames(const std::string& prefix) {
   static const std::vector<std::string> all = {
       "conv_low_i8", "conv_low_i8_scale_left", "conv_low_u8_out", "conv_low_u8_in", "conv_low_depthwise",
       "conv_low_grouped", "conv_high_sym_bias16", "conv_high_sym_bias32", "conv_high_sym_u16", "conv_high_asym",
-      "conv_high_asym_u8", "conv_high_asym_i16", "conv_fp32", "deconv_low_i8", "deconv_fp32", "conv3d_low",
+      "conv_high_asym_u8", "conv_high_asym_i16", "conv_fp32", "deconv_low_i8", "deconv_low_u8", "deconv_fp32", "conv_low_depthwise_m2", "conv3d_low",
       "conv3d_high_sym", "conv3d_high_asym", "conv3d_fp32", "matmul_low", "matmul_low_left", "matmul_high_sym",
       "matmul_high_sym_b16", "matmul_high_asym", "matmul_high_asym_u8", "matmul_fp32", "fc_int_i8", "fc_int_u8",
       "pool_int_max_i8", "pool_int_max_u8", "pool_int_avg_mode1", "pool_int_avg_mode1_u8", "pool_int_avg_mode2",
