@@ -78,7 +78,8 @@ std::string similarityPlot(const CompareReport& r, const CompareOptions& o) {
   lo = std::max(lo, -1.0);
   size_t n = r.rows.size();
   auto x = [&](size_t i) { return left + (n <= 1 ? 0.5 : double(i) / double(n - 1)) * (w - left - right); };
-  auto y = [&](double v) { return top + (1.0 - (v - lo) / (1.0 - lo)) * (h - top - bottom); };
+  // Values below the axis (euclidean similarity can be very negative) are drawn on it.
+  auto y = [&](double v) { return top + (1.0 - (std::max(v, lo) - lo) / (1.0 - lo)) * (h - top - bottom); };
   std::ostringstream s;
   s << "<svg id=\"similarity-plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
     << "\" viewBox=\"0 0 " << w << " " << h << "\">\n";
@@ -109,8 +110,9 @@ std::string similarityPlot(const CompareReport& r, const CompareOptions& o) {
   };
   series("cosine", "#1f77b4", &TensorComparison::cosine);
   series("euclidean", "#ff7f0e", &TensorComparison::euclidean);
-  s << "<text x=\"" << w - right - 200 << "\" y=\"" << top + 12 << "\" font-size=\"12\" fill=\"#1f77b4\">cosine</text>\n";
-  s << "<text x=\"" << w - right - 120 << "\" y=\"" << top + 12 << "\" font-size=\"12\" fill=\"#ff7f0e\">euclidean</text>\n";
+  s << "<text x=\"" << left << "\" y=\"" << h - 8 << "\" font-size=\"12\" fill=\"#1f77b4\">&#9644; cosine</text>\n";
+  s << "<text x=\"" << left + 80 << "\" y=\"" << h - 8 << "\" font-size=\"12\" fill=\"#ff7f0e\">&#9644; euclidean "
+       "(dashed: tolerances)</text>\n";
   s << "</svg>\n";
   return s.str();
 }
