@@ -177,17 +177,18 @@ std::vector<int64_t> biasValues(Graph::Impl& g, Var bias, int64_t oc, DType* typ
 }
 
 // TOSA needs (in - 1 + pads - (k - 1) * d) divisible by the stride: the surplus of the end padding (never
-// read) is dropped, cutting input rows/columns when the padding is not enough.
+// read) is dropped; when the padding is too short for that, it is extended to one more output position,
+// which is cut from the result (`extra`).
 struct Fit {
   int64_t p1;
-  int64_t cut;
+  int64_t extra;
 };
 Fit fitPad(int64_t in, int64_t k, int64_t d, int64_t s, int64_t p0, int64_t p1) {
   int64_t span = in - 1 + p0 + p1 - (k - 1) * d;
   if (span < 0) invalid("the kernel is larger than the padded input");
   int64_t rem = span % s;
   if (rem <= p1) return {p1 - rem, 0};
-  return {0, rem - p1};
+  return {p1 + s - rem, 1};
 }
 
 Value* cutEnd(Graph::Impl& g, Value* x, size_t axis, int64_t cut) {
@@ -214,7 +215,7 @@ Value* conv2dNHWC(Graph::Impl& g, Value* x, int64_t izp, const std::vector<int64
             std::to_string(IC) + " input channels in " + std::to_string(geo.groups) + " groups");
   Fit fh = fitPad(x->type.dims[1], KH, geo.dh, geo.sh, geo.pt, geo.pb);
   Fit fw = fitPad(x->type.dims[2], KW, geo.dw, geo.sw, geo.pl, geo.pr);
-  x = cutEnd(g, cutEnd(g, x, 1, fh.cut), 2, fw.cut);
+  auto trim = [&](Value* y) { return cutEnd(g, cutEnd(g, y, 1, fh.extra), 2, fw.extra); };
   const int64_t IH = x->type.dims[1], IW = x->type.dims[2], N = x->type.dims[0];
   const int64_t OH = (IH - 1 + geo.pt + fh.p1 - (KH - 1) * geo.dh) / geo.sh + 1;
   const int64_t OW = (IW - 1 + geo.pl + fw.p1 - (KW - 1) * geo.dw) / geo.sw + 1;
@@ -240,7 +241,7 @@ Value* conv2dNHWC(Graph::Impl& g, Value* x, int64_t izp, const std::vector<int64
   Value* xzp = g.zp(isFloat ? DType::FP32 : DType::I8, izp);
   if (geo.groups == 1) {
     auto [w, wzp] = weights({0, 2, 3, 1}, {OC, KH, KW, IC});
-    return g.op("tosa.conv2d", {x, w, bias(0, OC), xzp, wzp}, ValueType::tensor(acc, {N, OH, OW, OC}), attrs);
+    return trim(g.op("tosa.conv2d", {x, w, bias(0, OC), xzp, wzp}, ValueType::tensor(acc, {N, OH, OW, OC}), attrs));
   }
   if (geo.groups == IC) {
     // Depthwise: weight [KH, KW, C, M], output channel c * M + m as BMLang's [C * M, 1, KH, KW]: the OIHW
@@ -248,7 +249,7 @@ Value* conv2dNHWC(Graph::Impl& g, Value* x, int64_t izp, const std::vector<int64
     const int64_t M = OC / IC;
     const Shape view = {IC, M, KH, KW};
     auto [w, wzp] = weights({2, 3, 0, 1}, {KH, KW, IC, M}, view);
-    return g.op("tosa.depthwise_conv2d", {x, w, bias(0, OC), xzp, wzp}, ValueType::tensor(acc, {N, OH, OW, OC}), attrs);
+    return trim(g.op("tosa.depthwise_conv2d", {x, w, bias(0, OC), xzp, wzp}, ValueType::tensor(acc, {N, OH, OW, OC}), attrs));
   }
   // Grouped: one conv2d per group on its channel slice, concatenated along C.
   const int64_t OCg = OC / geo.groups;
@@ -416,17 +417,25 @@ Var Graph::conv3d(Var input, Var weight, Var bias, const Conv3dParam& p, std::op
     if (w.rank() != 5) invalid("weight must be [oc, ic, kd, kh, kw]");
     if (p.groups != 1) unsupported("grouped conv3d");
     if (p.dilation.size() != 3 || p.stride.size() != 3 || p.pad.size() != 6) invalid("dilation/stride need 3 values, pad 6");
+    for (int i = 0; i < 6; ++i)
+      if (p.pad[size_t(i)] < 0 || (i < 3 && (p.stride[size_t(i)] < 1 || p.dilation[size_t(i)] < 1)))
+        invalid("paddings must be >= 0, strides and dilations >= 1");
     const Shape& ws = w.shape();
     const int64_t OC = ws[0];
     Value* x = g.toNHWC(g.val(input));  // N D H W C
     if (x->type.dims[4] != ws[1]) invalid("weight input channels do not match the input");
     std::vector<int64_t> pads(p.pad.begin(), p.pad.end());
+    int64_t extra[3];
     for (int i = 0; i < 3; ++i) {
       Fit f = fitPad(x->type.dims[size_t(1 + i)], ws[size_t(2 + i)], p.dilation[size_t(i)], p.stride[size_t(i)],
                      pads[size_t(2 * i)], pads[size_t(2 * i + 1)]);
       pads[size_t(2 * i + 1)] = f.p1;
-      x = cutEnd(g, x, size_t(1 + i), f.cut);
+      extra[i] = f.extra;
     }
+    auto trim = [&](Value* y) {
+      for (int i = 0; i < 3; ++i) y = cutEnd(g, y, size_t(1 + i), extra[i]);
+      return y;
+    };
     Shape os = {x->type.dims[0], 0, 0, 0, OC};
     for (int i = 0; i < 3; ++i)
       os[size_t(1 + i)] = (x->type.dims[size_t(1 + i)] - 1 + pads[size_t(2 * i)] + pads[size_t(2 * i + 1)] -
@@ -449,16 +458,16 @@ Var Graph::conv3d(Var input, Var weight, Var bias, const Conv3dParam& p, std::op
                        g.constF32(floatBias(g, bias, OC), {OC}), g.zp(DType::FP32, 0),
                        g.zp(DType::FP32, 0)},
                       ValueType::tensor(DType::FP32, os), attrs);
-      return g.make(g.toNCHW(y), DType::FP32);
+      return g.make(g.toNCHW(trim(y)), DType::FP32);
     }
     if (w.dtype() != DType::I8 && w.dtype() != DType::U8) invalid("an integer conv3d needs an i8 or u8 weight");
     auto [xs, izp] = int8Operand(g, x, t);
     auto accOf = [&, xs = xs, izp = izp](const std::vector<int64_t>& wv) {
       auto [wt, wzp] = int8Weights(permuteData(wv, ws, order), tw);
-      return g.op("tosa.conv3d",
-                  {xs, g.constant(wt), g.constI32(std::vector<int64_t>(size_t(OC), 0), {OC}), g.zp(DType::I8, izp),
-                   g.zp(DType::I8, wzp)},
-                  ValueType::tensor(DType::I32, os), attrs);
+      return trim(g.op("tosa.conv3d",
+                       {xs, g.constant(wt), g.constI32(std::vector<int64_t>(size_t(OC), 0), {OC}), g.zp(DType::I8, izp),
+                        g.zp(DType::I8, wzp)},
+                       ValueType::tensor(DType::I32, os), attrs));
     };
     return quantizedConv(g, accOf, intValues(w), OC, bias, p, intOut(out, t));
   });
@@ -574,6 +583,12 @@ PoolAxis poolAxis(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, bool
   int64_t span = in + p0 + p1 - k;
   if (span < 0) invalid("the kernel is larger than the padded input");
   int64_t out = (ceilMode ? (span + s - 1) / s : span / s) + 1;
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t lo = o * s - p0;
+    if (std::min(lo + k, in) - std::max<int64_t>(lo, 0) <= 0)
+      invalid("window " + std::to_string(o) + " lies entirely in the padding (padding " + std::to_string(std::max(p0, p1)) +
+              " not smaller than the kernel " + std::to_string(k) + ")");
+  }
   return {in, k, s, p0, p1, out};
 }
 
