@@ -17,6 +17,8 @@ PACKAGES=(
   libopencv-imgcodecs-dev libopencv-imgproc-dev python3-pil
   # Quantization: the digits end-to-end test (tests/scripts/digits_quantize.sh), compare --html in a browser.
   python3-sklearn chromium
+  # The Python package (python/, pybind11) and its pytest suite.
+  pybind11-dev python3-dev python3-pytest
 )
 # Debian's npm brings Debian's nodejs; a node from elsewhere (e.g. NodeSource, which bundles npm and conflicts
 # with Debian's npm package) is used as it is.

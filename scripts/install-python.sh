@@ -18,5 +18,9 @@ SUDO=""
 if [ ! -w "$(dirname "$SITE")" ] && [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 $SUDO mkdir -p "$SITE"
 $SUDO cmake --install "$BUILD_DIR" --component python --prefix "$SITE"
-# Check from / so the source tree cannot shadow the installed package.
-echo "install-python: installed $(cd / && "$PYTHON" -c 'import tosakit; print(tosakit.__file__.rsplit("/", 1)[0], tosakit.__version__)')"
+# Check from / (so the source tree cannot shadow it) with a clean environment.
+if ! where="$(cd / && env -u PYTHONPATH "$PYTHON" -c 'import tosakit; print(tosakit.__file__.rsplit("/", 1)[0], tosakit.__version__)')"; then
+  echo "install-python: the installed package does not import" >&2
+  exit 1
+fi
+echo "install-python: installed $where"
