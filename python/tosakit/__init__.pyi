@@ -1,0 +1,137 @@
+"""Type stubs of the tosakit package (docs/API.md, "Python")."""
+from os import PathLike
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union, overload
+
+import numpy as np
+
+from . import errors as errors
+from . import lang as lang
+from .errors import BadInput as BadInput
+from .errors import Error as Error
+from .errors import InternalError as InternalError
+from .errors import SpecError as SpecError
+from .errors import Unpredictable as Unpredictable
+from .errors import Unsupported as Unsupported
+
+__version__: str
+
+Path = Union[str, PathLike[str]]
+Arrays = Dict[str, np.ndarray]
+TensorSet = Union[Mapping[str, np.ndarray], Path]  # a dict of arrays or an .npz file
+ModelLike = Union["Module", Path]
+TypeInfo = Tuple[str, str, Tuple[int, ...]]  # (name, tosakit dtype, shape)
+
+class Module:
+    """A TOSA module (functions, variables, target), loaded, imported, quantized or built."""
+    @property
+    def origin(self) -> str: ...
+    @property
+    def functions(self) -> List[str]: ...
+    def input_names(self, function: str = "main") -> List[str]: ...
+    def output_names(self, function: str = "main") -> List[str]: ...
+    def input_types(self, function: str = "main") -> List[TypeInfo]: ...
+    def output_types(self, function: str = "main") -> List[TypeInfo]: ...
+    def to_mlir(self) -> str: ...
+
+class Session:
+    """A model ready to run many times (variables persist across runs)."""
+    def __init__(self, model: ModelLike, backend: str = "ref", threads: int = 0, precise: bool = False) -> None: ...
+    @overload
+    def run(self, inputs: Mapping[str, np.ndarray]) -> Arrays: ...
+    @overload
+    def run(self, inputs: Mapping[str, np.ndarray], intermediates: bool = ..., function: str = ...,
+            tosa_types: bool = ...) -> Union[Arrays, Tuple[Arrays, Arrays]]: ...
+    @property
+    def input_names(self) -> List[str]: ...
+    @property
+    def output_names(self) -> List[str]: ...
+    @property
+    def backend(self) -> str: ...
+    @property
+    def notes(self) -> List[str]: ...
+    def _cpp_seconds_per_run(self, inputs: Mapping[str, np.ndarray], iterations: int = 10,
+                             function: str = "main") -> float: ...
+
+def load(path: Path) -> Module: ...
+def save(module: Module, path: Path) -> None: ...
+def convert(input: Path, output: Path) -> None: ...
+def validate(model: ModelLike) -> List[str]: ...
+def version() -> str: ...
+def import_onnx(path: Path, input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
+                bind_inputs: Optional[Mapping[str, np.ndarray]] = None, output_names: Sequence[str] = (),
+                nhwc_io: bool = False, check: bool = True, opset_convert: bool = True) -> Module: ...
+def gen_data(model: ModelLike, set: int = 0, seed: int = 0, function: str = "main") -> Arrays: ...
+
+class CalibrationEntry:
+    name: str
+    threshold: float
+    min: float
+    max: float
+
+class CalibrationTable:
+    header: List[Tuple[str, str]]
+    entries: List[CalibrationEntry]
+    def find(self, name: str) -> Optional[CalibrationEntry]: ...
+    def header_value(self, key: str) -> str: ...
+    def to_text(self) -> str: ...
+    def save(self, path: Path) -> None: ...
+    def __len__(self) -> int: ...
+
+def read_calibration_table(path: Path) -> CalibrationTable: ...
+def calibrate(model: ModelLike, samples: Union[Path, Sequence[Union[Path, Mapping[str, np.ndarray]]]],
+              method: str = "kld", input_num: int = 0, tune_num: int = 5, histogram_bins: int = 2048,
+              we: bool = False, bc: bool = False, search_threshold: bool = False, backend: str = "fast",
+              threads: int = 0, function: str = "main") -> CalibrationTable: ...
+def quantize(model: ModelLike, table: Union[CalibrationTable, Path], mode: str = "INT8", asymmetric: bool = False,
+             per_tensor: bool = False, quant_input: bool = False, quant_output: bool = False,
+             quantize_table: Union[None, Path, Mapping[str, str]] = None, function: str = "main") -> Module: ...
+def quant_params(module: Module, function: str = "main") -> Dict[str, Tuple[float, int]]: ...
+
+class TensorComparison:
+    name: str
+    shape: str
+    dequantized: bool
+    cosine: float
+    euclidean: float
+    sqnr: float
+    max_abs_diff: float
+    passed: bool
+    note: str
+
+class CompareReport:
+    rows: List[TensorComparison]
+    only_in_a: List[str]
+    only_in_b: List[str]
+    @property
+    def all_pass(self) -> bool: ...
+    def __bool__(self) -> bool: ...
+
+def compare(a: TensorSet, b: TensorSet, min_cosine: float = 0.99, min_euclidean: float = 0.9,
+            excepts: Sequence[str] = (), quant_params: Union[None, Module, Mapping[str, Tuple[float, int]]] = None,
+            function: str = "main") -> CompareReport: ...
+
+class CheckEntry:
+    name: str
+    op: str
+    location: str
+    rule: str
+    section: str
+    verdict: str  # "compliant", "NOT compliant", "not judged"
+    worst: float
+    worst_index: int
+    reason: str
+
+class CheckReport:
+    per_op: bool
+    entries: List[CheckEntry]
+    notes: List[str]
+    @property
+    def compliant(self) -> bool: ...
+    def to_text(self) -> str: ...
+    def to_json(self) -> str: ...
+    def __bool__(self) -> bool: ...
+
+def check(model: ModelLike, result: TensorSet, inputs: Optional[TensorSet] = None,
+          reference: Optional[TensorSet] = None, bounds: Optional[TensorSet] = None,
+          intermediates: Optional[TensorSet] = None, mode: str = "", test_set: int = -1,
+          function: str = "main") -> CheckReport: ...
