@@ -1,5 +1,5 @@
-// libFuzzer harness for `tosakit check`'s side of judging results (src/compliance): a mutated .npz is read as
-// the implementation's result file (npy::parseNpz), its tensors adapted to the declared output type
+// libFuzzer harness for `tosakit check`'s side of judging results (src/compliance): a mutated .npz (or .npy) is
+// read as the implementation's result file (npy::parseNpz / parseNpy), its tensors adapted to the declared output type
 // (npy::adaptToDType) and judged by compliance::checkTensor in every compliance mode against a reference and
 // bounds that are also taken from the archive (member 1 and 2, when present) or fixed. Shapes, dtypes and
 // values are all hostile: a mismatch must be a failed check or an error, never a crash or sanitizer report.
@@ -19,8 +19,19 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+// The tensors of an .npz, or of a single .npy: a mutated .npz rarely survives its CRCs, a mutated .npy reaches
+// checkTensor with hostile shapes, dtypes and values.
+static Result<npy::NamedTensors> parseResult(const uint8_t* data, size_t size) {
   auto npz = npy::parseNpz(data, size, "fuzz.npz");
+  if (npz) return npz;
+  if (npz.status().message().empty()) std::abort();
+  auto t = npy::parseNpy(data, size, "fuzz.npy");
+  if (!t) return t.status();
+  return npy::NamedTensors{{"y", std::move(*t)}};
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto npz = parseResult(data, size);
   if (!npz) {
     if (npz.status().message().empty()) std::abort();
     return 0;
