@@ -7,6 +7,9 @@ time per run measured by a timed loop in C++ (`Session._cpp_seconds_per_run`). P
 percentage of the model's run time; the target is < 5% on the fast backend. Not a test (timings vary).
 
     /usr/bin/python3 bench/python_overhead.py [--backend fast|ref] [--threads N] [--iterations N]
+
+On a loaded machine use --threads 1: with every core busy the fast backend's thread team (OpenMP) makes
+run times swing by far more than the per-call cost being measured.
 """
 import argparse
 import pathlib

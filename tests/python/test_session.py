@@ -178,3 +178,14 @@ def test_concurrent_runs_from_threads(inputs):
     assert len(results) == 4
     for r in results:
         assert_same_arrays(r, want)
+
+
+def test_fast_backend_equals_cli(tmp_path, tool, inputs):
+    code, _, err = run_cli(tool, "run", DEFAULT / "model.mlir", "--inputs", DEFAULT / "inputs.npz",
+                           "-o", tmp_path / "out.npz", "--backend", "fast", "--threads", "1")
+    assert code == 0, err
+    s = tosakit.Session(DEFAULT / "model.mlir", backend="fast", threads=1)
+    assert s.backend == "fast"
+    assert_same_arrays(s.run(inputs), load_npz(tmp_path / "out.npz"))
+    # Its integer output is the reference backend's, bit for bit.
+    np.testing.assert_array_equal(s.run(inputs)["out0"], tosakit.Session(DEFAULT / "model.mlir").run(inputs)["out0"])
