@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   actions.push_back(addConvertVerb(app));
   actions.push_back(addDisVerb(app));
   actions.push_back(addCalibrateVerb(app));
+  actions.push_back(addQtableVerb(app));
   actions.push_back(addQuantizeVerb(app));
   actions.push_back(addCompareVerb(app));
   // --max-memory on every verb that reads models or data (all but version), new verbs included.

@@ -20,6 +20,7 @@ VerbAction addImportVerb(CLI::App& app);
 VerbAction addConvertVerb(CLI::App& app);
 VerbAction addDisVerb(CLI::App& app);
 VerbAction addCalibrateVerb(CLI::App& app);
+VerbAction addQtableVerb(CLI::App& app);
 VerbAction addQuantizeVerb(CLI::App& app);
 VerbAction addCompareVerb(CLI::App& app);
 

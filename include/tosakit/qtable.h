@@ -1,0 +1,53 @@
+// Mixed-precision search (TPU-MLIR's run_qtable / search_qtable, technical reference 3.1.4, 3.2.3 and 7.5.4):
+// which layers must stay in floating point for the quantized model's outputs to reach a cosine similarity.
+//
+// 1. Sensitivity (the loss table): for every layer alone, the model quantized with that one layer in
+//    `fpType` and everything else in the base mode; its mean output cosine against the float model.
+// 2. Layers sorted by that cosine, most helpful first; the shortest prefix of that order whose quantized
+//    model reaches `expectedCos` (binary search over the prefix length, at most maxFloatLayers layers) is
+//    the quantize table.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tosakit/calibrate.h"
+#include "tosakit/quantize.h"
+
+namespace tosakit {
+
+struct QtableOptions {
+  const ir::Module* module = nullptr;   // the float model
+  const CalibrationTable* table = nullptr;
+  std::vector<std::string> samples;     // evaluation samples
+  SampleLoader loadSample;
+  QuantizeOptions quantize;             // base mode (INT8 by default), asymmetric, per-tensor, function
+  QuantMode fpType = QuantMode::F32;    // precision of the layers kept in float
+  double expectedCos = 0.99;
+  int64_t maxFloatLayers = -1;          // -1: no limit
+  SessionOptions session;
+  ProgressCallback progress;
+};
+
+struct LayerSensitivity {
+  std::string layer;
+  double cosine = 0;  // mean output cosine with only this layer in float
+};
+
+struct QtableResult {
+  double allQuantizedCosine = 0;            // every layer in the base mode
+  std::vector<LayerSensitivity> sensitivity;  // most helpful first
+  std::vector<std::string> floatLayers;     // the chosen layers, in sensitivity order
+  double finalCosine = 0;                   // with floatLayers in fpType
+  bool reached = false;                     // finalCosine >= expectedCos
+  size_t layerCount = 0;                    // layers considered
+};
+
+Result<QtableResult> searchQtable(const QtableOptions& opts);
+
+// TPU-MLIR's quantize table text: '#' comment lines (the search's numbers), then "<layer> <mode>" per line.
+std::string formatQuantizeTable(const QtableResult& r, const QtableOptions& opts);
+// The loss table: "# layer cosine loss" then one line per layer, most helpful first (loss = 1 - cosine).
+std::string formatLossTable(const QtableResult& r);
+
+}  // namespace tosakit

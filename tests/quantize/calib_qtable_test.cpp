@@ -1,0 +1,111 @@
+// `tosakit qtable` (TPU-MLIR's run_qtable, 7.5.4): a calibration table whose output layer's threshold is far
+// too small saturates that layer's int8 output (|min| near 3, threshold 0.5): all-int8 output cosine falls far
+// below 0.95, and only keeping that layer in float lifts it above (the other layers' int8 error is small), so
+// the search must return exactly that layer; bad input as the README says.
+#include "../cli/cli_test_util.h"
+#include "calib_test_util.h"
+#include "formats/npy/npy.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using namespace tosakit;
+using tosakit::testing::runTool;
+
+const char* kConvReluConv = R"(func.func @main(%x: tensor<1x4x4x2xf32> loc("x")) -> tensor<1x4x4x2xf32> {
+  %w1 = "tosa.const"() <{values = dense<[[[[8.0, -4.0]]], [[[0.05, 0.1]]], [[[1.0, -0.5]]]]> : tensor<3x1x1x2xf32>}> : () -> tensor<3x1x1x2xf32>
+  %b1 = "tosa.const"() <{values = dense<[0.5, 0.01, -0.25]> : tensor<3xf32>}> : () -> tensor<3xf32>
+  %w2 = "tosa.const"() <{values = dense<[[[[0.1, 2.0, -1.0]]], [[[-0.2, 3.0, 0.5]]]]> : tensor<2x1x1x3xf32>}> : () -> tensor<2x1x1x3xf32>
+  %b2 = "tosa.const"() <{values = dense<[0.0, 0.1]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c1 = tosa.conv2d %x, %w1, %b1, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<3x1x1x2xf32>, tensor<3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x3xf32> loc("conv1")
+  %r = tosa.clamp %c1 {max_val = 3.40282347E+38 : f32, min_val = 0.0 : f32} : (tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> loc("relu")
+  %c2 = tosa.conv2d %r, %w2, %b2, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x3xf32>, tensor<2x1x1x3xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32> loc("conv2")
+  return %c2 : tensor<1x4x4x2xf32>
+}
+)";
+
+class QtableCli : public tosakit::testing::ScratchDir {
+ protected:
+  void SetUp() override {
+    ScratchDir::SetUp();
+    write("conv.mlir", kConvReluConv);
+    fs::create_directories(path("data"));
+    uint64_t s = 5;
+    for (int k = 0; k < 4; ++k) {
+      std::vector<double> v(32);
+      for (double& x : v) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        x = double(int64_t(s >> 40) % 2001 - 1000) / 500.0;
+      }
+      ASSERT_TRUE(npy::writeNpy(path("data/s" + std::to_string(k) + ".npy"),
+                                Tensor::fromDoubles(DType::FP32, {1, 4, 4, 2}, v)));
+    }
+    // Thresholds of the minmax table, except the output layer's: 0.5 instead of its |min| (about 3).
+    ASSERT_EQ(runTool("calibrate " + path("conv.mlir") + " --dataset " + path("data") + " --method minmax -o " +
+                      path("good.txt"))
+                  .exitCode,
+              0);
+    std::ifstream in(path("good.txt"));
+    std::string line, text;
+    while (std::getline(in, line)) text += (line.rfind("conv2 ", 0) == 0 ? "conv2 0.5000000" + line.substr(line.find(' ', 6)) : line) + "\n";
+    write("bad.txt", text);
+  }
+  std::string read(const std::string& name) {
+    std::ifstream f(path(name));
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  }
+};
+
+TEST_F(QtableCli, KeepsExactlyTheSaturatedOutputLayerInFloat) {
+  auto r = runTool("qtable " + path("conv.mlir") + " --dataset " + path("data") + " --calibration-table " +
+                   path("bad.txt") + " --expected-cos 0.95 --loss-table " + path("loss.txt") + " -o " + path("q.txt"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  std::string q = read("q.txt");
+  EXPECT_NE(q.find("# op_name quantize_mode\nconv2 F32\n"), std::string::npos) << q;
+  EXPECT_EQ(q.find("conv1 F32"), std::string::npos) << q;
+  EXPECT_NE(q.find("# float layers: 1 of 3"), std::string::npos) << q;
+  // The loss table lists every layer, the repairing one first.
+  std::string loss = read("loss.txt");
+  EXPECT_NE(loss.find("# op_name cosine loss\nconv2 "), std::string::npos) << loss;
+  EXPECT_NE(loss.find("\nconv1 "), std::string::npos) << loss;
+  EXPECT_NE(loss.find("\nrelu "), std::string::npos) << loss;
+  // The table it wrote is one `tosakit quantize --quantize-table` accepts.
+  auto qz = runTool("quantize " + path("conv.mlir") + " --quantize INT8 --calibration-table " + path("bad.txt") +
+                    " --quantize-table " + path("q.txt") + " -o " + path("mixed.mlir"));
+  EXPECT_EQ(qz.exitCode, 0) << qz.out;
+}
+
+TEST_F(QtableCli, NoFloatLayerWhenAllInt8ReachesTheTarget) {
+  auto r = runTool("qtable " + path("conv.mlir") + " --dataset " + path("data") + " --calibration-table " +
+                   path("bad.txt") + " --expected-cos 0.5 -o " + path("q.txt"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  std::string q = read("q.txt");
+  EXPECT_NE(q.find("# float layers: 0 of 3"), std::string::npos) << q;
+  EXPECT_NE(q.find("# op_name quantize_mode\n"), std::string::npos) << q;
+  EXPECT_EQ(q.substr(q.find("# op_name quantize_mode\n") + 24), "") << q;
+}
+
+TEST_F(QtableCli, BadInputIsOneLineExitFourAndNoTable) {
+  write("unknown.txt", "x 1 -1 1\nconv9 1 0 1\n");
+  fs::create_directories(path("empty"));
+  struct Case {
+    std::string args;
+    std::string expect;
+  } cases[] = {
+      {"--dataset " + path("data") + " --calibration-table " + path("unknown.txt"),
+       "calibration table names tensor 'conv9', which function @main does not have"},
+      {"--dataset " + path("empty") + " --calibration-table " + path("bad.txt"), "dataset holds no sample"},
+      {"--dataset " + path("data") + " --calibration-table " + path("missing.txt"), "cannot open calibration table"},
+  };
+  for (const auto& c : cases) {
+    auto r = runTool("qtable " + path("conv.mlir") + " " + c.args + " -o " + path("q.txt"));
+    EXPECT_EQ(r.exitCode, 4) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_NE(r.out.find(c.expect), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(path("q.txt")));
+  }
+}
+
+}  // namespace

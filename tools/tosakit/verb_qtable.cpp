@@ -1,0 +1,124 @@
+// tosakit qtable MODEL --dataset DIR --calibration-table CALI.txt [--expected-cos 0.99] [--max-float-layers N]
+//                [--fp-type F16|BF16|F32] [--quantize INT8|INT16] [--asymmetric] [--per-tensor]
+//                [--input-num N] [--loss-table LOSS.txt] -o QTABLE.txt
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "backend_flags.h"
+#include "core/file_io.h"
+#include "tosakit/model_io.h"
+#include "tosakit/preprocess.h"
+#include "tosakit/qtable.h"
+#include "verbs.h"
+
+namespace tosakit::cli {
+
+namespace {
+
+struct QtableArgs {
+  std::string model;
+  std::string dataset;
+  std::string calibrationTable;
+  double expectedCos = 0.99;
+  int64_t maxFloatLayers = -1;
+  std::string fpType = "F32";
+  std::string mode = "INT8";
+  bool asymmetric = false;
+  bool perTensor = false;
+  int64_t inputNum = 10;
+  std::string lossTable;
+  std::string output;
+  BackendFlags backend;
+};
+
+ProgressCallback progressBar() {
+  if (!::isatty(STDERR_FILENO)) return {};
+  return [](const std::string& stage, size_t done, size_t total) {
+    std::cerr << "\r" << stage << " " << done << "/" << total << "   " << (done == total ? "\n" : "") << std::flush;
+  };
+}
+
+int qtableVerb(const QtableArgs& a) {
+  auto fpType = parseQuantMode(a.fpType);
+  if (!fpType) return report(fpType.status());
+  auto mode = parseQuantMode(a.mode);
+  if (!mode) return report(mode.status());
+  std::vector<std::string> notes;
+  auto module = loadModel(a.model, &notes);
+  if (!module) return report(module.status());
+  printNotes(notes);
+  const ir::Function* fn = (*module)->function("main");
+  if (!fn) return report(Status::invalid(a.model + ": no function 'main'"));
+  auto table = readCalibrationTable(a.calibrationTable);
+  if (!table) return report(table.status());
+  if (Status s = checkCalibrationTableNames(*table, *fn, a.calibrationTable); !s) return report(s);
+  auto samples = listDataset(a.dataset);
+  if (!samples) return report(samples.status());
+  if (samples->empty())
+    return report(Status::invalid(a.dataset + ": dataset holds no sample (.npz, .npy, .jpg, .jpeg, .png, .bmp)"));
+  if (a.inputNum > 0 && int64_t(samples->size()) > a.inputNum) samples->resize(size_t(a.inputNum));
+
+  QtableOptions o;
+  o.module = module->get();
+  o.table = &*table;
+  o.samples = *samples;
+  o.loadSample = [fn](const std::string& path) { return loadSample(path, *fn); };
+  o.quantize.mode = *mode;
+  o.quantize.asymmetric = a.asymmetric;
+  o.quantize.perTensor = a.perTensor;
+  o.fpType = *fpType;
+  o.expectedCos = a.expectedCos;
+  o.maxFloatLayers = a.maxFloatLayers;
+  a.backend.apply(o.session);
+  o.progress = progressBar();
+  auto r = searchQtable(o);
+  if (!r) return report(r.status());
+  if (!a.lossTable.empty())
+    if (Status s = writeFileAtomic(a.lossTable, formatLossTable(*r)); !s) return report(s);
+  if (Status s = writeFileAtomic(a.output, formatQuantizeTable(*r, o)); !s) {
+    if (!a.lossTable.empty()) std::filesystem::remove(a.lossTable);
+    return report(s);
+  }
+  std::cout << a.output << ": " << r->floatLayers.size() << " of " << r->layerCount << " layers in "
+            << quantModeName(o.fpType) << "; output cosine " << r->allQuantizedCosine << " all-"
+            << quantModeName(o.quantize.mode) << ", " << r->finalCosine << " with the table\n";
+  if (!r->reached)
+    printNotes({"expected cosine " + std::to_string(a.expectedCos) + " not reached within " +
+                std::to_string(r->floatLayers.size()) + " float layers"});
+  return kExitOk;
+}
+
+}  // namespace
+
+VerbAction addQtableVerb(CLI::App& app) {
+  auto args = std::make_shared<QtableArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "qtable", "Choose the layers to keep in float for a target output similarity (TPU-MLIR's run_qtable)");
+  cmd->add_option("model", args->model, "Float model (.mlir or .spv)")->required();
+  cmd->add_option("--dataset", args->dataset, "Directory of evaluation samples (as tosakit calibrate)")->required();
+  cmd->add_option("--calibration-table", args->calibrationTable, "Calibration table from tosakit calibrate")
+      ->required();
+  cmd->add_option("--expected-cos", args->expectedCos, "Output cosine similarity to reach")->capture_default_str();
+  cmd->add_option("--max-float-layers", args->maxFloatLayers, "At most this many float layers (-1: no limit)")
+      ->capture_default_str();
+  cmd->add_option("--fp-type", args->fpType, "Precision of the float layers: F32, F16 or BF16")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"F32", "F16", "BF16", "f32", "f16", "bf16"}));
+  cmd->add_option("--quantize", args->mode, "Precision of the other layers: INT8 or INT16")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"INT8", "INT16", "int8", "int16"}));
+  cmd->add_flag("--asymmetric", args->asymmetric, "Asymmetric INT8 activations (as tosakit quantize)");
+  cmd->add_flag("--per-tensor", args->perTensor, "Per-tensor weight scales (as tosakit quantize)");
+  cmd->add_option("--input-num", args->inputNum, "Samples evaluated (0 = all)")->capture_default_str();
+  cmd->add_option("--loss-table", args->lossTable, "Also write each layer's sensitivity (cosine and loss)");
+  cmd->add_option("-o,--output", args->output, "Quantize table to write (TPU-MLIR's qtable format)")->required();
+  args->backend.add(cmd, "fast");
+  return [cmd, args]() -> int {
+    if (!cmd->parsed()) return -1;
+    return qtableVerb(*args);
+  };
+}
+
+}  // namespace tosakit::cli
