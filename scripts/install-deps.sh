@@ -13,6 +13,8 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev libonnx-testdata
   # Model tests: torchvision exports (tests/scripts/torchvision_models.sh), ONNX Runtime via node.
   python3-torch python3-torchvision
+  # The fast backend (src/fast): oneDNN convolutions/matmuls/pools; ccache keeps rebuilds of the tree quick.
+  libdnnl-dev ccache
   # Image inputs (calibrate, run --input NAME=photo.jpg); python3-pil writes the images of their tests.
   libopencv-imgcodecs-dev libopencv-imgproc-dev python3-pil
   # Quantization: the digits end-to-end test (tests/scripts/digits_quantize.sh), compare --html in a browser.
