@@ -126,7 +126,9 @@ VerbAction addCalibrateVerb(CLI::App& app) {
   cmd->add_option("--tune-num", args->tuneNum,
                   "Samples for auto-tuning the kld/aciq thresholds (0 = no tuning)")
       ->capture_default_str();
-  cmd->add_option("--histogram-bins", args->histogramBins, "Bins of the |x| histograms")->capture_default_str();
+  cmd->add_option("--histogram-bins", args->histogramBins, "Bins of the |x| histograms")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t(128), int64_t(1) << 20));
   cmd->add_flag("--we", args->we, "Cross-layer weight equalization of conv -> [relu] -> conv pairs (rewrites weights)");
   cmd->add_flag("--bc", args->bc, "Bias correction of conv biases (rewrites biases)");
   cmd->add_option("--search", args->search,
