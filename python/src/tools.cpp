@@ -129,8 +129,8 @@ std::map<std::string, QuantMode> layerModesArgument(py::handle qtable) {
 }
 
 ModuleHandle quantizeBinding(py::handle model, py::handle table, const std::string& mode, bool asymmetric,
-                             bool perTensor, bool quantInput, bool quantOutput, py::handle quantizeTable,
-                             const std::string& function) {
+                             bool perTensor, bool quantInput, bool quantOutput, bool fusePreprocess,
+                             py::handle quantizeTable, const std::string& function) {
   std::string origin;
   std::shared_ptr<ir::Module> floatModel = sharedModelArgument(model, &origin);
   CalibrationTable loaded;
@@ -147,6 +147,7 @@ ModuleHandle quantizeBinding(py::handle model, py::handle table, const std::stri
   o.perTensor = perTensor;
   o.quantInput = quantInput;
   o.quantOutput = quantOutput;
+  o.fusePreprocess = fusePreprocess;
   o.layerModes = layerModesArgument(quantizeTable);
   o.function = function;
   auto q = [&] {
@@ -225,7 +226,17 @@ void bindQuantize(py::module_& m) {
         py::arg("threads") = 0, py::arg("function") = "main");
   m.def("quantize", &quantizeBinding, py::arg("model"), py::arg("table"), py::arg("mode") = "INT8",
         py::arg("asymmetric") = false, py::arg("per_tensor") = false, py::arg("quant_input") = false,
-        py::arg("quant_output") = false, py::arg("quantize_table") = py::none(), py::arg("function") = "main");
+        py::arg("quant_output") = false, py::arg("fuse_preprocess") = false, py::arg("quantize_table") = py::none(),
+        py::arg("function") = "main");
+  m.def("load_sample", [](py::handle model, py::handle path, const std::string& function) {
+    std::string origin;
+    auto mod = sharedModelArgument(model, &origin);
+    const ir::Function* fn = mod->function(function);
+    if (!fn) raise(Status::invalid(origin + ": no function '" + function + "'"));
+    return dictFromTensors(take(loadSample(pathArgument(path), *fn)));
+  }, py::arg("model"), py::arg("path"), py::arg("function") = "main",
+        "One sample file (.npz by input names; .npy or an image preprocessed by the recorded recipe for a "
+        "single-input model) as the model's inputs, as calibrate and run read it.");
   m.def("quant_params", [](const ModuleHandle& h, const std::string& function) {
     return quantParamsDict(recordedQuantParams(*h.module, function));
   }, py::arg("module"), py::arg("function") = "main",

@@ -131,3 +131,14 @@ def test_check_equals_cli(tmp_path, tool):
     assert not report.compliant and report.entries[0].verdict == "NOT compliant"
     with pytest.raises(tosakit.BadInput):
         tosakit.check(DEFAULT / "model.mlir", result={"nope": out["out0"]}, inputs=inputs)
+
+
+def test_load_sample(tmp_path):
+    model = DEFAULT / "model.mlir"
+    got = tosakit.load_sample(model, DEFAULT / "inputs.npz")
+    assert_same_arrays(got, load_npz(DEFAULT / "inputs.npz"))
+    with pytest.raises(tosakit.BadInput):
+        tosakit.load_sample(model, tmp_path / "none.npz")
+    (tmp_path / "bad.npz").write_bytes(b"PK\x03\x04 truncated")
+    with pytest.raises(tosakit.BadInput, match="bad.npz"):
+        tosakit.load_sample(model, tmp_path / "bad.npz")
