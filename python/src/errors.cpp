@@ -14,7 +14,7 @@ static const char* className(StatusCode c) {
   return "InternalError";
 }
 
-void raise(const Status& s) {
+static py::object exceptionFor(const Status& s) {
   py::object make = py::module_::import("tosakit.errors").attr("_make");
   py::object op = py::none(), location = py::none(), condition = py::none();
   if (const auto& v = s.verdict()) {
@@ -22,13 +22,35 @@ void raise(const Status& s) {
     location = py::str(v->location);
     condition = py::str(v->condition);
   }
-  py::object exc = make(className(s.code()), std::string(statusCodeName(s.code())), s.message(), op, location,
-                        condition);
+  return make(className(s.code()), std::string(statusCodeName(s.code())), s.message(), op, location, condition);
+}
+
+static void setPythonError(const Status& s) {
+  py::object exc = exceptionFor(s);
   PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+}
+
+void raise(const Status& s) {
+  setPythonError(s);
   throw py::error_already_set();
 }
 
 void bindErrors(py::module_& m) {
+  // A C++ exception escaping the library is a bug: tosakit.InternalError (exit code 6), as the CLI reports it,
+  // never an abort. Python's own errors and MemoryError keep their types.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const py::error_already_set&) {
+      throw;
+    } catch (const py::builtin_exception&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      setPythonError(Status::internal(std::string("unexpected C++ exception: ") + e.what()));
+    }
+  });
   // Kind names and exit codes as the CLI reports them, for tests and tools that map one to the other.
   py::dict kinds;
   for (StatusCode c : {StatusCode::InvalidArgument, StatusCode::ParseError, StatusCode::IOError,
