@@ -9,6 +9,9 @@ tests/quantize/calib_*_test.cpp.
                                                  "name min max method=threshold ..." (numpy's own forward pass)
   calib_oracle.py images DIR                  -> writes test images with PIL and the preprocessed arrays numpy
                                                  expects (exp_*.npy; see the function images())
+  calib_oracle.py bc DIR TABLE                -> bias correction of calib_cli_test.cpp's conv -> relu -> conv model
+                                                 on the samples DIR/*.npy with TABLE's thresholds: the corrected
+                                                 biases "b1 ..." and "b2 ..."
   calib_oracle.py aciq BITS                   -> optimal clipping alpha/sigma (Gaussian) and alpha/b (Laplace)
 """
 import glob
@@ -140,6 +143,42 @@ def images(out):
     np.save(f"{out}/exp_crop.npy", f[1:4, 1:5].transpose(2, 0, 1)[None].astype(np.float32))
 
 
+def fake_quant(x, threshold):
+    s = threshold / 127.0
+    return np.clip(np.round(x / s), -128, 127) * s
+
+
+def fake_quant_weights(w):
+    """Per output channel (axis 0 of TOSA's conv2d weights [OC, KH, KW, IC]), int8 symmetric."""
+    r = np.abs(w).reshape(w.shape[0], -1).max(axis=1).reshape(-1, 1, 1, 1)
+    s = r / 127.0
+    return np.clip(np.round(w / s), -127, 127) * s
+
+
+def bias_correction(data, table):
+    w1 = np.array([[8.0, -4.0], [0.05, 0.1], [1.0, -0.5]])    # 1x1 convs as matrices [OC, IC]
+    b1 = np.array([0.5, 0.01, -0.25])
+    w2 = np.array([[0.1, 2.0, -1.0], [-0.2, 3.0, 0.5]])
+    b2 = np.array([0.0, 0.1])
+    th = {}
+    for line in open(table):
+        if not line.startswith("#") and line.strip():
+            name, t, _, _ = line.split()
+            th[name] = float(t)
+    q1 = fake_quant_weights(w1.reshape(3, 1, 1, 2)).reshape(3, 2)
+    q2 = fake_quant_weights(w2.reshape(2, 1, 1, 3)).reshape(2, 3)
+    d1, d2, files = np.zeros(3), np.zeros(2), sorted(glob.glob(data + "/*.npy"))[:30]
+    for f in files:
+        x = np.load(f).astype(np.float64).reshape(-1, 2)
+        c1 = x @ w1.T + b1                       # float conv1 on the float input
+        d1 += (c1 - (fake_quant(x, th["x"]) @ q1.T + b1)).mean(axis=0)
+        r = np.maximum(c1, 0)                    # float relu: conv2's float input
+        c2 = r @ w2.T + b2
+        d2 += (c2 - (fake_quant(r, th["relu"]) @ q2.T + b2)).mean(axis=0)
+    print("b1", " ".join(repr(float(v)) for v in b1 + d1 / len(files)))
+    print("b2", " ".join(repr(float(v)) for v in b2 + d2 / len(files)))
+
+
 def hist_thresholds(hist, absmax):
     return {"kld": kld(hist, absmax), "percentile9999": percentile(hist, absmax), "octav": octav(hist, absmax),
             "mse": mse(hist, absmax), "minmax": absmax}
@@ -152,6 +191,8 @@ def main():
             print(k, repr(float(v)))
     elif sys.argv[1] == "images":
         images(sys.argv[2])
+    elif sys.argv[1] == "bc":
+        bias_correction(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "aciq":
         g, l = aciq_alpha(int(sys.argv[2]))
         print("gauss", repr(float(g)))
