@@ -118,7 +118,25 @@ bool sameTensorType(const ir::ValueType& a, const ir::ValueType& b) {
 
 }  // namespace
 
-FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int maxOps, bool allowBinary) {
+// The added operand of a fusable tosa.add: the previous result's type, or [1, ..., 1, C] (per channel; returns
+// C); -1 when not fusable.
+int64_t addOperandChannels(const ir::ValueType& other, const ir::ValueType& prev) {
+  if (sameTensorType(other, prev)) return 0;
+  if (!isStatic(other) || other.dtype != prev.dtype || other.rank() != prev.rank() || other.rank() == 0) return -1;
+  for (int d = 0; d + 1 < other.rank(); ++d)
+    if (other.dims[size_t(d)] != 1) return -1;
+  return other.dims.back() == prev.dims.back() ? other.dims.back() : -1;
+}
+
+dnnl::memory::desc perChannelMd(const dnnl::memory::desc& dstMd, int channelDim, int64_t channels) {
+  dnnl::memory::dims d(size_t(dstMd.data.ndims), 1), strides(size_t(dstMd.data.ndims), channels);
+  d[size_t(channelDim)] = channels;
+  strides[size_t(channelDim)] = 1;
+  return dnnl::memory::desc(d, dstMd.data_type(), strides);
+}
+
+FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int channelDim, int maxOps,
+                                bool allowBinary) {
   FloatEpilogue e;
   const DType outT = resultType(c, 0).dtype;
   const bool passable = outT == DType::FP32 || outT == DType::BF16;
@@ -129,17 +147,17 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
     const bool inPass = !e.manual.empty();
     if (op.name == "tosa.add" && op.operands.size() == 2) {
       const size_t other = prev == 0 ? 1 : 0;
-      // Same shape and type on both sides (no broadcast): acc(+bias) rounded, then + other rounded, as TOSA.
-      if (!sameTensorType(operandType(c, k, other), resultType(c, k - 1)) ||
-          !sameTensorType(resultType(c, k), resultType(c, k - 1)))
-        break;
+      // acc(+bias) rounded, then + other rounded, as TOSA; other has the same shape or one value per channel.
+      const int64_t channels = addOperandChannels(operandType(c, k, other), resultType(c, k - 1));
+      if (channels < 0 || !sameTensorType(resultType(c, k), resultType(c, k - 1))) break;
       if (allowBinary && !inPass) {
-        e.binaryOperands.push_back({k, other, e.postOps.len()});
-        e.postOps.append_binary(dnnl::algorithm::binary_add, dstMd);
+        const dnnl::memory::desc md = channels ? perChannelMd(dstMd, channelDim, channels) : dstMd;
+        e.binaryOperands.push_back({k, other, e.postOps.len(), md});
+        e.postOps.append_binary(dnnl::algorithm::binary_add, md);
       } else {
         if (!passable) break;
         FloatEpilogue::ManualOp m;
-        m.isAdd = true, m.k = k, m.j = other;
+        m.isAdd = true, m.k = k, m.j = other, m.channels = channels;
         e.manual.push_back(m);
       }
     } else if (op.name == "tosa.clamp" && op.operands.size() == 1) {
@@ -189,6 +207,14 @@ inline float applyManual(const FloatEpilogue::ManualOp& m, float v, float other)
 TOSAKIT_VECTOR_LOOP void addF32(float* p, const float* q, int64_t n) {
   for (int64_t i = 0; i < n; ++i) p[i] += q[i];
 }
+// p[i] += q[(first + i) % channels]: a per-channel add over a block whose first element is in channel `first`.
+void addPerChannelF32(float* p, const float* q, int64_t n, int64_t channels, int64_t first) {
+  int64_t ch = first;
+  for (int64_t i = 0; i < n; ++i) {
+    p[i] += q[ch];
+    if (++ch == channels) ch = 0;
+  }
+}
 TOSAKIT_VECTOR_LOOP void clampPropagateF32(float* p, int64_t n, float lo, float hi) {
   for (int64_t i = 0; i < n; ++i) {
     const float x = p[i], c = std::min(std::max(x, lo), hi);
@@ -219,11 +245,13 @@ void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<Ten
       if (bf16) {
         uint16_t* p = out.as<uint16_t>();
         const uint16_t* q = static_cast<const uint16_t*>(others[o]);
-        for (int64_t i = b0; i < b1; ++i) p[i] = bf16Store(applyManual(m, bf16Load(p[i]), q ? bf16Load(q[i]) : 0.f));
+        for (int64_t i = b0; i < b1; ++i)
+          p[i] = bf16Store(applyManual(m, bf16Load(p[i]), q ? bf16Load(q[m.channels ? i % m.channels : i]) : 0.f));
       } else {
         float* p = out.as<float>() + b0;
         const float* q = static_cast<const float*>(others[o]);
-        if (m.isAdd) addF32(p, q + b0, b1 - b0);
+        if (m.isAdd && m.channels) addPerChannelF32(p, q, b1 - b0, m.channels, b0 % m.channels);
+        else if (m.isAdd) addF32(p, q + b0, b1 - b0);
         else if (m.ignoreNan) clampIgnoreF32(p, b1 - b0, m.lo, m.hi);
         else clampPropagateF32(p, b1 - b0, m.lo, m.hi);
       }

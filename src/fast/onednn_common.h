@@ -61,19 +61,23 @@ struct FloatEpilogue {
   struct Binary {
     size_t k, j;    // operand j of ops[k] is the post-op's second source
     int postOpIndex;  // its index in postOps (for DNNL_ARG_ATTR_MULTIPLE_POST_OP)
+    dnnl::memory::desc md;  // the second source: the destination's shape, or one value per channel
   };
   std::vector<Binary> binaryOperands;
   struct ManualOp {
     bool isAdd = false;
     size_t k = 0, j = 0;  // add: operand j of ops[k]
+    int64_t channels = 0;  // add of one value per channel (last dimension); 0: same shape
     float lo = 0, hi = 0;  // clamp
     bool ignoreNan = false;
   };
   std::vector<ManualOp> manual;
 };
 // maxOps limits how many following ops are considered (used to retry with less fusion); allowBinary=false
-// computes every tosa.add in the pass.
-FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int maxOps, bool allowBinary = true);
+// computes every tosa.add in the pass. The added tensor has the result's shape or is one value per channel
+// (TOSA shape [1, ..., 1, C]); channelDim is the channel's index in dstMd's (oneDNN logical) dimensions.
+FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int channelDim, int maxOps,
+                                bool allowBinary = true);
 // The pass of FloatEpilogue::manual over `out` (fp32 or bf16) in place.
 void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<TensorView>>& in, const TensorView& out);
 

@@ -178,7 +178,7 @@ class ConvKernel : public OpKernel {
         addZeroPointCompensation(g, *constOperand(c, 0, 1));
       }
     } else {
-      floatEpi_ = planFloatEpilogue(c, dstMd, maxOps, allowBinary);
+      floatEpi_ = planFloatEpilogue(c, dstMd, 1, maxOps, allowBinary);
       attr.set_post_ops(floatEpi_.postOps);
       if (!biasT && g.BC != g.OC) return false;  // a broadcast run-time bias: reference fallback
     }
@@ -210,7 +210,7 @@ class ConvKernel : public OpKernel {
       if (withBias) setBias(c, g, biasMd, biasT);
       binaries_.clear();
       for (const auto& b : floatEpi_.binaryOperands) {
-        binaries_.push_back(dnnl::memory(dstMd, engine(), nullptr));
+        binaries_.push_back(dnnl::memory(b.md, engine(), nullptr));
         args_[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b.postOpIndex) | DNNL_ARG_SRC_1] = binaries_.back();
       }
     } catch (const dnnl::error&) {

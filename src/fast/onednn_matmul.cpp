@@ -83,7 +83,7 @@ class MatmulKernel : public OpKernel {
       if (intEpi_.absorbed > maxOps) return false;
 
     } else {
-      floatEpi_ = planFloatEpilogue(c, dstMd, maxOps);
+      floatEpi_ = planFloatEpilogue(c, dstMd, 2, maxOps);
       attr.set_post_ops(floatEpi_.postOps);
     }
     try {
@@ -106,7 +106,7 @@ class MatmulKernel : public OpKernel {
       args_ = {{DNNL_ARG_SRC, a_}, {DNNL_ARG_WEIGHTS, b_}, {DNNL_ARG_DST, dst_}};
       binaries_.clear();
       for (const auto& b : floatEpi_.binaryOperands) {
-        binaries_.push_back(dnnl::memory(dstMd, engine(), nullptr));
+        binaries_.push_back(dnnl::memory(b.md, engine(), nullptr));
         args_[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b.postOpIndex) | DNNL_ARG_SRC_1] = binaries_.back();
       }
     } catch (const dnnl::error&) {

