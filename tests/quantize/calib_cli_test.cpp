@@ -18,11 +18,11 @@ using namespace tosakit;
 using tosakit::testing::oracle;
 using tosakit::testing::runTool;
 
-// x -> clamp(-2, 3) "clip" -> abs "magnitude": the oracle computes the same in numpy.
+// x -> abs "magnitude" -> clamp(-2, 3) "clip": the oracle computes the same in numpy.
 const char* kClampAbs = R"(func.func @main(%x: tensor<1x32x32x4xf32> loc("x")) -> tensor<1x32x32x4xf32> {
-  %c = tosa.clamp %x {max_val = 3.0 : f32, min_val = -2.0 : f32} : (tensor<1x32x32x4xf32>) -> tensor<1x32x32x4xf32> loc("clip")
-  %a = tosa.abs %c : (tensor<1x32x32x4xf32>) -> tensor<1x32x32x4xf32> loc("magnitude")
-  return %a : tensor<1x32x32x4xf32>
+  %a = tosa.abs %x : (tensor<1x32x32x4xf32>) -> tensor<1x32x32x4xf32> loc("magnitude")
+  %c = tosa.clamp %a {max_val = 3.0 : f32, min_val = -2.0 : f32} : (tensor<1x32x32x4xf32>) -> tensor<1x32x32x4xf32> loc("clip")
+  return %c : tensor<1x32x32x4xf32>
 }
 )";
 
@@ -97,8 +97,8 @@ TEST_F(CalibrateCli, EveryMethodMatchesNumpy) {
     CalibrationTable t = readTable(table);
     ASSERT_EQ(t.entries.size(), 3u) << method;
     EXPECT_EQ(t.entries[0].name, "x");  // inputs first, then ops in order
-    EXPECT_EQ(t.entries[1].name, "clip");
-    EXPECT_EQ(t.entries[2].name, "magnitude");
+    EXPECT_EQ(t.entries[1].name, "magnitude");
+    EXPECT_EQ(t.entries[2].name, "clip");
     EXPECT_EQ(t.headerValue("sample number"), "6");
     EXPECT_EQ(t.headerValue("histogram number"), "2048");
     EXPECT_EQ(t.headerValue("method"), method);
@@ -128,6 +128,17 @@ TEST_F(CalibrateCli, DefaultIsKldWithAutoTuneBetweenKldAndAbsmax) {
     EXPECT_GT(e.threshold, 0) << e.name;
     EXPECT_LE(e.threshold, absMax + 1e-6) << e.name;
   }
+}
+
+TEST_F(CalibrateCli, AutoTuneMatchesNumpy) {
+  auto want = clampAbsDataset(6);
+  auto r = runTool("calibrate " + path("model.mlir") + " --dataset " + path("data") + " --tune-num 3 --backend ref -o " +
+                   path("cali.txt"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  CalibrationTable t = readTable(path("cali.txt"));
+  EXPECT_EQ(t.headerValue("tune number"), "3");
+  for (const auto& e : t.entries)
+    EXPECT_NEAR(e.threshold, want.at(e.name).threshold.at("kld_tune3"), 1e-6 + 1e-6 * e.max) << e.name;
 }
 
 TEST_F(CalibrateCli, SearchThresholdPicksOneOfTheFourMethods) {

@@ -5,7 +5,7 @@ tests/quantize/calib_*_test.cpp.
   calib_oracle.py hist HIST.npy ABSMAX        -> thresholds of a |x| histogram, one "method value" per line
   calib_oracle.py clampabs DIR N BINS         -> writes N samples DIR/sNN.npy (x: float32[1,32,32,4], seeded
                                                  Laplace data with outliers) and prints, per tensor of the
-                                                 model x -> clamp(-2, 3) "clip" -> abs "magnitude", the line
+                                                 model x -> abs "magnitude" -> clamp(-2, 3) "clip", the line
                                                  "name min max method=threshold ..." (numpy's own forward pass)
   calib_oracle.py images DIR                  -> writes test images with PIL and the preprocessed arrays numpy
                                                  expects (exp_*.npy; see the function images())
@@ -179,6 +179,24 @@ def bias_correction(data, table):
     print("b2", " ".join(repr(float(v)) for v in b2 + d2 / len(files)))
 
 
+def auto_tune(name, t0, absmax, tensors, tune=3):
+    """7.4.2 on the abs/clamp model with the first `tune` samples: 20 candidates from t0 to absmax; the consumer
+    (magnitude for x, clip for magnitude) runs on the fake-quantized input (float32 as the graph); the candidate with
+    the least summed Euclidean distance to the consumer's float output wins. The output has no consumer."""
+    consumer = {"x": (np.abs, "magnitude"), "magnitude": (lambda v: np.clip(v, -2.0, 3.0), "clip")}
+    if name not in consumer or not absmax > t0:
+        return t0
+    fn, out = consumer[name]
+    cands = [t0 + (absmax - t0) * k / 19 for k in range(20)]
+    dist = np.zeros(20)
+    for s in range(tune):
+        x = tensors[name][s].astype(np.float64)
+        for k, t in enumerate(cands):
+            q = fake_quant(x, t).astype(np.float32)
+            dist[k] += np.sqrt(np.sum((fn(q).astype(np.float64) - tensors[out][s].astype(np.float64)) ** 2))
+    return cands[int(np.argmin(dist))]
+
+
 def hist_thresholds(hist, absmax):
     return {"kld": kld(hist, absmax), "percentile9999": percentile(hist, absmax), "octav": octav(hist, absmax),
             "mse": mse(hist, absmax), "minmax": absmax}
@@ -203,12 +221,12 @@ def main():
         tensors = {"x": [], "clip": [], "magnitude": []}
         for k in range(n):
             x = rng.laplace(0.3, 0.5, size=(1, 32, 32, 4)).astype(np.float32)
-            x.flat[k] = 4.0 + k  # an outlier per sample
+            x.flat[k] = 9.0 - k  # an outlier per sample, the largest first (so the tune samples see them)
             np.save(f"{out}/s{k:02d}.npy", x)
-            c = np.clip(x, -2.0, 3.0)
+            m = np.abs(x)
             tensors["x"].append(x)
-            tensors["clip"].append(c)
-            tensors["magnitude"].append(np.abs(c))
+            tensors["magnitude"].append(m)
+            tensors["clip"].append(np.clip(m, -2.0, 3.0))
         ga, la = aciq_alpha(8)
         for name, parts in tensors.items():
             xs = np.concatenate([t.astype(np.float64).ravel() for t in parts])
@@ -219,6 +237,7 @@ def main():
             mean = xs.mean()
             th["aciq_gauss"] = min(abs(mean) + ga * xs.std(), absmax)
             th["aciq_laplace"] = min(abs(mean) + la * np.abs(xs - mean).mean(), absmax)
+            th["kld_tune3"] = auto_tune(name, th["kld"], absmax, tensors)
             print(name, repr(lo), repr(hi), " ".join(f"{k}={float(v)!r}" for k, v in th.items()))
 
 if __name__ == "__main__":
