@@ -212,6 +212,15 @@ TEST_F(HostileInput, FuzzFindingFuncWithoutFunctionType) {
   expectBadInput(r, {"mlir_func_without_function_type.mlir:2:3", "func.func", "function_type"}, "validate");
 }
 
+TEST_F(HostileInput, FuzzFindingOnnxUndefinedGraphOutput) {
+  // onnx_fuzz: an opset-13 model whose graph output names no value passes ONNX 1.12's checker, and its version
+  // converter (run for opsets below 17) dereferenced the missing value (SEGV in onnx::graphProtoToGraph). Such
+  // models are no longer converted; the importer names the undefined output.
+  auto r = runTool("import " + kRegressions + "onnx_undefined_graph_output.onnx -o " + path("out.mlir"));
+  expectBadInput(r, {"onnx_undefined_graph_output.onnx", "output '9'"}, "import");
+  EXPECT_FALSE(exists("out.mlir"));
+}
+
 // ---- an oversized request injected into each verb through --max-memory ----
 
 TEST_F(HostileInput, EveryVerbReportsAnOversizedRequestAsBadInput) {

@@ -877,6 +877,28 @@ namespace {
 
 // ---- loading ----
 
+// Every node input and graph output names a graph input, an initializer, an earlier node's output or (in a
+// subgraph) an outer value. ONNX 1.12's version converter dereferences a null value otherwise (onnx_fuzz
+// finding: an undefined graph output passes the checker and crashes ConvertVersion), so such models are not
+// converted; the lowering reports the undefined name.
+bool allValuesDefined(const ::onnx::GraphProto& g, std::set<std::string> defined) {
+  for (const auto& i : g.input()) defined.insert(i.name());
+  for (const auto& t : g.initializer()) defined.insert(t.name());
+  for (const auto& n : g.node()) {
+    for (const auto& i : n.input())
+      if (!i.empty() && !defined.count(i)) return false;
+    for (const auto& a : n.attribute()) {
+      if (a.has_g() && !allValuesDefined(a.g(), defined)) return false;
+      for (const auto& sg : a.graphs())
+        if (!allValuesDefined(sg, defined)) return false;
+    }
+    for (const auto& o : n.output()) defined.insert(o);
+  }
+  for (const auto& o : g.output())
+    if (!defined.count(o.name())) return false;
+  return true;
+}
+
 Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::string& name, const OnnxImportOptions& opts) {
   ::onnx::ModelProto model;
   if (bytes.empty()) return Status::parse(name + ": empty file");
@@ -908,7 +930,7 @@ Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::strin
   for (const auto& n : model.graph().node())
     keepOpset |= (n.op_type() == "Scan" && opset < 9) || (n.op_type() == "Hardmax" && opset < 13) ||
                  (n.op_type() == "PRelu" && opset < 7);
-  if (opts.convertOpset && opset > 0 && opset < 17 && !keepOpset) {
+  if (opts.convertOpset && opset > 0 && opset < 17 && !keepOpset && allValuesDefined(model.graph(), {})) {
     // The converter covers most ops; when it cannot convert, keep the original (the lowering handles the
     // older attribute forms of the ops it supports).
     try {
