@@ -84,7 +84,7 @@ py::object run(PySession& s, py::handle inputs, bool intermediates, const std::s
   if (!tosaTypes) result.outputs = adaptOutputs(*s.session->module().function(function), std::move(result.outputs));
 #endif
   py::dict outputs = dictFromTensors(std::move(result.outputs));
-  if (!intermediates) return std::move(outputs);
+  if (!intermediates) return outputs;
   return py::make_tuple(outputs, dictFromTensors(std::move(result.intermediates)));
 }
 
