@@ -332,6 +332,23 @@ Value* Graph::Impl::toNCHW(Value* x) {
 
 // ---- Graph ----------------------------------------------------------------------------------------
 
+namespace {
+
+// A U8/U16 argument or result (stored as i8/i16) is marked "tosakit.lang_type" = "u8"/"u16"; u8 also as
+// "tosakit.onnx_type" = "uint8", the record `tosakit run` and the Python Session read to take and give uint8
+// data for an i8 argument/result (include/tosakit/io_adapt.h).
+void markUnsigned(ir::Function& f, bool isArg, size_t i, DType t) {
+  if (t != DType::U8 && t != DType::U16) return;
+  auto set = [&](const std::string& k, const std::string& v) {
+    if (isArg) f.setArgAttr(i, k, ir::Attribute::string(v));
+    else f.setResultAttr(i, k, ir::Attribute::string(v));
+  };
+  set("tosakit.lang_type", std::string(dtypeName(t)));
+  if (t == DType::U8) set("tosakit.onnx_type", "uint8");
+}
+
+}  // namespace
+
 Graph::Graph(std::string functionName) : impl_(std::make_unique<Impl>(std::move(functionName))) {}
 Graph::~Graph() = default;
 Graph::Graph(Graph&&) noexcept = default;
@@ -346,9 +363,7 @@ Var Graph::input(const std::string& name, DType dtype, const std::vector<int64_t
     for (const Value* a : impl_->b.function().inputs())
       if (a->name == name) invalid("input name '" + name + "' used twice");
     Value* v = impl_->b.input(ValueType::tensor(storageType(dtype), shape), name);
-    if (dtype == DType::U8 || dtype == DType::U16)
-      impl_->b.function().setArgAttr(size_t(v->index), "tosakit.lang_type",
-                                     ir::Attribute::string(std::string(dtypeName(dtype))));
+    markUnsigned(impl_->b.function(), true, size_t(v->index), dtype);
     return impl_->make(v, dtype);
   });
 }
@@ -414,11 +429,7 @@ std::unique_ptr<ir::Module> finishedCopy(const Graph::Impl& g) {
     names.push_back(name);
   }
   b.output(outs, names);
-  for (size_t i = 0; i < g.outputs.size(); ++i) {
-    DType t = g.vars[size_t(g.outputs[i].first)].type;
-    if (t == DType::U8 || t == DType::U16)
-      b.function().setResultAttr(i, "tosakit.lang_type", ir::Attribute::string(std::string(dtypeName(t))));
-  }
+  for (size_t i = 0; i < g.outputs.size(); ++i) markUnsigned(b.function(), false, i, g.vars[size_t(g.outputs[i].first)].type);
   m->target = g.target;
   return m;
 }
