@@ -189,3 +189,17 @@ def test_fast_backend_equals_cli(tmp_path, tool, inputs):
     assert_same_arrays(s.run(inputs), load_npz(tmp_path / "out.npz"))
     # Its integer output is the reference backend's, bit for bit.
     np.testing.assert_array_equal(s.run(inputs)["out0"], tosakit.Session(DEFAULT / "model.mlir").run(inputs)["out0"])
+
+
+def test_precise_mode_equals_cli(tmp_path, tool, inputs):
+    code, _, err = run_cli(tool, "run", DEFAULT / "model.mlir", "--inputs", DEFAULT / "inputs.npz",
+                           "-o", tmp_path / "out.npz", "--precise")
+    assert code == 0, err
+    s = tosakit.Session(DEFAULT / "model.mlir", precise=True)
+    out = s.run(inputs)
+    assert out["out1"].dtype == np.float64  # fp32 computed unrounded in fp64 (the spec's reference_fp64)
+    assert_same_arrays(out, load_npz(tmp_path / "out.npz"))
+    assert s.notes == []
+    with pytest.raises(tosakit.BadInput, match="iterations must be >= 1"):
+        s._cpp_seconds_per_run(inputs, 0)
+    assert s._cpp_seconds_per_run(inputs, 1) > 0

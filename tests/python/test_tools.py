@@ -1,5 +1,6 @@
 """calibrate, quantize, compare, check from Python equal the CLI verbs; the round trip ONNX model -> import ->
 calibrate -> quantize -> run gives the CLI's results bit for bit."""
+import json
 import math
 import shutil
 
@@ -125,6 +126,10 @@ def test_check_equals_cli(tmp_path, tool):
     assert code == 0 and report.compliant and bool(report)
     assert report.to_text().strip() in stdout
     assert report.entries[0].verdict == "compliant"
+    code, stdout_json, _ = run_cli(tool, "check", "--model", DEFAULT / "model.mlir", "--inputs",
+                                   DEFAULT / "inputs.npz", "--result", tmp_path / "impl.npz", "--json")
+    if code == 0:  # the verb's --json output is the report's to_json()
+        assert json.loads(report.to_json()) == json.loads(stdout_json)
     # An int8 result off by one is NOT compliant (integer outputs are exact).
     out["out0"][0, 0, 0, 0] += 1
     report = tosakit.check(DEFAULT / "model.mlir", result=out, inputs=DEFAULT / "inputs.npz")
