@@ -221,6 +221,15 @@ TEST_F(HostileInput, FuzzFindingOnnxUndefinedGraphOutput) {
   EXPECT_FALSE(exists("out.mlir"));
 }
 
+TEST_F(HostileInput, FuzzFindingOnnxInputNameNotUtf8) {
+  // onnx_fuzz: an unused graph input named "va\xECue1" (not UTF-8) made the JSON list of unused inputs
+  // (tosakit.onnx_unused_inputs) throw nlohmann::json::type_error out of the importer. Invalid bytes are now
+  // replaced (U+FFFD) and the model imports.
+  auto r = runTool("import " + kRegressions + "onnx_unused_input_not_utf8.onnx -o " + path("out.mlir"));
+  EXPECT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_TRUE(exists("out.mlir"));
+}
+
 // ---- an oversized request injected into each verb through --max-memory ----
 
 TEST_F(HostileInput, EveryVerbReportsAnOversizedRequestAsBadInput) {
