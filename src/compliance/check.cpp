@@ -79,6 +79,62 @@ struct Context {
   int testSet = -1;
 };
 
+void replaceUses(ir::Block& b, const ir::Value* from, ir::Value* to) {
+  for (auto& op : b.ops) {
+    for (ir::Value*& v : op->operands)
+      if (v == from) v = to;
+    for (auto& r : op->regions)
+      for (auto& blk : r->blocks) replaceUses(*blk, from, to);
+  }
+}
+
+// The value of a cond_if condition that is a constant or a graph input.
+std::optional<bool> knownCondition(const ir::Function& fn, const ir::Value* c, const NamedTensors& inputs) {
+  const Tensor* t = nullptr;
+  if (c->definingOp && c->definingOp->name == "tosa.const") {
+    const ir::Attribute* a = c->definingOp->attr("values");
+    if (a && a->tensor) t = a->tensor.get();
+  } else if (!c->definingOp && c->ownerBlock == &fn.body && size_t(c->index) < inputs.size()) {
+    t = &inputs[size_t(c->index)].second;
+  }
+  if (!t || t->size() != 1) return std::nullopt;
+  return t->getInt(0) != 0;
+}
+
+// Replaces each top-level cond_if whose condition is known (a constant, or a graph input given) by the ops of
+// the branch it takes: COND_IF runs exactly that branch, so an output computed there is judged by the rule
+// of the op that computed it.
+void inlineKnownBranches(ir::Function& fn, const NamedTensors& inputs) {
+  ir::Block& body = fn.body;
+  size_t i = 0;
+  while (i < body.ops.size()) {
+    ir::Operation& op = *body.ops[i];
+    std::optional<bool> cond;
+    if (op.name == "tosa.cond_if" && op.regions.size() == 2) cond = knownCondition(fn, op.operands[0], inputs);
+    ir::Block* branch = cond && op.regions[*cond ? 0 : 1]->blocks.size() == 1 ? op.regions[*cond ? 0 : 1]->blocks[0].get()
+                                                                              : nullptr;
+    ir::Operation* yield = branch ? branch->terminator() : nullptr;
+    if (!yield || yield->operands.size() != op.results.size()) {
+      ++i;
+      continue;
+    }
+    for (size_t a = 0; a < branch->args.size() && a + 1 < op.operands.size(); ++a)
+      replaceUses(*branch, branch->args[a], op.operands[a + 1]);
+    std::vector<ir::Value*> yielded = yield->operands, results = op.results;
+    std::vector<std::unique_ptr<ir::Operation>> moved;
+    for (auto& o : branch->ops)
+      if (o.get() != yield) {
+        o->parent = &body;
+        moved.push_back(std::move(o));
+      }
+    body.ops.erase(body.ops.begin() + std::ptrdiff_t(i));  // the cond_if, with its emptied branch
+    body.ops.insert(body.ops.begin() + std::ptrdiff_t(i), std::make_move_iterator(moved.begin()),
+                    std::make_move_iterator(moved.end()));
+    for (size_t k = 0; k < results.size(); ++k) replaceUses(body, results[k], yielded[k]);
+    i += moved.size();
+  }
+}
+
 Status loadContext(const CheckOptions& o, Context& c) {
   c.opt = &o;
   if (o.module) {
@@ -110,6 +166,8 @@ Status loadContext(const CheckOptions& o, Context& c) {
     }
     c.haveInputs = true;
   }
+  // Per output: a branch taken for sure is judged as if inlined (runPrecise inlines its copy the same way).
+  if (c.owned && o.mode.empty() && !o.intermediates.given()) inlineKnownBranches(*c.owned->function(o.function), c.inputs);
   // Names of op results, as the session's capture names them (top-level ops in order; constants skipped).
   std::map<std::string, int> used;
   for (const auto& op : c.fn->body.ops) {
@@ -137,6 +195,8 @@ Status runPrecise(const Context& c, RunResult& rr) {
   if (c.opt->module) return Status::unsupported("check: a pre-loaded module needs --reference (cannot copy it)");
   auto copy = loadModel(c.opt->model);
   if (!copy) return copy.status();
+  if (c.opt->mode.empty() && !c.opt->intermediates.given())
+    inlineKnownBranches(*(*copy)->function(c.opt->function), c.inputs);
   SessionOptions so;
   so.precise = true;
   so.target = c.target;

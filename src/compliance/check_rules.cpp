@@ -283,6 +283,11 @@ Tensor fftBound(const ir::Operation& op, size_t k, const std::vector<Tensor>& op
           for (int64_t ix = 0; ix < W; ++ix) {
             double a = 2 * kPi * (double((iy * oy) % H) / double(H) + double((ix * ox) % W) / double(W));
             double c = std::fabs(std::cos(a)), sn = std::fabs(std::sin(a));
+            // RFFT2D adds no imaginary term where sin(a) is exactly 0 (its pseudocode's condition): the
+            // coefficient is 0 there, not fp64's sin(pi) ~ 1e-16.
+            bool rfftSinTerm = (H > 1 && ((iy * oy) % H) % std::max<int64_t>(1, H / 2) > 0) ||
+                               (W > 1 && ((ix * ox) % W) % std::max<int64_t>(1, W / 2) > 0);
+            if (real && !rfftSinTerm) sn = 0;
             double vr = std::fabs(re.getFloat((n * H + iy) * W + ix));
             double vi = real ? 0.0 : std::fabs(operands[1].getFloat((n * H + iy) * W + ix));
             sum += k == 0 ? vr * c + vi * sn : vr * sn + vi * c;

@@ -6,7 +6,8 @@
 //   - on that output with one element moved outside the bound (both NOT compliant). The move is 8x the
 //     spec's allowance for that element, computed here from the operator's precision requirements as written
 //     in the spec (independently of src/compliance), and doubled until the vector's own mode rejects it.
-// Graphs with control flow (cond_if, while_loop) compose several operators: check says "not judged" there.
+// COND_IF with a constant condition is judged by the rule of the op in the branch it takes; WHILE_LOOP
+// composes several iterations of its body: check says "not judged" there.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -71,7 +71,8 @@ def cast_from(src):
         s = rg.rshape(rng)
         if src == e:
             return None
-        a = g.arg(s, src, lo=-300.0 if src in FLOATS else None, hi=300.0 if src in FLOATS else None)
+        lo, hi = {"i32": (-60000, 60000), "f32": (-300.0, 300.0)}.get(src, (None, None))
+        a = g.arg(s, src, lo=lo, hi=hi)
         v = g.op(f"tosa.cast {a}", [ty(s, src)], [ty(s, e)])
         return [(v, ty(s, e))], {"rule": "cast"}
     return f
@@ -194,7 +195,8 @@ def fft(real):
         else:
             im = g.arg([N, H, W], e)
             v = g.op(f"tosa.fft2d {re}, {im} {{inverse = false}}", [ty([N, H, W], e)] * 2, outs)
-        return [(f"{v}#0", outs[0]), (f"{v}#1", outs[1])], {"rule": "fft", "real": real}
+        return [(f"{v}#0", outs[0]), (f"{v}#1", outs[1])], {"rule": "fft", "real": real,
+                                                              "ks": (1 if real else 2) * H * W}
     return f
 
 
@@ -257,6 +259,14 @@ OPS = {
     "minimum": exact_op(simple("minimum", 2)), "clamp": exact_op(clamp), "max_pool2d": exact_op(max_pool),
 }
 
+# Where upstream MLIR 22 is not compliant with the spec (the spec wins; kept as spec-following checks): the
+# result must be judged NOT compliant, with this reason.
+KNOWN_DEVIATIONS = {
+    # 2.3.9 RFFT2D adds no imaginary term where sin(a) is 0 (a = 0 or pi): those outputs' out_bnd is 0, so
+    # 1.10.3 requires exactly 0. Upstream adds -x*sin(float(pi)) = x*8.7e-8 at a = pi.
+    ("rfft2d", "mlir22"): "all products are zero",
+}
+
 ULP_COUNT = {"add": 0.5, "sub": 0.5, "mul": 0.5, "ceil": 0.5, "floor": 0.5, "cast": 0.5, "reciprocal": 1,
              "rsqrt": 2, "log": 5, "erf": 5}
 
@@ -315,7 +325,7 @@ def spec_bound(info, e, inputs_f64, ref, precise_abs):
         acc = info.get("acc", e)
         bias = info.get("bias")
         has_bias = bias is not None and np.max(np.abs(inputs_f64[bias])) > 0
-        ks = info["ks"] if rule == "dot" else None
+        ks = info["ks"]
         ksb = math.ceil(ks / 2 ** ((FRAC[acc] - FRAC[out_e]) // 2)) + (1 if has_bias else 0)
         return ksb * np.maximum(bnd * 2.0 ** (-1 - FRAC[out_e]), NMIN[out_e])
     raise ValueError(rule)
@@ -332,6 +342,10 @@ def fft_bound(inputs_f64, k, real):
             iy, ix = np.meshgrid(np.arange(H), np.arange(W), indexing="ij")
             a = 2 * np.pi * (((iy * oy) % H) / H + ((ix * ox) % W) / W)
             c, s = np.abs(np.cos(a)), np.abs(np.sin(a))
+            if real:  # 2.3.9: no imaginary term unless (H > 1 && ay % (H/2) > 0) || (W > 1 && ax % (W/2) > 0)
+                ay, ax = (iy * oy) % H, (ix * ox) % W
+                term = ((H > 1) & (ay % max(1, H // 2) > 0)) | ((W > 1) & (ax % max(1, W // 2) > 0))
+                s = np.where(term, s, 0.0)
             out[:, oy, ox] = ((re * c + im * s) if k == 0 else (re * s + im * c)).sum(axis=(1, 2))
     return out
 
@@ -450,6 +464,14 @@ def run_case(a, name, e, index, tally, root):
             tally.record(f"{case}/{who}", "FAIL", f"check: {err}")
             continue
         rc, rep = got
+        known = KNOWN_DEVIATIONS.get((name, who))
+        if known:
+            bad = [x for x in rep["entries"] if x["verdict"] == "not_compliant"]
+            if rc == 1 and bad and all(known in x["reason"] for x in bad):
+                tally.record(f"{case}/{who}", "PASS", f"known upstream deviation: {bad[0]['reason'][:100]}")
+            else:
+                tally.record(f"{case}/{who}", "FAIL", f"expected the known deviation '{known}': {summary(rep)}")
+            continue
         if rc != 0 or rep["counts"]["not_compliant"] or rep["counts"]["not_judged"]:
             tally.record(f"{case}/{who}", "FAIL", f"expected compliant: {summary(rep)}")
             continue
@@ -459,9 +481,9 @@ def run_case(a, name, e, index, tally, root):
         vals = to_f64(outs["out0"], e0).reshape(-1)
         ref = refs[0].reshape(-1)
         b = np.asarray(bound, dtype=np.float64).reshape(-1)
-        x0 = np.asarray(bcast(inputs_f64[0], refs[0].shape)).reshape(-1) if (
-            info["rule"] not in ("dot", "fft", "resize", "reduce_product") and
-            np.asarray(inputs_f64[0]).ndim == refs[0].ndim) else np.zeros_like(ref)
+        elementwise = info["rule"] in ("exp", "sigmoid", "tanh", "sin", "cos", "pow", "log", "erf", "reciprocal",
+                                       "rsqrt", "ceil", "floor", "add", "sub", "mul")
+        x0 = np.asarray(bcast(inputs_f64[0], refs[0].shape)).reshape(-1) if elementwise else np.zeros_like(ref)
         pick = None
         for i in range(ref.size):
             step = 8 * b[i] if b[i] > 0 else 8 * ulp(ref[i], e0)
