@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 
+#include "core/size_budget.h"
 #include "fast/kernels_common.h"
 #include "ref/kernel.h"
 
@@ -31,6 +32,10 @@ struct ExecutionPlan::Step {
   std::vector<std::vector<int>> inSlots;  // per absorbed op, per operand; -1 = internal to the fused chain
   std::vector<int> outSlots;              // results of the last absorbed op
   bool aliasOnly = false;                 // a reshape whose result aliases its input: nothing to run
+  // oneDNN's blocked layouts multiply padding lanes by zero, so an inf/NaN input can turn a result the spec
+  // defines (FP_SPECIAL) into NaN: run-time float operands are scanned and a non-finite value reruns the step
+  // on the reference kernels.
+  std::vector<int> specialGuard;
   int profileIndex = -1;
 };
 
@@ -39,6 +44,26 @@ ExecutionPlan::~ExecutionPlan() = default;
 namespace {
 
 constexpr int64_t kAlign = 64;
+
+// No inf or NaN among the elements of a floating-point tensor (fp32, fp16, bf16; other types: true).
+bool allFinite(const void* data, DType t, int64_t n) {
+  if (t == DType::FP32) {
+    const uint32_t* p = static_cast<const uint32_t*>(data);
+    uint32_t special = 0;
+    for (int64_t i = 0; i < n; ++i) special |= uint32_t((p[i] & 0x7f800000u) == 0x7f800000u);
+    return !special;
+  }
+  if (t == DType::FP16 || t == DType::BF16) {
+    const uint16_t* p = static_cast<const uint16_t*>(data);
+    const uint16_t exp = t == DType::FP16 ? 0x7c00 : 0x7f80;
+    uint32_t special = 0;
+    for (int64_t i = 0; i < n; ++i) special |= uint32_t((p[i] & exp) == exp);
+    return !special;
+  }
+  return true;
+}
+bool allFinite(const Tensor& t) { return allFinite(t.data(), t.dtype(), t.size()); }
+bool allFinite(const TensorView& v) { return allFinite(v.data, v.dtype, v.size()); }
 
 bool isConstantOp(const ir::Operation& op) { return op.name == "tosa.const" || op.name == "tosa.const_shape"; }
 
@@ -89,7 +114,8 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
     Slot s;
     s.dtype = v->type.dtype;
     s.shape = v->type.isShape() ? Shape{v->type.dims[0]} : v->type.dims;
-    s.bytes = slotBytes(s.dtype, s.shape);
+    auto bytes = checkedByteSize(s.dtype, s.shape);
+    s.bytes = bytes ? *bytes : -1;  // checked against the budget below, before anything is allocated
     slots_.push_back(std::move(s));
     slotOf[v] = int(slots_.size()) - 1;
     return int(slots_.size()) - 1;
@@ -154,6 +180,16 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
       }
     }
     if (!step.kernel) step.ops = {ops[i]};
+    if (step.kernel && step.kernel->implName().rfind("onednn:", 0) == 0) {
+      for (size_t k = 0; k < step.ops.size() && step.kernel; ++k)
+        for (size_t j = 0; j < step.ops[k]->operands.size(); ++j) {
+          const ir::Value* v = step.ops[k]->operands[j];
+          if (!isFloat(v->type.dtype)) continue;
+          const Tensor* c = chain.constants[k][j];
+          if (c && !allFinite(*c)) step.kernel.reset();  // special weights: the reference kernel always
+        }
+      if (!step.kernel) step.ops = {ops[i]};
+    }
 
     for (size_t k = 0; k < step.ops.size(); ++k) {
       std::vector<int> in;
@@ -169,7 +205,15 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
       step.inSlots.push_back(std::move(in));
     }
     const ir::Operation* last = step.ops.back();
-    for (const ir::Value* r : last->results) step.outSlots.push_back(newSlot(r));
+    for (const ir::Value* r : last->results) {
+      std::string what = last->describe() + " result " + std::to_string(r->index) + " " + r->type.toString();
+      TK_RETURN_IF_ERROR(checkAllocation(r->type.dtype, r->type.isShape() ? Shape{r->type.dims[0]} : r->type.dims, what));
+      step.outSlots.push_back(newSlot(r));
+    }
+    if (step.kernel && step.kernel->implName().rfind("onednn:", 0) == 0)
+      for (size_t k = 0; k < step.ops.size(); ++k)
+        for (int s : step.inSlots[k])
+          if (s >= 0 && isFloat(slots_[s].dtype) && slots_[s].kind != Slot::Kind::Constant) step.specialGuard.push_back(s);
     // A reshape only renames bytes: its result aliases its input (no copy, no extra memory).
     if (!step.kernel && last->name == "tosa.reshape" && step.outSlots.size() == 1) {
       int src = step.inSlots[0][0];
@@ -243,7 +287,7 @@ Status ExecutionPlan::planMemory() {
     placed.push_back(s);
   }
   arenaBytes_ = total;
-  return Status::ok();
+  return checkAllocationBytes(total, "the fast backend's activation arena");
 }
 
 TensorView ExecutionPlan::view(int s) const {
@@ -281,8 +325,12 @@ Status ExecutionPlan::runStep(Step& step) {
     }
     std::vector<TensorView> out;
     for (int s : step.outSlots) out.push_back(view(s));
-    Status st = step.kernel->run(in, out);
-    if (!isRerunOnReference(st)) return st;
+    bool special = false;
+    for (int s : step.specialGuard) special = special || !allFinite(view(s));
+    if (!special) {
+      Status st = step.kernel->run(in, out);
+      if (!isRerunOnReference(st)) return st;
+    }
   }
   return runStepOnReference(step);
 }

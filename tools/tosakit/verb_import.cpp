@@ -8,8 +8,10 @@
 
 #include "formats/npy/npy.h"
 #include "frontends/onnx/onnx_import.h"
+#include "backend_flags.h"
 #include "preprocess_flags.h"
 #include "ir/validate.h"
+#include "tosakit/io_adapt.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
 #include "verbs.h"
@@ -34,6 +36,7 @@ struct ImportArgs {
   std::string tolerance = "0.99,0.99";
   std::string level = "8k";
   PreprocessFlags preprocess;
+  BackendFlags backend;  // runs --test-input
 };
 
 // The graph built is checked at the target level before anything is written, so that e.g. an Expand whose
@@ -68,10 +71,17 @@ Status verifyImport(const ImportArgs& a, std::unique_ptr<ir::Module> module) {
   if (!inputs) return inputs.status();
   auto reference = npy::readNpz(a.testReference);
   if (!reference) return reference.status();
-  auto session = Session::create(std::move(module));
+  // The test inputs are in ONNX Runtime's types (int64, uint8, shape-only inputs): adapted as `run` does.
+  const ir::Function* fn = module->function("main");
+  if (!fn) return Status::internal("the imported module has no @main");
+  auto adapted = adaptInputs(*fn, *inputs);
+  if (!adapted) return adapted.status().withContext(a.testInput);
+  SessionOptions so;
+  a.backend.apply(so);
+  auto session = Session::create(std::move(module), so);
   if (!session) return session.status();
   RunResult result;
-  TK_RETURN_IF_ERROR((*session)->run(*inputs, result).withContext(a.testInput));
+  TK_RETURN_IF_ERROR((*session)->run(*adapted, result).withContext(a.testInput));
   bool ok = true;
   for (const auto& [name, out] : result.outputs) {
     const Tensor* ref = nullptr;
@@ -187,6 +197,7 @@ VerbAction addImportVerb(CLI::App& app) {
                   "Validate the imported graph at this TOSA level before writing it: 8k, or none to skip")
       ->capture_default_str();
   args->preprocess.add(cmd);
+  args->backend.add(cmd);
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
     return importVerb(*args);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "backend_flags.h"
 #include "formats/npy/npy.h"
 #include "quantize/module_clone.h"
 #include "tosakit/calibrate.h"
@@ -37,11 +38,15 @@ struct QuantizeArgs {
   std::string testInput;
   std::string testReference;
   std::string tolerance = "0.99,0.95";
+  BackendFlags backend;  // runs --test-input (both models)
 };
+
+// Session options of the verb's runs (--backend/--threads).
+SessionOptions g_sessionOptions;
 
 Result<NamedTensors> runModel(std::unique_ptr<ir::Module> m, const NamedTensors& inputs, bool intermediates,
                               NamedTensors* layers) {
-  auto session = Session::create(std::move(m));
+  auto session = Session::create(std::move(m), g_sessionOptions);
   if (!session) return session.status();
   RunOptions ro;
   ro.captureIntermediates = intermediates;
@@ -198,8 +203,10 @@ VerbAction addQuantizeVerb(CLI::App& app) {
   cmd->add_option("--test-input", args->testInput, "Input sample (.npz, .npy or image) to verify the result on");
   cmd->add_option("--test-reference", args->testReference, "Expected outputs (.npz), e.g. the float model's");
   cmd->add_option("--tolerance", args->tolerance, "Minimum cosine,euclidean similarity of the outputs (0.99,0.95)");
+  args->backend.add(cmd);
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
+    args->backend.apply(g_sessionOptions);
     return quantizeVerb(*args);
   };
 }
