@@ -72,8 +72,6 @@ bool needsInterpreter(const ir::Operation& op) {
   return !op.regions.empty() || op.name == "tosa.custom" || op.name.rfind("tosa.variable", 0) == 0;
 }
 
-int64_t slotBytes(DType t, const Shape& s) { return int64_t(storageBytes(t)) * numElements(s); }
-
 std::string opTypeName(const std::vector<const ir::Operation*>& ops) {
   std::string s;
   for (const ir::Operation* op : ops) s += (s.empty() ? "" : "+") + op->name;
