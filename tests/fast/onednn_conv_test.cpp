@@ -101,9 +101,13 @@ Tensor scalarTensor(DType t, double v) {
 
 // ---- float ----
 
-void floatConvCase(Kind kind, DType t, uint32_t seed, int fusion) {
+void floatConvCase(Kind kind, DType t, uint32_t seed, int fusion, bool kernelIsStride = false) {
   Rng r(seed);
   ConvCase c = randomCase(r, kind);
+  if (kernelIsStride) {  // the upsampling form computed as one matmul per kernel tap
+    c.KH = c.stride[0], c.KW = c.stride[1], c.outPad = {0, 0, 0, 0};
+    c.OH = c.IH * c.stride[0], c.OW = c.IW * c.stride[1];
+  }
   Tensor x = r.floats(t, {c.N, c.IH, c.IW, c.IC}), w = r.floats(t, weightShape(c)), bias = r.floats(t, {c.OC});
   // The added tensor: a same-shaped run-time residual, or (odd seeds) a constant per-channel [1, 1, 1, OC].
   const bool perChannelAdd = seed % 2 == 1;
@@ -125,6 +129,8 @@ void floatConvCase(Kind kind, DType t, uint32_t seed, int fusion) {
     }
     b.output({y}, {"y"});
   };
+  if (kernelIsStride)
+    EXPECT_NE(runFast(g, inputs).impl.find("transpose_conv2d as matmuls"), std::string::npos) << c.describe();
   expectDotProductCompliant(g, inputs, dotLength(c) + (fusion >= 2 ? 1 : 0), 1 + fusion,
                             std::string(dtypeName(t)) + " seed " + std::to_string(seed) + " " + c.describe());
 }
@@ -143,6 +149,12 @@ TEST(OneDnnConvTest, Fp32DepthwiseRandom) {
 }
 TEST(OneDnnConvTest, Fp32TransposeRandom) {
   for (uint32_t seed = 51; seed <= 60; ++seed) floatConvCase(Kind::Transpose, DType::FP32, seed, seed % 3);
+}
+TEST(OneDnnConvTest, Fp32TransposeKernelEqualsStride) {
+  for (uint32_t seed = 71; seed <= 79; ++seed) floatConvCase(Kind::Transpose, DType::FP32, seed, seed % 3, true);
+}
+TEST(OneDnnConvTest, Bf16TransposeKernelEqualsStride) {
+  for (uint32_t seed = 81; seed <= 84; ++seed) floatConvCase(Kind::Transpose, DType::BF16, seed, seed % 3, true);
 }
 TEST(OneDnnConvTest, Bf16Conv2dRandom) {
   for (uint32_t seed = 61; seed <= 66; ++seed) floatConvCase(Kind::Conv, DType::BF16, seed, seed % 3);
