@@ -62,5 +62,7 @@ Result<NamedTensors> loadSample(const std::string& path, const ir::Function& fn)
 // The sample files of a dataset directory (.npz, .npy and images), sorted by name. IOError when the
 // directory cannot be read; an empty list is not an error here.
 Result<std::vector<std::string>> listDataset(const std::string& dir);
+// The first `limit` (all when <= 0) sample files of a dataset; InvalidArgument when it holds none.
+Result<std::vector<std::string>> datasetSamples(const std::string& dir, int64_t limit = 0);
 
 }  // namespace tosakit

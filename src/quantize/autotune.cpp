@@ -28,9 +28,10 @@ double euclideanDistance(const Tensor& a, const Tensor& b) {
   return std::sqrt(sum);
 }
 
-// The float model's tensors of one sample by name (arguments and every captured op result).
-Result<std::map<std::string, Tensor>> referenceTensors(Session& session, const CalibrateOptions& o,
-                                                       const std::string& sample) {
+}  // namespace
+
+Result<NamedTensors> runSample(Session& session, const CalibrateOptions& o, const ir::Function& fn,
+                               const std::string& sample) {
   auto inputs = o.loadSample(sample);
   if (!inputs) return inputs.status();
   RunOptions ro;
@@ -38,13 +39,13 @@ Result<std::map<std::string, Tensor>> referenceTensors(Session& session, const C
   ro.captureIntermediates = true;
   RunResult rr;
   if (Status s = session.run(*inputs, rr, ro); !s) return s.withContext(sample);
-  std::map<std::string, Tensor> byName;
-  for (auto& [n, t] : *inputs) byName[n] = std::move(t);
-  for (auto& [n, t] : rr.intermediates) byName[n] = std::move(t);
-  return byName;
+  NamedTensors all;
+  for (size_t a = 0; a < fn.inputs().size(); ++a)
+    for (auto& [n, t] : *inputs)
+      if (n == fn.inputName(a)) all.emplace_back(n, std::move(t));
+  for (auto& nt : rr.intermediates) all.push_back(std::move(nt));
+  return all;
 }
-
-}  // namespace
 
 Status autoTune(const CalibrateOptions& o, const ir::Function& fn, const std::vector<std::string>& tuneSamples,
                 const ModelStats& stats, Thresholds& thresholds) {
@@ -79,19 +80,21 @@ Status autoTune(const CalibrateOptions& o, const ir::Function& fn, const std::ve
   OpRunner runner(o.session);
   size_t done = 0, total = tuneSamples.size() * candidates.size();
   for (const std::string& sample : tuneSamples) {
-    auto ref = referenceTensors(**session, o, sample);
-    if (!ref) return ref.status();
+    auto tensors = runSample(**session, o, fn, sample);
+    if (!tensors) return tensors.status();
+    std::map<std::string, Tensor> byName(std::make_move_iterator(tensors->begin()),
+                                          std::make_move_iterator(tensors->end()));
     for (const auto& [name, cands] : candidates) {
       const auto& cs = consumers[name];
       for (size_t c = 0; c < cs.size(); ++c) {
         const ir::Operation& op = *cs[c].op;
-        const Tensor& want = ref->at(cs[c].outputName);
+        const Tensor& want = byName.at(cs[c].outputName);
         for (int k = 0; k < kCandidates; ++k) {
           std::vector<Tensor> acts, outs;
           for (const ir::Value* v : op.operands) {
             if (constProducer(v)) continue;
             const std::string& n = names.at(v);
-            acts.push_back(n == name ? fakeQuantize(ref->at(n), cands[size_t(k)]) : ref->at(n));
+            acts.push_back(n == name ? fakeQuantize(byName.at(n), cands[size_t(k)]) : byName.at(n));
           }
           TK_RETURN_IF_ERROR(runner.runOp(op, acts, true, outs));
           distance[name][c][size_t(k)] += euclideanDistance(outs[0], want);

@@ -81,19 +81,11 @@ class Calibrator {
  private:
   template <typename F>
   Status pass(Session& session, const std::vector<std::string>& samples, const std::string& stage, F&& add) {
-    RunOptions ro;
-    ro.function = o_.function;
-    ro.captureIntermediates = true;
     for (size_t i = 0; i < samples.size(); ++i) {
-      auto inputs = o_.loadSample(samples[i]);
-      if (!inputs) return inputs.status();
-      RunResult rr;
-      if (Status s = session.run(*inputs, rr, ro); !s) return s.withContext(samples[i]);
       // Arguments first, in declaration order, so the table lists them first.
-      for (size_t a = 0; a < fn_.inputs().size(); ++a)
-        for (const auto& [n, t] : *inputs)
-          if (n == fn_.inputName(a) && calibratable(t)) add(n, t);
-      for (const auto& [n, t] : rr.intermediates)
+      auto tensors = runSample(session, o_, fn_, samples[i]);
+      if (!tensors) return tensors.status();
+      for (const auto& [n, t] : *tensors)
         if (calibratable(t)) add(n, t);
       if (o_.progress) o_.progress(stage, i + 1, samples.size());
     }

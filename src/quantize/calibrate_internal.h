@@ -25,6 +25,11 @@ struct ModelStats {
 
 using Thresholds = std::map<std::string, double>;
 
+// One sample through the float model: the function's arguments in declaration order, then every op result
+// Session captured, by name.
+Result<NamedTensors> runSample(Session& session, const CalibrateOptions& o, const ir::Function& fn,
+                               const std::string& sample);
+
 // Threshold of one tensor by `method` (before auto-tune).
 double methodThreshold(CalibrationMethod method, const TensorStats& s);
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/file_io.h"
+#include "quantize/fake_quant.h"
 #include "tosakit/calibrate.h"
 
 namespace tosakit {
@@ -129,30 +130,9 @@ Status writeCalibrationTable(const std::string& path, const CalibrationTable& ta
   return writeFileAtomic(path, formatCalibrationTable(table));
 }
 
-namespace {
-
-void collectNames(const ir::Block& block, std::map<std::string, int>& used, std::vector<std::string>& out) {
-  for (const auto& op : block.ops) {
-    for (const auto& region : op->regions)
-      for (const auto& b : region->blocks) collectNames(*b, used, out);
-    if (op->name == "tosa.const" || op->name == "tosa.const_shape" || op->name == "func.return" ||
-        op->name == "tosa.yield")
-      continue;
-    for (size_t i = 0; i < op->results.size(); ++i) {
-      std::string name = intermediateName(*op, i);
-      if (int n = ++used[name]; n > 1) name += "#" + std::to_string(n);
-      out.push_back(name);
-    }
-  }
-}
-
-}  // namespace
-
 std::vector<std::string> calibrationTensorNames(const ir::Function& fn) {
   std::vector<std::string> names;
-  for (size_t i = 0; i < fn.inputs().size(); ++i) names.push_back(fn.inputName(i));
-  std::map<std::string, int> used;
-  collectNames(fn.body, used, names);
+  quantize::forEachTensorName(fn, [&](const ir::Value*, const std::string& name, bool) { names.push_back(name); });
   return names;
 }
 

@@ -115,11 +115,11 @@ Status OpRunner::runOp(const ir::Operation& op, const std::vector<Tensor>& activ
   return Status::ok();
 }
 
-std::map<const ir::Value*, std::string> topLevelValueNames(const ir::Function& fn) {
-  std::map<const ir::Value*, std::string> names;
-  for (size_t i = 0; i < fn.inputs().size(); ++i) names[fn.inputs()[i]] = fn.inputName(i);
+void forEachTensorName(const ir::Function& fn,
+                       const std::function<void(const ir::Value*, const std::string&, bool topLevel)>& f) {
+  for (size_t i = 0; i < fn.inputs().size(); ++i) f(fn.inputs()[i], fn.inputName(i), true);
   std::map<std::string, int> used;
-  // Same order and de-duplication as Session's capture (and calibrationTensorNames): region ops count too.
+  // Same order and de-duplication as Session's capture observer.
   std::function<void(const ir::Block&, bool)> walk = [&](const ir::Block& block, bool topLevel) {
     for (const auto& op : block.ops) {
       for (const auto& region : op->regions)
@@ -130,11 +130,18 @@ std::map<const ir::Value*, std::string> topLevelValueNames(const ir::Function& f
       for (size_t i = 0; i < op->results.size(); ++i) {
         std::string name = intermediateName(*op, i);
         if (int n = ++used[name]; n > 1) name += "#" + std::to_string(n);
-        if (topLevel) names[op->results[i]] = name;
+        f(op->results[i], name, topLevel);
       }
     }
   };
   walk(fn.body, true);
+}
+
+std::map<const ir::Value*, std::string> topLevelValueNames(const ir::Function& fn) {
+  std::map<const ir::Value*, std::string> names;
+  forEachTensorName(fn, [&](const ir::Value* v, const std::string& name, bool topLevel) {
+    if (topLevel) names[v] = name;
+  });
   return names;
 }
 

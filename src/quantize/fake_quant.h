@@ -43,6 +43,10 @@ class OpRunner {
   std::map<std::pair<const ir::Operation*, bool>, std::unique_ptr<Session>> sessions_;
 };
 
+// Calls f(value, name, topLevel) for every argument and every op result Session captures, in its order and
+// with its names (intermediateName, "#2"... for repeats, ops inside regions included, constants not).
+void forEachTensorName(const ir::Function& fn,
+                       const std::function<void(const ir::Value*, const std::string&, bool topLevel)>& f);
 // Names of the function's top-level values as Session captures them (arguments by inputName).
 std::map<const ir::Value*, std::string> topLevelValueNames(const ir::Function& fn);
 

@@ -136,17 +136,11 @@ Result<int> correctBiases(const CalibrateOptions& o, ir::Function& fn, const std
   auto session = Session::create(cloneModule(*fn.module), o.session);
   if (!session) return session.status();
   OpRunner runner(o.session);
-  RunOptions ro;
-  ro.function = o.function;
-  ro.captureIntermediates = true;
   for (size_t si = 0; si < samples.size(); ++si) {
-    auto inputs = o.loadSample(samples[si]);
-    if (!inputs) return inputs.status();
-    RunResult rr;
-    if (Status s = (*session)->run(*inputs, rr, ro); !s) return s.withContext(samples[si]);
+    auto tensors = runSample(**session, o, fn, samples[si]);
+    if (!tensors) return tensors.status();
     std::map<std::string, const Tensor*> ref;
-    for (auto& [n, t] : *inputs) ref[n] = &t;
-    for (auto& [n, t] : rr.intermediates) ref[n] = &t;
+    for (auto& [n, t] : *tensors) ref[n] = &t;
     for (Target& tg : targets) {
       std::vector<Tensor> acts, outs;
       for (const ir::Value* v : tg.op->operands) {

@@ -13,35 +13,16 @@ namespace {
 using namespace tosakit;
 using tosakit::testing::runTool;
 
-const char* kConvReluConv = R"(func.func @main(%x: tensor<1x4x4x2xf32> loc("x")) -> tensor<1x4x4x2xf32> {
-  %w1 = "tosa.const"() <{values = dense<[[[[8.0, -4.0]]], [[[0.05, 0.1]]], [[[1.0, -0.5]]]]> : tensor<3x1x1x2xf32>}> : () -> tensor<3x1x1x2xf32>
-  %b1 = "tosa.const"() <{values = dense<[0.5, 0.01, -0.25]> : tensor<3xf32>}> : () -> tensor<3xf32>
-  %w2 = "tosa.const"() <{values = dense<[[[[0.1, 2.0, -1.0]]], [[[-0.2, 3.0, 0.5]]]]> : tensor<2x1x1x3xf32>}> : () -> tensor<2x1x1x3xf32>
-  %b2 = "tosa.const"() <{values = dense<[0.0, 0.1]> : tensor<2xf32>}> : () -> tensor<2xf32>
-  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
-  %c1 = tosa.conv2d %x, %w1, %b1, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<3x1x1x2xf32>, tensor<3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x3xf32> loc("conv1")
-  %r = tosa.clamp %c1 {max_val = 3.40282347E+38 : f32, min_val = 0.0 : f32} : (tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> loc("relu")
-  %c2 = tosa.conv2d %r, %w2, %b2, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x3xf32>, tensor<2x1x1x3xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32> loc("conv2")
-  return %c2 : tensor<1x4x4x2xf32>
-}
-)";
 
 class QtableCli : public tosakit::testing::ScratchDir {
  protected:
   void SetUp() override {
     ScratchDir::SetUp();
-    write("conv.mlir", kConvReluConv);
+    write("conv.mlir", tosakit::testing::kConvReluConv);
     fs::create_directories(path("data"));
-    uint64_t s = 5;
-    for (int k = 0; k < 4; ++k) {
-      std::vector<double> v(32);
-      for (double& x : v) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        x = double(int64_t(s >> 40) % 2001 - 1000) / 500.0;
-      }
-      ASSERT_TRUE(npy::writeNpy(path("data/s" + std::to_string(k) + ".npy"),
-                                Tensor::fromDoubles(DType::FP32, {1, 4, 4, 2}, v)));
-    }
+    tosakit::testing::writeConvSamples(path("data"), 4, 5, [](const std::string& p, const std::vector<double>& v) {
+      ASSERT_TRUE(npy::writeNpy(p, Tensor::fromDoubles(DType::FP32, {1, 4, 4, 2}, v)));
+    });
     // Thresholds of the minmax table, except the output layer's: 0.5 instead of its |min| (about 3).
     ASSERT_EQ(runTool("calibrate " + path("conv.mlir") + " --dataset " + path("data") + " --method minmax -o " +
                       path("good.txt"))

@@ -66,10 +66,8 @@ int calibrateVerb(const CalibrateArgs& a) {
   notes.clear();
   const ir::Function* fn = (*module)->function(a.function);
   if (!fn) return report(Status::invalid(a.model + ": no function '" + a.function + "'"));
-  auto samples = listDataset(a.dataset);
+  auto samples = datasetSamples(a.dataset);
   if (!samples) return report(samples.status());
-  if (samples->empty())
-    return report(Status::invalid(a.dataset + ": dataset holds no sample (.npz, .npy, .jpg, .jpeg, .png, .bmp)"));
 
   CalibrateOptions o;
   o.module = module->get();

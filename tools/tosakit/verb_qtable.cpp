@@ -54,11 +54,8 @@ int qtableVerb(const QtableArgs& a) {
   auto table = readCalibrationTable(a.calibrationTable);
   if (!table) return report(table.status());
   if (Status s = checkCalibrationTableNames(*table, *fn, a.calibrationTable); !s) return report(s);
-  auto samples = listDataset(a.dataset);
+  auto samples = datasetSamples(a.dataset, a.inputNum);
   if (!samples) return report(samples.status());
-  if (samples->empty())
-    return report(Status::invalid(a.dataset + ": dataset holds no sample (.npz, .npy, .jpg, .jpeg, .png, .bmp)"));
-  if (a.inputNum > 0 && int64_t(samples->size()) > a.inputNum) samples->resize(size_t(a.inputNum));
 
   QtableOptions o;
   o.module = module->get();

@@ -205,4 +205,13 @@ Result<std::vector<std::string>> listDataset(const std::string& dir) {
   return files;
 }
 
+Result<std::vector<std::string>> datasetSamples(const std::string& dir, int64_t limit) {
+  auto files = listDataset(dir);
+  if (!files) return files.status();
+  if (files->empty())
+    return Status::invalid(dir + ": dataset holds no sample (.npz, .npy, .jpg, .jpeg, .png, .bmp)");
+  if (limit > 0 && int64_t(files->size()) > limit) files->resize(size_t(limit));
+  return files;
+}
+
 }  // namespace tosakit
