@@ -15,8 +15,9 @@ PACKAGES=(
   python3-torch python3-torchvision
   # The fast backend (src/fast): oneDNN convolutions/matmuls/pools; ccache keeps rebuilds of the tree quick.
   libdnnl-dev ccache
-  # Image inputs (calibrate, run --input NAME=photo.jpg); python3-pil writes the images of their tests.
-  libopencv-imgcodecs-dev libopencv-imgproc-dev python3-pil
+  # Image inputs (calibrate, run --input NAME=photo.jpg); python3-pil writes the images of their tests, scipy's
+  # erfc serves the numpy oracle of the ACIQ thresholds.
+  libopencv-imgcodecs-dev libopencv-imgproc-dev python3-pil python3-scipy
   # Quantization: the digits end-to-end test (tests/scripts/digits_quantize.sh), compare --html in a browser.
   python3-sklearn chromium
   # The Python package (python/, pybind11) and its pytest suite.
