@@ -3,7 +3,8 @@
 
     check_random_ops.py --tosakit BIN [--seed S] [--per-op N] [--ops exp,conv2d,...] [--no-upstream] [--keep DIR]
 
-For every floating-point operator and float type (f32, f16, bf16) a few random graphs are generated from fixed
+For every floating-point operator and float type (f32, f16, bf16; the fp8 operators in fp8e4m3/fp8e5m2, on
+tosakit's results only: upstream does not lower fp8 arithmetic) a few random graphs are generated from fixed
 seeds; for each:
   1. tosakit's own result (`tosakit run`) and upstream MLIR 22's result (mlir-runner-22, tests/oracle) must be
      judged compliant;
@@ -29,9 +30,46 @@ import mlir_oracle as mo  # noqa: E402
 import random_graphs as rg  # noqa: E402
 
 FLOATS = ("f32", "f16", "bf16")
-FRAC = {"f32": 23, "f16": 10, "bf16": 7}
-NMIN = {"f32": 2.0 ** -126, "f16": 2.0 ** -14, "bf16": 2.0 ** -126}
-NMAX = {"f32": 3.4028234663852886e38, "f16": 65504.0, "bf16": 3.3895313892515355e38}
+FP8 = ("f8E4M3FN", "f8E5M2")
+FRAC = {"f32": 23, "f16": 10, "bf16": 7, "f8E4M3FN": 3, "f8E5M2": 2}
+NMIN = {"f32": 2.0 ** -126, "f16": 2.0 ** -14, "bf16": 2.0 ** -126, "f8E4M3FN": 2.0 ** -6, "f8E5M2": 2.0 ** -14}
+NMAX = {"f32": 3.4028234663852886e38, "f16": 65504.0, "bf16": 3.3895313892515355e38, "f8E4M3FN": 448.0,
+        "f8E5M2": 57344.0}
+
+
+def fp8_table(elem):
+    """Values of the 256 codes of an OCP fp8 format (e4m3fn: no infinity, 0x7F/0xFF NaN)."""
+    e4 = elem == "f8E4M3FN"
+    eb, mb, bias = (4, 3, 7) if e4 else (5, 2, 15)
+    c = np.arange(256)
+    sign, ex, m = c >> 7, (c >> mb) & ((1 << eb) - 1), c & ((1 << mb) - 1)
+    v = np.where(ex == 0, m * 2.0 ** (1 - bias - mb), (1 + m / 2.0 ** mb) * 2.0 ** (ex - bias))
+    if e4:
+        v = np.where((ex == 15) & (m == 7), np.nan, v)
+    else:
+        v = np.where(ex == 31, np.where(m == 0, np.inf, np.nan), v)
+    return np.where(sign == 1, -v, v)
+
+
+def fp8_bits(values, elem):
+    """Round to nearest, ties to even code (the values used here are far from overflow)."""
+    t = fp8_table(elem)
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    fin = np.where(np.isfinite(t), t, np.inf)
+    d = np.abs(v[:, None] - fin[None, :])
+    best = d.min(axis=1, initial=np.inf)
+    cand = d == best[:, None]
+    even = cand & (np.arange(256)[None, :] % 2 == 0)
+    pick = np.where(even.any(axis=1), even.argmax(axis=1), cand.argmax(axis=1))
+    return pick.astype(np.uint8).reshape(np.shape(values))
+
+
+def fp8_arg(g, shape, elem, lo=-2.0, hi=2.0):
+    return g.arg(shape, elem, arr=fp8_bits(g.rng.uniform(lo, hi, size=shape), elem))
+
+
+def fp8_zero(g, elem):
+    return g.const(np.zeros([1], dtype=np.uint8), [1], elem)
 
 
 def ty(shape, e):
@@ -242,6 +280,73 @@ def negate(g, rng, e):
     return [(v, ty(s, e))]
 
 
+def fp8_conv2d(g, rng, e):
+    IH, IW, KH, KW, pad, st, dil = rg.pick_conv_geometry(rng)
+    N, IC, OC = int(rng.integers(1, 3)), int(rng.integers(1, 5)), int(rng.integers(1, 5))
+    x, w = fp8_arg(g, [N, IH, IW, IC], e), fp8_arg(g, [OC, KH, KW, IC], e)
+    b = g.arg([OC], "f16")
+    z = fp8_zero(g, e)
+    OH = rg.conv_out(IH, KH, pad[0], pad[1], st[0], dil[0])
+    OW = rg.conv_out(IW, KW, pad[2], pad[3], st[1], dil[1])
+    out = ty([N, OH, OW, OC], "f16")
+    v = g.op(f"tosa.conv2d {x}, {w}, {b}, {z}, {z} {{acc_type = f16, dilation = array<i64: {dil[0]}, {dil[1]}>, "
+             f"pad = array<i64: {', '.join(map(str, pad))}>, stride = array<i64: {st[0]}, {st[1]}>}}",
+             [ty([N, IH, IW, IC], e), ty([OC, KH, KW, IC], e), ty([OC], "f16"), f"tensor<1x{e}>", f"tensor<1x{e}>"],
+             [out])
+    return [(v, out)], {"rule": "dot", "ks": KH * KW * IC, "acc": "f16", "bias": 2, "local_bound": False,
+                        "out": "f16"}
+
+
+def fp8_matmul(g, rng, e):
+    N, H, C, W = int(rng.integers(1, 3)), int(rng.integers(1, 5)), int(rng.integers(1, 9)), int(rng.integers(1, 5))
+    a, b = fp8_arg(g, [N, H, C], e), fp8_arg(g, [N, C, W], e)
+    z = fp8_zero(g, e)
+    out = ty([N, H, W], "f16")
+    v = g.op(f"tosa.matmul {a}, {b}, {z}, {z}", [ty([N, H, C], e), ty([N, C, W], e), f"tensor<1x{e}>",
+                                                 f"tensor<1x{e}>"], [out])
+    return [(v, out)], {"rule": "dot", "ks": C, "acc": "f16", "bias": None, "local_bound": True, "out": "f16"}
+
+
+def fp8_avg_pool(g, rng, e):
+    IH, IW, KH, KW, pad, st, OH, OW = rg.pool_geometry(rng)
+    N, C = int(rng.integers(1, 3)), int(rng.integers(1, 4))
+    a = fp8_arg(g, [N, IH, IW, C], e)
+    z = fp8_zero(g, e)
+    out = ty([N, OH, OW, C], e)
+    v = g.op(f"tosa.avg_pool2d {a}, {z}, {z} {{acc_type = f16, kernel = array<i64: {KH}, {KW}>, "
+             f"pad = array<i64: {', '.join(map(str, pad))}>, stride = array<i64: {st[0]}, {st[1]}>}}",
+             [ty([N, IH, IW, C], e), f"tensor<1x{e}>", f"tensor<1x{e}>"], [out])
+    return [(v, out)], {"rule": "dot", "ks": KH * KW, "acc": "f16", "bias": None, "local_bound": True}
+
+
+def fp8_cast(to_fp8):
+    def f(g, rng, e):
+        s = rg.rshape(rng)
+        if to_fp8:
+            a = g.arg(s, "f32", lo=-100.0, hi=100.0)
+            v = g.op(f"tosa.cast {a}", [ty(s, "f32")], [ty(s, e)])
+            return [(v, ty(s, e))], {"rule": "cast"}
+        a = fp8_arg(g, s, e, -100.0, 100.0)
+        v = g.op(f"tosa.cast {a}", [ty(s, e)], [ty(s, "bf16")])
+        return [(v, ty(s, "bf16"))], {"rule": "exact"}  # every fp8 value is a bf16 value
+    return f
+
+
+def fp8_max_pool(g, rng, e):
+    IH, IW, KH, KW, pad, st, OH, OW = rg.pool_geometry(rng)
+    N, C = int(rng.integers(1, 3)), int(rng.integers(1, 4))
+    a = fp8_arg(g, [N, IH, IW, C], e)
+    out = ty([N, OH, OW, C], e)
+    v = g.op(f"tosa.max_pool2d {a} {{kernel = array<i64: {KH}, {KW}>, pad = array<i64: {', '.join(map(str, pad))}>, "
+             f"stride = array<i64: {st[0]}, {st[1]}>}}", [ty([N, IH, IW, C], e)], [out])
+    return [(v, out)], {"rule": "exact"}
+
+
+# fp8 operators of TOSA 1.0 (pro_fp fp8 extensions); upstream MLIR 22 does not lower fp8 arithmetic, so these
+# judge tosakit's own results only.
+FP8_OPS = {"conv2d": fp8_conv2d, "matmul": fp8_matmul, "avg_pool2d": fp8_avg_pool, "cast_to_fp8": fp8_cast(True),
+           "cast_from_fp8": fp8_cast(False), "max_pool2d": fp8_max_pool}
+
 OPS = {
     "add": binary("add"), "sub": binary("sub"), "mul": binary("mul"),
     "pow": binary("pow", 0.1, 4.0, -2.0, 2.0),
@@ -357,12 +462,16 @@ def run(cmd):
 
 
 def to_f64(a, elem):
+    if elem in FP8:
+        return fp8_table(elem)[np.asarray(a).astype(np.uint8)]
     if elem == "bf16":
         return mo.bf16_bits_to_f32(np.asarray(a).astype(np.uint16)).astype(np.float64)
     return np.asarray(a).astype(np.float64)
 
 
 def from_f64(v, elem):
+    if elem in FP8:
+        return fp8_bits(v, elem)
     if elem == "bf16":
         return mo.f32_to_bf16_bits(np.asarray(v, dtype=np.float32))
     return np.asarray(v).astype(mo.ELEM[elem][0])
@@ -398,7 +507,7 @@ class Tally:
 def run_case(a, name, e, index, tally, root):
     rng = np.random.default_rng([a.seed, index, sum(ord(c) * (i + 1) for i, c in enumerate(name + e))])
     g = rg.G(rng)
-    made = OPS[name](g, rng, e)
+    made = (FP8_OPS if e in FP8 else OPS)[name](g, rng, e)
     if made is None:
         return
     results, info = made
@@ -424,7 +533,7 @@ def run_case(a, name, e, index, tally, root):
         return
     refs = [np.load(precise)[f"out{i}"].astype(np.float64) for i in range(len(results))]
     impls = [("tosakit", own)]
-    if not a.no_upstream:
+    if not a.no_upstream and e not in FP8:
         try:
             _, _, outs = mo.run_oracle(model, "main", inputs=g.inputs())
             up = os.path.join(d, "upstream.npz")
@@ -447,7 +556,7 @@ def run_case(a, name, e, index, tally, root):
             v = np.abs(to_f64(arr, el))
             if i == 0 and not info.get("local_bound", True):
                 v = np.full(v.shape, v.max() if v.size else 0.0)
-            absd[f"arg{i}"] = from_f64(v, el) if el in FLOATS else arr
+            absd[f"arg{i}"] = from_f64(v, el) if el in FLOATS + FP8 else arr
         p_in = os.path.join(d, "abs_inputs.npz")
         p_out = os.path.join(d, "abs_precise.npz")
         np.savez(p_in, **absd)
@@ -520,24 +629,25 @@ def main():
     ap.add_argument("--seed", type=int, default=20261125)
     ap.add_argument("--per-op", type=int, default=2)
     ap.add_argument("--ops", default="")
-    ap.add_argument("--types", default=",".join(FLOATS))
+    ap.add_argument("--types", default=",".join(FLOATS + FP8))
     ap.add_argument("--no-upstream", action="store_true")
     ap.add_argument("--keep")
     a = ap.parse_args()
     names = [n for n in a.ops.split(",") if n] or list(OPS)
     for n in names:
-        if n not in OPS:
+        if n not in OPS and n not in FP8_OPS:
             print(f"check_random_ops: unknown op '{n}' (have: {', '.join(OPS)})", file=sys.stderr)
             return 2
     tally = Tally()
     root = a.keep or tempfile.mkdtemp(prefix="check-random-")
-    for n in names:
-        for e in a.types.split(","):
-            for i in range(a.per_op):
-                try:
-                    run_case(a, n, e, i, tally, root)
-                except Exception as ex:  # a bug of this script or of a tool: one failing case
-                    tally.record(f"{n}_{e}_{i}", "FAIL", f"{type(ex).__name__}: {ex}")
+    cases = [(n, e) for n in names for e in a.types.split(",") if e in FLOATS]
+    cases += [(n, e) for n in FP8_OPS for e in a.types.split(",") if e in FP8 and (not a.ops or n in names)]
+    for n, e in cases:
+        for i in range(a.per_op):
+            try:
+                run_case(a, n, e, i, tally, root)
+            except Exception as ex:  # a bug of this script or of a tool: one failing case
+                tally.record(f"{n}_{e}_{i}", "FAIL", f"{type(ex).__name__}: {ex}")
     if not a.keep:
         import shutil
         shutil.rmtree(root, ignore_errors=True)
