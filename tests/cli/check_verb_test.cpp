@@ -398,3 +398,46 @@ TEST_F(CheckVerbTest, IntermediatesBadInput) {
                    path("ref.npz") + " --test-set 7");
   EXPECT_EQ(s.exitCode, 2) << s.out;
 }
+
+// Dot-product statistics (1.10.3) apply to Appendix A data: fp32 matmul 1x8x8 * 1x8x8 on gen-data set S3
+// (detected from the inputs' layout). KS = 8, acc = out = fp32 -> ksb = 8, T = 64. A result with every
+// element off by about 4 error units (out_bnd * 2^-24 each, after rounding to fp32 between 3 and 5) passes
+// the per-element test (|err| <= 8) but not the bias test (|sum| ~ 256 > 2*sqrt(8*64) = 45.3) nor the
+// variance test (sum of squares ~ 1024 > 0.4*8*64 = 204.8). The correctly rounded result passes all three.
+TEST_F(CheckVerbTest, DotProductStatisticsOnGenData) {
+  std::ofstream(path("mm8.mlir")) << R"(func.func @main(%a: tensor<1x8x8xf32> loc("a"), %b: tensor<1x8x8xf32> loc("b")) -> tensor<1x8x8xf32> {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %m = tosa.matmul %a, %b, %z, %z : (tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8xf32>
+  return %m : tensor<1x8x8xf32>
+}
+)";
+  ASSERT_EQ(runTool("gen-data --model " + path("mm8.mlir") + " -o " + path("g3.npz") + " --set 3").exitCode, 0);
+  auto in = npy::readNpz(path("g3.npz"));
+  ASSERT_TRUE(in.isOk());
+  const Tensor& a = (*in)[0].second;
+  const Tensor& b = (*in)[1].second;
+  std::vector<double> exact(64), shifted(64);
+  for (int y = 0; y < 8; ++y)
+    for (int x = 0; x < 8; ++x) {
+      double ref = 0, bnd = 0;
+      for (int c = 0; c < 8; ++c) {
+        ref += a.getFloat(y * 8 + c) * b.getFloat(c * 8 + x);
+        bnd += std::fabs(a.getFloat(y * 8 + c) * b.getFloat(c * 8 + x));
+      }
+      exact[size_t(y * 8 + x)] = ref;
+      shifted[size_t(y * 8 + x)] = ref + 4 * bnd * std::ldexp(1.0, -24);
+    }
+  std::string base = "check --model " + path("mm8.mlir") + " --inputs " + path("g3.npz") + " --result " + path("r.npz");
+  ASSERT_TRUE(npy::writeNpz(path("r.npz"), {{"out0", Tensor::fromDoubles(DType::FP32, {1, 8, 8}, exact)}}));
+  auto ok = runTool(base);
+  EXPECT_EQ(ok.exitCode, 0) << ok.out;
+  EXPECT_NE(ok.out.find("test set S3"), std::string::npos) << ok.out;
+  ASSERT_TRUE(npy::writeNpz(path("r.npz"), {{"out0", Tensor::fromDoubles(DType::FP32, {1, 8, 8}, shifted)}}));
+  auto bad = runTool(base);
+  EXPECT_EQ(bad.exitCode, 1) << bad.out;
+  EXPECT_NE(bad.out.find("error bias"), std::string::npos) << bad.out;
+  // Told the data is S1 (no bias test): the variance test still fails.
+  auto s1 = runTool(base + " --test-set 1");
+  EXPECT_EQ(s1.exitCode, 1) << s1.out;
+  EXPECT_NE(s1.out.find("variance"), std::string::npos) << s1.out;
+}
