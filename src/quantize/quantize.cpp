@@ -363,6 +363,8 @@ class Quantizer {
     std::string base = a->name.empty() ? std::string("input") : a->name;
     ir::RescaleAttrs ra;
     ra.inputUnsigned = true;
+    ra.multiplier = {int64_t(1) << 30};  // scale 1.0 (2.13.2)
+    ra.shift = {30};
     Value* wide = b_.rescale(img, DType::I16, ra, base + "/pixels");
     Value* x = castTo(wide, DType::FP32, base + "/pixels_f32");
     int channelAxis = r.channelFormat == "nhwc" ? 3 : 1;

@@ -14,6 +14,7 @@
 #include "formats/npy/npy.h"
 #include "ir/builder.h"
 #include "tosakit/model_io.h"
+#include "tosakit/preprocess.h"
 #include "tosakit/quantize.h"
 
 using namespace tosakit;
@@ -267,4 +268,36 @@ TEST_F(QuantCli, Int8ConvReluSiluMatchAnIndependentCalculation) {
         }
       }
   EXPECT_GT(compared, 50);
+}
+
+// --fuse-preprocess: the argument with a recorded recipe becomes the uint8 image (i8 bits) and the graph
+// applies (p - mean) * scale itself; F32 keeps everything else, so the fused graph on pixels equals the float
+// graph on the normalized pixels computed here.
+TEST_F(QuantCli, FusePreprocessTakesPixels) {
+  auto m = loadModel(p("m.mlir"));
+  ASSERT_TRUE(m.isOk());
+  PreprocessRecipe r;
+  r.mean = {10, 128, 250};
+  r.scale = {0.02, 0.01, 0.005};
+  r.channelFormat = "nhwc";
+  setPreprocessRecipe(*(*m)->functions.front(), 0, r);
+  ASSERT_TRUE(saveModel(**m, p("mp.mlir")).isOk());
+  ASSERT_EQ(runTool("quantize " + p("mp.mlir") + " --quantize F32 --fuse-preprocess -o " + p("mp_fused.mlir")).exitCode, 0);
+  std::vector<int64_t> pixels(48);
+  std::vector<double> normalized(48);
+  for (int i = 0; i < 48; ++i) {
+    pixels[size_t(i)] = (i * 53) % 256;
+    normalized[size_t(i)] = (double(pixels[size_t(i)]) - r.mean[size_t(i % 3)]) * r.scale[size_t(i % 3)];
+  }
+  Tensor bits(DType::I8, {1, 4, 4, 3});
+  for (int i = 0; i < 48; ++i) bits.setInt(i, pixels[size_t(i)]);  // uint8 carried as i8 bits
+  ASSERT_TRUE(npy::writeNpz(p("pix.npz"), {{"x", bits}}).isOk());
+  ASSERT_TRUE(npy::writeNpz(p("norm.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, normalized)}}).isOk());
+  auto a = runTool("run " + p("mp_fused.mlir") + " --inputs " + p("pix.npz") + " -o " + p("fused_out.npz"));
+  ASSERT_EQ(a.exitCode, 0) << a.out;
+  ASSERT_EQ(runTool("run " + p("mp.mlir") + " --inputs " + p("norm.npz") + " -o " + p("norm_out.npz")).exitCode, 0);
+  auto x = npy::readNpz(p("fused_out.npz")), y = npy::readNpz(p("norm_out.npz"));
+  ASSERT_TRUE(x.isOk() && y.isOk());
+  const Tensor &fx = x->at(0).second, &fy = y->at(0).second;
+  for (int64_t i = 0; i < fx.size(); ++i) EXPECT_NEAR(fx.getFloat(i), fy.getFloat(i), 1e-4 * (1 + std::fabs(fy.getFloat(i))));
 }
