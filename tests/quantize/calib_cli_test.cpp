@@ -44,12 +44,20 @@ class CalibrateCli : public tosakit::testing::ScratchDir {
       std::istringstream ls(line);
       std::string name, kv;
       Expected e;
+      if (line.rfind("search ", 0) == 0) {  // "search METHOD COSINE"
+        std::string method;
+        double cos;
+        ls >> name >> method >> cos;
+        searchCosine[method] = cos;
+        continue;
+      }
       ls >> name >> e.min >> e.max;
       while (ls >> kv) e.threshold[kv.substr(0, kv.find('='))] = std::stod(kv.substr(kv.find('=') + 1));
       want[name] = e;
     }
     return want;
   }
+  std::map<std::string, double> searchCosine;  // numpy's --search threshold similarities, by method
   CalibrationTable readTable(const std::string& p) {
     auto t = readCalibrationTable(p);
     EXPECT_TRUE(t) << t.status().toString();
@@ -120,16 +128,23 @@ TEST_F(CalibrateCli, AutoTuneMatchesNumpy) {
     EXPECT_NEAR(e.threshold, want.at(e.name).threshold.at("kld_tune3"), 1e-6 + 1e-6 * e.max) << e.name;
 }
 
-TEST_F(CalibrateCli, SearchThresholdPicksOneOfTheFourMethods) {
-  clampAbsDataset(3);
-  auto r = runTool("calibrate " + path("model.mlir") + " --dataset " + path("data") + " --search threshold -o " +
-                   path("cali.txt"));
+TEST_F(CalibrateCli, SearchThresholdMatchesNumpyAndPicksTheMostSimilar) {
+  clampAbsDataset(6);
+  ASSERT_EQ(searchCosine.size(), 4u);
+  auto r = runTool("calibrate " + path("model.mlir") + " --dataset " + path("data") +
+                   " --search threshold --tune-num 3 --backend ref -o " + path("cali.txt"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
-  for (const char* m : {"kld+tune: output cosine", "octav: output cosine", "minmax: output cosine",
-                        "percentile9999: output cosine"})
-    EXPECT_NE(r.out.find(m), std::string::npos) << r.out;
-  std::string method = readTable(path("cali.txt")).headerValue("method");
-  EXPECT_TRUE(method == "kld+tune" || method == "octav" || method == "minmax" || method == "percentile9999") << method;
+  std::string best;
+  double bestCos = -2;
+  for (const auto& [label, key] : std::vector<std::pair<std::string, std::string>>{
+           {"kld+tune", "kld_tune3"}, {"octav", "octav"}, {"minmax", "minmax"}, {"percentile9999", "percentile9999"}}) {
+    std::string note = "search threshold: " + label + ": output cosine ";
+    size_t at = r.out.find(note);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    EXPECT_NEAR(std::stod(r.out.substr(at + note.size())), searchCosine[key], 2e-6) << label;
+    if (searchCosine[key] > bestCos) best = label, bestCos = searchCosine[key];
+  }
+  EXPECT_EQ(readTable(path("cali.txt")).headerValue("method"), best);
 }
 
 // Per-channel max |w| of conv1's outputs and conv2's inputs.

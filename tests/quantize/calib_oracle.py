@@ -228,6 +228,7 @@ def main():
             tensors["magnitude"].append(m)
             tensors["clip"].append(np.clip(m, -2.0, 3.0))
         ga, la = aciq_alpha(8)
+        all_th = {}
         for name, parts in tensors.items():
             xs = np.concatenate([t.astype(np.float64).ravel() for t in parts])
             lo, hi = float(xs.min()), float(xs.max())
@@ -238,7 +239,20 @@ def main():
             th["aciq_gauss"] = min(abs(mean) + ga * xs.std(), absmax)
             th["aciq_laplace"] = min(abs(mean) + la * np.abs(xs - mean).mean(), absmax)
             th["kld_tune3"] = auto_tune(name, th["kld"], absmax, tensors)
+            all_th[name] = th
             print(name, repr(lo), repr(hi), " ".join(f"{k}={float(v)!r}" for k, v in th.items()))
+        # 7.5.3: mean output cosine of the fake-quantized model (every tensor fake-quantized with its
+        # threshold, ops in float32) against the float model, per candidate method of the search.
+        for method in ("kld_tune3", "octav", "minmax", "percentile9999"):
+            t = {name: all_th[name][method] for name in all_th}
+            cos = []
+            for s in range(min(n, 10)):
+                x = fake_quant(tensors["x"][s].astype(np.float64), t["x"]).astype(np.float32)
+                m = fake_quant(np.abs(x).astype(np.float64), t["magnitude"]).astype(np.float32)
+                c = fake_quant(np.clip(m, -2.0, 3.0).astype(np.float64), t["clip"]).astype(np.float32)
+                a, b = c.astype(np.float64).ravel(), tensors["clip"][s].astype(np.float64).ravel()
+                cos.append(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+            print("search", method, repr(float(np.mean(cos))))
 
 if __name__ == "__main__":
     main()
