@@ -230,6 +230,14 @@ TEST_F(HostileInput, FuzzFindingOnnxInputNameNotUtf8) {
   EXPECT_TRUE(exists("out.mlir"));
 }
 
+TEST_F(HostileInput, FuzzFindingOnnxScanWithEmptyInputName) {
+  // onnx_fuzz: a Scan whose first input name is empty (an omitted optional input, which Scan-9+ does not
+  // have) made the lowering read a value that does not exist: std::out_of_range escaped the importer.
+  auto r = runTool("import " + kRegressions + "onnx_scan_empty_input.onnx -o " + path("out.mlir"));
+  expectBadInput(r, {"onnx_scan_empty_input.onnx", "(Scan)", "missing or empty input name"}, "import");
+  EXPECT_FALSE(exists("out.mlir"));
+}
+
 // ---- an oversized request injected into each verb through --max-memory ----
 
 TEST_F(HostileInput, EveryVerbReportsAnOversizedRequestAsBadInput) {

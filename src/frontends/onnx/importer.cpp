@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <stdexcept>
 
 #include "frontends/onnx/importer.h"
 
@@ -597,7 +598,13 @@ Status Importer::lowerNodes(const google::protobuf::RepeatedPtrField<NodeProto>&
     } else {
       const size_t firstOp = b.block().ops.size();
       badAttribute_.clear();
-      s = h->second(*this, n);
+      // A lowering that reads an input the node does not have (an empty optional name, too few inputs) meets
+      // std::out_of_range from val(): a malformed node, not a crash (onnx_fuzz finding).
+      try {
+        s = h->second(*this, n);
+      } catch (const std::out_of_range&) {
+        s = Status::invalid("reads an input or attribute the node does not have (missing or empty input name)");
+      }
       if (!badAttribute_.empty()) s = Status::invalid(badAttribute_);
       if (!s.isOk() && s.code() != StatusCode::Unsupported && s.code() != StatusCode::InvalidArgument)
         return s.withContext(file + ": node " + label);
