@@ -3,9 +3,17 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "core/size_budget.h"
 #include "formats/npy/npy.h"
 
 using namespace tosakit;
+
+// A 64 MiB budget (core/size_budget.h): with -malloc_limit_mb=256 any allocation that skipped the check is a
+// finding.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  setMemoryBudget(int64_t(64) << 20);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto t = npy::parseNpy(data, size, "fuzz.npy");

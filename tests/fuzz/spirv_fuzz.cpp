@@ -5,9 +5,17 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/size_budget.h"
 #include "formats/spirv/spirv_io.h"
 
 using namespace tosakit;
+
+// A 64 MiB budget (core/size_budget.h): with -malloc_limit_mb=256 any allocation that skipped the check is a
+// finding.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  setMemoryBudget(int64_t(64) << 20);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string bytes(reinterpret_cast<const char*>(data), size);
