@@ -158,6 +158,7 @@ TEST_F(HostileInput, IssueConstantOfShapeAndOtherFoldsAreBadInput) {
       {"tile_4tb.onnx", {"Tile", "fp32[1000000000000]"}},            // 2 elements * 5e11 repeats
       {"range_1e12.onnx", {"Range", "1000000000000 elements"}},       // 0..1e12 step 1
       {"resize_huge.onnx", {"Resize"}},                               // scale 1e12 on an axis of 4
+      {"initializer_4tb.onnx", {"'w'", "100000x100000x100"}},        // dims claim 1e12 floats, data holds 1
   };
   for (const auto& c : cases) {
     std::vector<std::string> needles = c.needles;

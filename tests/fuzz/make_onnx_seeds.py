@@ -168,6 +168,9 @@ def main():
         "tile_4tb.onnx": tile([500000000000]),
         "range_1e12.onnx": range_(1000000000000),
         "resize_huge.onnx": resize(1e12),
+        # An initializer whose dims claim 1e12 floats while it holds one.
+        "initializer_4tb.onnx": model([node("Identity", ["w"], ["y"])], [tensor("w", huge, [1.0], FLOAT)], [],
+                                      [value_info("y", huge)]),
     }
     for name, data in hostile.items():
         write(os.path.join(HERE, "regressions", name), data)
