@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/file_io.h"
 #include "formats/npy/npy.h"
 #include "tosakit/compare.h"
 #include "tosakit/model_io.h"
@@ -41,23 +42,6 @@ Result<std::map<std::string, TensorQuantParams>> modelQuantParams(const std::str
   return params;
 }
 
-Status writeAtomically(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) {
-      std::remove(tmp.c_str());
-      return Status::io(path + ": cannot write");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::io(path + ": cannot write");
-  }
-  return Status::ok();
-}
-
 int compareVerb(const CompareArgs& args) {
   CompareOptions opts;
   if (Status s = parseTolerance(args.tolerance, opts.minCosine, opts.minEuclidean); !s) return report(s);
@@ -89,7 +73,7 @@ int compareVerb(const CompareArgs& args) {
               r.rows.size() - failed, r.rows.size(), args.tolerance.c_str(), r.onlyInA.size(), args.a.c_str(),
               r.onlyInB.size(), args.b.c_str());
   if (!args.html.empty())
-    if (Status s = writeAtomically(args.html, compareReportHtml(r, args.a, args.b, opts)); !s) return report(s);
+    if (Status s = writeFileAtomic(args.html, compareReportHtml(r, args.a, args.b, opts)); !s) return report(s);
   return failed == 0 ? kExitOk : kExitSpecError;
 }
 

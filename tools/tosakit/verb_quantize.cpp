@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "backend_flags.h"
+#include "core/file_io.h"
 #include "formats/npy/npy.h"
 #include "quantize/module_clone.h"
 #include "tosakit/calibrate.h"
@@ -112,17 +112,6 @@ Status verifyQuantized(const QuantizeArgs& a, const ir::Module& quantized) {
   return Status::ok();
 }
 
-Status writeText(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) return Status::io(path + ": cannot write");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return Status::io(path + ": cannot write");
-  return Status::ok();
-}
-
 int quantizeVerb(const QuantizeArgs& a) {
   QuantizeOptions opts;
   auto mode = parseQuantMode(a.mode);
@@ -174,7 +163,7 @@ int quantizeVerb(const QuantizeArgs& a) {
     for (auto it = op->attrs.begin(); it != op->attrs.end();)
       it = it->first.rfind("tosakit.", 0) == 0 ? op->attrs.erase(it) : std::next(it);
   if (Status s = saveModel(**quantized, a.output); !s) return report(s);
-  if (Status s = writeText(a.output + ".qparams.json", params); !s) {
+  if (Status s = writeFileAtomic(a.output + ".qparams.json", params); !s) {
     std::remove(a.output.c_str());
     return report(s);
   }
