@@ -91,8 +91,8 @@ TEST(FuncAttrs, MlirTextRoundTrip) {
 }
 
 TEST(FuncAttrs, ModulesEqualSeesAttributes) {
-  auto a = mlirio::importMlirString(sourceText(), "a.mlir");
-  auto b = mlirio::importMlirString(sourceText(), "b.mlir");
+  auto a = mlirio::importMlirString(sourceText(), "attrs.mlir");
+  auto b = mlirio::importMlirString(sourceText(), "attrs.mlir");
   ASSERT_TRUE(a.isOk() && b.isOk());
   std::string why;
   (*b)->functions[0]->setArgAttr(1, "tosakit.zp", Attribute::integer(-4, DType::I32));
@@ -174,7 +174,7 @@ TEST(FuncAttrs, ConvertVerbKeepsThem) {
   std::string a = (dir / "in.mlir").string(), b = (dir / "m.spv").string(), c = (dir / "out.mlir").string();
   ASSERT_EQ(std::system((tool + " convert '" + a + "' -o '" + b + "'").c_str()), 0);
   ASSERT_EQ(std::system((tool + " convert '" + b + "' -o '" + c + "'").c_str()), 0);
-  auto src = mlirio::importMlirString(sourceText(), "in.mlir");
+  auto src = mlirio::importMlirFile(a);
   auto out = mlirio::importMlirFile(c);
   ASSERT_TRUE(src.isOk() && out.isOk()) << out.status().message();
   std::string why;

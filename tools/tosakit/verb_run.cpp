@@ -4,8 +4,10 @@
 #include <iostream>
 
 #include "formats/npy/npy.h"
+#include "backend_flags.h"
 #include "target_flags.h"
 #include "tosakit/preprocess.h"
+#include "tosakit/io_adapt.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
 #include "verbs.h"
@@ -22,28 +24,22 @@ struct RunArgs {
   std::string output;
   std::string dumpIntermediates;
   bool precise = false;
+  bool tosaTypes = false;
   TargetFlags target;
+  BackendFlags backend;
 };
 
-// Reads every input file, converting each tensor to the declared type of its argument.
-Status gatherInputs(const RunArgs& a, const ir::Function& fn, NamedTensors& out) {
-  auto declared = [&](const std::string& name) -> const ir::ValueType* {
-    for (size_t i = 0; i < fn.inputs().size(); ++i)
-      if (fn.inputName(i) == name) return &fn.inputs()[i]->type;
-    return nullptr;
-  };
-  auto add = [&](const std::string& name, const Tensor& t, const std::string& file) -> Status {
-    const ir::ValueType* type = declared(name);
-    if (!type) {
-      std::string known;
-      for (size_t i = 0; i < fn.inputs().size(); ++i) known += (i ? ", " : "") + fn.inputName(i);
-      return Status::invalid(file + ": unknown input '" + name + "' (function @" + fn.name + " takes: " + known + ")");
-    }
-    auto adapted = npy::adaptToDType(t, type->dtype, file + ": input '" + name + "'");
-    if (!adapted) return adapted.status();
-    for (auto& [n, _] : out)
+// Reads every input file; adapts ONNX Runtime's types to the function's (include/tosakit/io_adapt.h: int64 ->
+// i32 with a range check, uint8 -> i8 bits, inputs the function does not take checked and dropped with a
+// note), then numpy's carrier types to the declared ones (bf16 as uint16 bits, ...).
+Status gatherInputs(const RunArgs& a, const ir::Function& fn, NamedTensors& out, std::vector<std::string>& notes) {
+  NamedTensors given;
+  std::vector<std::string> files;
+  auto add = [&](const std::string& name, Tensor t, const std::string& file) -> Status {
+    for (auto& [n, _] : given)
       if (n == name) return Status::invalid("input '" + name + "' given twice");
-    out.emplace_back(name, std::move(*adapted));
+    given.emplace_back(name, std::move(t));
+    files.push_back(file);
     return Status::ok();
   };
   if (!a.inputsNpz.empty()) {
@@ -59,6 +55,24 @@ Status gatherInputs(const RunArgs& a, const ir::Function& fn, NamedTensors& out)
     auto t = readInputFile(file, fn, name);  // .npy, or an image preprocessed by the recorded recipe
     if (!t) return t.status();
     TK_RETURN_IF_ERROR(add(name, *t, file));
+  }
+  auto adapted = adaptInputs(fn, given, &notes);
+  if (!adapted) {
+    // Name the file the offending input came from.
+    for (size_t k = 0; k < given.size(); ++k)
+      if (adapted.status().message().find("'" + given[k].first + "'") != std::string::npos)
+        return adapted.status().withContext(files[k]);
+    return adapted.status();
+  }
+  for (auto& [name, t] : *adapted) {
+    const ir::ValueType* type = nullptr;
+    size_t k = 0;
+    for (size_t i = 0; i < fn.inputs().size(); ++i)
+      if (fn.inputName(i) == name) type = &fn.inputs()[i]->type;
+    while (k < given.size() && given[k].first != name) ++k;
+    auto narrowed = npy::adaptToDType(t, type->dtype, files[k] + ": input '" + name + "'");
+    if (!narrowed) return narrowed.status();
+    out.emplace_back(name, std::move(*narrowed));
   }
   return Status::ok();
 }
@@ -79,11 +93,14 @@ int runVerb(const RunArgs& a) {
   const ir::Function* fn = (*module)->function(a.function);
   if (!fn) return report(Status::invalid(a.model + ": no function '" + a.function + "'"));
   NamedTensors inputs;
-  if (Status s = gatherInputs(a, *fn, inputs); !s) return report(s);
+  std::vector<std::string> inputNotes;
+  if (Status s = gatherInputs(a, *fn, inputs, inputNotes); !s) return report(s);
+  printNotes(inputNotes);
 
   SessionOptions so;
   so.target = *target;
   so.precise = a.precise;
+  a.backend.apply(so, a.precise);
   auto session = Session::create(std::move(*module), so);
   if (!session) return report(session.status());
   RunOptions ro;
@@ -91,6 +108,7 @@ int runVerb(const RunArgs& a) {
   ro.captureIntermediates = !a.dumpIntermediates.empty();
   RunResult result;
   if (Status s = (*session)->run(inputs, result, ro); !s) return report(s);
+  if (!a.tosaTypes) result.outputs = adaptOutputs(*fn, std::move(result.outputs));  // fn lives in the session
   if (Status s = npy::writeNpz(a.output, toNumpy(result.outputs)); !s) return report(s);
   if (!a.dumpIntermediates.empty()) {
     if (Status s = npy::writeNpz(a.dumpIntermediates, toNumpy(result.intermediates)); !s) {
@@ -106,7 +124,7 @@ int runVerb(const RunArgs& a) {
 
 VerbAction addRunVerb(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand("run", "Run a function of a TOSA model on the reference backend");
+  CLI::App* cmd = app.add_subcommand("run", "Run a function of a TOSA model (reference or fast backend)");
   cmd->add_option("model", args->model, "Model file (.mlir)")->required();
   cmd->add_option("--function", args->function, "Function to run")->capture_default_str();
   cmd->add_option("--input", args->inputs,
@@ -119,7 +137,11 @@ VerbAction addRunVerb(CLI::App& app) {
   cmd->add_flag("--precise", args->precise,
                 "Compute every floating-point tensor unrounded in fp64 (the spec's reference_fp64 of 1.10 "
                 "Compliance); float outputs and intermediates are written as float64");
+  cmd->add_flag("--tosa-types", args->tosaTypes,
+                "Write outputs in the function's TOSA types (i32, i8) instead of the ONNX types recorded at "
+                "import (int64, uint8)");
   args->target.add(cmd);
+  args->backend.add(cmd);
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
     return runVerb(*args);

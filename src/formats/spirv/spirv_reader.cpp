@@ -76,7 +76,6 @@ class Reader {
     if (auto it = attrDecos_.find(graphId); it != attrDecos_.end()) fn.attrs = it->second;
   }
 
-
   Status err(const Instr& in, const std::string& why) const {
     return Status::parse(file_ + ": word " + std::to_string(in.offset) + ": " + opcodeName(in.opcode) + ": " + why);
   }

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 
@@ -488,6 +490,82 @@ bool Importer::readsOnlyMetadata(const std::string& name) const {
   return !dataRead;
 }
 
+// How a graph input that is not a function argument is used: "shape_only" (Shape/Size read it), "type_only"
+// (only CastLike's `like`: ONNX's own test data gives such inputs shapes other than the declared one), "unused".
+std::string Importer::inputUse(const std::string& name) const {
+  bool shape = false, type = false;
+  std::function<void(const ::onnx::GraphProto&)> scan = [&](const ::onnx::GraphProto& graph) {
+    for (const auto& n : graph.node()) {
+      for (int i = 0; i < n.input_size(); ++i) {
+        if (n.input(i) != name) continue;
+        if (n.op_type() == "CastLike") type = true;
+        else shape = true;
+      }
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) scan(a.g());
+        for (const auto& sg : a.graphs()) scan(sg);
+      }
+    }
+  };
+  scan(g);
+  return shape ? "shape_only" : type ? "type_only" : "unused";
+}
+
+// numpy's / ONNX Runtime's name of an element type.
+static std::string onnxTypeName(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::I8: return "int8";
+    case DType::I16: return "int16";
+    case DType::I32: return "int32";
+    case DType::I64: return "int64";
+    case DType::U8: return "uint8";
+    case DType::U16: return "uint16";
+    case DType::U32: return "uint32";
+    case DType::FP16: return "float16";
+    case DType::BF16: return "bfloat16";
+    case DType::FP32: return "float32";
+    case DType::FP64: return "float64";
+    default: return std::string(dtypeName(t));
+  }
+}
+
+void Importer::recordIoTypes(const std::vector<std::string>& outputs) {
+  ir::Function& fn = b.function();
+  for (size_t i = 0; i < argOnnxTypes_.size() && i < fn.inputs().size(); ++i)
+    fn.setArgAttr(i, "tosakit.onnx_type", ir::Attribute::string(onnxTypeName(argOnnxTypes_[i])));
+  for (size_t k = 0; k < outputs.size() && k < fn.resultTypes.size(); ++k) {
+    DType t = vals.at(outputs[k]).dtype;
+    for (const auto& o : g.output())  // the declared type wins: lowerings may label int64 values i32
+      if (o.name() == outputs[k] && o.type().has_tensor_type() && o.type().tensor_type().elem_type() != 0)
+        if (auto d = dtypeFromOnnx(o.type().tensor_type().elem_type(), o.name())) t = *d;
+    fn.setResultAttr(k, "tosakit.onnx_type", ir::Attribute::string(onnxTypeName(t)));
+  }
+  if (dropped_.empty()) return;
+  nlohmann::json list = nlohmann::json::array();
+  constexpr int64_t kMaxRecordedValues = 4096;  // larger bound values are checked by shape only
+  for (const DroppedInput& d : dropped_) {
+    nlohmann::json e = {{"name", d.name}, {"onnx_type", onnxTypeName(d.onnxType)}, {"shape", d.shape},
+                        {"reason", d.reason}};
+    if (d.bound && d.bound->size() <= kMaxRecordedValues) {
+      nlohmann::json values = nlohmann::json::array();
+      for (int64_t i = 0; i < d.bound->size(); ++i) {
+        if (isFloat(d.bound->dtype())) {
+          double v = d.bound->getFloat(i);
+          values.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::to_string(v)));
+        } else {
+          values.push_back(d.bound->getInt(i));
+        }
+      }
+      e["values"] = std::move(values);
+    }
+    list.push_back(std::move(e));
+  }
+  // Names are bytes from the file: invalid UTF-8 is replaced rather than thrown (onnx_fuzz finding).
+  fn.attrs["tosakit.onnx_unused_inputs"] =
+      ir::Attribute::string(list.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 Status Importer::defineInputs() {
   // Options naming inputs the graph does not have are mistakes: report them before anything else.
   for (const auto& [name, t] : opts.bindInputs) {
@@ -509,6 +587,7 @@ Status Importer::defineInputs() {
       v.shape = bound->second.shape();
       v.dtype = bound->second.dtype();
       v.c = std::make_shared<const Tensor>(bound->second);
+      dropped_.push_back({in.name(), v.dtype, v.shape, "bound", v.c});
       vals[in.name()] = std::move(v);
       continue;
     }
@@ -548,9 +627,11 @@ Status Importer::defineInputs() {
       // the TOSA function, which needs no data from it (ONNX's bf16 CastLike test data even gives such an
       // input a shape other than the declared one).
       v.dtype = *onnxType;
+      dropped_.push_back({in.name(), *onnxType, shape, inputUse(in.name()), nullptr});
       vals[in.name()] = std::move(v);
       continue;
     }
+    argOnnxTypes_.push_back(*onnxType);
     if (!opts.keepNchwIo && shape.size() == 4 && isFloat(*dt))
       v.nhwc = b.input(ValueType::tensor(*dt, permuteShape(shape, kToNhwc)), in.name());
     else
@@ -837,6 +918,7 @@ Result<std::unique_ptr<ir::Module>> Importer::run() {
     return Status::unsupported(msg);
   }
   b.output(results, outputs);
+  recordIoTypes(outputs);
   return std::move(m);
 }
 

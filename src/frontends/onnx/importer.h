@@ -228,6 +228,21 @@ class Importer {
   mutable std::string badAttribute_;  // first attribute of the wrong type read by the current node's handler
   std::unique_ptr<Backend> folder_;
   Status defineInputs();
+  // What the function's signature loses of the ONNX graph's, recorded as discardable attributes so that `run`
+  // (src/session/io_adapt.cpp) takes exactly the inputs ONNX Runtime takes: the ONNX element type of each
+  // argument and result ("tosakit.onnx_type") and the graph inputs that are not arguments
+  // ("tosakit.onnx_unused_inputs", JSON).
+  struct DroppedInput {
+    std::string name;
+    DType onnxType;
+    Shape shape;
+    std::string reason;  // "shape_only", "type_only", "unused", "bound"
+    std::shared_ptr<const Tensor> bound;  // the value of a bound input
+  };
+  std::vector<DType> argOnnxTypes_;
+  std::vector<DroppedInput> dropped_;
+  std::string inputUse(const std::string& name) const;
+  void recordIoTypes(const std::vector<std::string>& outputs);
   bool readsOnlyMetadata(const std::string& name) const;
   Status defineInitializer(const ::onnx::TensorProto& init);
   Status defineInitializers();
@@ -235,5 +250,10 @@ class Importer {
   Status lowerNodes(const google::protobuf::RepeatedPtrField<NodeProto>& nodes);
   static const HandlerTable& handlers();
 };
+
+// ops_conv.cpp: a float 2-D Conv with node n's attributes (strides, pads, dilations, group, auto_pad) of x (NHWC
+// value; `xs` its NCHW shape) by run-time w [M, C/group, KH, KW] and bias [M] (fp32 plain values; bias may be
+// null). The NHWC result. Used by the quantized convs whose parameters are run-time values.
+Result<Value*> floatConv2dNhwc(Importer& im, const NodeProto& n, Value* x, const Shape& xs, Value* w, Value* bias);
 
 }  // namespace tosakit::onnx

@@ -42,10 +42,67 @@ Tensor groupSlice(const Tensor& t, int64_t g, int64_t groups) {
   return r;
 }
 
+// A conv weight or bias: a constant known at import, or a run-time value in the ONNX layout (TOSA 1.0 takes
+// conv weights and biases as tensors). Layout changes are computed at import for constants and emitted as
+// tosa.reshape / tosa.transpose / tosa.slice / tosa.reverse for run-time values.
+struct Operand {
+  std::shared_ptr<const Tensor> c;
+  Value* v = nullptr;
+  Shape shape;
+  bool isConst() const { return c != nullptr; }
+};
+
+Operand constOperand(Tensor t) {
+  Operand o;
+  o.shape = t.shape();
+  o.c = std::make_shared<const Tensor>(std::move(t));
+  return o;
+}
+
+// Input i as an Operand; run-time values must be float (the conv's type).
+Result<Operand> operandOf(Importer& im, const NodeProto& n, int i) {
+  OVal& v = im.val(n, i);
+  if (v.isConst()) return constOperand(*v.c);
+  TK_RETURN_IF_ERROR(im.requireFloat(n, v));
+  auto pv = im.get(v, Layout::Plain);
+  if (!pv) return pv.status();
+  Operand o;
+  o.v = *pv;
+  o.shape = v.shape;
+  return o;
+}
+
+Operand reshaped(Importer& im, const Operand& o, const Shape& s, const std::string& what) {
+  if (o.isConst()) return constOperand(reshapeTensor(*o.c, s));
+  return {nullptr, im.reshapeTo(o.v, s, im.aux(what)), s};
+}
+
+Operand permuted(Importer& im, const Operand& o, const std::vector<int64_t>& perm, const std::string& what) {
+  if (o.isConst()) return constOperand(permuteTensor(*o.c, perm));
+  Value* v = im.b.transpose(o.v, perm, im.aux(what));
+  return {nullptr, v, v->type.dims};
+}
+
+// Output channels [g*Mg, (g+1)*Mg) (axis 0).
+Operand groupSliced(Importer& im, const Operand& o, int64_t g, int64_t groups) {
+  if (groups == 1) return o;
+  if (o.isConst()) return constOperand(groupSlice(*o.c, g, groups));
+  Shape start(o.shape.size(), 0), size = o.shape;
+  size[0] /= groups;
+  start[0] = g * size[0];
+  Value* v = im.b.op1("tosa.slice", {o.v, im.b.constShape(start), im.b.constShape(size)},
+                      ValueType::tensor(o.v->type.dtype, size), {}, im.aux("group_slice"));
+  return {nullptr, v, size};
+}
+
+Value* materialize(Importer& im, const Operand& o, const std::string& what) {
+  return o.isConst() ? im.b.constant(*o.c, im.aux(what)) : o.v;
+}
+
 // x (NHWC) convolved by w [M, C/group, KH, KW] (ONNX layout); pads top, left, bottom, right.
-Result<Value*> conv2dImpl(Importer& im, Value* x, const Tensor& w, const Tensor& b, const ConvGeometry& geo) {
+Result<Value*> conv2dImpl(Importer& im, Value* x, const Operand& w, const Operand& b, const ConvGeometry& geo) {
   const Shape& in = x->type.dims;  // N H W C
-  const Shape& ws = w.shape();
+  const Shape& ws = w.shape;
   const int64_t C = in[3], M = ws[0], Cg = ws[1], KH = ws[2], KW = ws[3], group = geo.group;
   // ONNX pads: top, left, bottom, right; TOSA pad: top, bottom, left, right.
   int64_t pt = geo.pads[0], pl = geo.pads[1], pb = geo.pads[2], pr = geo.pads[3];
@@ -62,19 +119,21 @@ Result<Value*> conv2dImpl(Importer& im, Value* x, const Tensor& w, const Tensor&
   ca.dilation = geo.dil;
   ca.accType = DType::FP32;
 
+  // A following BatchNormalization may fold into constant weights (im.convs), not into run-time ones.
+  const bool foldable = w.isConst() && b.isConst();
   if (group == 1) {
-    Value* wv = im.b.constant(permuteTensor(w, {0, 2, 3, 1}), im.aux("weight"));  // OIHW -> OHWI
-    Value* bv = im.b.constant(b, im.aux("bias"));
+    Value* wv = materialize(im, permuted(im, w, {0, 2, 3, 1}, "weight_ohwi"), "weight");  // OIHW -> OHWI
+    Value* bv = materialize(im, b, "bias");
     Value* out = im.b.conv2d(x, wv, bv, ca, im.loc);
-    im.convs[out] = {wv->definingOp, bv->definingOp, false};
+    if (foldable) im.convs[out] = {wv->definingOp, bv->definingOp, false};
     return out;
   }
   if (Cg == 1 && group == C) {
     // Depthwise: output channel c*mult + m reads input channel c; TOSA weight is [KH, KW, C, mult].
     const int64_t mult = M / C;
-    Tensor wd = permuteTensor(reshapeTensor(w, {C, mult, KH, KW}), {2, 3, 0, 1});
-    Value* wv = im.b.constant(std::move(wd), im.aux("weight"));
-    Value* bv = im.b.constant(b, im.aux("bias"));
+    Operand wd = permuted(im, reshaped(im, w, {C, mult, KH, KW}, "weight_split"), {2, 3, 0, 1}, "weight_hwcm");
+    Value* wv = materialize(im, wd, "weight");
+    Value* bv = materialize(im, b, "bias");
     Value* izp = im.b.scalar1(DType::FP32, 0, im.aux("input_zp"));
     Value* wzp = im.b.scalar1(DType::FP32, 0, im.aux("weight_zp"));
     const Shape& xs = x->type.dims;
@@ -87,7 +146,7 @@ Result<Value*> conv2dImpl(Importer& im, Value* x, const Tensor& w, const Tensor&
                            {"dilation", ir::Attribute::intArray(geo.dil)},
                            {"acc_type", ir::Attribute::type(DType::FP32)}},
                           im.loc);
-    im.convs[out] = {wv->definingOp, bv->definingOp, true};
+    if (foldable) im.convs[out] = {wv->definingOp, bv->definingOp, true};
     return out;
   }
   // Grouped conv: one conv2d per group on a channel slice, concatenated along C.
@@ -96,8 +155,8 @@ Result<Value*> conv2dImpl(Importer& im, Value* x, const Tensor& w, const Tensor&
   for (int64_t g = 0; g < group; ++g) {
     auto xs_g = im.sliceNhwc(x, {0, 0, 0, g * Cg}, {xs[0], xs[1], xs[2], Cg});
     if (!xs_g) return xs_g.status();
-    Value* wv = im.b.constant(permuteTensor(groupSlice(w, g, group), {0, 2, 3, 1}), im.aux("weight"));
-    Value* bv = im.b.constant(groupSlice(b, g, group), im.aux("bias"));
+    Value* wv = materialize(im, permuted(im, groupSliced(im, w, g, group), {0, 2, 3, 1}, "weight_ohwi"), "weight");
+    Value* bv = materialize(im, groupSliced(im, b, g, group), "bias");
     parts.push_back(im.b.conv2d(*xs_g, wv, bv, ca, im.aux("group" + std::to_string(g))));
   }
   Shape os = parts[0]->type.dims;
@@ -107,9 +166,9 @@ Result<Value*> conv2dImpl(Importer& im, Value* x, const Tensor& w, const Tensor&
 }
 
 // x (NDHWC) convolved by w [M, C/group, KD, KH, KW]; pads d0, h0, w0, d1, h1, w1 (ONNX order).
-Result<Value*> conv3dImpl(Importer& im, Value* x, const Tensor& w, const Tensor& b, const ConvGeometry& geo) {
+Result<Value*> conv3dImpl(Importer& im, Value* x, const Operand& w, const Operand& b, const ConvGeometry& geo) {
   const Shape in = x->type.dims;  // N D H W C
-  const Shape& ws = w.shape();
+  const Shape& ws = w.shape;
   const int64_t M = ws[0], Cg = ws[1], group = geo.group, Mg = M / group;
   std::vector<int64_t> p0(geo.pads.begin(), geo.pads.begin() + 3), p1(geo.pads.begin() + 3, geo.pads.end());
   Shape size = in;
@@ -135,8 +194,9 @@ Result<Value*> conv3dImpl(Importer& im, Value* x, const Tensor& w, const Tensor&
       if (!s) return s.status();
       xg = *s;
     }
-    Value* wv = im.b.constant(permuteTensor(groupSlice(w, g, group), {0, 2, 3, 4, 1}), im.aux("weight"));
-    Value* bv = im.b.constant(groupSlice(b, g, group), im.aux("bias"));
+    Value* wv =
+        materialize(im, permuted(im, groupSliced(im, w, g, group), {0, 2, 3, 4, 1}, "weight_odhwi"), "weight");
+    Value* bv = materialize(im, groupSliced(im, b, g, group), "bias");
     Value* izp = im.b.scalar1(DType::FP32, 0, im.aux("input_zp"));
     Value* wzp = im.b.scalar1(DType::FP32, 0, im.aux("weight_zp"));
     parts.push_back(im.b.op1("tosa.conv3d", {xg, wv, bv, izp, wzp}, ValueType::tensor(DType::FP32, outShape),
@@ -165,12 +225,12 @@ std::vector<int64_t> fromChannelsLast(size_t r) {
   return p;
 }
 
-Result<Tensor> convBias(Importer& im, const NodeProto& n, int64_t M) {
-  if (!im.hasInput(n, 2)) return Tensor(DType::FP32, {M});
-  auto bt = im.constInput(n, 2, "bias");
-  if (!bt) return bt.status();
-  if ((*bt)->shape() != Shape{M}) return Status::invalid("Conv bias must have shape [M]");
-  return **bt;
+Result<Operand> convBias(Importer& im, const NodeProto& n, int64_t M) {
+  if (!im.hasInput(n, 2)) return constOperand(Tensor(DType::FP32, {M}));
+  auto b = operandOf(im, n, 2);
+  if (!b) return b.status();
+  if (b->shape != Shape{M}) return Status::invalid("Conv bias must have shape [M]");
+  return b;
 }
 
 Status opConv(Importer& im, const NodeProto& n) {
@@ -179,16 +239,16 @@ Status opConv(Importer& im, const NodeProto& n) {
   const size_t rank = x.shape.size();
   if (rank < 3 || rank > 5)
     return Status::unsupported(std::to_string(int(rank) - 2) + "-D Conv (1-D, 2-D and 3-D are supported)");
-  auto w = im.constInput(n, 1, "weight");
+  auto w = operandOf(im, n, 1);
   if (!w) return w.status();
-  auto geo = convGeometry(im, n, x.shape, (*w)->shape());
+  auto geo = convGeometry(im, n, x.shape, w->shape);
   if (!geo) return geo.status();
-  auto bias = convBias(im, n, (*w)->shape()[0]);
+  auto bias = convBias(im, n, w->shape[0]);
   if (!bias) return bias.status();
   if (rank == 4) {
     auto xv = im.get(x, Layout::Nhwc);
     if (!xv) return xv.status();
-    auto y = conv2dImpl(im, *xv, **w, *bias, *geo);
+    auto y = conv2dImpl(im, *xv, *w, *bias, *geo);
     if (!y) return y.status();
     im.setValue(n, 0, *y, Layout::Nhwc);
     return Status::ok();
@@ -198,19 +258,46 @@ Status opConv(Importer& im, const NodeProto& n) {
   Value* cl = im.b.transpose(*xv, toChannelsLast(rank), im.aux("to_channels_last"));
   Result<Value*> y = Status::ok();
   if (rank == 3) {  // [N, L, C] -> [N, 1, L, C] with a [M, C/g, 1, K] weight
-    const Shape& ws = (*w)->shape();
+    const Shape ws = w->shape;
     ConvGeometry g2{{1, geo->strides[0]}, {1, geo->dil[0]}, {0, geo->pads[0], 0, geo->pads[1]}, geo->group};
     Value* x2 = im.reshapeTo(cl, {x.shape[0], 1, x.shape[2], x.shape[1]}, im.aux("to_2d"));
-    y = conv2dImpl(im, x2, reshapeTensor(**w, {ws[0], ws[1], 1, ws[2]}), *bias, g2);
+    y = conv2dImpl(im, x2, reshaped(im, *w, {ws[0], ws[1], 1, ws[2]}, "weight_2d"), *bias, g2);
     if (!y) return y.status();
     const Shape& ys = (*y)->type.dims;
     y = im.reshapeTo(*y, {ys[0], ys[2], ys[3]}, im.aux("from_2d"));
   } else {
-    y = conv3dImpl(im, cl, **w, *bias, *geo);
+    y = conv3dImpl(im, cl, *w, *bias, *geo);
     if (!y) return y.status();
   }
   Value* out = im.b.transpose(*y, fromChannelsLast(rank), im.aux("to_channels_first"));
   im.setValue(n, 0, out, Layout::Plain);
+  return Status::ok();
+}
+
+// Run-time scale / B / mean / var (TOSA takes them as tensors): y = (x - mean) * (scale * rsqrt(var + eps)) + B
+// computed in the graph, each [C] parameter reshaped to broadcast over the channel axis of x's layout.
+Status batchNormRunTime(Importer& im, const NodeProto& n, OVal& x) {
+  const size_t rank = x.shape.size();
+  const int64_t C = x.shape[1];
+  Layout l = x.prefersNhwc() ? Layout::Nhwc : Layout::Plain;
+  Shape cs(rank, 1);
+  cs[l == Layout::Nhwc ? rank - 1 : 1] = C;
+  Value* p[4];
+  for (int i = 0; i < 4; ++i) {
+    auto o = operandOf(im, n, i + 1);
+    if (!o) return o.status();
+    if (o->shape != Shape{C})
+      return Status::invalid("BatchNormalization parameter " + std::to_string(i + 1) + " must have shape [" +
+                             std::to_string(C) + "]");
+    p[i] = materialize(im, reshaped(im, *o, cs, "param"), "param");
+  }
+  auto v = im.get(x, l);
+  if (!v) return v.status();
+  const float eps = im.attrFloat(n, "epsilon", 1e-5f);
+  Value* inv = im.unary("tosa.rsqrt", im.b.add(p[3], im.scalarF(eps, rank), im.aux("var_eps")));
+  Value* a = im.mul(p[0], inv);
+  Value* centered = im.b.sub(*v, p[2], im.aux("centered"));
+  im.setValue(n, 0, im.b.add(im.mul(centered, a), p[1], im.loc), l);
   return Status::ok();
 }
 
@@ -219,6 +306,10 @@ Status opBatchNorm(Importer& im, const NodeProto& n) {
     return Status::unsupported("training-mode BatchNormalization");
   OVal& x = im.val(n, 0);
   TK_RETURN_IF_ERROR(im.requireFloat(n, x));
+  if (x.shape.size() < 2) return Status::invalid("BatchNormalization input rank < 2");
+  bool allConst = true;
+  for (int i = 1; i <= 4; ++i) allConst &= im.val(n, i).isConst();
+  if (!allConst) return batchNormRunTime(im, n, x);
   const char* names[4] = {"scale", "B", "mean", "var"};
   const Tensor* p[4];
   for (int i = 0; i < 4; ++i) {
@@ -226,7 +317,6 @@ Status opBatchNorm(Importer& im, const NodeProto& n) {
     if (!t) return t.status();
     p[i] = *t;
   }
-  if (x.shape.size() < 2) return Status::invalid("BatchNormalization input rank < 2");
   const int64_t C = x.shape[1];
   const double eps = im.attrFloat(n, "epsilon", 1e-5f);
   // y = x * a + b with a = scale / sqrt(var + eps), b = B - mean * a (float32 arithmetic, as runtimes do).
@@ -321,6 +411,34 @@ Tensor flippedConvWeight(const Tensor& w, int64_t group) {
   return r;
 }
 
+Value* insertZeros(Importer& im, Value* x, size_t axis, int64_t s);
+
+// flippedConvWeight of a run-time or constant weight operand.
+Operand flippedConvOperand(Importer& im, const Operand& w, int64_t group) {
+  if (w.isConst()) return constOperand(flippedConvWeight(*w.c, group));
+  const Shape& ws = w.shape;
+  const int64_t IC = ws[0], OCg = ws[1], ICg = IC / group;
+  int64_t taps = 1;
+  for (size_t d = 2; d < ws.size(); ++d) taps *= ws[d];
+  // [IC, OCg, K...] -> [g, ICg, OCg, taps] -> [g, OCg, ICg, taps], taps reversed (= every spatial axis).
+  Operand v = permuted(im, reshaped(im, w, {group, ICg, OCg, taps}, "weight_groups"), {0, 2, 1, 3}, "weight_swap");
+  Value* r = im.b.op1("tosa.reverse", {v.v}, v.v->type, {{"axis", ir::Attribute::integer(3, DType::I32)}},
+                      im.aux("weight_flip"));
+  Shape cs = ws;
+  cs[0] = OCg * group;
+  cs[1] = ICg;
+  return reshaped(im, {nullptr, r, r->type.dims}, cs, "weight_flipped");
+}
+
+// dilateKernel of a run-time or constant [IC, OC/g, K...] weight operand.
+Operand dilatedOperand(Importer& im, const Operand& w, const std::vector<int64_t>& dil) {
+  if (std::all_of(dil.begin(), dil.end(), [](int64_t d) { return d == 1; })) return w;
+  if (w.isConst()) return constOperand(dilateKernel(*w.c, dil));
+  Value* v = w.v;
+  for (size_t i = 0; i < dil.size(); ++i) v = insertZeros(im, v, i + 2, dil[i]);
+  return {nullptr, v, v->type.dims};
+}
+
 Value* padOrCut(Importer& im, Value* x, size_t axis, int64_t begin, int64_t end) {
   const Shape& s = x->type.dims;
   if (begin < 0 || end < 0) {
@@ -361,10 +479,10 @@ Status opConvTranspose(Importer& im, const NodeProto& n) {
   if (rank < 3 || rank > 5)
     return Status::unsupported(std::to_string(int(rank) - 2) + "-D ConvTranspose (1-D, 2-D and 3-D are supported)");
   const size_t nsp = rank - 2;
-  auto wIn = im.constInput(n, 1, "weight");
+  auto wIn = operandOf(im, n, 1);
   if (!wIn) return wIn.status();
   const int64_t group = im.attrInt(n, "group", 1);
-  const Shape& ws0 = (*wIn)->shape();  // IC, OC/group, K...
+  const Shape ws0 = wIn->shape;  // IC, OC/group, K...
   if (ws0.size() != rank || ws0[0] != x.shape[1] || group < 1 || ws0[0] % group != 0)
     return Status::invalid("ConvTranspose weight " + shapeToString(ws0) + " does not match the input " +
                            shapeToString(x.shape) + " (group " + std::to_string(group) + ")");
@@ -377,8 +495,8 @@ Status opConvTranspose(Importer& im, const NodeProto& n) {
   std::vector<int64_t> pads = sa->pads;
   std::vector<int64_t> outPad = im.attrInts(n, "output_padding").value_or(std::vector<int64_t>(nsp, 0));
   TK_RETURN_IF_ERROR(checkSpatial(outPad, nsp, 0, "output_padding"));
-  const Tensor w = dil == std::vector<int64_t>(nsp, 1) ? **wIn : dilateKernel(**wIn, dil);
-  std::vector<int64_t> K(w.shape().begin() + 2, w.shape().end()), I(x.shape.begin() + 2, x.shape.end());
+  const Operand w = dilatedOperand(im, *wIn, dil);
+  std::vector<int64_t> K(w.shape.begin() + 2, w.shape.end()), I(x.shape.begin() + 2, x.shape.end());
   const std::string autoPad = im.attrStr(n, "auto_pad", "NOTSET");
   auto outShape = im.attrInts(n, "output_shape");
   if (!outShape && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")) {
@@ -422,9 +540,9 @@ Status opConvTranspose(Importer& im, const NodeProto& n) {
       const Shape& xs = xin->type.dims;
       const int64_t oh = (xs[1] - 1) * sh + tosaPad[0] + tosaPad[1] + kh;
       const int64_t ow = (xs[2] - 1) * sw + tosaPad[2] + tosaPad[3] + kw;
-      Tensor w4 = oneD ? reshapeTensor(w, {w.shape()[0], w.shape()[1], 1, kw}) : w;
-      Value* wv = im.b.constant(permuteTensor(w4, {1, 2, 3, 0}), im.aux("weight"));  // [IC,OC,KH,KW] -> [OC,KH,KW,IC]
-      Value* bv = im.b.constant(*bias, im.aux("bias"));
+      Operand w4 = oneD ? reshaped(im, w, {w.shape[0], w.shape[1], 1, kw}, "weight_2d") : w;
+      Value* wv = materialize(im, permuted(im, w4, {1, 2, 3, 0}, "weight_ohwi"), "weight");  // [IC,OC,KH,KW] -> [OC,KH,KW,IC]
+      Value* bv = materialize(im, *bias, "bias");
       Value* izp = im.b.scalar1(DType::FP32, 0, im.aux("input_zp"));
       Value* wzp = im.b.scalar1(DType::FP32, 0, im.aux("weight_zp"));
       Value* out = im.b.op1("tosa.transpose_conv2d", {xin, wv, bv, izp, wzp},
@@ -451,7 +569,7 @@ Status opConvTranspose(Importer& im, const NodeProto& n) {
     v = insertZeros(im, v, i + 1, strides[i]);
     v = padOrCut(im, v, i + 1, K[i] - 1 - pads[i], K[i] - 1 - pads[i + nsp] + outPad[i]);
   }
-  const Tensor cw = flippedConvWeight(w, group);
+  const Operand cw = flippedConvOperand(im, w, group);
   ConvGeometry geo;
   geo.group = group;
   Result<Value*> y = Status::ok();
@@ -462,11 +580,11 @@ Status opConvTranspose(Importer& im, const NodeProto& n) {
   } else {
     geo.strides = geo.dil = {1, 1};
     geo.pads.assign(4, 0);
-    Tensor cw4 = cw;
+    Operand cw4 = cw;
     if (nsp == 1) {
       const Shape& vs = v->type.dims;
       v = im.reshapeTo(v, {vs[0], 1, vs[1], vs[2]}, im.aux("to_2d"));
-      cw4 = reshapeTensor(cw, {cw.shape()[0], cw.shape()[1], 1, cw.shape()[2]});
+      cw4 = reshaped(im, cw, {cw.shape[0], cw.shape[1], 1, cw.shape[2]}, "weight_2d");
     }
     y = conv2dImpl(im, v, cw4, *bias, geo);
     if (y && nsp == 1) {
@@ -484,6 +602,15 @@ Status opConvTranspose(Importer& im, const NodeProto& n) {
 }
 
 }  // namespace
+
+Result<Value*> floatConv2dNhwc(Importer& im, const NodeProto& n, Value* x, const Shape& xs, Value* w, Value* bias) {
+  if (xs.size() != 4) return Status::unsupported("only 2-D convolution with run-time quantization parameters");
+  Operand wo{nullptr, w, w->type.dims};
+  Operand bo = bias ? Operand{nullptr, bias, bias->type.dims} : constOperand(Tensor(DType::FP32, {wo.shape[0]}));
+  auto geo = convGeometry(im, n, xs, wo.shape);
+  if (!geo) return geo.status();
+  return conv2dImpl(im, x, wo, bo, *geo);
+}
 
 void registerConvOps(HandlerTable& t) {
   t["Conv"] = opConv;

@@ -20,8 +20,6 @@
 
 #include "core/size_budget.h"
 
-#include "core/size_budget.h"
-
 #include "frontends/onnx/importer.h"
 
 namespace tosakit::onnx {
@@ -1001,14 +999,27 @@ Status opOneHot(Importer& im, const NodeProto& n) {
   return Status::ok();
 }
 
-// ---- Trilu: a constant mask selects x or 0 ----
+// ---- Trilu: a mask selects x or 0 (constant for a constant k; j - i compared with a run-time k otherwise) ----
+
+// The run-time k of a Trilu as an i32 value of rank r (all dims 1); nullptr when k is absent or constant.
+Result<Value*> triluRunTimeK(Importer& im, const NodeProto& n, size_t r) {
+  if (!im.hasInput(n, 1) || im.val(n, 1).isConst()) return static_cast<Value*>(nullptr);
+  OVal& kv = im.val(n, 1);
+  if (numElements(kv.shape) != 1) return Status::invalid("Trilu k must be a scalar");
+  auto v = plainOf(im, kv);
+  if (!v) return v.status();
+  if (!isInteger((*v)->type.dtype)) return Status::invalid("Trilu k must be an integer");
+  return im.reshapeTo(*v, Shape(r, 1), im.aux("k"));
+}
 
 Status opTrilu(Importer& im, const NodeProto& n) {
   OVal& x = im.val(n, 0);
   const size_t r = x.shape.size();
   if (r < 2) return Status::invalid("Trilu needs rank >= 2");
   int64_t k = 0;
-  if (im.hasInput(n, 1)) {
+  auto kRun = triluRunTimeK(im, n, r);
+  if (!kRun) return kRun.status();
+  if (im.hasInput(n, 1) && !*kRun) {
     auto kt = im.constInput(n, 1, "k");
     if (!kt) return kt.status();
     k = (*kt)->getInt(0);
@@ -1016,7 +1027,7 @@ Status opTrilu(Importer& im, const NodeProto& n) {
   const bool upper = im.attrInt(n, "upper", 1) != 0;
   const int64_t R = x.shape[r - 2], C = x.shape[r - 1];
   auto keep = [&](int64_t i, int64_t j) { return upper ? j - i >= k : j - i <= k; };
-  if (x.isConst()) {
+  if (x.isConst() && !*kRun) {
     Tensor t = *x.c;
     for (int64_t e = 0; e < t.size(); ++e) {
       int64_t j = e % C, i = (e / C) % R;
@@ -1031,10 +1042,20 @@ Status opTrilu(Importer& im, const NodeProto& n) {
   Shape ms(r, 1);
   ms[r - 2] = R;
   ms[r - 1] = C;
-  std::vector<int64_t> mask;
+  std::vector<int64_t> mask, diagonal;
   for (int64_t i = 0; i < R; ++i)
-    for (int64_t j = 0; j < C; ++j) mask.push_back(keep(i, j));
-  Value* m = im.b.constant(Tensor::fromInts(DType::Bool, ms, mask), im.aux("mask"));
+    for (int64_t j = 0; j < C; ++j) {
+      mask.push_back(keep(i, j));
+      diagonal.push_back(j - i);
+    }
+  Value* m = nullptr;
+  if (*kRun) {  // upper: j - i >= k; lower: k >= j - i
+    Value* d = im.b.constant(Tensor::fromInts((*kRun)->type.dtype, ms, diagonal), im.aux("diagonal"));
+    m = upper ? im.binary("tosa.greater_equal", d, *kRun, DType::Bool)
+              : im.binary("tosa.greater_equal", *kRun, d, DType::Bool);
+  } else {
+    m = im.b.constant(Tensor::fromInts(DType::Bool, ms, mask), im.aux("mask"));
+  }
   Value* zero = im.scalarOf((*v)->type.dtype, 0, r);
   Value* y = im.b.op1("tosa.select", {m, *v, zero}, (*v)->type, {}, im.loc);
   im.setValue(n, 0, y, Layout::Plain, x.dtype);

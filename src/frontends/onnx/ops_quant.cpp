@@ -123,39 +123,92 @@ Tensor alongAxis(DType dt, const std::vector<double>& v, size_t rank, int64_t ax
   return Tensor::fromDoubles(dt, s, v);
 }
 
+// ---- run-time quantization parameters: float arithmetic ----
+//
+// TOSA's RESCALE multipliers/shifts and its conv/matmul zero points are compile-time values; when a scale,
+// zero point or weight is a run-time tensor the same formulas run in float32 on exact integers: (x - zp) is an
+// integer of at most 9 bits, products and sums are exact while |accumulator| < 2^24 (docs/ONNX.md), and the
+// final CAST to int rounds half to even like ONNX's saturate(round(.)).
+
+// A run-time value of ONNX type `onnxType` as exact float32 (uint8 from its i8 carrier, int types via i32).
+Value* toFloatExact(Importer& im, Value* v, DType onnxType) {
+  if (isFloat(v->type.dtype)) return im.castTo(v, DType::FP32);
+  Value* i = im.castTo(v, DType::I32);
+  if (onnxType == DType::U8)  // sign-extended by the cast: keep the low 8 bits
+    i = im.b.op1("tosa.bitwise_and", {i, im.scalarOf(DType::I32, 255, i->type.dims.size())}, i->type, {},
+                 im.aux("to_uint8"));
+  return im.castTo(i, DType::FP32);
+}
+
+bool anyRunTime(Importer& im, const NodeProto& n, std::initializer_list<int> inputs) {
+  for (int i : inputs)
+    if (im.hasInput(n, i) && !im.val(n, i).isConst()) return true;
+  return false;
+}
+
+// Input i (a scale or zero point: one value, or one per index of `axis`) as fp32 of rank `rank` broadcasting
+// along `axis`; `def` when the optional input is absent.
+Result<Value*> paramAsFloat(Importer& im, const NodeProto& n, int i, size_t rank, int64_t axis, double def) {
+  Shape s(rank, 1);
+  if (!im.hasInput(n, i)) return im.constF(Tensor::fromDoubles(DType::FP32, s, {def}));
+  OVal& p = im.val(n, i);
+  const int64_t count = numElements(p.shape);
+  if (count > 1) {
+    if (axis < 0 || axis >= int64_t(rank)) return Status::invalid("per-axis parameter without a valid axis");
+    s[size_t(axis)] = count;
+  }
+  if (p.isConst()) {
+    std::vector<double> v;
+    for (int64_t k = 0; k < p.c->size(); ++k)
+      v.push_back(isFloat(p.c->dtype()) ? p.c->getFloat(k) : double(p.c->getInt(k)));
+    return im.constF(Tensor::fromDoubles(DType::FP32, s, v));
+  }
+  auto pv = im.get(p, Layout::Plain);
+  if (!pv) return pv.status();
+  return toFloatExact(im, im.reshapeTo(*pv, s, im.aux("param")), p.dtype);
+}
+
+// An operand minus its zero point, in float32: x - zp (x plain, its ONNX type `x.dtype`).
+Result<Value*> centeredFloat(Importer& im, const NodeProto& n, OVal& x, int zpInput, int64_t axis) {
+  auto xv = im.get(x, Layout::Plain);
+  if (!xv) return xv.status();
+  Value* xf = toFloatExact(im, *xv, x.dtype);
+  auto zp = paramAsFloat(im, n, zpInput, x.shape.size(), axis, 0);
+  if (!zp) return zp.status();
+  return im.b.sub(xf, *zp, im.aux("centered"));
+}
+
+// saturate(round_half_even(acc * scale) + zp) to the 8-bit type `outType` (carried as i8 bits); acc, scale and
+// zp are fp32 of equal rank.
+Value* quantizeFloat(Importer& im, Value* accScaled, Value* zp, DType outType) {
+  Value* r = im.castTo(accScaled, DType::I32);
+  Value* z = im.castTo(zp, DType::I32);
+  Value* withZp = im.b.add(r, z, im.aux("add_zero_point"));
+  const int64_t lo = outType == DType::U8 ? 0 : -128, hi = outType == DType::U8 ? 255 : 127;
+  Value* clamped = clampI32(im, withZp, lo, hi);
+  return im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, clamped->type.dims), {}, im.loc);
+}
+
 // ---- QuantizeLinear / DequantizeLinear ----
 
-// Per-tensor QuantizeLinear whose y_scale and/or zero point are run-time values (e.g. DynamicQuantizeLinear's
-// expanded graph): the same float math as the constant form, with the parameters as tensors.
+// QuantizeLinear whose y_scale and/or zero point are run-time values (e.g. DynamicQuantizeLinear's expanded
+// graph; per tensor or per axis): the same float math as the constant form, with the parameters as tensors.
 Status quantizeLinearRunTime(Importer& im, const NodeProto& n) {
-  OVal &x = im.val(n, 0), &s = im.val(n, 1);
-  TK_RETURN_IF_ERROR(im.requireFloat(n, s));
-  int64_t count = 1;
-  for (int64_t d : s.shape) count *= d;
-  if (count != 1) return Status::unsupported("run-time per-axis y_scale");
+  OVal& x = im.val(n, 0);
+  TK_RETURN_IF_ERROR(im.requireFloat(n, im.val(n, 1)));
   DType outType = DType::U8;
   if (im.hasInput(n, 2)) outType = im.val(n, 2).dtype;
   if (!isQuantType(outType)) return Status::unsupported("QuantizeLinear to " + std::string(dtypeName(outType)));
   const size_t rank = x.shape.size();
+  const int64_t axis = normAxis(im.attrInt(n, "axis", 1), int64_t(rank));
   auto xv = im.get(x, Layout::Plain);
   if (!xv) return xv.status();
-  auto sv = im.getAsRank(s, rank, Layout::Plain);
+  auto sv = paramAsFloat(im, n, 1, rank, axis, 1);
   if (!sv) return sv.status();
-  Value* q = im.divideF32(im.castTo(*xv, DType::FP32), im.castTo(*sv, DType::FP32));
-  Value* r = im.castTo(q, DType::I32);  // CAST float->int rounds to nearest, ties to even (spec 2.13.1)
-  if (im.hasInput(n, 2)) {
-    auto zv = im.getAsRank(im.val(n, 2), rank, Layout::Plain);
-    if (!zv) return zv.status();
-    Value* z = im.castTo(*zv, DType::I32);
-    if (outType == DType::U8)  // i8 bits -> uint8 value: sign-extended by the cast, keep the low 8 bits
-      z = im.b.op1("tosa.bitwise_and", {z, im.scalarOf(DType::I32, 255, rank)}, z->type, {}, im.aux("to_uint8"));
-    r = im.b.add(r, z, im.aux("add"));
-  }
-  const int64_t lo = outType == DType::U8 ? 0 : -128, hi = outType == DType::U8 ? 255 : 127;
-  Value* clamped = clampI32(im, r, lo, hi);
-  // 128..255 keep their low 8 bits: the i8 carrier of uint8.
-  Value* out = im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, clamped->type.dims), {}, im.loc);
-  im.setValue(n, 0, out, Layout::Plain, outType);
+  auto zv = paramAsFloat(im, n, 2, rank, axis, 0);
+  if (!zv) return zv.status();
+  Value* q = im.divideF32(im.castTo(*xv, DType::FP32), *sv);
+  im.setValue(n, 0, quantizeFloat(im, q, *zv, outType), Layout::Plain, outType);
   return Status::ok();
 }
 
@@ -192,10 +245,25 @@ Status opQuantizeLinear(Importer& im, const NodeProto& n) {
   return Status::ok();
 }
 
+// Run-time x_scale / x_zero_point: y = (x - zp) * scale in float32 (x - zp exact, one rounding).
+Status dequantizeLinearRunTime(Importer& im, const NodeProto& n) {
+  OVal& x = im.val(n, 0);
+  TK_RETURN_IF_ERROR(im.requireFloat(n, im.val(n, 1)));
+  const int64_t rank = int64_t(x.shape.size());
+  const int64_t axis = normAxis(im.attrInt(n, "axis", 1), rank);
+  auto centered = centeredFloat(im, n, x, 2, axis);
+  if (!centered) return centered.status();
+  auto scale = paramAsFloat(im, n, 1, size_t(rank), axis, 1);
+  if (!scale) return scale.status();
+  im.setValue(n, 0, im.b.mul(*centered, *scale, 0, im.loc), Layout::Plain);
+  return Status::ok();
+}
+
 Status opDequantizeLinear(Importer& im, const NodeProto& n) {
   OVal& x = im.val(n, 0);
   if (!isQuantType(x.dtype) && x.dtype != DType::I32)
     return Status::unsupported("DequantizeLinear of " + std::string(dtypeName(x.dtype)));
+  if (anyRunTime(im, n, {1, 2})) return dequantizeLinearRunTime(im, n);
   auto scale = constFloats(im, n, 1, "x_scale");
   if (!scale) return scale.status();
   auto zp = zeroPoints(im, n, 2, x.dtype);
@@ -319,8 +387,35 @@ Result<int64_t> perTensorZp(const std::vector<int64_t>& zps, const char* what) {
   return zps[0];
 }
 
+// Float conv of (x - x_zp) by (w - w_zp) (+ bias): the exact integer accumulator as fp32, NHWC. Inputs: x, w and
+// their zero points at indices xi, xzpi, wi, wzpi; bias at bi (< 0: none).
+Result<Value*> floatIntegerConv(Importer& im, const NodeProto& n, int xi, int xzpi, int wi, int wzpi, int bi) {
+  OVal &x = im.val(n, xi), &w = im.val(n, wi);
+  if (x.shape.size() != 4) return Status::unsupported("only 2-D quantized convolution is supported");
+  if (!isQuantType(x.dtype) || !isQuantType(w.dtype)) return Status::unsupported("conv operand types must be 8-bit");
+  auto xc = centeredFloat(im, n, x, xzpi, 1);
+  if (!xc) return xc.status();
+  auto wc = centeredFloat(im, n, w, wzpi, 0);  // w_zero_point: one, or one per output channel
+  if (!wc) return wc.status();
+  Value* bias = nullptr;
+  if (bi >= 0 && im.hasInput(n, bi)) {
+    OVal& b = im.val(n, bi);
+    auto bv = im.get(b, Layout::Plain);
+    if (!bv) return bv.status();
+    bias = toFloatExact(im, *bv, b.dtype);
+  }
+  Value* xNhwc = im.b.transpose(*xc, {0, 2, 3, 1}, im.aux("to_nhwc"));
+  return floatConv2dNhwc(im, n, xNhwc, x.shape, *wc, bias);
+}
+
 Status opConvInteger(Importer& im, const NodeProto& n) {
   OVal& x = im.val(n, 0);
+  if (anyRunTime(im, n, {1, 2, 3})) {
+    auto acc = floatIntegerConv(im, n, 0, 2, 1, 3, -1);
+    if (!acc) return acc.status();
+    im.setValue(n, 0, im.castTo(*acc, DType::I32), Layout::Nhwc);
+    return Status::ok();
+  }
   auto w = im.constInput(n, 1, "weight");
   if (!w) return w.status();
   auto xZp = zeroPoints(im, n, 2, x.dtype);
@@ -337,8 +432,28 @@ Status opConvInteger(Importer& im, const NodeProto& n) {
   return Status::ok();
 }
 
+// QLinearConv with any run-time parameter: y = saturate(round(acc * (x_scale * w_scale[c] / y_scale)) + y_zp).
+Status qlinearConvRunTime(Importer& im, const NodeProto& n) {
+  auto acc = floatIntegerConv(im, n, 0, 2, 3, 5, 8);
+  if (!acc) return acc.status();
+  DType outType = im.hasInput(n, 7) ? im.val(n, 7).dtype : im.val(n, 0).dtype;
+  if (!isQuantType(outType)) return Status::unsupported("QLinearConv output type");
+  // NHWC: per-channel parameters along the last axis.
+  auto xs = paramAsFloat(im, n, 1, 4, 3, 1);
+  auto ws = paramAsFloat(im, n, 4, 4, 3, 1);
+  auto ys = paramAsFloat(im, n, 6, 4, 3, 1);
+  auto yz = paramAsFloat(im, n, 7, 4, 3, 0);
+  for (auto* r : {&xs, &ws, &ys, &yz})
+    if (!*r) return r->status();
+  Value* scale = im.divideF32(im.mul(*xs, *ws), *ys);
+  Value* y = quantizeFloat(im, im.mul(*acc, scale), *yz, outType);
+  im.setValue(n, 0, y, Layout::Nhwc, outType);
+  return Status::ok();
+}
+
 Status opQLinearConv(Importer& im, const NodeProto& n) {
   OVal& x = im.val(n, 0);
+  if (anyRunTime(im, n, {1, 2, 3, 4, 5, 6, 7, 8})) return qlinearConvRunTime(im, n);
   auto xScale = constFloats(im, n, 1, "x_scale");
   if (!xScale) return xScale.status();
   auto xZp = zeroPoints(im, n, 2, x.dtype);
@@ -411,8 +526,45 @@ Result<Value*> integerMatmul(Importer& im, OVal& a, OVal& bm, int64_t aZp, int64
   return y;
 }
 
+// Float matmul of (a - a_zp) by (b - b_zp): the exact integer accumulator as fp32 in the ONNX output shape.
+// a_zp: one value (or one per row of a); b_zp: one value or one per column of b.
+Result<Value*> floatIntegerMatmul(Importer& im, const NodeProto& n, int ai, int azpi, int bi, int bzpi) {
+  OVal &a = im.val(n, ai), &bm = im.val(n, bi);
+  if (!isQuantType(a.dtype) || !isQuantType(bm.dtype)) return Status::unsupported("matmul operand types must be 8-bit");
+  const Shape as = a.shape, bs = bm.shape;
+  if (as.size() < 2 || bs.size() < 2) return Status::unsupported("integer MatMul of 1-D operands");
+  const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+  if (bs[bs.size() - 2] != K) return Status::invalid("MatMul inner dimensions differ");
+  const Shape aBatch(as.begin(), as.end() - 2), bBatch(bs.begin(), bs.end() - 2);
+  const int64_t na = numElements(aBatch), nb = numElements(bBatch);
+  auto A = centeredFloat(im, n, a, azpi, int64_t(as.size()) - 2);
+  if (!A) return A.status();
+  auto B = centeredFloat(im, n, bm, bzpi, int64_t(bs.size()) - 1);
+  if (!B) return B.status();
+  Value *A3 = nullptr, *B3 = nullptr;
+  if (nb == 1) {
+    A3 = im.b.reshape(*A, {1, na * M, K}, im.aux("reshapeA"));
+    B3 = im.b.reshape(*B, {1, K, N}, im.aux("reshapeB"));
+  } else if (aBatch == bBatch) {
+    A3 = im.b.reshape(*A, {na, M, K}, im.aux("reshapeA"));
+    B3 = im.b.reshape(*B, {nb, K, N}, im.aux("reshapeB"));
+  } else {
+    return Status::unsupported("integer MatMul with broadcast batch dimensions");
+  }
+  Shape out = aBatch;
+  out.push_back(M);
+  out.push_back(N);
+  return im.b.reshape(im.matmul3(A3, B3), out, im.aux("reshape"));
+}
+
 Status opMatMulInteger(Importer& im, const NodeProto& n) {
   OVal &a = im.val(n, 0), &bm = im.val(n, 1);
+  if (anyRunTime(im, n, {2, 3})) {
+    auto acc = floatIntegerMatmul(im, n, 0, 2, 1, 3);
+    if (!acc) return acc.status();
+    im.setValue(n, 0, im.castTo(*acc, DType::I32), Layout::Plain);
+    return Status::ok();
+  }
   auto aZp = zeroPoints(im, n, 2, a.dtype);
   if (!aZp) return aZp.status();
   auto bZp = zeroPoints(im, n, 3, bm.dtype);
@@ -428,8 +580,28 @@ Status opMatMulInteger(Importer& im, const NodeProto& n) {
   return Status::ok();
 }
 
+// QLinearMatMul with any run-time scale or zero point: saturate(round(acc * (a_scale * b_scale / y_scale)) + y_zp).
+Status qlinearMatMulRunTime(Importer& im, const NodeProto& n) {
+  auto acc = floatIntegerMatmul(im, n, 0, 2, 3, 5);
+  if (!acc) return acc.status();
+  const size_t rank = (*acc)->type.dims.size();
+  const int64_t last = int64_t(rank) - 1;
+  DType outType = im.hasInput(n, 7) ? im.val(n, 7).dtype : im.val(n, 0).dtype;
+  if (!isQuantType(outType)) return Status::unsupported("QLinearMatMul output type");
+  auto as = paramAsFloat(im, n, 1, rank, last - 1, 1);
+  auto bs = paramAsFloat(im, n, 4, rank, last, 1);
+  auto ys = paramAsFloat(im, n, 6, rank, last, 1);
+  auto yz = paramAsFloat(im, n, 7, rank, last, 0);
+  for (auto* r : {&as, &bs, &ys, &yz})
+    if (!*r) return r->status();
+  Value* scale = im.divideF32(im.mul(*as, *bs), *ys);
+  im.setValue(n, 0, quantizeFloat(im, im.mul(*acc, scale), *yz, outType), Layout::Plain, outType);
+  return Status::ok();
+}
+
 Status opQLinearMatMul(Importer& im, const NodeProto& n) {
   OVal &a = im.val(n, 0), &bm = im.val(n, 3);
+  if (anyRunTime(im, n, {1, 2, 4, 5, 6, 7})) return qlinearMatMulRunTime(im, n);
   auto aScale = constFloats(im, n, 1, "a_scale");
   if (!aScale) return aScale.status();
   auto aZp = zeroPoints(im, n, 2, a.dtype);
