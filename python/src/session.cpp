@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <optional>
 
 #include "bindings.h"
 #include "compliance/datagen.h"
@@ -29,11 +30,13 @@ void setThreads(Options& so, int threads) {
   if constexpr (requires { so.threads; }) so.threads = threads;
 }
 
-std::unique_ptr<PySession> createSession(py::handle model, const std::string& backend, int threads, bool precise) {
+std::unique_ptr<PySession> createSession(py::handle model, std::optional<std::string> backend, int threads,
+                                         bool precise) {
   auto s = std::make_unique<PySession>();
   auto module = modelArgument(model, &s->origin);
   SessionOptions so;
-  so.backend = backend;  // "ref" by default, as `tosakit run`
+  // Default as `tosakit run`'s: the fast backend, or the reference backend in precise (fp64) mode.
+  so.backend = backend ? *backend : precise ? "ref" : "fast";
   so.precise = precise;
   if (threads < 0) raise(Status::invalid("threads must be >= 0 (0: the backend's default), got " + std::to_string(threads)));
   setThreads(so, threads);
@@ -161,7 +164,7 @@ py::dict genData(py::handle model, int set, uint32_t seed, const std::string& fu
 
 void bindSession(py::module_& m) {
   py::class_<PySession>(m, "Session", "A loaded model ready to run many times (variables persist across runs).")
-      .def(py::init(&createSession), py::arg("model"), py::arg("backend") = "ref", py::arg("threads") = 0,
+      .def(py::init(&createSession), py::arg("model"), py::arg("backend") = py::none(), py::arg("threads") = 0,
            py::arg("precise") = false)
       .def("run", &run, py::arg("inputs"), py::arg("intermediates") = false, py::arg("function") = "main",
            py::arg("tosa_types") = false)

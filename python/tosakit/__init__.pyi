@@ -35,7 +35,8 @@ class Module:
 
 class Session:
     """A model ready to run many times (variables persist across runs)."""
-    def __init__(self, model: ModelLike, backend: str = "ref", threads: int = 0, precise: bool = False) -> None: ...
+    def __init__(self, model: ModelLike, backend: Optional[str] = None, threads: int = 0,
+                 precise: bool = False) -> None: ...
     @overload
     def run(self, inputs: Mapping[str, np.ndarray]) -> Arrays: ...
     @overload

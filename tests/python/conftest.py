@@ -75,6 +75,21 @@ def run_cli(tool, *args):
     return p.returncode, p.stdout, p.stderr
 
 
+_RUN_HAS_BACKEND = {}
+
+
+def run_backend(tool, backend, threads=None):
+    """`tosakit run` flags choosing a backend; [] when this CLI's run has no --backend (then it runs the
+    reference backend only, and asking it for "fast" skips the test)."""
+    if tool not in _RUN_HAS_BACKEND:
+        _RUN_HAS_BACKEND[tool] = "--backend" in run_cli(tool, "run", "--help")[1]
+    if not _RUN_HAS_BACKEND[tool]:
+        if backend != "ref":
+            pytest.skip("this tosakit run has no --backend")
+        return []
+    return ["--backend", backend] + (["--threads", str(threads)] if threads is not None else [])
+
+
 def cli_error_line(stderr):
     """The CLI's one-line failure report (notes excluded)."""
     lines = [l for l in stderr.splitlines() if l.startswith("tosakit: ") and not l.startswith("tosakit: note:")]

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tosakit
-from conftest import SOURCE_DIR, assert_same_arrays, cli_error_line, load_npz, run_cli
+from conftest import SOURCE_DIR, assert_same_arrays, cli_error_line, load_npz, run_backend, run_cli
 
 PPOCR = SOURCE_DIR / "models/ppocr_cls"
 
@@ -14,7 +14,8 @@ def ppocr_cli(tool, tmp_path_factory):
     d = tmp_path_factory.mktemp("ppocr")
     code, _, err = run_cli(tool, "import", PPOCR / "model.onnx", "-o", d / "cls.mlir", "--input-shape", "x=1x3x48x192")
     assert code == 0, err
-    code, _, err = run_cli(tool, "run", d / "cls.mlir", "--inputs", PPOCR / "input.npz", "-o", d / "out.npz")
+    code, _, err = run_cli(tool, "run", d / "cls.mlir", "--inputs", PPOCR / "input.npz", "-o", d / "out.npz",
+                           *run_backend(tool, "ref"))
     assert code == 0, err
     return d
 
@@ -24,7 +25,7 @@ def test_import_run_equals_cli(ppocr_cli, tmp_path):
     assert m.input_types() == [("x", "fp32", (1, 3, 48, 192))]
     tosakit.save(m, tmp_path / "cls.mlir")
     assert (tmp_path / "cls.mlir").read_text() == (ppocr_cli / "cls.mlir").read_text()
-    out = tosakit.Session(m).run(load_npz(PPOCR / "input.npz"))
+    out = tosakit.Session(m, backend="ref").run(load_npz(PPOCR / "input.npz"))
     assert_same_arrays(out, load_npz(ppocr_cli / "out.npz"))
     # And agrees with ONNX Runtime (models/ppocr_cls/ort_output.npz, the independent reference).
     ort = load_npz(PPOCR / "ort_output.npz")

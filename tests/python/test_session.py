@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tosakit
-from conftest import SOURCE_DIR, assert_same_arrays, cli_error_line, load_npz, run_cli
+from conftest import SOURCE_DIR, assert_same_arrays, cli_error_line, load_npz, run_backend, run_cli
 
 DEFAULT = SOURCE_DIR / "models/default"
 
@@ -17,9 +17,10 @@ def inputs():
 
 def test_run_equals_cli(tmp_path, tool, inputs):
     code, _, err = run_cli(tool, "run", DEFAULT / "model.mlir", "--inputs", DEFAULT / "inputs.npz",
-                           "-o", tmp_path / "out.npz", "--dump-intermediates", tmp_path / "layers.npz")
+                           "-o", tmp_path / "out.npz", "--dump-intermediates", tmp_path / "layers.npz",
+                           *run_backend(tool, "ref"))
     assert code == 0, err
-    s = tosakit.Session(DEFAULT / "model.mlir")
+    s = tosakit.Session(DEFAULT / "model.mlir", backend="ref")
     assert s.input_names == ["x", "xf", "y"]
     assert s.output_names == ["out0", "out1"]
     assert s.backend == "ref"
@@ -123,9 +124,10 @@ def test_spec_error_matches_cli(tmp_path, tool, write):
     model = write("conv_bad.mlir", CONV_BAD)
     x = np.zeros((1, 4, 4, 1), dtype=np.int8)
     np.save(tmp_path / "x.npy", x)
-    code, _, err = run_cli(tool, "run", model, "--input", f"arg0={tmp_path / 'x.npy'}", "-o", tmp_path / "o.npz")
+    code, _, err = run_cli(tool, "run", model, "--input", f"arg0={tmp_path / 'x.npy'}", "-o", tmp_path / "o.npz",
+                           *run_backend(tool, "ref"))
     with pytest.raises(tosakit.SpecError) as info:
-        tosakit.Session(model).run({"arg0": x})
+        tosakit.Session(model, backend="ref").run({"arg0": x})
     e = info.value
     assert (e.exit_code, code) == (1, 1)
     assert e.line == cli_error_line(err)
@@ -144,9 +146,10 @@ def test_unpredictable_matches_cli(tmp_path, tool, write):
     model = write("intdiv.mlir", INTDIV)
     a, b = np.array([7, 8], dtype=np.int32), np.array([2, 0], dtype=np.int32)
     np.savez(tmp_path / "in.npz", arg0=a, arg1=b)
-    code, _, err = run_cli(tool, "run", model, "--inputs", tmp_path / "in.npz", "-o", tmp_path / "o.npz")
+    code, _, err = run_cli(tool, "run", model, "--inputs", tmp_path / "in.npz", "-o", tmp_path / "o.npz",
+                           *run_backend(tool, "ref"))
     with pytest.raises(tosakit.Unpredictable) as info:
-        tosakit.Session(model).run({"arg0": a, "arg1": b})
+        tosakit.Session(model, backend="ref").run({"arg0": a, "arg1": b})
     assert (info.value.exit_code, code) == (3, 3)
     assert info.value.line == cli_error_line(err)
     # 7 / 2 = 3 (truncating division) when the divisor is not zero.
@@ -155,9 +158,9 @@ def test_unpredictable_matches_cli(tmp_path, tool, write):
 
 def test_unsupported_matches_cli(tmp_path, tool):
     model = SOURCE_DIR / "tests/data/mlir/unknown_op.mlir"
-    code, _, err = run_cli(tool, "run", model, "--function", "f", "-o", tmp_path / "o.npz")
+    code, _, err = run_cli(tool, "run", model, "--function", "f", "-o", tmp_path / "o.npz", *run_backend(tool, "ref"))
     with pytest.raises(tosakit.Error) as info:
-        tosakit.Session(model)
+        tosakit.Session(model, backend="ref")
     assert info.value.exit_code == code
     assert info.value.line == cli_error_line(err)
 
@@ -182,13 +185,14 @@ def test_concurrent_runs_from_threads(inputs):
 
 def test_fast_backend_equals_cli(tmp_path, tool, inputs):
     code, _, err = run_cli(tool, "run", DEFAULT / "model.mlir", "--inputs", DEFAULT / "inputs.npz",
-                           "-o", tmp_path / "out.npz", "--backend", "fast", "--threads", "1")
+                           "-o", tmp_path / "out.npz", *run_backend(tool, "fast", threads=1))
     assert code == 0, err
-    s = tosakit.Session(DEFAULT / "model.mlir", backend="fast", threads=1)
+    s = tosakit.Session(DEFAULT / "model.mlir", threads=1)  # fast by default, as `tosakit run`
     assert s.backend == "fast"
     assert_same_arrays(s.run(inputs), load_npz(tmp_path / "out.npz"))
     # Its integer output is the reference backend's, bit for bit.
-    np.testing.assert_array_equal(s.run(inputs)["out0"], tosakit.Session(DEFAULT / "model.mlir").run(inputs)["out0"])
+    ref = tosakit.Session(DEFAULT / "model.mlir", backend="ref").run(inputs)
+    np.testing.assert_array_equal(s.run(inputs)["out0"], ref["out0"])
 
 
 def test_precise_mode_equals_cli(tmp_path, tool, inputs):
@@ -196,6 +200,7 @@ def test_precise_mode_equals_cli(tmp_path, tool, inputs):
                            "-o", tmp_path / "out.npz", "--precise")
     assert code == 0, err
     s = tosakit.Session(DEFAULT / "model.mlir", precise=True)
+    assert s.backend == "ref"  # the only backend with a precise mode
     out = s.run(inputs)
     assert out["out1"].dtype == np.float64  # fp32 computed unrounded in fp64 (the spec's reference_fp64)
     assert_same_arrays(out, load_npz(tmp_path / "out.npz"))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tosakit
-from conftest import SOURCE_DIR, assert_same_arrays, cli_error_line, load_npz, run_cli
+from conftest import SOURCE_DIR, assert_same_arrays, cli_error_line, load_npz, run_backend, run_cli
 
 PPOCR = SOURCE_DIR / "models/ppocr_cls"
 DEFAULT = SOURCE_DIR / "models/default"
@@ -27,7 +27,7 @@ def ppocr(tool, tmp_path_factory):
         ("calibrate", d / "cls.mlir", "--dataset", d / "dataset", "--method", "minmax", "--tune-num", "0",
          "-o", d / "cali.txt"),
         ("quantize", d / "cls.mlir", "--quantize", "INT8", "--calibration-table", d / "cali.txt", "-o", d / "q.mlir"),
-        ("run", d / "q.mlir", "--inputs", PPOCR / "input.npz", "-o", d / "out.npz", "--backend", "ref"),
+        ("run", d / "q.mlir", "--inputs", PPOCR / "input.npz", "-o", d / "out.npz", *run_backend(tool, "ref")),
     ]
     for step in steps:
         code, _, err = run_cli(tool, *step)
@@ -45,7 +45,7 @@ def test_onnx_import_quantize_run_equals_cli(ppocr, tmp_path):
     quantized = tosakit.quantize(float_model, tmp_path / "cali.txt", mode="INT8")
     tosakit.save(quantized, tmp_path / "q.mlir")
     assert (tmp_path / "q.mlir").read_text() == (ppocr / "q.mlir").read_text()
-    out = tosakit.Session(quantized).run(inputs)
+    out = tosakit.Session(quantized, backend="ref").run(inputs)
     assert_same_arrays(out, load_npz(ppocr / "out.npz"))
     # The quantized classifier still agrees with ONNX Runtime's float result on the direction.
     ort = load_npz(PPOCR / "ort_output.npz")
@@ -118,7 +118,7 @@ def test_compare_equals_cli(tmp_path, tool):
 @pytest.mark.skipif(not hasattr(tosakit, "check"), reason="built without tosakit_check")
 def test_check_equals_cli(tmp_path, tool):
     inputs = load_npz(DEFAULT / "inputs.npz")
-    out = tosakit.Session(DEFAULT / "model.mlir").run(inputs)
+    out = tosakit.Session(DEFAULT / "model.mlir", backend="ref").run(inputs)
     np.savez(tmp_path / "impl.npz", **out)
     code, stdout, err = run_cli(tool, "check", "--model", DEFAULT / "model.mlir", "--inputs", DEFAULT / "inputs.npz",
                                 "--result", tmp_path / "impl.npz")
