@@ -101,15 +101,15 @@ class Quantizer {
       : src_(src), table_(table), opt_(opt), dst_(std::make_unique<ir::Module>()), b_(*dst_, src.name) {
     names_ = quantize::topLevelValueNames(src);
     for (size_t i = 0; i < src.body.ops.size(); ++i) opIndex_[src.body.ops[i].get()] = i;
+    // One integer activation type per graph (checkIntegerModes refuses INT8 and INT16 layers together).
     act_ = opt.mode == QuantMode::INT16 ? DType::I16 : DType::I8;
     for (const auto& [layer, mode] : opt.layerModes)
       if (mode == QuantMode::INT16) act_ = DType::I16;
-    // One integer activation type per graph: INT8 and INT16 layers are not mixed.
-    if (opt.mode == QuantMode::INT8) act_ = DType::I8;
   }
 
   Result<std::unique_ptr<ir::Module>> run() {
     TK_RETURN_IF_ERROR(checkLayerNames());
+    TK_RETURN_IF_ERROR(checkIntegerModes());
     TK_RETURN_IF_ERROR(inputs());
     for (const auto& op : src_.body.ops) {
       if (op.get() == src_.body.terminator()) break;
@@ -132,6 +132,17 @@ class Quantizer {
   }
   int64_t qmin() const { return act_ == DType::I8 ? -128 : -32768; }
   int64_t qmax() const { return act_ == DType::I8 ? 127 : 32767; }
+
+  Status checkIntegerModes() const {
+    std::set<QuantMode> modes;
+    if (isIntMode(opt_.mode)) modes.insert(opt_.mode);
+    for (const auto& [layer, mode] : opt_.layerModes)
+      if (isIntMode(mode)) modes.insert(mode);
+    if (modes.size() > 1)
+      return Status::unsupported("quantize table: INT8 and INT16 layers in one graph are not supported "
+                                 "(one integer activation type per graph)");
+    return Status::ok();
+  }
 
   Status checkLayerNames() const {
     std::set<std::string> layers;
