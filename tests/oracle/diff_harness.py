@@ -67,9 +67,15 @@ class Tally:
         return 1 if self.counts["FAIL"] else 0
 
 
+# Backend `tosakit run` uses (--backend): the default (fast) unless a runner asks for the reference backend.
+BACKEND = None
+
+
 def run_tosakit(tosakit, model, inputs_npz, out_npz, function="main"):
     """Returns (exit code, first stderr line, list of (name, array) outputs or None)."""
     cmd = [tosakit, "run", model, "--function", function, "--inputs", inputs_npz, "-o", out_npz]
+    if BACKEND:
+        cmd += ["--backend", BACKEND]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
@@ -263,8 +269,10 @@ def run_known_deviations(tosakit, tally):
 
 
 def main():
+    global BACKEND
     ap = argparse.ArgumentParser()
     ap.add_argument("--tosakit", required=True)
+    ap.add_argument("--backend", choices=["fast", "ref"], help="tosakit run --backend (default: tosakit's)")
     ap.add_argument("model", nargs="?")
     ap.add_argument("--inputs")
     ap.add_argument("--function", default="main")
@@ -273,6 +281,7 @@ def main():
     ap.add_argument("--fixture", action="append", default=[])
     ap.add_argument("--known-deviations", action="store_true")
     a = ap.parse_args()
+    BACKEND = a.backend
     if not os.access(a.tosakit, os.X_OK):
         print(f"diff_harness: tosakit binary not found or not executable: {a.tosakit}", file=sys.stderr)
         return 2

@@ -821,6 +821,7 @@ def make_case(name, seed, index):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tosakit", help="tosakit binary (omit with --oracle-only)")
+    ap.add_argument("--backend", choices=["fast", "ref"], help="tosakit run --backend (default: tosakit's)")
     ap.add_argument("--seed", type=int, default=20261122)
     ap.add_argument("--per-op", type=int, default=3)
     ap.add_argument("--ops", default="", help="comma-separated generator names (default: all)")
@@ -828,6 +829,7 @@ def main():
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--oracle-only", action="store_true", help="only generate, validate and run upstream")
     a = ap.parse_args()
+    dh.BACKEND = a.backend
     names = [n for n in a.ops.split(",") if n] or list(GENERATORS)
     for n in names:
         if n not in GENERATORS:

@@ -18,9 +18,14 @@ add_test(NAME oracle_int8_conv_chain
 add_test(NAME oracle_random_graphs
   COMMAND /usr/bin/python3 ${_oracle_dir}/random_graphs.py --tosakit $<TARGET_FILE:tosakit> --seed 20261122 --per-op 3)
 
+# The same random graphs on the reference backend (the default above is the fast backend).
+add_test(NAME oracle_random_graphs_ref
+  COMMAND /usr/bin/python3 ${_oracle_dir}/random_graphs.py --tosakit $<TARGET_FILE:tosakit> --seed 20261122 --per-op 3
+          --backend ref)
+
 # Cases where upstream MLIR 22 deviates from the spec: tosakit must follow the spec, upstream must still differ.
 add_test(NAME oracle_known_deviations
   COMMAND /usr/bin/python3 ${_oracle_dir}/diff_harness.py --tosakit $<TARGET_FILE:tosakit> --known-deviations)
 
-set_tests_properties(oracle_int8_conv_chain oracle_random_graphs oracle_known_deviations PROPERTIES
+set_tests_properties(oracle_int8_conv_chain oracle_random_graphs oracle_random_graphs_ref oracle_known_deviations PROPERTIES
   TIMEOUT 1200 LABELS oracle FAIL_REGULAR_EXPRESSION "[1-9][0-9]* failed")

@@ -23,6 +23,7 @@ VerbAction addCalibrateVerb(CLI::App& app);
 VerbAction addQtableVerb(CLI::App& app);
 VerbAction addQuantizeVerb(CLI::App& app);
 VerbAction addCompareVerb(CLI::App& app);
+VerbAction addBenchVerb(CLI::App& app);
 
 // Exit codes (documented in README.md):
 enum ExitCode {
