@@ -216,27 +216,31 @@ Result<Tensor> toDeclared(const Tensor& t, DType want, const std::string& what) 
   return npy::adaptToDType(t, want, what);
 }
 
+using Maybe = std::optional<Tensor>;
+
 // Value of an operand from the graph inputs, the constants, or a table of op results (by intermediate name),
-// in its declared dtype; nullopt when the table lacks it.
-std::optional<Tensor> operandValue(const Context& c, const ir::Value* v, const std::map<std::string, const Tensor*>& results) {
-  if (v->type.isShape()) return Tensor();
+// in its declared dtype; nullopt when the table lacks it; an error when its dtype does not fit.
+Result<std::optional<Tensor>> operandValue(const Context& c, const ir::Value* v,
+                                           const std::map<std::string, const Tensor*>& results,
+                                           const std::string& source) {
+  if (v->type.isShape()) return Maybe(Tensor());
   if (!v->definingOp) {
-    if (v->ownerBlock != &c.fn->body || size_t(v->index) >= c.inputs.size()) return std::nullopt;
-    return c.inputs[size_t(v->index)].second;
+    if (v->ownerBlock != &c.fn->body || size_t(v->index) >= c.inputs.size()) return Maybe();
+    return Maybe(c.inputs[size_t(v->index)].second);
   }
   const ir::Operation* def = v->definingOp;
   if (def->name == "tosa.const") {
     const ir::Attribute* a = def->attr("values");
-    if (!a || !a->tensor) return std::nullopt;
-    return *a->tensor;
+    if (!a || !a->tensor) return Maybe();
+    return Maybe(*a->tensor);
   }
   auto n = c.names.find(v);
-  if (n == c.names.end()) return std::nullopt;
+  if (n == c.names.end()) return Maybe();
   auto it = results.find(n->second);
-  if (it == results.end()) return std::nullopt;
-  auto t = toDeclared(*it->second, v->type.dtype, n->second);
-  if (!t) return std::nullopt;
-  return std::move(*t);
+  if (it == results.end()) return Maybe();
+  auto t = toDeclared(*it->second, v->type.dtype, source + ": '" + n->second + "'");
+  if (!t) return t.status();
+  return std::optional<Tensor>(std::move(*t));
 }
 
 void fill(CheckEntry& e, const compliance::Judgement& j) {
@@ -428,9 +432,10 @@ Status judgeOutput(Context& c, PerOutputData& d, size_t i, CheckEntry& e) {
     Tensor opRef;
     if (d.precise) {
       for (const ir::Value* o : op->operands) {
-        auto t = operandValue(c, o, d.inter);
-        if (!t) return Status::internal(op->describe() + ": operand value missing from the precise run");
-        operands.push_back(std::move(*t));
+        auto t = operandValue(c, o, d.inter, "precise run");
+        if (!t) return t.status();
+        if (!*t) return Status::internal(op->describe() + ": operand value missing from the precise run");
+        operands.push_back(std::move(**t));
       }
       auto it = d.inter.find(c.names[op->results[k]]);
       if (it == d.inter.end()) return Status::internal(op->describe() + ": result missing from the precise run");
@@ -531,13 +536,14 @@ Status checkPerOp(Context& c, CheckReport& rep) {
     std::vector<Tensor> operands;
     std::string missing;
     for (const ir::Value* v : op.operands) {
-      auto t = operandValue(c, v, impl);
-      if (!t) {
+      auto t = operandValue(c, v, impl, label(c.opt->intermediates, "intermediates"));
+      if (!t) return t.status();
+      if (!*t) {
         auto n = c.names.find(v);
         missing = n != c.names.end() ? n->second : "an operand";
         break;
       }
-      operands.push_back(std::move(*t));
+      operands.push_back(std::move(**t));
     }
     if (!missing.empty()) {
       notJudged("its input '" + missing + "' is not in the dumped intermediates");

@@ -441,3 +441,33 @@ TEST_F(CheckVerbTest, DotProductStatisticsOnGenData) {
   EXPECT_EQ(s1.exitCode, 1) << s1.out;
   EXPECT_NE(s1.out.find("variance"), std::string::npos) << s1.out;
 }
+
+// A dumped intermediate of the wrong dtype is bad input naming the file and the tensor; a missing one makes
+// the ops that need it "not judged".
+TEST_F(CheckVerbTest, IntermediatesWrongOrMissing) {
+  std::ofstream(path("chain.mlir")) << kChain;
+  ASSERT_TRUE(npy::writeNpz(path("xin.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 2}, ramp(32, 0.25, 0.1))},
+                                              {"y", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, ramp(48, 0.125, -0.05))}}));
+  ASSERT_EQ(runTool("run " + path("chain.mlir") + " --inputs " + path("xin.npz") + " -o " + path("out.npz") +
+                    " --dump-intermediates " + path("layers.npz")).exitCode, 0);
+  auto layers = npy::readNpz(path("layers.npz"));
+  ASSERT_TRUE(layers.isOk());
+  npy::NamedTensors wrong, missing;
+  for (const auto& [n, t] : *layers) {
+    wrong.emplace_back(n, n == "conv" ? Tensor::fromDoubles(DType::I32, t.shape(), std::vector<double>(size_t(t.size()), 1.0)) : t);
+    if (n != "add") missing.emplace_back(n, t);
+  }
+  ASSERT_TRUE(npy::writeNpz(path("wrong.npz"), wrong));
+  ASSERT_TRUE(npy::writeNpz(path("missing.npz"), missing));
+  std::string base = "check --model " + path("chain.mlir") + " --inputs " + path("xin.npz") + " --result " +
+                     path("out.npz") + " --intermediates ";
+  auto w = runTool(base + path("wrong.npz"));
+  EXPECT_EQ(w.exitCode, 4) << w.out;
+  EXPECT_NE(w.out.find("wrong.npz: 'conv'"), std::string::npos) << w.out;
+  auto m = runTool(base + path("missing.npz"));
+  EXPECT_EQ(m.exitCode, 0) << m.out;
+  EXPECT_ROW(m.out, "add", "not judged");
+  EXPECT_ROW(m.out, "sig", "not judged");
+  EXPECT_ROW(m.out, "conv", "compliant");
+  EXPECT_ROW(m.out, "flat", "compliant");
+}
