@@ -23,8 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// One directory per test: ctest runs the cases in parallel.
 fs::path workDir() {
-  fs::path d = fs::path(TOSAKIT_BINARY_DIR) / "quantize-tests" / "cli";
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path d = fs::path(TOSAKIT_BINARY_DIR) / "quantize-tests" / "cli" / (info ? info->name() : "shared");
   fs::create_directories(d);
   return d;
 }
