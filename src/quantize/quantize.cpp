@@ -917,6 +917,7 @@ Result<std::unique_ptr<ir::Module>> quantizeModel(const ir::Module& floatModel, 
   if (!fn) return Status::invalid("quantize: the model has no function '" + options.function + "'");
   if (floatModel.functions.size() != 1)
     return Status::unsupported("quantize: modules with more than one function are not supported");
+  if (!table.entries.empty()) TK_RETURN_IF_ERROR(checkCalibrationTableNames(table, *fn, "calibration table"));
   Quantizer q(*fn, table, options);
   return q.run();
 }
