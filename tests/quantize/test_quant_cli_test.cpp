@@ -303,3 +303,64 @@ TEST_F(QuantCli, FusePreprocessTakesPixels) {
   const Tensor &fx = x->at(0).second, &fy = y->at(0).second;
   for (int64_t i = 0; i < fx.size(); ++i) EXPECT_NEAR(fx.getFloat(i), fy.getFloat(i), 1e-4 * (1 + std::fabs(fy.getFloat(i))));
 }
+
+// INT16 (EXT-INT16): conv within one code of the exact real computation (the i48 accumulator's rescale has a
+// 16-bit multiplier), ReLU exact, and the SiLU 513-entry table exactly as TOSA 2.5.17 interpolates it:
+// table[i] = clamp(round(f(S_relu 128 (i - 256)) / S_silu)), index = (q + 32768) >> 7, fraction = q & 127,
+// value = (table[index] << 7) + (table[index + 1] - table[index]) * fraction, then rescaled by 2^-7.
+TEST_F(QuantCli, Int16ConvReluSiluTableMatchAnIndependentCalculation) {
+  ASSERT_EQ(runTool("quantize " + p("m.mlir") + " --quantize INT16 --calibration-table " + p("cali.txt") +
+                    " --quant-input --quant-output -o " + p("q16.mlir")).exitCode, 0);
+  auto v = runTool("validate " + p("q16.mlir") + " --profile pro_int --extension int16");
+  EXPECT_EQ(v.exitCode, 0) << v.out;
+  auto thr = readThresholds(p("cali.txt"));
+  double sx = thr.at("x") / 32767, sconv = thr.at("conv") / 32767, ssilu = thr.at("silu") / 32767;
+  Tensor x = floats({1, 4, 4, 3}, 0.21, 0.3), w = floats({4, 3, 3, 3}, 0.37), b = floats({4}, 1.1);
+  std::vector<int64_t> xq(48);
+  for (int i = 0; i < 48; ++i)
+    xq[size_t(i)] = std::clamp<int64_t>(int64_t(std::nearbyint(x.getFloat(i) / sx)), -32768, 32767);
+  ASSERT_TRUE(npy::writeNpz(p("xq16.npz"), {{"x", Tensor::fromInts(DType::I16, {1, 4, 4, 3}, xq)}}).isOk());
+  auto r = runTool("run " + p("q16.mlir") + " --inputs " + p("xq16.npz") + " -o " + p("q16o.npz") +
+                   " --dump-intermediates " + p("q16l.npz"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  auto layers = npy::readNpz(p("q16l.npz"));
+  ASSERT_TRUE(layers.isOk());
+  auto layer = [&](const std::string& n) -> const Tensor& {
+    for (auto& [name, t] : *layers)
+      if (name == n) return t;
+    throw std::runtime_error("no layer " + n);
+  };
+  const Tensor &conv = layer("conv"), &relu = layer("relu"), &silu = layer("silu");
+  ASSERT_EQ(conv.dtype(), DType::I16);
+  ASSERT_EQ(silu.dtype(), DType::I16);
+  std::vector<double> sw(4, 0);
+  for (int64_t i = 0; i < w.size(); ++i) sw[size_t(i / 27)] = std::max(sw[size_t(i / 27)], std::fabs(w.getFloat(i)));
+  for (double& s : sw) s /= 127;
+  std::vector<int64_t> table(513);
+  for (int i = 0; i <= 512; ++i) {
+    double in = sconv * 128.0 * double(i - 256);
+    table[size_t(i)] = std::clamp<int64_t>(int64_t(std::round(in / (1 + std::exp(-in)) / ssilu)), -32768, 32767);
+  }
+  for (int oy = 0; oy < 4; ++oy)
+    for (int ox = 0; ox < 4; ++ox)
+      for (int c = 0; c < 4; ++c) {
+        double acc = std::round(b.getFloat(c) / (sx * sw[size_t(c)]));
+        for (int ky = 0; ky < 3; ++ky)
+          for (int kx = 0; kx < 3; ++kx)
+            for (int ic = 0; ic < 3; ++ic) {
+              int iy = oy + ky - 1, ix = ox + kx - 1;
+              if (iy < 0 || iy >= 4 || ix < 0 || ix >= 4) continue;
+              double wq = std::round(w.getFloat(((c * 3 + ky) * 3 + kx) * 3 + ic) / sw[size_t(c)]);
+              acc += double(xq[size_t((iy * 4 + ix) * 3 + ic)]) * wq;
+            }
+        int64_t idx = (oy * 4 + ox) * 4 + c;
+        double real = std::clamp(acc * sx * sw[size_t(c)] / sconv, -32768.0, 32767.0);
+        EXPECT_LE(std::fabs(double(conv.getInt(idx)) - real), 1.0) << "conv at " << idx;
+        EXPECT_EQ(relu.getInt(idx), std::max<int64_t>(conv.getInt(idx), 0)) << "relu at " << idx;
+        int64_t q = relu.getInt(idx);
+        int64_t index = (q + 32768) >> 7, fraction = q & 127;
+        int64_t interp = (table[size_t(index)] << 7) + (table[size_t(index + 1)] - table[size_t(index)]) * fraction;
+        int64_t expected = (interp + 64) >> 7;  // round half up of interp / 128
+        EXPECT_EQ(silu.getInt(idx), std::clamp<int64_t>(expected, -32768, 32767)) << "silu at " << idx;
+      }
+}
