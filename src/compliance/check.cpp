@@ -5,8 +5,12 @@
 //   per op (--intermediates): every op re-run in fp64 on the implementation's own inputs to that op.
 #include "tosakit/check.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -68,6 +72,11 @@ const Tensor* find(const NamedTensors& ts, const std::string& name) {
 // What every path needs: the function, its target, the data files.
 struct Context {
   const CheckOptions* opt = nullptr;
+  std::string modelPath;  // the model file (a pre-loaded module is written to a temporary one)
+  std::string tempFile;
+  ~Context() {
+    if (!tempFile.empty()) std::remove(tempFile.c_str());
+  }
   std::unique_ptr<ir::Module> owned;
   const ir::Module* module = nullptr;
   const ir::Function* fn = nullptr;
@@ -137,16 +146,22 @@ void inlineKnownBranches(ir::Function& fn, const NamedTensors& inputs) {
 
 Status loadContext(const CheckOptions& o, Context& c) {
   c.opt = &o;
+  c.modelPath = o.model;
   if (o.module) {
-    c.module = o.module;
-  } else {
-    auto m = loadModel(o.model);
-    if (!m) return m.status();
-    c.owned = std::move(*m);
-    c.module = c.owned.get();
+    // The checks run private copies of the module (sessions own theirs): a pre-loaded one goes through text.
+    static std::atomic<int> counter{0};
+    c.tempFile = (std::filesystem::temp_directory_path() /
+                  ("tosakit_check_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".mlir"))
+                     .string();
+    c.modelPath = c.tempFile;
+    TK_RETURN_IF_ERROR(saveModel(*o.module, c.modelPath));
   }
+  auto m = loadModel(c.modelPath);
+  if (!m) return m.status();
+  c.owned = std::move(*m);
+  c.module = c.owned.get();
   c.fn = c.module->function(o.function);
-  if (!c.fn) return Status::invalid(o.model + ": no function '" + o.function + "'");
+  if (!c.fn) return Status::invalid(c.modelPath + ": no function '" + o.function + "'");
   c.target = c.module->target ? *c.module->target : ir::TargetEnv::all();
   if (!o.result.given()) return Status::invalid("check: no result given (--result)");
   auto r = load(o.result);
@@ -167,7 +182,7 @@ Status loadContext(const CheckOptions& o, Context& c) {
     c.haveInputs = true;
   }
   // Per output: a branch taken for sure is judged as if inlined (runPrecise inlines its copy the same way).
-  if (c.owned && o.mode.empty() && !o.intermediates.given()) inlineKnownBranches(*c.owned->function(o.function), c.inputs);
+  if (o.mode.empty() && !o.intermediates.given()) inlineKnownBranches(*c.owned->function(o.function), c.inputs);
   // Names of op results, as the session's capture names them (top-level ops in order; constants skipped).
   std::map<std::string, int> used;
   for (const auto& op : c.fn->body.ops) {
@@ -192,8 +207,7 @@ Result<Tensor> implOutput(const Context& c, size_t i) {
 
 // Runs the whole function in precise mode on the inputs (fp64 reference outputs and intermediates).
 Status runPrecise(const Context& c, RunResult& rr) {
-  if (c.opt->module) return Status::unsupported("check: a pre-loaded module needs --reference (cannot copy it)");
-  auto copy = loadModel(c.opt->model);
+  auto copy = loadModel(c.modelPath);
   if (!copy) return copy.status();
   if (c.opt->mode.empty() && !c.opt->intermediates.given())
     inlineKnownBranches(*(*copy)->function(c.opt->function), c.inputs);
