@@ -239,6 +239,15 @@ TEST_F(HostileInput, FuzzFindingOnnxScanWithEmptyInputName) {
   EXPECT_FALSE(exists("out.mlir"));
 }
 
+TEST_F(HostileInput, FuzzFindingOnnxPReluWithOneInput) {
+  // onnx_fuzz: a PRelu with one input (IR version 1126, so ONNX 1.12's checker is skipped) made the lowering
+  // read input 1 past the end of the node's input list (heap-buffer-overflow). Importer::val() now checks the
+  // index; the node is reported as malformed.
+  auto r = runTool("import " + kRegressions + "onnx_prelu_one_input.onnx -o " + path("out.mlir"));
+  expectBadInput(r, {"onnx_prelu_one_input.onnx", "(PRelu)", "missing or empty input name"}, "import");
+  EXPECT_FALSE(exists("out.mlir"));
+}
+
 // ---- an oversized request injected into each verb through --max-memory ----
 
 TEST_F(HostileInput, EveryVerbReportsAnOversizedRequestAsBadInput) {

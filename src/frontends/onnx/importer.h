@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -115,7 +116,11 @@ class Importer {
   Result<std::unique_ptr<ir::Module>> run();
 
   // ---- node inputs / outputs ----
-  OVal& val(const NodeProto& n, int i) { return vals.at(n.input(i)); }
+  // Throws std::out_of_range for an input the node does not have (lowerNodes reports a malformed node).
+  OVal& val(const NodeProto& n, int i) {
+    if (i < 0 || i >= n.input_size() || n.input(i).empty()) throw std::out_of_range("node input " + std::to_string(i));
+    return vals.at(n.input(i));
+  }
   bool hasInput(const NodeProto& n, int i) const { return n.input_size() > i && !n.input(i).empty(); }
   bool hasOutput(const NodeProto& n, int i) const { return n.output_size() > i && !n.output(i).empty(); }
   void setOut(const NodeProto& n, int i, OVal v) { vals[n.output(i)] = std::move(v); }
