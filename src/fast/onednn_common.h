@@ -26,8 +26,9 @@ dnnl::engine& engine();
 // One stream per thread (a stream is not thread-safe; the plan runs its kernels in order on one thread).
 dnnl::stream& stream();
 
-// oneDNN's int8 kernels are exact (s32 accumulation, no saturated s16 intermediates, no weight scaling) only
-// on ISAs with VNNI (vpdpbusd): AVX512_VNNI, AVX_VNNI or AMX. Also honours ONEDNN_MAX_CPU_ISA.
+// oneDNN's int8 kernels accumulate exactly in s32 (no saturated s16 intermediates, no weight scaling) only
+// on ISAs with VNNI (vpdpbusd): AVX512_VNNI, AVX_VNNI or AMX. Also honours ONEDNN_MAX_CPU_ISA. (The s32
+// destination still passes through f32: see the large-accumulator recompute in onednn_conv/onednn_matmul.)
 bool exactInt8();
 
 std::optional<dt> toDnnl(DType t);

@@ -2,10 +2,12 @@
 // once into oneDNN's preferred layout), with the fused epilogues of onednn_common.h.
 //
 // Exactness: float convolutions accumulate in fp32 (within the spec's dot-product bound). int8 convolutions
-// run only on VNNI ISAs (exact s32 accumulation) and with no bias, scale or post-op inside oneDNN — those
-// convert the accumulator to f32 (inexact beyond 2^24) — so the i32 bias, RESCALE and CLAMP are our own loop.
-// input_zp goes to oneDNN as a source zero point: padding then contributes 0 after the zero-point
-// subtraction, as TOSA defines (checked by tests/fast/onednn_conv_test.cpp); weight_zp != 0 is not handled.
+// run only on VNNI ISAs (no saturating s16 intermediates) and with no bias, scale, zero point or post-op
+// inside oneDNN; even so oneDNN 2.6 passes the s32 accumulator through f32 on its way to an s32 destination,
+// so results that may have been rounded (|acc| near or beyond 2^24) are recomputed exactly, and the
+// input_zp compensation (padding contributes 0 after the zero-point subtraction, as TOSA defines), the i32
+// bias, RESCALE and CLAMP are our own integer loop (tests/fast/onednn_conv_test.cpp checks all of it bit for
+// bit, including accumulators beyond 2^24). weight_zp != 0 is not handled (reference fallback).
 #include <algorithm>
 #include <cstring>
 
