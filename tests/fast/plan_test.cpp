@@ -223,6 +223,25 @@ TEST(FastPlan, ControlFlowRunsOnTheInterpreter) {
   EXPECT_FALSE(stats.compiled);
 }
 
+// Regression: a widening integer cast sign-extends (i8 -3 -> i32 -3, not 253), as the reference does.
+TEST(FastPlan, WideningIntegerCastSignExtends) {
+  auto make = [] {
+    auto m = std::make_unique<ir::Module>();
+    ir::Builder b(*m, "main");
+    auto* x = b.input(ValueType::tensor(DType::I8, {4}), "x");
+    auto* w = b.op1("tosa.cast", {x}, ValueType::tensor(DType::I32, {4}), {}, "widen");
+    auto* v = b.op1("tosa.cast", {x}, ValueType::tensor(DType::I16, {4}), {}, "widen16");
+    b.output({w, v}, {"w", "v"});
+    return m;
+  };
+  NamedTensors in{{"x", Tensor::fromInts(DType::I8, {4}, {-3, 127, -128, 5})}};
+  RunResult fast = runOn(make, "fast", in);
+  ASSERT_EQ(fast.outputs.size(), 2u);
+  // Hand-computed: the values themselves.
+  EXPECT_EQ(fast.outputs[0].second.toInts(), (std::vector<int64_t>{-3, 127, -128, 5}));
+  EXPECT_EQ(fast.outputs[1].second.toInts(), (std::vector<int64_t>{-3, 127, -128, 5}));
+}
+
 TEST(FastPlan, PreciseModeNeedsTheReferenceBackend) {
   SessionOptions so;
   so.backend = "fast";
