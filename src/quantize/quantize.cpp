@@ -360,9 +360,12 @@ class Quantizer {
         DType t = quantized ? floatTypeOf(opt_.mode) : a->type.dtype;
         primary_[a] = Rep{b_.input(ir::ValueType::tensor(t, a->type.dims), a->name), false, {}};
       }
+      // The ONNX element type describes the float argument; a quantized or fused one is no longer that.
+      bool retyped = b_.function().inputs()[i]->type.dtype != a->type.dtype;
       if (i < src_.argAttrs.size())
         for (const auto& [k, attr] : src_.argAttrs[i])
-          if (!b_.function().argAttr(i, k)) b_.function().setArgAttr(i, k, attr);
+          if (!b_.function().argAttr(i, k) && !(retyped && k == "tosakit.onnx_type"))
+            b_.function().setArgAttr(i, k, attr);
     }
     return Status::ok();
   }
@@ -421,9 +424,12 @@ class Quantizer {
       b_.function().setResultAttr(i, kScaleAttr, ir::Attribute::floating(qps[i]->scale, DType::FP64));
       b_.function().setResultAttr(i, kZpAttr, ir::Attribute::integer(qps[i]->zp, DType::I64));
     }
-    for (size_t i = 0; i < src_.resultAttrs.size() && i < outs.size(); ++i)
+    for (size_t i = 0; i < src_.resultAttrs.size() && i < outs.size(); ++i) {
+      bool retyped = outs[i]->type.dtype != srcOuts[i]->type.dtype;
       for (const auto& [k, attr] : src_.resultAttrs[i])
-        if (!b_.function().resultAttr(i, k)) b_.function().setResultAttr(i, k, attr);
+        if (!b_.function().resultAttr(i, k) && !(retyped && k == "tosakit.onnx_type"))
+          b_.function().setResultAttr(i, k, attr);
+    }
     return Status::ok();
   }
 
