@@ -1,0 +1,199 @@
+// tosa.table and tosa.cast on the fast backend, bit for bit the reference's results.
+//  - TABLE i8 -> i8: a 256-entry lookup. i16 -> i32: apply_lookup_s (spec 1.12.5), 513 entries, 7-bit
+//    interpolation. A constant table is checked once at compile time for the slope REQUIRE
+//    (|next - base| fits i16); a table that fails it is left to the reference kernel, which gives the verdict.
+//  - CAST between fp32 and i8/i16/i32 (round to nearest, ties to even, saturating) and between integer widths
+//    (sign extension / truncation). A NaN input (unpredictable per the spec) reruns on the reference kernel.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "fast/kernels_common.h"
+#include "fast/op_kernel.h"
+
+namespace tosakit::fast {
+namespace {
+
+constexpr int64_t kParallelElements = 65536;
+
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void lookupI8(const int8_t* in, int8_t* out, int64_t n, const int8_t* table) {
+  for (int64_t i = 0; i < n; ++i) out[i] = table[int(in[i]) + 128];
+}
+
+// apply_lookup_s with a precomputed base (<< 7) and slope per index: clipping is a no-op on i16 inputs.
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void lookupI16(const int16_t* in, int32_t* out, int64_t n, const int32_t* base7, const int32_t* slope) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t v = int32_t(in[i]) + 32768;
+    const int32_t index = v >> 7, fraction = v & 0x7f;
+    out[i] = base7[index] + slope[index] * fraction;
+  }
+}
+
+class TableKernel : public OpKernel {
+ public:
+  std::string implName() const override { return i16_ ? "fast:table_i16" : "fast:table_i8"; }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    const int64_t n = in[0][0].size();
+    const int64_t chunk = 16384, chunks = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) if (n > kParallelElements)
+    for (int64_t c = 0; c < chunks; ++c) {
+      const int64_t b = c * chunk, m = std::min(chunk, n - b);
+      if (i16_)
+        lookupI16(in[0][0].as<const int16_t>() + b, out[0].as<int32_t>() + b, m, base7_.data(), slope_.data());
+      else
+        lookupI8(in[0][0].as<const int8_t>() + b, out[0].as<int8_t>() + b, m, table8_.data());
+    }
+    return Status::ok();
+  }
+
+  bool i16_ = false;
+  std::vector<int8_t> table8_;
+  std::vector<int32_t> base7_, slope_;
+};
+
+Result<CompiledKernel> compileTable(const OpChain& chain) {
+  const ir::Operation& op = *chain.ops[0];
+  if (op.operands.size() != 2 || op.results.size() != 1 || !chain.constants[0][1]) return CompiledKernel{};
+  const Tensor& table = *chain.constants[0][1];
+  const DType inT = op.operands[0]->type.dtype, outT = op.results[0]->type.dtype;
+  if (op.operands[0]->type.dims != op.results[0]->type.dims) return CompiledKernel{};
+  auto k = std::make_unique<TableKernel>();
+  if (inT == DType::I8 && table.dtype() == DType::I8 && outT == DType::I8 && table.rank() == 1 &&
+      table.size() == 256) {
+    for (int64_t i = 0; i < 256; ++i) k->table8_.push_back(int8_t(table.getInt(i)));
+  } else if (inT == DType::I16 && table.dtype() == DType::I16 && outT == DType::I32 && table.rank() == 1 &&
+             table.size() == 513) {
+    k->i16_ = true;
+    // Index 512 is reached only by value 32767 + 32768 = 65535 >> 7 = 511: base/slope for 0..511 suffice.
+    for (int64_t i = 0; i < 512; ++i) {
+      const int64_t base = table.getInt(i), slope = table.getInt(i + 1) - base;
+      if (slope < -32768 || slope > 32767) return CompiledKernel{};  // REQUIRE: the reference's verdict
+      k->base7_.push_back(int32_t(base * 128));
+      k->slope_.push_back(int32_t(slope));
+    }
+  } else {
+    return CompiledKernel{};
+  }
+  CompiledKernel ck;
+  ck.kernel = std::move(k);
+  return ck;
+}
+
+// ---- CAST ----
+
+template <typename Out>
+__attribute__((target_clones("avx512f", "avx2", "default")))
+bool floatToInt(const float* in, Out* out, int64_t n) {
+  // Saturation bounds in float: exact for i8/i16; for i32, 2^31 is the first float above the range.
+  constexpr float lo = float(std::numeric_limits<Out>::min());
+  constexpr float hiExclusive = sizeof(Out) == 4 ? 2147483648.0f : float(std::numeric_limits<Out>::max()) + 1.0f;
+  bool nan = false;
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = in[i];
+    nan |= v != v;
+    float r = std::nearbyint(v);
+    r = r < lo ? lo : r;
+    const bool over = r >= hiExclusive;  // converted only when in range (out-of-range conversion is UB)
+    r = over || v != v ? 0.0f : r;
+    out[i] = over ? std::numeric_limits<Out>::max() : Out(r);
+  }
+  return !nan;
+}
+
+template <typename In>
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void intToFloat(const In* in, float* out, int64_t n) {
+  // i32 -> fp32 rounds to nearest even in the conversion instruction, as the reference's fp64 -> fp32 does
+  // (the value is exact in fp64, so rounding once from fp64 and directly are the same).
+  for (int64_t i = 0; i < n; ++i) out[i] = float(in[i]);
+}
+
+template <typename In, typename Out>
+void intToInt(const In* in, Out* out, int64_t n) {
+  // Widening sign-extends; narrowing keeps the low bits (two's complement truncation, as truncate_to: C++20
+  // defines integral conversion modulo 2^N). Going through the unsigned type would zero-extend a widening.
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(in[i]);
+}
+
+class CastKernel : public OpKernel {
+ public:
+  CastKernel(DType in, DType out) : in_(in), out_(out) {}
+  std::string implName() const override { return "fast:cast"; }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    const int64_t n = in[0][0].size();
+    const int64_t chunk = 16384, chunks = (n + chunk - 1) / chunk;
+    bool ok = true;
+#pragma omp parallel for schedule(static) reduction(& : ok) if (n > kParallelElements)
+    for (int64_t c = 0; c < chunks; ++c) {
+      const int64_t b = c * chunk, m = std::min(chunk, n - b);
+      ok &= castChunk(in[0][0].data, out[0].data, b, m);
+    }
+    return ok ? Status::ok() : rerunOnReference();
+  }
+
+ private:
+  template <typename In>
+  bool fromInt(const In* x, void* y, int64_t m) const {
+    switch (out_) {
+      case DType::FP32: intToFloat(x, static_cast<float*>(y), m); return true;
+      case DType::I8: intToInt(x, static_cast<int8_t*>(y), m); return true;
+      case DType::I16: intToInt(x, static_cast<int16_t*>(y), m); return true;
+      case DType::I32: intToInt(x, static_cast<int32_t*>(y), m); return true;
+      default: return false;
+    }
+  }
+
+  bool castChunk(const void* x, void* y, int64_t b, int64_t m) const {
+    switch (in_) {
+      case DType::FP32: {
+        const float* f = static_cast<const float*>(x) + b;
+        switch (out_) {
+          case DType::I8: return floatToInt(f, static_cast<int8_t*>(y) + b, m);
+          case DType::I16: return floatToInt(f, static_cast<int16_t*>(y) + b, m);
+          case DType::I32: return floatToInt(f, static_cast<int32_t*>(y) + b, m);
+          default: return false;
+        }
+      }
+      case DType::I8: return fromInt(static_cast<const int8_t*>(x) + b, offset(y, b), m);
+      case DType::I16: return fromInt(static_cast<const int16_t*>(x) + b, offset(y, b), m);
+      case DType::I32: return fromInt(static_cast<const int32_t*>(x) + b, offset(y, b), m);
+      default: return false;
+    }
+  }
+
+  void* offset(void* y, int64_t b) const {
+    return static_cast<uint8_t*>(y) + b * (out_ == DType::I8 ? 1 : out_ == DType::I16 ? 2 : 4);
+  }
+
+  DType in_, out_;
+};
+
+bool castHandled(DType in, DType out) {
+  auto intT = [](DType t) { return t == DType::I8 || t == DType::I16 || t == DType::I32; };
+  if (in == DType::FP32) return intT(out);
+  return intT(in) && (intT(out) || out == DType::FP32) && in != out;
+}
+
+Result<CompiledKernel> compileCast(const OpChain& chain) {
+  const ir::Operation& op = *chain.ops[0];
+  if (op.operands.size() != 1 || op.results.size() != 1) return CompiledKernel{};
+  const DType inT = op.operands[0]->type.dtype, outT = op.results[0]->type.dtype;
+  if (!castHandled(inT, outT) || op.operands[0]->type.dims != op.results[0]->type.dims) return CompiledKernel{};
+  CompiledKernel ck;
+  ck.kernel = std::make_unique<CastKernel>(inT, outT);
+  return ck;
+}
+
+}  // namespace
+
+void registerTableCastKernels(FastKernelRegistry& r) {
+  r.add("tosa.table", compileTable);
+  r.add("tosa.cast", compileCast);
+}
+
+}  // namespace tosakit::fast
