@@ -31,7 +31,7 @@ struct Scale32Rows {
 #define TOSAKIT_RESCALE32_ROW(NAME, IN, OUT)                                                          \
   __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool NAME(                           \
       const IN* __restrict in, OUT* __restrict out, int64_t C, const Scale32Rows& p) {                 \
-    bool bad = false;                                                                                  \
+    int64_t bad = 0; /* an int64 flag, not bool: a bool reduction blocks the vectorizer */             \
     const int64_t izp = p.inputZp, ozp = p.outputZp, lo = p.lo, hi = p.hi; /* locals: out may alias */ \
     const int32_t* mult = p.mult.data();                                                               \
     const int64_t *rp = p.roundPos.data(), *rn = p.roundNeg.data(), *sh = p.shift.data();              \
@@ -39,7 +39,8 @@ struct Scale32Rows {
     for (int64_t c = 0; c < C; ++c) {                                                                  \
       const int64_t v = int64_t(in[c]) - izp;                                                          \
       bad |= (v < lw[c]) | (v >= hg[c]);                                                               \
-      const int64_t prod = int64_t(int32_t(v)) * int64_t(mult[c]) + (v >= 0 ? rp[c] : rn[c]);         \
+      const int64_t rpc = rp[c], rnc = rn[c]; /* both loaded: no conditional load */              \
+      const int64_t prod = int64_t(int32_t(v)) * int64_t(mult[c]) + (v >= 0 ? rpc : rnc);              \
       int64_t r = int64_t(int32_t(prod >> sh[c])) + ozp;                                              \
       bad |= (r < std::numeric_limits<int32_t>::min()) | (r > std::numeric_limits<int32_t>::max());     \
       r = r < lo ? lo : r;                                                                             \
