@@ -313,6 +313,52 @@ Result<CompiledKernel> compileFloatChain(const OpChain& chain) {
   return ck;
 }
 
+// One row of an integer binary op with both operands contiguous (or the second a broadcast scalar, sy == 0):
+// the op is chosen outside the loop so each loop vectorizes. Returns nonzero when a result left int32 (an int64
+// flag rather than a bool reduction, which the vectorizer does not take).
+#define TOSAKIT_INT_ROW(NAME, T)                                                                            \
+  __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t NAME(                        \
+      const T* __restrict x, const T* __restrict y, int64_t sy, int32_t* __restrict o, int64_t n, Ew op, int shift) { \
+    int64_t bad = 0;                                                                                         \
+    constexpr int64_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();   \
+    const int64_t round = shift > 0 ? int64_t(1) << (shift - 1) : 0;                                         \
+    auto loop = [&](auto f) {                                                                                \
+      if (sy == 0) {                                                                                         \
+        const int64_t b = y[0];                                                                              \
+        for (int64_t i = 0; i < n; ++i) {                                                                    \
+          const int64_t v = f(int64_t(x[i]), b);                                                             \
+          bad |= (v < lo) | (v > hi);                                                                        \
+          o[i] = int32_t(v);                                                                                 \
+        }                                                                                                    \
+      } else {                                                                                               \
+        for (int64_t i = 0; i < n; ++i) {                                                                    \
+          const int64_t v = f(int64_t(x[i]), int64_t(y[i]));                                                 \
+          bad |= (v < lo) | (v > hi);                                                                        \
+          o[i] = int32_t(v);                                                                                 \
+        }                                                                                                    \
+      }                                                                                                      \
+    };                                                                                                       \
+    switch (op) {                                                                                            \
+      case Ew::Add: loop([](int64_t a, int64_t b) { return a + b; }); break;                                 \
+      case Ew::Sub: loop([](int64_t a, int64_t b) { return a - b; }); break;                                 \
+      case Ew::Max: loop([](int64_t a, int64_t b) { return a > b ? a : b; }); break;                         \
+      case Ew::Min: loop([](int64_t a, int64_t b) { return a < b ? a : b; }); break;                         \
+      case Ew::Mul:                                                                                          \
+        if (shift == 0) loop([](int64_t a, int64_t b) { return a * b; });                                    \
+        else loop([&](int64_t a, int64_t b) { return (a * b + round) >> shift; });                           \
+        break;                                                                                               \
+      default: bad = 1; break;                                                                               \
+    }                                                                                                        \
+    return bad;                                                                                              \
+  }
+TOSAKIT_INT_ROW(intRowI32, int32_t)
+TOSAKIT_INT_ROW(intRowI16, int16_t)
+TOSAKIT_INT_ROW(intRowI8, int8_t)
+#undef TOSAKIT_INT_ROW
+inline int64_t intRow(const int32_t* x, const int32_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) { return intRowI32(x, y, sy, o, n, op, shift); }
+inline int64_t intRow(const int16_t* x, const int16_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) { return intRowI16(x, y, sy, o, n, op, shift); }
+inline int64_t intRow(const int8_t* x, const int8_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) { return intRowI8(x, y, sy, o, n, op, shift); }
+
 // Integer binary ops (add/sub/mul with shift/max/min) on i32 (and mul on i8/i16 -> i32), computed in int64:
 // an overflow or an out-of-range shift (REQUIREs of the spec) reruns the op on its reference kernel.
 class IntBinaryKernel : public OpKernel {
@@ -331,6 +377,10 @@ class IntBinaryKernel : public OpKernel {
       const T* xa = x + a_.base[size_t(r)];
       const T* yb = y + b_.base[size_t(r)];
       int32_t* o = dst + r * inner;
+      if (a_.innerStride == 1) {  // the common case: a contiguous row, the other operand contiguous or scalar
+        overflow |= intRow(xa, yb, b_.innerStride, o, inner, op_, shift_) != 0;
+        continue;
+      }
       bool ovf = false;
       for (int64_t i = 0; i < inner; ++i) {
         int64_t v1 = xa[i * a_.innerStride], v2 = yb[i * b_.innerStride], v = 0;
