@@ -116,9 +116,9 @@ void applyFloatClamp(float* acc, int64_t n, float lo, float hi) {
 // true when any element is NaN (NaN semantics of max/min/clamp are left to the reference kernels).
 __attribute__((target_clones("avx512f", "avx2", "default")))
 bool anyNaN(const float* p, int64_t n) {
-  bool nan = false;
-  for (int64_t i = 0; i < n; ++i) nan |= p[i] != p[i];
-  return nan;
+  int32_t nan = 0;  // an int flag: GCC does not vectorize a bool |= reduction
+  for (int64_t i = 0; i < n; ++i) nan |= int32_t(p[i] != p[i]);
+  return nan != 0;
 }
 
 void applyFloatUnary(Ew op, float* acc, int64_t n) {
