@@ -39,8 +39,11 @@ void copyBox(const uint8_t* in, uint8_t* out, const Shape& box, const std::vecto
     if (is == 1 && os == 1) {
       std::memcpy(dst, src, size_t(inner) * elem);
     } else if (elem == 4) {
-      for (int64_t i = 0; i < inner; ++i)
-        std::memcpy(dst + i * os * 4, src + i * is * 4, 4);
+      uint32_t v;
+      for (int64_t i = 0; i < inner; ++i) {
+        std::memcpy(&v, src + i * is * 4, 4);
+        std::memcpy(dst + i * os * 4, &v, 4);
+      }
     } else {
       for (int64_t i = 0; i < inner; ++i) std::memcpy(dst + i * os * int64_t(elem), src + i * is * int64_t(elem), elem);
     }
@@ -53,14 +56,32 @@ class TransposeKernel : public OpKernel {
       : out_(std::move(out)), inStride_(std::move(inStride)), elem_(elem) {}
   std::string implName() const override { return "fast:transpose"; }
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
-    copyBox(static_cast<const uint8_t*>(in[0][0].data), static_cast<uint8_t*>(out[0].data), out_, inStride_,
-            stridesOf(out_), elem_);
+    copyBox(static_cast<const uint8_t*>(in[0][0].data), static_cast<uint8_t*>(out[0].data), box_, inStride_,
+            outStride_, elem_);
     return Status::ok();
   }
 
+  // copyBox walks rows of the box's last axis. When the output's last axis is short (NCHW -> NHWC: C = 3) and
+  // another axis is longer and contiguous in the input, that axis becomes the box's last one: long rows of
+  // contiguous reads instead of many 3-element rows.
+  void chooseCopyOrder() {
+    box_ = out_;
+    outStride_ = stridesOf(out_);
+    const int r = int(out_.size());
+    int k = -1;
+    for (int d = 0; d < r - 1; ++d)
+      if (inStride_[size_t(d)] == 1 && out_[size_t(d)] > out_.back()) k = d;
+    if (k < 0) return;
+    for (std::vector<int64_t>* v : {&box_, &inStride_, &outStride_}) {
+      int64_t moved = (*v)[size_t(k)];
+      v->erase(v->begin() + k);
+      v->push_back(moved);
+    }
+  }
+
  private:
-  Shape out_;
-  std::vector<int64_t> inStride_;
+  Shape out_, box_;
+  std::vector<int64_t> inStride_, outStride_;
   size_t elem_;
 };
 
@@ -81,7 +102,9 @@ Result<CompiledKernel> compileTranspose(const OpChain& chain) {
   std::vector<int64_t> inStrides = stridesOf(in), st(in.size());
   for (size_t d = 0; d < perms.size(); ++d) st[d] = inStrides[size_t(perms[d])];
   CompiledKernel ck;
-  ck.kernel = std::make_unique<TransposeKernel>(out, st, storageBytes(op.results[0]->type.dtype));
+  auto k = std::make_unique<TransposeKernel>(out, st, storageBytes(op.results[0]->type.dtype));
+  k->chooseCopyOrder();
+  ck.kernel = std::move(k);
   return ck;
 }
 
