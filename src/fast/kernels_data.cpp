@@ -38,6 +38,8 @@ void copyBox(const uint8_t* in, uint8_t* out, const Shape& box, const std::vecto
     uint8_t* dst = out + ob * int64_t(elem);
     if (is == 1 && os == 1) {
       std::memcpy(dst, src, size_t(inner) * elem);
+    } else if (elem == 1) {
+      for (int64_t i = 0; i < inner; ++i) dst[i * os] = src[i * is];
     } else if (elem == 4) {
       uint32_t v;
       for (int64_t i = 0; i < inner; ++i) {

@@ -91,17 +91,17 @@ bool floatToInt(const float* in, Out* out, int64_t n) {
   // Saturation bounds in float: exact for i8/i16; for i32, 2^31 is the first float above the range.
   constexpr float lo = float(std::numeric_limits<Out>::min());
   constexpr float hiExclusive = sizeof(Out) == 4 ? 2147483648.0f : float(std::numeric_limits<Out>::max()) + 1.0f;
-  bool nan = false;
+  int32_t nan = 0;  // an int flag: GCC does not vectorize a bool |= reduction
   for (int64_t i = 0; i < n; ++i) {
     const float v = in[i];
-    nan |= v != v;
+    nan |= int32_t(v != v);
     float r = std::nearbyint(v);
     r = r < lo ? lo : r;
     const bool over = r >= hiExclusive;  // converted only when in range (out-of-range conversion is UB)
     r = over || v != v ? 0.0f : r;
     out[i] = over ? std::numeric_limits<Out>::max() : Out(r);
   }
-  return !nan;
+  return nan == 0;
 }
 
 template <typename In>
