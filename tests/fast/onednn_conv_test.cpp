@@ -129,8 +129,9 @@ void floatConvCase(Kind kind, DType t, uint32_t seed, int fusion, bool kernelIsS
     }
     b.output({y}, {"y"});
   };
-  if (kernelIsStride && kernelAvailable(t))
+  if (kernelIsStride && kernelAvailable(t)) {
     EXPECT_NE(runFast(g, inputs).impl.find("transpose_conv2d as matmuls"), std::string::npos) << c.describe();
+  }
   expectDotProductCompliant(g, inputs, dotLength(c) + (fusion >= 2 ? 1 : 0), 1 + fusion,
                             std::string(dtypeName(t)) + " seed " + std::to_string(seed) + " " + c.describe());
 }
