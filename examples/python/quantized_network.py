@@ -74,7 +74,7 @@ def main():
     g.compile(profiles=["pro_int", "pro_fp"], extensions=[])
     model_path = out_dir / "quantized_network.mlir"
     g.save(model_path)
-    session = tosakit.Session(model_path, backend="ref")  # the golden model: BMLang's semantics bit for bit
+    session = tosakit.Session(model_path)
     out = session.run({"x": x})
 
     # Check: the logits bit for bit against numpy; the probabilities against numpy's softmax of the
