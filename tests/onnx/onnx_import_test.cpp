@@ -369,7 +369,9 @@ TEST(OnnxImport, SequenceOrOptionalProtoIsNotATensor) {
     if (!std::filesystem::exists(path)) GTEST_SKIP() << "no ONNX test data: " << path;
     auto t = onnx::loadOnnxTensor(path);
     ASSERT_FALSE(t.isOk()) << path;
-    EXPECT_EQ(t.status().code(), StatusCode::ParseError) << t.status().toString();
+    // Bad input either way (exit 4): a parse error, or the garbage dims refused by the memory budget.
+    EXPECT_TRUE(t.status().code() == StatusCode::ParseError || t.status().code() == StatusCode::InvalidArgument)
+        << t.status().toString();
     EXPECT_NE(t.status().message().find(path), std::string::npos) << t.status().toString();
   }
   // Every .pb of the sequence/optional cases loads or fails cleanly (a throw fails the test).
