@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job on the bundled default model: set up, build, then take a real ONNX model (PaddleOCR's mobile
-# text-direction classifier, real weights) to TOSA, run it on the reference backend and check it against
+# text-direction classifier, real weights) to TOSA, run it on the fast backend (the default) and check it against
 # ONNX Runtime's output; then run the bundled hand-written int8 TOSA model against an independent calculation.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
