@@ -16,6 +16,13 @@
 namespace tosakit::onnxtest {
 namespace {
 
+// Work files named after the running test: ctest runs this file's tests in parallel processes, which must not
+// share (and overwrite) each other's models, inputs and outputs.
+std::string testPath(const std::string& name) {
+  const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  return tempPath(std::string(t ? t->name() : "none") + "_" + name);
+}
+
 constexpr int kFloat = 1, kUint8 = 2, kInt64 = 7;
 
 Pb typedInfo(const std::string& name, const std::vector<int64_t>& dims, int elemType) {
@@ -45,7 +52,7 @@ struct Cli {
 };
 
 Cli tosakit(const std::string& args) {
-  std::string errFile = tempPath("io_adapt_stderr.txt");
+  std::string errFile = testPath("io_adapt_stderr.txt");
   int rc = std::system((std::string(TOSAKIT_TOOL) + " " + args + " >/dev/null 2>" + errFile).c_str());
   std::ifstream in(errFile);
   std::stringstream ss;
@@ -54,7 +61,7 @@ Cli tosakit(const std::string& args) {
 }
 
 std::string writeInputs(const std::string& name, const NamedTensors& ts) {
-  std::string p = tempPath(name);
+  std::string p = testPath(name);
   EXPECT_TRUE(npy::writeNpz(p, ts).isOk());
   return p;
 }
@@ -69,8 +76,8 @@ class OnnxIoAdapt : public ::testing::Test {
  protected:
   void SetUp() override {
     onnxPath = writeTemp("io_adapt.onnx", ioModel());
-    mlir = tempPath("io_adapt.mlir");
-    out = tempPath("io_adapt_out.npz");
+    mlir = testPath("io_adapt.mlir");
+    out = testPath("io_adapt_out.npz");
     std::remove(out.c_str());
     Cli c = tosakit("import " + onnxPath + " -o " + mlir);
     ASSERT_EQ(c.code, 0) << c.err;
@@ -102,7 +109,7 @@ TEST_F(OnnxIoAdapt, OnnxRuntimeInputsAndOutputTypes) {
 }
 
 TEST_F(OnnxIoAdapt, KeptThroughSpirv) {
-  std::string spv = tempPath("io_adapt.spv");
+  std::string spv = testPath("io_adapt.spv");
   Cli conv = tosakit("convert " + mlir + " -o " + spv);
   ASSERT_EQ(conv.code, 0) << conv.err;
   std::string in = writeInputs("io_adapt_in_spv.npz", goodInputs());
@@ -174,7 +181,7 @@ TEST(OnnxIoAdaptBound, BoundInputCheckedAgainstItsValue) {
   g.msg(11, typedInfo("shape", {2}, kInt64));
   g.msg(12, typedInfo("y", {3, 2}, kFloat));
   std::string onnxPath = writeTemp("io_bound.onnx", model(g));
-  std::string mlir = tempPath("io_bound.mlir"), out = tempPath("io_bound_out.npz");
+  std::string mlir = testPath("io_bound.mlir"), out = testPath("io_bound_out.npz");
   Tensor shape = Tensor::fromInts(DType::I64, {2}, {3, 2});
   std::string bind = writeInputs("io_bound_bind.npz", {{"shape", shape}});
   Cli c = tosakit("import " + onnxPath + " -o " + mlir + " --bind-inputs " + bind);
