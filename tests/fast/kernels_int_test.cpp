@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"
 
@@ -12,25 +13,6 @@ namespace tosakit::testing {
 namespace {
 
 using ir::ValueType;
-
-struct RunOutcome {
-  Status status;
-  NamedTensors outputs;
-  PlanStats stats;
-};
-
-RunOutcome runOn(std::unique_ptr<ir::Module> m, const std::string& backend, const NamedTensors& in) {
-  SessionOptions so;
-  so.backend = backend;
-  auto s = Session::create(std::move(m), so);
-  EXPECT_TRUE(s.isOk());
-  RunResult r;
-  RunOutcome o;
-  o.status = (*s)->run(in, r);
-  o.outputs = r.outputs;
-  o.stats = (*s)->planStats();
-  return o;
-}
 
 TEST(FastRescale, RandomRescalesAreBitIdenticalToReference) {
   std::mt19937 rng(31337);

@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 
+#include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"
 
@@ -15,25 +16,6 @@ namespace tosakit::testing {
 namespace {
 
 using ir::ValueType;
-
-struct RunOutcome {
-  Status status;
-  NamedTensors outputs;
-  PlanStats stats;
-};
-
-RunOutcome runOn(std::unique_ptr<ir::Module> m, const std::string& backend, const NamedTensors& in) {
-  SessionOptions so;
-  so.backend = backend;
-  auto s = Session::create(std::move(m), so);
-  EXPECT_TRUE(s.isOk());
-  RunResult r;
-  RunOutcome o;
-  o.status = (*s)->run(in, r);
-  o.outputs = r.outputs;
-  o.stats = (*s)->planStats();
-  return o;
-}
 
 // One-op graph: x (inT, shape) -> op -> outT; `table` (if any) as a constant second operand.
 std::unique_ptr<ir::Module> oneOp(const std::string& name, DType inT, DType outT, const Shape& shape,
