@@ -36,6 +36,10 @@ struct ExecutionPlan::Step {
   // defines (FP_SPECIAL) into NaN: run-time float operands are scanned and a non-finite value reruns the step
   // on the reference kernels.
   std::vector<int> specialGuard;
+  // The kernel's operand and result views, built on the first run; later runs only refresh their data
+  // pointers (inputs change per run), so the hot path allocates nothing.
+  std::vector<std::vector<TensorView>> inViews;
+  std::vector<TensorView> outViews;
   int profileIndex = -1;
 };
 
@@ -63,7 +67,6 @@ bool allFinite(const void* data, DType t, int64_t n) {
   return true;
 }
 bool allFinite(const Tensor& t) { return allFinite(t.data(), t.dtype(), t.size()); }
-bool allFinite(const TensorView& v) { return allFinite(v.data, v.dtype, v.size()); }
 
 bool isConstantOp(const ir::Operation& op) { return op.name == "tosa.const" || op.name == "tosa.const_shape"; }
 
@@ -288,17 +291,22 @@ Status ExecutionPlan::planMemory() {
   return checkAllocationBytes(total, "the fast backend's activation arena");
 }
 
-TensorView ExecutionPlan::view(int s) const {
+void* ExecutionPlan::dataOf(int s) const {
   const Slot& slot = slots_[s];
-  TensorView v;
-  v.dtype = slot.dtype;
-  v.shape = slot.shape;
   switch (slot.kind) {
-    case Slot::Kind::Input: v.data = const_cast<uint8_t*>(inputTensors_[slot.inputIndex]->data()); break;
-    case Slot::Kind::Constant: v.data = const_cast<uint8_t*>(slot.constant->data()); break;
-    case Slot::Kind::Arena: v.data = arenaBase_ + slot.offset; break;
-    case Slot::Kind::Alias: v.data = view(slot.aliasOf).data; break;
+    case Slot::Kind::Input: return const_cast<uint8_t*>(inputTensors_[slot.inputIndex]->data());
+    case Slot::Kind::Constant: return const_cast<uint8_t*>(slot.constant->data());
+    case Slot::Kind::Arena: return arenaBase_ + slot.offset;
+    case Slot::Kind::Alias: return dataOf(slot.aliasOf);
   }
+  return nullptr;
+}
+
+TensorView ExecutionPlan::view(int s) const {
+  TensorView v;
+  v.dtype = slots_[s].dtype;
+  v.shape = slots_[s].shape;
+  v.data = dataOf(s);
   return v;
 }
 
@@ -315,18 +323,24 @@ Tensor tensorFromView(const TensorView& v) {
 Status ExecutionPlan::runStep(Step& step) {
   if (step.aliasOnly) return Status::ok();
   if (step.kernel) {
-    std::vector<std::vector<TensorView>> in;
-    for (const auto& slots : step.inSlots) {
-      std::vector<TensorView> views;
-      for (int s : slots) views.push_back(s >= 0 ? view(s) : TensorView());
-      in.push_back(std::move(views));
+    if (step.inViews.empty() && step.outViews.empty()) {
+      for (const auto& slots : step.inSlots) {
+        std::vector<TensorView> views;
+        for (int s : slots) views.push_back(s >= 0 ? view(s) : TensorView());
+        step.inViews.push_back(std::move(views));
+      }
+      for (int s : step.outSlots) step.outViews.push_back(view(s));
+    } else {
+      for (size_t k = 0; k < step.inSlots.size(); ++k)
+        for (size_t j = 0; j < step.inSlots[k].size(); ++j)
+          if (int s = step.inSlots[k][j]; s >= 0) step.inViews[k][j].data = dataOf(s);
+      for (size_t i = 0; i < step.outSlots.size(); ++i) step.outViews[i].data = dataOf(step.outSlots[i]);
     }
-    std::vector<TensorView> out;
-    for (int s : step.outSlots) out.push_back(view(s));
     bool special = false;
-    for (int s : step.specialGuard) special = special || !allFinite(view(s));
+    for (int s : step.specialGuard)
+      special = special || !allFinite(dataOf(s), slots_[s].dtype, numElements(slots_[s].shape));
     if (!special) {
-      Status st = step.kernel->run(in, out);
+      Status st = step.kernel->run(step.inViews, step.outViews);
       if (!isRerunOnReference(st)) return st;
     }
   }

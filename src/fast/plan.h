@@ -47,6 +47,7 @@ class ExecutionPlan {
   Status compileFunction(const ir::Function& fn, const ir::TargetEnv& target, const PlanOptions& opts);
   Status planMemory();
   TensorView view(int slot) const;
+  void* dataOf(int slot) const;
   Status runStep(Step& step);
   Status runStepOnReference(const Step& step);
 
