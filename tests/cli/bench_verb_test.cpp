@@ -2,6 +2,11 @@
 // of the wrong type, unknown backend) as one-line errors with the documented exit codes.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "cli_test_util.h"
 
 namespace tosakit::testing {
@@ -18,6 +23,34 @@ TEST(BenchVerb, JsonIsTheLastLine) {
   for (const char* key : {"\"compile_ms\":", "\"latency_ms\":{\"min\":", "\"median\":", "\"max\":", "\"iterations\":3",
                           "\"backend\":\"fast\"", "\"fallback_ops\":["})
     EXPECT_NE(last.find(key), std::string::npos) << key << " in " << last;
+}
+
+// The memory report of a model whose 4 MiB weight (1024 x 1024 fp32, a hand count: 4,194,304 bytes) dwarfs
+// everything else: the run-time RSS above the process before loading cannot be less than those weights (they are
+// resident while the model runs), and the ratio printed is that RSS over weights + arena.
+TEST(BenchVerb, MemoryReportCountsTheResidentWeights) {
+  std::string model =
+      (std::filesystem::temp_directory_path() / ("tosakit_bench_bigw_" + std::to_string(::getpid()) + ".mlir")).string();
+  std::ofstream(model) << (
+            "module {\n  func.func @main(%arg0: tensor<1x1x1024xf32>) -> (tensor<1x1x1024xf32>) {\n"
+            "    %w = \"tosa.const\"() <{values = dense<0.5> : tensor<1x1024x1024xf32>}> : () -> tensor<1x1024x1024xf32>\n"
+            "    %zp = \"tosa.const\"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>\n"
+            "    %0 = tosa.matmul %arg0, %w, %zp, %zp : (tensor<1x1x1024xf32>, tensor<1x1024x1024xf32>, tensor<1xf32>, "
+            "tensor<1xf32>) -> tensor<1x1x1024xf32>\n    return %0 : tensor<1x1x1024xf32>\n  }\n}\n");
+  CmdResult r = runTool("bench " + model + " --iterations 2 --threads 1 --json");
+  std::filesystem::remove(model);
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  auto field = [&](const std::string& key) {
+    size_t at = r.out.rfind("\"" + key + "\":");
+    EXPECT_NE(at, std::string::npos) << key << " in " << r.out;
+    return at == std::string::npos ? -1.0 : std::stod(r.out.substr(at + key.size() + 3));
+  };
+  double weights = field("weights_bytes"), arena = field("arena_bytes"), model_rss = field("model_rss_bytes");
+  EXPECT_GE(weights, 4194304.0);
+  EXPECT_GE(model_rss, 4194304.0);
+  EXPECT_GE(field("peak_rss_bytes"), field("rss_before_load_bytes") + model_rss - 1);
+  EXPECT_NEAR(field("memory_ratio"), model_rss / (weights + arena), 1e-3 * model_rss / (weights + arena));
+  EXPECT_NE(r.out.find("peak RSS while running"), std::string::npos) << r.out;
 }
 
 TEST(BenchVerb, ProfileListsStepsAndFallbacks) {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "backend_flags.h"
+#include "core/process_memory.h"
 #include "formats/npy/npy.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
@@ -36,14 +37,6 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // Peak resident set size of this process (VmHWM), in bytes; 0 when /proc is unavailable.
-int64_t peakRssBytes() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
-  return 0;
-}
-
 // Deterministic inputs when none are given: floats uniform in [-1, 1], integers over their whole range.
 Tensor syntheticInput(const ir::ValueType& type, std::mt19937& rng) {
   Tensor t(type.dtype, type.dims);
@@ -157,12 +150,25 @@ void printProfile(const PlanStats& st, int iterations) {
   (void)iterations;
 }
 
+// Memory while running, TPU-MLIR's and issue 11's measure: the process's peak RSS from the end of loading to
+// the end of the timed runs, above its RSS before the model was loaded (libraries and the runtime are not the
+// model's), against what the plan must hold (weights + the activation arena).
+struct MemoryReport {
+  int64_t beforeLoad = 0;  // RSS of the process before the model is read
+  int64_t runPeak = 0;     // VmHWM over compile + runs (reset after loading) or over the whole process
+  bool peakIsRunOnly = false;
+  int64_t modelBytes() const { return std::max<int64_t>(0, runPeak - beforeLoad); }
+};
+
 int benchVerb(const BenchArgs& a) {
+  MemoryReport mem;
+  mem.beforeLoad = currentRssBytes();
   auto t0 = Clock::now();
   std::vector<std::string> notes;
   auto module = loadModel(a.model, &notes);
   if (!module) return report(module.status());
   double loadMs = msSince(t0);
+  mem.peakIsRunOnly = resetPeakRss();  // loading a text model peaks far above what running needs
   printNotes(notes);
   const ir::Function* fn = (*module)->function(a.function);
   if (!fn) return report(Status::invalid(a.model + ": no function '" + a.function + "'"));
@@ -192,25 +198,33 @@ int benchVerb(const BenchArgs& a) {
   }
   Latency lat = summarize(times);
   PlanStats st = sess.planStats(a.function);
-  int64_t rss = peakRssBytes();
+  mem.runPeak = peakRssBytes();
+  const int64_t planBytes = st.constantBytes + st.arenaBytes;
+  const double memRatio = planBytes ? double(mem.modelBytes()) / double(planBytes) : 0.0;
 
   std::cout << "model: " << a.model << "  backend: " << so.backend << "  threads: "
             << (so.threads ? std::to_string(so.threads) : std::string("all")) << "\n";
   std::cout << std::fixed << std::setprecision(3) << "load: " << loadMs << " ms  compile: " << compileMs
             << " ms\nlatency over " << times.size() << " runs (ms): min " << lat.min << "  median " << lat.median
             << "  max " << lat.max << "\n";
+  const char* peakWhat = mem.peakIsRunOnly ? "peak RSS while running " : "peak RSS (whole process) ";
   if (st.compiled)
     std::cout << std::setprecision(1) << "memory: weights " << st.constantBytes / 1048576.0 << " MiB, activation arena "
-              << st.arenaBytes / 1048576.0 << " MiB, peak RSS " << rss / 1048576.0 << " MiB\n";
+              << st.arenaBytes / 1048576.0 << " MiB; " << peakWhat << mem.runPeak / 1048576.0 << " MiB, "
+              << mem.modelBytes() / 1048576.0 << " MiB above the process before loading = " << std::setprecision(2)
+              << memRatio << "x (weights + arena)\n";
   else
-    std::cout << std::setprecision(1) << "memory: peak RSS " << rss / 1048576.0 << " MiB (no compiled plan)\n";
+    std::cout << std::setprecision(1) << "memory: " << peakWhat << mem.runPeak / 1048576.0 << " MiB, "
+              << mem.modelBytes() / 1048576.0 << " MiB above the process before loading (no compiled plan)\n";
   if (a.profile) printProfile(st, int(times.size()));
   if (a.json) {
     std::ostringstream j;
     j << std::setprecision(6) << "{\"model\":\"" << jsonEscape(a.model) << "\",\"backend\":\"" << so.backend
       << "\",\"threads\":" << so.threads << ",\"load_ms\":" << loadMs << ",\"compile_ms\":" << compileMs
       << ",\"iterations\":" << times.size() << ",\"latency_ms\":{\"min\":" << lat.min << ",\"median\":" << lat.median
-      << ",\"max\":" << lat.max << "},\"peak_rss_bytes\":" << rss << ",\"weights_bytes\":" << st.constantBytes
+      << ",\"max\":" << lat.max << "},\"peak_rss_bytes\":" << mem.runPeak
+      << ",\"rss_before_load_bytes\":" << mem.beforeLoad << ",\"model_rss_bytes\":" << mem.modelBytes()
+      << ",\"memory_ratio\":" << memRatio << ",\"weights_bytes\":" << st.constantBytes
       << ",\"arena_bytes\":" << st.arenaBytes << ",\"fallback_ops\":[";
     bool first = true;
     for (const OpProfile& p : st.steps)
