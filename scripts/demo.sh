@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the bundled default model: set up, build, then take a real ONNX model (PaddleOCR's mobile
 # text-direction classifier, real weights) to TOSA, run it on the fast backend (the default) and check it against
-# ONNX Runtime's output; then run the bundled hand-written int8 TOSA model against an independent calculation.
+# ONNX Runtime's output; quantize it to INT8 as the README's quantization flow does; then run the bundled
+# hand-written int8 TOSA model against an independent calculation.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 "$ROOT/scripts/install-deps.sh"
@@ -22,6 +23,18 @@ echo "== tosakit run (every layer's output kept in $OUT/ppocr_cls.layers.npz)"
   --dump-intermediates "$OUT/ppocr_cls.layers.npz"
 echo "== compare with ONNX Runtime"
 /usr/bin/python3 "$ROOT/models/compare.py" "$OUT/ppocr_cls.out.npz" "$ROOT/models/ppocr_cls/ort_output.npz"
+
+echo "== quantization flow (README): import with preprocessing, calibrate on 16 text lines, INT8, compare"
+CLS="$ROOT/models/ppocr_cls"
+"$TK" import "$CLS/model.onnx" --input-shape x=1x3x48x192 \
+  --mean 127.5,127.5,127.5 --scale 0.0078431,0.0078431,0.0078431 --pixel-format rgb -o "$OUT/q_cls.mlir"
+"$TK" calibrate "$OUT/q_cls.mlir" --dataset "$CLS/calib" -o "$OUT/q_cali.txt"
+"$TK" quantize "$OUT/q_cls.mlir" --quantize INT8 --calibration-table "$OUT/q_cali.txt" \
+  --test-input "$CLS/test_line.png" --test-reference "$CLS/test_line_ort.npz" --tolerance 0.98,0.9 -o "$OUT/q_cls_int8.mlir"
+"$TK" run "$OUT/q_cls.mlir" --input "x=$CLS/test_line.png" -o "$OUT/q_f.npz" --dump-intermediates "$OUT/q_f_layers.npz"
+"$TK" run "$OUT/q_cls_int8.mlir" --input "x=$CLS/test_line.png" -o "$OUT/q_q.npz" --dump-intermediates "$OUT/q_q_layers.npz"
+"$TK" compare "$OUT/q_f_layers.npz" "$OUT/q_q_layers.npz" --dequantize "$OUT/q_cls_int8.mlir" --tolerance 0.95,0.6 \
+  --html "$OUT/q_report.html"
 
 echo "== int8 TOSA model: tosakit run models/default/model.mlir"
 "$TK" validate "$ROOT/models/default/model.mlir"
