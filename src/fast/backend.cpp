@@ -19,6 +19,8 @@ const FastKernelRegistry& fastKernels() {
     registerIntegerKernels(r);
     registerElementwiseKernels(r);
     registerDataMovementKernels(r);
+    registerResizeKernels(r);
+    registerReduceKernels(r);
     return r;
   }();
   return registry;

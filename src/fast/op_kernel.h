@@ -80,6 +80,8 @@ void registerOneDnnKernels(FastKernelRegistry& r);      // src/fast/onednn_*.cpp
 void registerIntegerKernels(FastKernelRegistry& r);     // src/fast/kernels_int*.cpp: rescale, table, int elementwise
 void registerElementwiseKernels(FastKernelRegistry& r); // src/fast/kernels_eltwise*.cpp: float elementwise, clamp, activations
 void registerDataMovementKernels(FastKernelRegistry& r);// src/fast/kernels_data*.cpp: transpose, concat, slice, pad, ...
+void registerResizeKernels(FastKernelRegistry& r);      // src/fast/kernels_resize.cpp: resize
+void registerReduceKernels(FastKernelRegistry& r);      // src/fast/kernels_reduce.cpp: reduce_*
 
 // Threads used by fast kernels and oneDNN (one OpenMP pool for the process). 0 = all cores.
 void setNumThreads(int n);
