@@ -18,8 +18,9 @@ PACKAGES=(
   # Image inputs (calibrate, run --input NAME=photo.jpg); python3-pil writes the images of their tests, scipy's
   # erfc serves the numpy oracle of the ACIQ thresholds.
   libopencv-imgcodecs-dev libopencv-imgproc-dev python3-pil python3-scipy
-  # Quantization: the digits end-to-end test (tests/scripts/digits_quantize.sh), compare --html in a browser.
-  python3-sklearn chromium
+  # Quantization: the digits end-to-end test (tests/scripts/digits_quantize.sh), compare --html in a browser;
+  # the PaddleOCR accuracy tests render text lines with the DejaVu fonts (tests/scripts/ppocr_quantize.sh).
+  python3-sklearn chromium fonts-dejavu-core
   # The Python package (python/, pybind11) and its pytest suite.
   pybind11-dev python3-dev python3-pytest
 )
