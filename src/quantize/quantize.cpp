@@ -101,15 +101,14 @@ class Quantizer {
       : src_(src), table_(table), opt_(opt), dst_(std::make_unique<ir::Module>()), b_(*dst_, src.name) {
     names_ = quantize::topLevelValueNames(src);
     for (size_t i = 0; i < src.body.ops.size(); ++i) opIndex_[src.body.ops[i].get()] = i;
-    // One integer activation type per graph (checkIntegerModes refuses INT8 and INT16 layers together).
-    act_ = opt.mode == QuantMode::INT16 ? DType::I16 : DType::I8;
-    for (const auto& [layer, mode] : opt.layerModes)
-      if (mode == QuantMode::INT16) act_ = DType::I16;
+    // The graph's own integer type: function boundaries and float layers' quantized consumers use it; a
+    // layer the quantize table makes INT8 or INT16 switches act_ while it is lowered (operation()).
+    defaultAct_ = opt.mode == QuantMode::INT16 ? DType::I16 : DType::I8;
+    act_ = defaultAct_;
   }
 
   Result<std::unique_ptr<ir::Module>> run() {
     TK_RETURN_IF_ERROR(checkLayerNames());
-    TK_RETURN_IF_ERROR(checkIntegerModes());
     TK_RETURN_IF_ERROR(inputs());
     for (const auto& op : src_.body.ops) {
       if (op.get() == src_.body.terminator()) break;
@@ -132,17 +131,6 @@ class Quantizer {
   }
   int64_t qmin() const { return act_ == DType::I8 ? -128 : -32768; }
   int64_t qmax() const { return act_ == DType::I8 ? 127 : 32767; }
-
-  Status checkIntegerModes() const {
-    std::set<QuantMode> modes;
-    if (isIntMode(opt_.mode)) modes.insert(opt_.mode);
-    for (const auto& [layer, mode] : opt_.layerModes)
-      if (isIntMode(mode)) modes.insert(mode);
-    if (modes.size() > 1)
-      return Status::unsupported("quantize table: INT8 and INT16 layers in one graph are not supported "
-                                 "(one integer activation type per graph)");
-    return Status::ok();
-  }
 
   Status checkLayerNames() const {
     std::set<std::string> layers;
@@ -248,7 +236,10 @@ class Quantizer {
   }
 
   Result<Rep> getInt(const Value* v, const std::string& neededBy) {
-    if (auto it = intCache_.find(v); it != intCache_.end()) return it->second;
+    // One cached integer form per activation type: an INT16 layer reading an INT8 layer's value gets a
+    // rescale i8 -> i16 to its own scale (TPU-MLIR 8.2), an INT8 consumer of the same value reuses the i8 form.
+    const std::pair<const Value*, DType> key{v, act_};
+    if (auto it = intCache_.find(key); it != intCache_.end()) return it->second;
     Rep out;
     if (const Tensor* c = constValue(v)) {
       // A constant activation operand: symmetric per tensor.
@@ -258,7 +249,7 @@ class Quantizer {
       out.isInt = true;
     } else {
       TK_ASSIGN(r, primary(v));
-      if (r.isInt && r.v->type.dtype == act_) return intCache_[v] = r;
+      if (r.isInt && r.v->type.dtype == act_) return intCache_[key] = r;
       TK_ASSIGN(qp, actParams(v, neededBy));
       out.qp = qp;
       out.isInt = true;
@@ -273,7 +264,7 @@ class Quantizer {
       }
       record(out.v, qp);
     }
-    return intCache_[v] = out;
+    return intCache_[key] = out;
   }
 
   Result<Rep> primary(const Value* v) {
@@ -397,6 +388,7 @@ class Quantizer {
   }
 
   Status outputs() {
+    act_ = defaultAct_;
     std::vector<Value*> outs;
     std::vector<std::string> names;
     std::vector<std::optional<QParams>> qps;
@@ -442,6 +434,7 @@ class Quantizer {
     for (const Value* r : op.results) allConst = allConst && isConstant(r);
     if (allConst) return Status::ok();
     QuantMode mode = modeOf(op);
+    act_ = mode == QuantMode::INT16 ? DType::I16 : mode == QuantMode::INT8 ? DType::I8 : defaultAct_;
     bool floatResult = op.results.size() == 1 && isFloatValue(op.results[0]) &&
                        op.results[0]->type.dtype == DType::FP32 && op.results[0]->type.isStatic();
     if (isIntMode(mode) && floatResult) {
@@ -840,12 +833,13 @@ class Quantizer {
   const QuantizeOptions& opt_;
   std::unique_ptr<ir::Module> dst_;
   ir::Builder b_;
-  DType act_ = DType::I8;
+  DType defaultAct_ = DType::I8;
+  DType act_ = DType::I8;  // the activation type of the layer being lowered
   std::map<const Value*, std::string> names_;
   std::map<const Operation*, size_t> opIndex_;
   std::map<const Value*, std::optional<Tensor>> consts_;
   std::map<const Value*, Rep> primary_;
-  std::map<const Value*, Rep> intCache_;
+  std::map<std::pair<const Value*, DType>, Rep> intCache_;
   std::map<std::pair<const Value*, int>, Value*> floatCache_;
   std::map<const Value*, Value*> aux_;
   std::map<const Value*, const Value*> chainRoot_;

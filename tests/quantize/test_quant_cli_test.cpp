@@ -364,3 +364,74 @@ TEST_F(QuantCli, Int16ConvReluSiluTableMatchAnIndependentCalculation) {
         EXPECT_EQ(silu.getInt(idx), std::clamp<int64_t>(expected, -32768, 32767)) << "silu at " << idx;
       }
 }
+
+// Mixed INT8/INT16 (TPU-MLIR 8.2): an INT8 graph whose quantize table makes 'conv' INT16. The i8 input is
+// rescaled to the conv's int16 domain (x16 = x8 * S_x8 / S_x16, S = threshold / qmax), the conv runs 16x8 with
+// an i48 accumulator and its int16 result is rescaled to int8 for the INT8 'relu' (clamp) after it. Expected
+// values: the same real-number calculation as the INT8/INT16 tests above, each rescale within one code.
+TEST_F(QuantCli, MixedInt8Int16LayersMeetAtRescales) {
+  writeText(p("mixed.qtable"), "# op_name quantize_mode\nconv INT16\n");
+  auto q = runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") +
+                   " --quantize-table " + p("mixed.qtable") + " --quant-input --quant-output -o " + p("qm.mlir"));
+  ASSERT_EQ(q.exitCode, 0) << q.out;
+  auto v = runTool("validate " + p("qm.mlir") + " --profile pro_int --extension int16");
+  EXPECT_EQ(v.exitCode, 0) << v.out;
+  auto thr = readThresholds(p("cali.txt"));
+  double sx8 = thr.at("x") / 127, sx16 = thr.at("x") / 32767, sconv16 = thr.at("conv") / 32767,
+         sconv8 = thr.at("conv") / 127;
+  Tensor x = floats({1, 4, 4, 3}, 0.21, 0.3), w = floats({4, 3, 3, 3}, 0.37), b = floats({4}, 1.1);
+  std::vector<int64_t> xq8(48), xq16(48);
+  for (int i = 0; i < 48; ++i) {
+    xq8[size_t(i)] = std::clamp<int64_t>(int64_t(std::nearbyint(x.getFloat(i) / sx8)), -128, 127);
+    xq16[size_t(i)] = int64_t(std::floor(double(xq8[size_t(i)]) * sx8 / sx16 + 0.5));  // RESCALE rounds half up
+  }
+  ASSERT_TRUE(npy::writeNpz(p("xm.npz"), {{"x", Tensor::fromInts(DType::I8, {1, 4, 4, 3}, xq8)}}).isOk());
+  auto r = runTool("run " + p("qm.mlir") + " --inputs " + p("xm.npz") + " -o " + p("qmo.npz") +
+                   " --dump-intermediates " + p("qml.npz") + " --backend ref");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  auto layers = npy::readNpz(p("qml.npz"));
+  ASSERT_TRUE(layers.isOk());
+  auto layer = [&](const std::string& n) -> const Tensor& {
+    for (auto& [name, t] : *layers)
+      if (name == n) return t;
+    throw std::runtime_error("no layer " + n);
+  };
+  const Tensor &conv = layer("conv"), &relu = layer("relu");
+  ASSERT_EQ(conv.dtype(), DType::I16);
+  ASSERT_EQ(relu.dtype(), DType::I8);
+  std::vector<double> sw(4, 0);
+  for (int64_t i = 0; i < w.size(); ++i) sw[size_t(i / 27)] = std::max(sw[size_t(i / 27)], std::fabs(w.getFloat(i)));
+  for (double& s : sw) s /= 127;
+  for (int oy = 0; oy < 4; ++oy)
+    for (int ox = 0; ox < 4; ++ox)
+      for (int c = 0; c < 4; ++c) {
+        double acc = std::round(b.getFloat(c) / (sx16 * sw[size_t(c)]));
+        for (int ky = 0; ky < 3; ++ky)
+          for (int kx = 0; kx < 3; ++kx)
+            for (int ic = 0; ic < 3; ++ic) {
+              int iy = oy + ky - 1, ix = ox + kx - 1;
+              if (iy < 0 || iy >= 4 || ix < 0 || ix >= 4) continue;
+              double wq = std::round(w.getFloat(((c * 3 + ky) * 3 + kx) * 3 + ic) / sw[size_t(c)]);
+              acc += double(xq16[size_t((iy * 4 + ix) * 3 + ic)]) * wq;
+            }
+        int64_t idx = (oy * 4 + ox) * 4 + c;
+        double real = std::clamp(acc * sx16 * sw[size_t(c)] / sconv16, -32768.0, 32767.0);
+        EXPECT_LE(std::fabs(double(conv.getInt(idx)) - real), 1.0) << "conv at " << idx;
+        double relu8 = std::max(0.0, std::clamp(double(conv.getInt(idx)) * sconv16 / sconv8, -128.0, 127.0));
+        EXPECT_LE(std::fabs(double(relu.getInt(idx)) - relu8), 0.5 + 1e-9) << "relu at " << idx;
+      }
+  // Bit-identical on the fast backend, intermediates included.
+  auto fast = runTool("run " + p("qm.mlir") + " --inputs " + p("xm.npz") + " -o " + p("qmf.npz") +
+                      " --dump-intermediates " + p("qmlf.npz") + " --backend fast");
+  ASSERT_EQ(fast.exitCode, 0) << fast.out;
+  auto fl = npy::readNpz(p("qmlf.npz"));
+  ASSERT_TRUE(fl.isOk());
+  ASSERT_EQ(fl->size(), layers->size());
+  for (size_t i = 0; i < fl->size(); ++i)
+    EXPECT_TRUE((*fl)[i].second.identical((*layers)[i].second)) << (*fl)[i].first;
+  // And the mixed graph stays close to the float model through the user's --test-input door.
+  auto t = runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") +
+                   " --quantize-table " + p("mixed.qtable") + " --test-input " + p("in.npz") + " --test-reference " +
+                   p("f.npz") + " --tolerance 0.98,0.8 -o " + p("qm2.mlir"));
+  EXPECT_EQ(t.exitCode, 0) << t.out;
+}
