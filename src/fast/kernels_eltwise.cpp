@@ -17,7 +17,7 @@
 namespace tosakit::fast {
 namespace {
 
-enum class Ew { Add, Sub, Mul, Max, Min, Clamp, Abs, Negate, Reciprocal, Exp, Sigmoid, Tanh };
+enum class Ew { Add, Sub, Mul, Max, Min, Clamp, Abs, Negate, Reciprocal, Rsqrt, Exp, Sigmoid, Tanh };
 
 struct EwStep {
   Ew op;
@@ -66,13 +66,14 @@ std::optional<Ew> ewKind(const std::string& name) {
       {"tosa.add", Ew::Add},         {"tosa.sub", Ew::Sub},           {"tosa.mul", Ew::Mul},
       {"tosa.maximum", Ew::Max},     {"tosa.minimum", Ew::Min},       {"tosa.clamp", Ew::Clamp},
       {"tosa.abs", Ew::Abs},         {"tosa.negate", Ew::Negate},     {"tosa.reciprocal", Ew::Reciprocal},
-      {"tosa.exp", Ew::Exp},         {"tosa.sigmoid", Ew::Sigmoid},   {"tosa.tanh", Ew::Tanh}};
+      {"tosa.exp", Ew::Exp},         {"tosa.sigmoid", Ew::Sigmoid},   {"tosa.tanh", Ew::Tanh},
+      {"tosa.rsqrt", Ew::Rsqrt}};
   auto it = kinds.find(name);
   if (it == kinds.end()) return std::nullopt;
   return it->second;
 }
 
-bool isUnary(Ew e) { return e == Ew::Abs || e == Ew::Negate || e == Ew::Reciprocal || e == Ew::Exp || e == Ew::Sigmoid || e == Ew::Tanh || e == Ew::Clamp; }
+bool isUnary(Ew e) { return e == Ew::Abs || e == Ew::Negate || e == Ew::Reciprocal || e == Ew::Rsqrt || e == Ew::Exp || e == Ew::Sigmoid || e == Ew::Tanh || e == Ew::Clamp; }
 
 // fp32 kernel of one row: the chain applied to `inner` elements.
 struct FloatChain {
@@ -121,14 +122,101 @@ bool anyNaN(const float* p, int64_t n) {
   return nan != 0;
 }
 
+// exp and sigmoid, vectorized, identical to the reference's float(std::exp(double(x))) and
+// float(1.0 / (1.0 + std::exp(-double(x)))). A polynomial exp in fp64 (argument reduction by ln 2, Taylor to
+// degree 13: truncation < 1e-17, a few fp64 ulps of rounding) lands within ~10 fp64 ulps of the libm-based
+// reference value; both round to the same fp32 number unless an fp32 rounding midpoint lies within that
+// distance. So a result whose fp64 value is within 64 fp64 ulps of a midpoint (about 1 in 4 million), or
+// whose fp32 value would be subnormal, or whose input is NaN, is recomputed with the reference's own
+// formula. Outside the polynomial's range the result is an exact constant (0, 1 or inf), as in the reference.
+template <bool sigmoid>
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+void expSigmoidPass(const float* __restrict x, float* __restrict out, int32_t* __restrict hard, int64_t n) {
+  constexpr double kLog2e = 1.4426950408889634, kLn2Hi = 0.693147180369123816490, kLn2Lo = 1.90821492927058770002e-10;
+  constexpr double kShifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer in the low bits
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = double(x[i]);
+    const double t = sigmoid ? -v : v;  // exp's argument
+    // Range of the polynomial path: exp(t) a normal fp32 (exp) or sigmoid a normal fp32 and 1 + exp(t) > 1.
+    const double lo = sigmoid ? -37.5 : -87.0, hi = sigmoid ? 87.0 : 88.0;
+    const int32_t inRange = int32_t(t > lo) & int32_t(t < hi);
+    const int32_t under = int32_t(t < lo), over = int32_t(t > hi);
+    const double tc = under ? lo : (over ? hi : t);  // any value in range; others are replaced below
+    const double k = tc * kLog2e + kShifter;
+    const double nd = k - kShifter;
+    const double r = (tc - nd * kLn2Hi) - nd * kLn2Lo;
+    double p = 1.0 / 6227020800.0;
+    p = p * r + 1.0 / 479001600.0;
+    p = p * r + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    int64_t kb;
+    std::memcpy(&kb, &k, 8);
+    const int64_t scaleBits = (int64_t(int32_t(kb)) + 1023) << 52;  // 2^n, n = round(t / ln 2)
+    double scale;
+    std::memcpy(&scale, &scaleBits, 8);
+    const double e = p * scale;
+    const double d = sigmoid ? 1.0 / (1.0 + e) : e;
+    int64_t db;
+    std::memcpy(&db, &d, 8);
+    const int64_t low = (db & ((int64_t(1) << 29) - 1)) - (int64_t(1) << 28);  // distance to an fp32 midpoint
+    const int32_t nearMidpoint = int32_t(low >= -64) & int32_t(low <= 64);
+    // Constant results beyond the range: exp -> 0 below -104 (under half the least subnormal) and inf above
+    // 89; sigmoid -> 1 when exp(-x) < 2^-54 (1 + e rounds to 1) and 0 when exp(-x) > e^105.
+    const double below = sigmoid ? 1.0 : 0.0, above = sigmoid ? 0.0 : std::numeric_limits<double>::infinity();
+    const int32_t isBelow = int32_t(t <= (sigmoid ? -37.5 : -104.0));
+    const int32_t isAbove = int32_t(t >= (sigmoid ? 105.0 : 89.0));
+    const double constant = isBelow ? below : above;
+    int64_t cb, rb;
+    std::memcpy(&cb, &constant, 8);
+    const int64_t inMask = -int64_t(inRange);
+    rb = (db & inMask) | (cb & ~inMask);
+    double res;
+    std::memcpy(&res, &rb, 8);
+    out[i] = float(res);
+    hard[i] = (inRange & nearMidpoint) | (1 - inRange - isBelow - isAbove);  // the middle band, NaN
+  }
+}
+
+void applyExpSigmoid(float* acc, int64_t n, bool sigmoid) {
+  constexpr int64_t kChunk = 1024;
+  float in[kChunk];
+  int32_t hard[kChunk];
+  for (int64_t begin = 0; begin < n; begin += kChunk) {
+    const int64_t m = std::min(kChunk, n - begin);
+    float* a = acc + begin;
+    std::memcpy(in, a, size_t(m) * sizeof(float));
+    if (sigmoid) expSigmoidPass<true>(in, a, hard, m);
+    else expSigmoidPass<false>(in, a, hard, m);
+    for (int64_t i = 0; i < m; ++i) {
+      if (!hard[i]) continue;
+      const double v = double(in[i]);
+      a[i] = sigmoid ? float(1.0 / (1.0 + std::exp(-v))) : float(std::exp(v));
+    }
+  }
+}
+
 void applyFloatUnary(Ew op, float* acc, int64_t n) {
   // Transcendentals in fp64 rounded once to fp32, as the reference computes them.
   switch (op) {
     case Ew::Abs: for (int64_t i = 0; i < n; ++i) acc[i] = std::fabs(acc[i]); return;
     case Ew::Negate: for (int64_t i = 0; i < n; ++i) acc[i] = -acc[i]; return;
     case Ew::Reciprocal: for (int64_t i = 0; i < n; ++i) acc[i] = float(1.0 / double(acc[i])); return;
-    case Ew::Exp: for (int64_t i = 0; i < n; ++i) acc[i] = float(std::exp(double(acc[i]))); return;
-    case Ew::Sigmoid: for (int64_t i = 0; i < n; ++i) acc[i] = float(1.0 / (1.0 + std::exp(-double(acc[i])))); return;
+    case Ew::Rsqrt:  // the reference: a negative input gives the canonical NaN, -0 gives -inf
+      for (int64_t i = 0; i < n; ++i)
+        acc[i] = acc[i] < 0 ? std::numeric_limits<float>::quiet_NaN() : float(1.0 / std::sqrt(double(acc[i])));
+      return;
+    case Ew::Exp: applyExpSigmoid(acc, n, false); return;
+    case Ew::Sigmoid: applyExpSigmoid(acc, n, true); return;
     case Ew::Tanh: for (int64_t i = 0; i < n; ++i) acc[i] = float(std::tanh(double(acc[i]))); return;
     default: return;
   }
@@ -455,7 +543,8 @@ Result<CompiledKernel> compileElementwise(const OpChain& chain) {
 
 void registerElementwiseKernels(FastKernelRegistry& r) {
   for (const char* name : {"tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tosa.clamp",
-                           "tosa.abs", "tosa.negate", "tosa.reciprocal", "tosa.exp", "tosa.sigmoid", "tosa.tanh"})
+                           "tosa.abs", "tosa.negate", "tosa.reciprocal", "tosa.rsqrt", "tosa.exp", "tosa.sigmoid",
+                           "tosa.tanh"})
     r.add(name, compileElementwise);
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "ir/builder.h"
@@ -99,6 +100,56 @@ TEST(FastEltwise, RandomFloatChainsAreIdenticalToReference) {
     ASSERT_TRUE(ref.status.isOk() && fast.status.isOk()) << ref.status.toString() << " / " << fast.status.toString();
     EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << "trial " << trial;
     for (const OpProfile& p : fast.stats.steps) EXPECT_EQ(p.impl, "fast:eltwise_f32") << p.opType;
+  }
+}
+
+// Unary transcendentals: the fast kernel's vectorized exp/sigmoid must give the reference's float(libm in fp64)
+// bit for bit (it recomputes the rare results near an fp32 rounding midpoint with the reference formula).
+// Inputs: a dense sweep over the polynomial range and beyond, the range edges, specials, and 1 vs 2 threads
+// (the flat path splits tiles over threads above 65536 elements).
+TEST(FastEltwise, ExpSigmoidRsqrtIdenticalToReference) {
+  std::mt19937 rng(31);
+  const int64_t n = 300000;
+  std::vector<double> v;
+  std::uniform_real_distribution<double> wide(-130, 130), narrow(-3, 3);
+  for (int64_t i = 0; i < n; ++i) v.push_back(i % 2 ? wide(rng) : narrow(rng));
+  for (double edge : {-104.0, -103.99, -87.0, -87.01, -86.99, 88.0, 87.99, 88.01, 89.0, 88.99, -37.5, -37.49,
+                      -37.51, 87.0, 105.0, 104.99, 0.0, -0.0, 1e-30, -1e-30, 1e-45})
+    v.push_back(edge);
+  for (double sp : {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                    std::numeric_limits<double>::quiet_NaN()})
+    v.push_back(sp);
+  const Shape shape{int64_t(v.size())};
+  Tensor x = Tensor::fromDoubles(DType::FP32, shape, v);
+  for (const char* op : {"tosa.exp", "tosa.sigmoid", "tosa.rsqrt", "sub+exp"}) {
+    auto make = [&]() {
+      auto m = std::make_unique<ir::Module>();
+      ir::Builder b(*m, "main");
+      ValueType t = ValueType::tensor(DType::FP32, shape);
+      ir::Value* in = b.input(t, "x");
+      std::string unary = op;
+      if (unary == "sub+exp") {  // softmax's x - max(x) -> exp, fused into one kernel
+        ir::Value* c = b.constant(Tensor::fromDoubles(DType::FP32, {1}, {0.75}));
+        in = b.op1("tosa.sub", {in, c}, t);
+        unary = "tosa.exp";
+      }
+      b.output({b.op1(unary, {in}, t)}, {"y"});
+      return m;
+    };
+    const std::string name = op;
+    Outcome ref = runOn(make, "ref", {{"x", x}});
+    ASSERT_TRUE(ref.status.isOk()) << ref.status.toString();
+    for (int threads : {1, 2}) {
+      SessionOptions so;
+      so.backend = "fast";
+      so.threads = threads;
+      auto s = Session::create(make(), so);
+      ASSERT_TRUE(s.isOk());
+      RunResult r;
+      ASSERT_TRUE((*s)->run({{"x", x}}, r).isOk());
+      EXPECT_TRUE(ref.outputs[0].second.identical(r.outputs[0].second)) << name << " threads " << threads;
+      for (const OpProfile& p : (*s)->planStats().steps) EXPECT_EQ(p.impl, "fast:eltwise_f32") << name;
+    }
   }
 }
 
