@@ -343,6 +343,22 @@ Status checkConv2dWindow(KernelContext& ctx, const ConvOperands& o, int64_t IH, 
   return ctx.result();  // idiv_check's ERROR_IF
 }
 
+template <class Arith>
+struct ConvValues {
+  std::vector<typename Arith::Value> input, weight, bias;
+};
+
+// static_cast<acc_t>(tensor_read(...)) minus the zero point, done once per element instead of once per use:
+// the result does not depend on the output position, and for every row of the type table (in_t and weight_t
+// at most 16 bits, acc_t at least 32) the subtraction's REQUIRE cannot fail, so verdicts are unchanged.
+template <class Arith>
+ConvValues<Arith> readConvOperands(const Arith& acc_t, const ConvOperands& o) {
+  ConvValues<Arith> r{Arith::read(*o.input), Arith::read(*o.weight), Arith::read(*o.bias)};
+  for (auto& v : r.input) v = acc_t.sub(v, acc_t.fromZp(o.inputZp));
+  for (auto& v : r.weight) v = acc_t.sub(v, acc_t.fromZp(o.weightZp));
+  return r;
+}
+
 // ---- 2.3.3 CONV2D / 2.3.4 CONV3D ----
 
 // CONV2D is computed as CONV3D with ID = KD = OD = 1, pad_d0 = pad_d1 = 0 and stride_d = dilation_d = 1: the
@@ -357,13 +373,7 @@ template <class Arith>
 Status conv3dCompute(KernelContext& ctx, const Conv3DGeom& g, const ConvOperands& o, Tensor& output) {
   using V = typename Arith::Value;
   const Arith acc_t{ctx, o.accT}, out_t{ctx, ctx.dtypeOf(output)};
-  // static_cast<acc_t>(tensor_read(...)) minus the zero point, done once per element instead of once per use:
-  // the result does not depend on the output position, and for every row of the type table (in_t and weight_t
-  // at most 16 bits, acc_t at least 32) the subtraction's REQUIRE cannot fail, so verdicts are unchanged.
-  std::vector<V> input = Arith::read(*o.input), weight = Arith::read(*o.weight);
-  for (V& v : input) v = acc_t.sub(v, acc_t.fromZp(o.inputZp));
-  for (V& v : weight) v = acc_t.sub(v, acc_t.fromZp(o.weightZp));
-  const std::vector<V> bias = Arith::read(*o.bias);
+  const auto [input, weight, bias] = readConvOperands(acc_t, o);
 
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t od = 0; od < g.OD; ++od)
@@ -489,11 +499,7 @@ template <class Arith>
 Status depthwiseCompute(KernelContext& ctx, const DepthwiseGeom& g, const ConvOperands& o, Tensor& output) {
   using V = typename Arith::Value;
   const Arith acc_t{ctx, o.accT}, out_t{ctx, ctx.dtypeOf(output)};
-  // Zero points subtracted once per element (see conv3dCompute).
-  std::vector<V> input = Arith::read(*o.input), weight = Arith::read(*o.weight);
-  for (V& v : input) v = acc_t.sub(v, acc_t.fromZp(o.inputZp));
-  for (V& v : weight) v = acc_t.sub(v, acc_t.fromZp(o.weightZp));
-  const std::vector<V> bias = Arith::read(*o.bias);
+  const auto [input, weight, bias] = readConvOperands(acc_t, o);
   const int64_t C = g.C, M = g.M;
 
   for (int64_t n = 0; n < g.N; ++n)
@@ -557,11 +563,7 @@ template <class Arith>
 Status transposeConvCompute(KernelContext& ctx, const TransposeGeom& g, const ConvOperands& o, Tensor& output) {
   using V = typename Arith::Value;
   const Arith acc_t{ctx, o.accT}, out_t{ctx, ctx.dtypeOf(output)};
-  // Zero points subtracted once per element (see conv3dCompute).
-  std::vector<V> input = Arith::read(*o.input), weight = Arith::read(*o.weight);
-  for (V& v : input) v = acc_t.sub(v, acc_t.fromZp(o.inputZp));
-  for (V& v : weight) v = acc_t.sub(v, acc_t.fromZp(o.weightZp));
-  const std::vector<V> bias = Arith::read(*o.bias);
+  const auto [input, weight, bias] = readConvOperands(acc_t, o);
   const int64_t stride_y = g.stride_y, stride_x = g.stride_x;
 
   for (int64_t n = 0; n < g.N; ++n)

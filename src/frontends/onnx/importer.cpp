@@ -442,6 +442,13 @@ Status autoPads(const std::string& autoPad, const std::vector<int64_t>& in, cons
 
 // Spatial attribute lists must have one value per spatial axis (two, or four for pads) and be positive
 // (strides, dilations, kernel) or non-negative (pads).
+Status requireFloatLike(const OVal& v) {
+  if (!isFloatType(v.dtype))
+    return Status::unsupported("element type " + std::string(dtypeName(v.dtype)) +
+                               " (only float32, float16 and bfloat16 are supported)");
+  return Status::ok();
+}
+
 Status checkSpatial(const std::vector<int64_t>& v, size_t count, int64_t min, const char* name) {
   if (v.size() != count)
     return Status::invalid(std::string(name) + " must have " + std::to_string(count) + (count == 1 ? " value" : " values"));

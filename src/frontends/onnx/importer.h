@@ -72,6 +72,9 @@ inline int64_t normAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + r
 std::optional<DType> runtimeDType(DType onnxType);
 // uint8: carried at run time as i8 bits (see above).
 inline bool isUnsignedBits(DType onnxType) { return onnxType == DType::U8; }
+inline bool isFloatType(DType t) { return t == DType::FP32 || t == DType::FP16 || t == DType::BF16; }
+// Activations and normalizations compute in float only: other element types are Unsupported.
+Status requireFloatLike(const OVal& v);
 // TOSA's conv output size is an exact division: trims the end padding `padEnd` (then input rows) that no
 // window reads; returns the rows to cut from the end of the input.
 int64_t trimPadding(int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t padBegin, int64_t& padEnd);

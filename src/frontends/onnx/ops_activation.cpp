@@ -13,15 +13,6 @@
 namespace tosakit::onnx {
 namespace {
 
-bool isFloatType(DType t) { return t == DType::FP32 || t == DType::FP16 || t == DType::BF16; }
-
-Status requireFloatLike(const OVal& v) {
-  if (!isFloatType(v.dtype))
-    return Status::unsupported("element type " + std::string(dtypeName(v.dtype)) +
-                               " (only float32, float16 and bfloat16 are supported)");
-  return Status::ok();
-}
-
 // The largest finite value of a float type (the "no bound" clamp limit).
 double floatMax(DType t) {
   if (t == DType::FP16) return 65504.0;

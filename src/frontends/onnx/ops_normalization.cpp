@@ -9,15 +9,6 @@
 namespace tosakit::onnx {
 namespace {
 
-bool isFloatType(DType t) { return t == DType::FP32 || t == DType::FP16 || t == DType::BF16; }
-
-Status requireFloatLike(const OVal& v) {
-  if (!isFloatType(v.dtype))
-    return Status::unsupported("element type " + std::string(dtypeName(v.dtype)) +
-                               " (only float32, float16 and bfloat16 are supported)");
-  return Status::ok();
-}
-
 Value* sc(Importer& im, Value* x, double v) { return im.scalarOf(x->type.dtype, v, x->type.dims.size()); }
 
 Value* reduceSum(Importer& im, Value* in, int64_t axis) {
