@@ -348,6 +348,11 @@ bool isExactOp(const ir::Operation& op, size_t k) {
   return exactFloatOp(op.name);
 }
 
+bool isCorrectlyRounded(const ir::Operation& op, size_t k) {
+  if (isExactOp(op, k) || k >= op.results.size() || !isFloat(op.results[k]->type.dtype)) return false;
+  return ulpAllowance(op.name) == 0.5;
+}
+
 bool ruleNeedsInputs(const ir::Operation& op, size_t k) {
   if (isExactOp(op, k)) return false;
   return ulpAllowance(op.name) < 0;

@@ -32,6 +32,10 @@ struct OpRule {
 // Whether result `k` of `op` is an exact function of its inputs ("results must be exact").
 bool isExactOp(const ir::Operation& op, size_t k = 0);
 
+// Whether result `k` of `op` is a float that must be correctly rounded: its rule is 0.5 ulp of the exact
+// result (ADD, SUB, MUL, CEIL, FLOOR, CAST to a narrower float), so it is the exact result rounded to nearest.
+bool isCorrectlyRounded(const ir::Operation& op, size_t k = 0);
+
 // Whether computing the rule of `op` needs its input values (not only the reference output).
 bool ruleNeedsInputs(const ir::Operation& op, size_t k = 0);
 
