@@ -1,9 +1,12 @@
 // Elementwise chains: a run of elementwise ops where each consumes the previous op's result (add -> clamp,
 // mul -> add, HardSwish's mul/add/clamp/mul, ...) computed in one pass over rows of the output, with
-// broadcasting of the other operands by a per-row base offset (inner stride 0 or 1). fp32 arithmetic is
-// IEEE-correctly rounded exactly as the reference's fp64-then-round for + - * min max clamp, so float results
-// are identical; integer results are computed in int64 and checked: any overflow (a REQUIRE of the spec) or
-// NaN reruns the step on the reference kernels, which give the spec's verdict.
+// broadcasting of the other operands by a per-row base offset (inner stride 0 or 1), or — when every operand
+// is full-size, a scalar or a per-channel vector — over flat tiles of whole rows. fp32 + - * are
+// IEEE-correctly rounded exactly as the reference's fp64-then-round, max/min/clamp follow apply_max_f /
+// apply_min_f (NaN -> canonical NaN, the tie order that decides a zero's sign), exp/sigmoid are recomputed
+// with the reference's formula wherever the fast polynomial could round differently: float results are
+// identical. Integer results are computed in int64 and checked: any overflow (a REQUIRE of the spec) reruns
+// the step on the reference kernels, which give the spec's verdict.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -80,6 +83,15 @@ struct FloatChain {
   std::vector<EwStep> steps;
 };
 
+// max/min/clamp exactly as the reference's apply_max_f / apply_min_f (PROPAGATE): a NaN operand gives the
+// canonical NaN, max keeps its first operand on ties (a >= b ? a : b) and min its second (a < b ? a : b) —
+// which decides the sign of a zero result. `acc` is operand 0 when chainIsFirst, else operand 1.
+template <bool isMax>
+inline float extremeOf(float a, float b) {
+  const float m = isMax ? (a >= b ? a : b) : (a < b ? a : b);
+  return (a != a) | (b != b) ? std::numeric_limits<float>::quiet_NaN() : m;
+}
+
 __attribute__((target_clones("avx512f", "avx2", "default")))
 void applyFloatBinary(Ew op, float* acc, const float* b, int64_t n, int64_t stride, bool chainIsFirst) {
   if (stride == 0) {
@@ -91,8 +103,14 @@ void applyFloatBinary(Ew op, float* acc, const float* b, int64_t n, int64_t stri
         else for (int64_t i = 0; i < n; ++i) acc[i] = v - acc[i];
         return;
       case Ew::Mul: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] * v; return;
-      case Ew::Max: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] > v ? acc[i] : v; return;
-      case Ew::Min: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] < v ? acc[i] : v; return;
+      case Ew::Max:
+        if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<true>(acc[i], v);
+        else for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<true>(v, acc[i]);
+        return;
+      case Ew::Min:
+        if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(acc[i], v);
+        else for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(v, acc[i]);
+        return;
       default: return;
     }
   }
@@ -103,23 +121,22 @@ void applyFloatBinary(Ew op, float* acc, const float* b, int64_t n, int64_t stri
       else for (int64_t i = 0; i < n; ++i) acc[i] = b[i] - acc[i];
       return;
     case Ew::Mul: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] * b[i]; return;
-    case Ew::Max: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] > b[i] ? acc[i] : b[i]; return;
-    case Ew::Min: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] < b[i] ? acc[i] : b[i]; return;
+    case Ew::Max:
+      if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<true>(acc[i], b[i]);
+      else for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<true>(b[i], acc[i]);
+      return;
+    case Ew::Min:
+      if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(acc[i], b[i]);
+      else for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(b[i], acc[i]);
+      return;
     default: return;
   }
 }
 
+// apply_clip_f: max(value, lo) then min(that, hi), NaN -> the canonical NaN.
 __attribute__((target_clones("avx512f", "avx2", "default")))
 void applyFloatClamp(float* acc, int64_t n, float lo, float hi) {
-  for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] < lo ? lo : (acc[i] > hi ? hi : acc[i]);
-}
-
-// true when any element is NaN (NaN semantics of max/min/clamp are left to the reference kernels).
-__attribute__((target_clones("avx512f", "avx2", "default")))
-bool anyNaN(const float* p, int64_t n) {
-  int32_t nan = 0;  // an int flag: GCC does not vectorize a bool |= reduction
-  for (int64_t i = 0; i < n; ++i) nan |= int32_t(p[i] != p[i]);
-  return nan != 0;
+  for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(extremeOf<true>(acc[i], lo), hi);
 }
 
 // exp and sigmoid, vectorized, identical to the reference's float(std::exp(double(x))) and
@@ -222,23 +239,26 @@ void applyFloatUnary(Ew op, float* acc, int64_t n) {
   }
 }
 
+// How an operand of a flat (tiled) chain is addressed: the output's own layout, one element, or one row of
+// `inner` elements repeated for every row (a per-channel vector broadcast over NHW).
+enum class Flat { Full, Scalar, Channel };
+
 class FloatChainKernel : public OpKernel {
  public:
   FloatChainKernel(std::vector<EwStep> steps, Shape outShape, std::vector<RowMap> maps, int first,
-                   std::vector<std::pair<int, int>> operandRefs, bool nanSensitive)
+                   std::vector<std::pair<int, int>> operandRefs)
       : steps_(std::move(steps)), out_(std::move(outShape)), maps_(std::move(maps)), first_(first),
-        refs_(std::move(operandRefs)), nanSensitive_(nanSensitive) {}
+        refs_(std::move(operandRefs)) {}
   std::string implName() const override { return "fast:eltwise_f32"; }
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
-    if (flat_) return runFlat(in, out);
+    if (!flat_.empty()) return runFlat(in, out);
     const int64_t inner = out_.empty() ? 1 : out_.back();
     const int64_t rows = inner ? numElements(out_) / inner : 0;
     float* dst = out[0].as<float>();
     std::vector<const float*> ptrs;
     for (auto [k, j] : refs_) ptrs.push_back(in[size_t(k)][size_t(j)].as<const float>());
-    bool sawNaN = false;
-#pragma omp parallel for schedule(static) reduction(| : sawNaN) if (rows * inner > 65536)
+#pragma omp parallel for schedule(static) if (rows * inner > 65536)
     for (int64_t r = 0; r < rows; ++r) {
       float* acc = dst + r * inner;
       const RowMap& m0 = maps_[size_t(first_)];
@@ -250,61 +270,87 @@ class FloatChainKernel : public OpKernel {
           applyFloatClamp(acc, inner, float(s.lo), float(s.hi));
         } else if (s.other >= 0) {
           const RowMap& m = maps_[size_t(s.other)];
-          const float* b = ptrs[size_t(s.other)] + m.base[size_t(r)];
-          if (nanSensitive_ && (anyNaN(acc, inner) || anyNaN(b, m.innerStride ? inner : 1))) sawNaN = true;
-          applyFloatBinary(s.op, acc, b, inner, m.innerStride, s.chainOperand == 0);
+          applyFloatBinary(s.op, acc, ptrs[size_t(s.other)] + m.base[size_t(r)], inner, m.innerStride,
+                           s.chainOperand == 0);
         } else {
           applyFloatUnary(s.op, acc, inner);
         }
       }
     }
-    if (sawNaN) return rerunOnReference();
     return Status::ok();
   }
 
-  // Every operand is either the output's shape or one element: the tensor is processed as flat tiles that stay
-  // in L1 while the whole chain runs over them.
+  // Every operand is the output's shape, one element, or one channel vector: the tensor is processed as flat
+  // tiles of whole rows that stay in L1 while the whole chain runs over them; a channel vector is repeated
+  // once per run to the tile's length, so it is read like a full operand.
   Status runFlat(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) {
-    constexpr int64_t kTile = 2048;
     const int64_t total = numElements(out_);
-    const int64_t tiles = (total + kTile - 1) / kTile;
+    const int64_t tiles = (total + tile_ - 1) / tile_;
     float* dst = out[0].as<float>();
     std::vector<const float*> ptrs;
-    for (auto [k, j] : refs_) ptrs.push_back(in[size_t(k)][size_t(j)].as<const float>());
-    bool sawNaN = false;
-#pragma omp parallel for schedule(static) reduction(| : sawNaN) if (total > 65536)
+    for (size_t m = 0; m < refs_.size(); ++m) {
+      const float* p = in[size_t(refs_[m].first)][size_t(refs_[m].second)].as<const float>();
+      if (flat_[m] == Flat::Channel) {
+        const int64_t inner = out_.back();
+        std::vector<float>& rep = repeated_[m];
+        rep.resize(size_t(tile_));
+        for (int64_t i = 0; i < tile_; i += inner) std::memcpy(rep.data() + i, p, size_t(inner) * sizeof(float));
+        p = rep.data();
+      }
+      ptrs.push_back(p);
+    }
+#pragma omp parallel for schedule(static) if (total > 65536)
     for (int64_t t = 0; t < tiles; ++t) {
-      const int64_t begin = t * kTile, n = std::min(kTile, total - begin);
+      const int64_t begin = t * tile_, n = std::min(tile_, total - begin);
       float* acc = dst + begin;
-      auto at = [&](int m) { return maps_[size_t(m)].innerStride ? ptrs[size_t(m)] + begin : ptrs[size_t(m)]; };
-      if (maps_[size_t(first_)].innerStride) std::memcpy(acc, at(first_), size_t(n) * sizeof(float));
+      auto at = [&](int m) {
+        return flat_[size_t(m)] == Flat::Full ? ptrs[size_t(m)] + begin : ptrs[size_t(m)];
+      };
+      auto stride = [&](int m) { return flat_[size_t(m)] == Flat::Scalar ? 0 : 1; };
+      if (stride(first_)) std::memcpy(acc, at(first_), size_t(n) * sizeof(float));
       else std::fill(acc, acc + n, at(first_)[0]);
       for (const EwStep& s : steps_) {
-        if (s.op == Ew::Clamp) {
-          applyFloatClamp(acc, n, float(s.lo), float(s.hi));
-        } else if (s.other >= 0) {
-          const int64_t stride = maps_[size_t(s.other)].innerStride;
-          if (nanSensitive_ && (anyNaN(acc, n) || anyNaN(at(s.other), stride ? n : 1))) sawNaN = true;
-          applyFloatBinary(s.op, acc, at(s.other), n, stride, s.chainOperand == 0);
-        } else {
-          applyFloatUnary(s.op, acc, n);
-        }
+        if (s.op == Ew::Clamp) applyFloatClamp(acc, n, float(s.lo), float(s.hi));
+        else if (s.other >= 0) applyFloatBinary(s.op, acc, at(s.other), n, stride(s.other), s.chainOperand == 0);
+        else applyFloatUnary(s.op, acc, n);
       }
     }
-    if (sawNaN) return rerunOnReference();
     return Status::ok();
   }
 
-  void setFlat(bool flat) { flat_ = flat; }
+  // Chooses the flat path when every operand map allows it (see Flat); tiles are ~2048 elements of whole rows.
+  void chooseFlat() {
+    constexpr int64_t kTile = 2048;
+    const int64_t inner = out_.empty() ? 1 : out_.back();
+    std::vector<Flat> kinds;
+    bool channel = false;
+    for (const RowMap& m : maps_) {
+      bool sameBase = std::all_of(m.base.begin(), m.base.end(), [&](int64_t b) { return b == m.base[0]; });
+      bool full = m.innerStride == 1;
+      for (size_t r = 0; full && r < m.base.size(); ++r) full = m.base[r] == int64_t(r) * inner;
+      if (full) kinds.push_back(Flat::Full);
+      else if (m.innerStride == 0 && (m.base.empty() || (sameBase && m.base[0] == 0))) kinds.push_back(Flat::Scalar);
+      else if (m.innerStride == 1 && sameBase && !m.base.empty() && m.base[0] == 0 && inner <= kTile) {
+        kinds.push_back(Flat::Channel);
+        channel = true;
+      } else {
+        return;
+      }
+    }
+    flat_ = kinds;
+    tile_ = channel ? std::max<int64_t>(1, kTile / inner) * inner : kTile;
+    repeated_.assign(maps_.size(), {});
+  }
 
  private:
-  bool flat_ = false;
+  std::vector<Flat> flat_;  // empty: the row path
+  int64_t tile_ = 2048;
+  std::vector<std::vector<float>> repeated_;  // channel operands repeated to the tile's length (per run)
   std::vector<EwStep> steps_;
   Shape out_;
   std::vector<RowMap> maps_;
   int first_;
   std::vector<std::pair<int, int>> refs_;  // operand list: (op index in chain, operand index)
-  bool nanSensitive_;
 };
 
 // Reads a clamp's bounds; false when not plain float/int attributes.
@@ -325,7 +371,6 @@ Result<CompiledKernel> compileFloatChain(const OpChain& chain) {
   std::vector<std::pair<int, int>> refs;
   Shape outShape;
   int first = -1;
-  bool nanSensitive = false;
   size_t k = 0;
   for (; k < chain.ops.size(); ++k) {
     const ir::Operation& op = *chain.ops[k];
@@ -350,11 +395,7 @@ Result<CompiledKernel> compileFloatChain(const OpChain& chain) {
         zeros = zeros && chain.constants[k][j] && chain.constants[k][j]->getFloat(0) == 0;
       if (!zeros) break;
     }
-    if (s.op == Ew::Clamp) {
-      if (!clampBounds(op, s.lo, s.hi)) break;
-      nanSensitive = true;
-    }
-    if (s.op == Ew::Max || s.op == Ew::Min) nanSensitive = true;
+    if (s.op == Ew::Clamp && !clampBounds(op, s.lo, s.hi)) break;
     if (k == 0) {
       // The first op reads its operands from the views; operand 0 seeds the running value.
       maps.push_back(rowMapFor(op.operands[0]->type.dims, outShape));
@@ -383,18 +424,8 @@ Result<CompiledKernel> compileFloatChain(const OpChain& chain) {
     steps.push_back(s);
   }
   if (k == 0) return CompiledKernel{};
-  // Flat when every operand is the output's shape (row bases contiguous) or a single element.
-  bool flat = true;
-  const int64_t inner = outShape.empty() ? 1 : outShape.back();
-  for (const RowMap& m : maps) {
-    bool scalar = m.innerStride == 0 && std::all_of(m.base.begin(), m.base.end(), [](int64_t b) { return b == 0; });
-    bool full = m.innerStride == 1;
-    for (size_t r = 0; full && r < m.base.size(); ++r) full = m.base[r] == int64_t(r) * inner;
-    flat = flat && (scalar || full);
-  }
-  auto kernel = std::make_unique<FloatChainKernel>(std::move(steps), outShape, std::move(maps), first, std::move(refs),
-                                                   nanSensitive);
-  kernel->setFlat(flat);
+  auto kernel = std::make_unique<FloatChainKernel>(std::move(steps), outShape, std::move(maps), first, std::move(refs));
+  kernel->chooseFlat();
   CompiledKernel ck;
   ck.kernel = std::move(kernel);
   ck.opsAbsorbed = int(k);

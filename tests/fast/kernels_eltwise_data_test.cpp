@@ -153,6 +153,53 @@ TEST(FastEltwise, ExpSigmoidRsqrtIdenticalToReference) {
   }
 }
 
+// max/min/clamp with NaN, infinities and zeros of both signs, the running value as either operand, and
+// per-channel vectors (the flat path repeats them to its tile), large enough to split over 2 threads.
+// apply_max_f keeps its first operand on ties and apply_min_f its second: that decides the sign of a zero.
+TEST(FastEltwise, MaxMinClampSpecialsAndChannelVectorsIdentical) {
+  std::mt19937 rng(77);
+  const Shape out{2, 37, 41, 24}, channel{1, 1, 1, 24};
+  auto special = [&](DType t, const Shape& s) {
+    Tensor x = randomTensor(t, s, rng, -2, 2);
+    const double sp[] = {0.0, -0.0, NAN, INFINITY, -INFINITY, 0.0, -0.0};
+    for (int64_t i = 0; i < x.size(); ++i)
+      if (rng() % 3 == 0) x.setFloat(i, sp[rng() % 7]);
+    return x;
+  };
+  auto make = [&]() {
+    auto m = std::make_unique<ir::Module>();
+    ir::Builder b(*m, "main");
+    ValueType t = ValueType::tensor(DType::FP32, out);
+    auto* x = b.input(t, "x");
+    auto* y = b.input(t, "y");
+    auto* c1 = b.input(ValueType::tensor(DType::FP32, channel), "c1");
+    auto* c2 = b.input(ValueType::tensor(DType::FP32, channel), "c2");
+    auto* v = b.op1("tosa.maximum", {x, c1}, t);
+    v = b.op1("tosa.minimum", {c2, v}, t);
+    v = b.op1("tosa.maximum", {y, v}, t);
+    v = b.op1("tosa.clamp", {v}, t, {{"min_val", Attribute::floating(-1.0)}, {"max_val", Attribute::floating(0.0)}});
+    v = b.op1("tosa.minimum", {v, y}, t);
+    b.output({v}, {"z"});
+    return m;
+  };
+  NamedTensors in{{"x", special(DType::FP32, out)}, {"y", special(DType::FP32, out)},
+                  {"c1", special(DType::FP32, channel)}, {"c2", special(DType::FP32, channel)}};
+  Outcome ref = runOn(make, "ref", in);
+  ASSERT_TRUE(ref.status.isOk()) << ref.status.toString();
+  for (int threads : {1, 2}) {
+    SessionOptions so;
+    so.backend = "fast";
+    so.threads = threads;
+    auto s = Session::create(make(), so);
+    ASSERT_TRUE(s.isOk());
+    RunResult r;
+    ASSERT_TRUE((*s)->run(in, r).isOk());
+    EXPECT_TRUE(ref.outputs[0].second.identical(r.outputs[0].second)) << "threads " << threads;
+    ASSERT_EQ((*s)->planStats().steps.size(), 1u);  // one fused kernel, no rerun needed for NaNs
+    EXPECT_EQ((*s)->planStats().steps[0].impl, "fast:eltwise_f32");
+  }
+}
+
 TEST(FastEltwise, NaNInputsFollowTheReference) {
   // max/min/clamp propagate NaN per the spec's nan_mode: the fast kernel hands NaN cases to the reference.
   auto make = [] {
