@@ -118,14 +118,20 @@ bool sameTensorType(const ir::ValueType& a, const ir::ValueType& b) {
 
 }  // namespace
 
-// The added operand of a fusable tosa.add: the previous result's type, or [1, ..., 1, C] (per channel; returns
-// C); -1 when not fusable.
-int64_t addOperandChannels(const ir::ValueType& other, const ir::ValueType& prev) {
-  if (sameTensorType(other, prev)) return 0;
-  if (!isStatic(other) || other.dtype != prev.dtype || other.rank() != prev.rank() || other.rank() == 0) return -1;
+namespace {
+
+// The second operand of a fusable tosa.add/tosa.mul: the previous result's type, [1, ..., 1, C] (one value per
+// channel) or [1, ..., 1] (one value); nullopt when not fusable. PerChannel needs C > 1 (C == 1 is Scalar).
+std::optional<FloatEpilogueOp::Operand> fusableOperand(const ir::ValueType& other, const ir::ValueType& prev) {
+  using Operand = FloatEpilogueOp::Operand;
+  if (sameTensorType(other, prev)) return Operand::Full;
+  if (!isStatic(other) || other.dtype != prev.dtype || other.rank() != prev.rank() || other.rank() == 0)
+    return std::nullopt;
   for (int d = 0; d + 1 < other.rank(); ++d)
-    if (other.dims[size_t(d)] != 1) return -1;
-  return other.dims.back() == prev.dims.back() ? other.dims.back() : -1;
+    if (other.dims[size_t(d)] != 1) return std::nullopt;
+  if (other.dims.back() == 1) return Operand::Scalar;
+  if (other.dims.back() == prev.dims.back()) return Operand::PerChannel;
+  return std::nullopt;
 }
 
 dnnl::memory::desc perChannelMd(const dnnl::memory::desc& dstMd, int channelDim, int64_t channels) {
@@ -135,8 +141,29 @@ dnnl::memory::desc perChannelMd(const dnnl::memory::desc& dstMd, int channelDim,
   return dnnl::memory::desc(d, dstMd.data_type(), strides);
 }
 
+dnnl::memory::desc operandMd(FloatEpilogueOp::Operand o, const dnnl::memory::desc& dstMd, int channelDim,
+                             int64_t channels) {
+  if (o == FloatEpilogueOp::Operand::Full) return dstMd;
+  if (o == FloatEpilogueOp::Operand::PerChannel) return perChannelMd(dstMd, channelDim, channels);
+  const size_t rank = size_t(dstMd.data.ndims);
+  return dnnl::memory::desc(dnnl::memory::dims(rank, 1), dstMd.data_type(), dnnl::memory::dims(rank, 1));
+}
+
+// A tosa.mul's shift operand (operand 2): a constant 0 (floats require it), or no such operand.
+bool zeroShift(const OpChain& c, size_t k) {
+  if (c.ops[k]->operands.size() < 3) return c.ops[k]->operands.size() == 2;
+  const Tensor* t = constOperand(c, k, 2);
+  if (!t || !isInteger(t->dtype())) return false;
+  for (int64_t i = 0; i < t->size(); ++i)
+    if (t->getInt(i) != 0) return false;
+  return true;
+}
+
+}  // namespace
+
 FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int channelDim, int maxOps,
-                                bool allowBinary) {
+                                bool allowBinary, bool allowPostOps) {
+  using Op = FloatEpilogueOp;
   FloatEpilogue e;
   const DType outT = resultType(c, 0).dtype;
   const bool passable = outT == DType::FP32 || outT == DType::BF16;
@@ -144,20 +171,25 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
     const ir::Operation& op = *c.ops[k];
     const int prev = chainedOperand(c, k);
     if (prev < 0 || op.results.size() != 1) break;
-    const bool inPass = !e.manual.empty();
-    if (op.name == "tosa.add" && op.operands.size() == 2) {
+    const bool inPass = !e.manual.empty() || !allowPostOps;
+    const bool isAdd = op.name == "tosa.add" && op.operands.size() == 2;
+    const bool isMul = op.name == "tosa.mul" && (op.operands.size() == 2 || op.operands.size() == 3) && prev < 2 &&
+                       outT == DType::FP32 && zeroShift(c, k);
+    if (isAdd || isMul) {
       const size_t other = prev == 0 ? 1 : 0;
-      // acc(+bias) rounded, then + other rounded, as TOSA; other has the same shape or one value per channel.
-      const int64_t channels = addOperandChannels(operandType(c, k, other), resultType(c, k - 1));
-      if (channels < 0 || !sameTensorType(resultType(c, k), resultType(c, k - 1))) break;
+      // acc(+bias) rounded, then (+|*) other rounded, as TOSA; + and * of floats are commutative bit for bit.
+      auto kind = fusableOperand(operandType(c, k, other), resultType(c, k - 1));
+      if (!kind || !sameTensorType(resultType(c, k), resultType(c, k - 1))) break;
+      const int64_t channels = resultType(c, k).dims.back();
       if (allowBinary && !inPass) {
-        const dnnl::memory::desc md = channels ? perChannelMd(dstMd, channelDim, channels) : dstMd;
+        const dnnl::memory::desc md = operandMd(*kind, dstMd, channelDim, channels);
         e.binaryOperands.push_back({k, other, e.postOps.len(), md});
-        e.postOps.append_binary(dnnl::algorithm::binary_add, md);
+        e.postOps.append_binary(isAdd ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_mul, md);
       } else {
         if (!passable) break;
-        FloatEpilogue::ManualOp m;
-        m.isAdd = true, m.k = k, m.j = other, m.channels = channels;
+        Op m;
+        m.kind = isAdd ? Op::Kind::Add : Op::Kind::Mul;
+        m.operand = *kind, m.k = k, m.j = other, m.channels = channels;
         e.manual.push_back(m);
       }
     } else if (op.name == "tosa.clamp" && op.operands.size() == 1) {
@@ -169,7 +201,8 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
         e.postOps.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, float(b->lo), float(b->hi));
       } else {
         if (!passable) break;
-        FloatEpilogue::ManualOp m;
+        Op m;
+        m.kind = Op::Kind::Clamp;
         m.lo = float(b->lo), m.hi = float(b->hi), m.ignoreNan = ignoreNan;
         e.manual.push_back(m);
       }
@@ -198,8 +231,12 @@ inline uint16_t bf16Store(float f) {
   return uint16_t(u >> 16);
 }
 
-inline float applyManual(const FloatEpilogue::ManualOp& m, float v, float other) {
-  if (m.isAdd) return v + other;
+inline float applyManual(const FloatEpilogueOp& m, float v, float other) {
+  switch (m.kind) {
+    case FloatEpilogueOp::Kind::Add: return v + other;
+    case FloatEpilogueOp::Kind::Mul: return v * other;
+    default: break;
+  }
   if (m.ignoreNan) return v != v ? m.lo : std::min(std::max(v, m.lo), m.hi);  // apply_clip_f, IGNORE
   return v != v ? v : std::min(std::max(v, m.lo), m.hi);                      // apply_clip_f, PROPAGATE
 }
@@ -207,11 +244,20 @@ inline float applyManual(const FloatEpilogue::ManualOp& m, float v, float other)
 TOSAKIT_VECTOR_LOOP void addF32(float* p, const float* q, int64_t n) {
   for (int64_t i = 0; i < n; ++i) p[i] += q[i];
 }
-// p[i] += q[(first + i) % channels]: a per-channel add over a block whose first element is in channel `first`.
-void addPerChannelF32(float* p, const float* q, int64_t n, int64_t channels, int64_t first) {
+TOSAKIT_VECTOR_LOOP void mulF32(float* p, const float* q, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) p[i] *= q[i];
+}
+TOSAKIT_VECTOR_LOOP void addScalarF32(float* p, float q, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) p[i] += q;
+}
+TOSAKIT_VECTOR_LOOP void mulScalarF32(float* p, float q, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) p[i] *= q;
+}
+// p[i] (+|*)= q[(first + i) % channels]: a per-channel op over a block whose first element is in channel `first`.
+void perChannelF32(float* p, const float* q, int64_t n, int64_t channels, int64_t first, bool mul) {
   int64_t ch = first;
   for (int64_t i = 0; i < n; ++i) {
-    p[i] += q[ch];
+    p[i] = mul ? p[i] * q[ch] : p[i] + q[ch];
     if (++ch == channels) ch = 0;
   }
 }
@@ -231,11 +277,12 @@ TOSAKIT_VECTOR_LOOP void clampIgnoreF32(float* p, int64_t n, float lo, float hi)
 }  // namespace
 
 void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<TensorView>>& in, const TensorView& out) {
+  using Op = FloatEpilogueOp;
   if (e.manual.empty()) return;
   const int64_t n = out.size();
   const bool bf16 = out.dtype == DType::BF16;
   std::vector<const void*> others;
-  for (const auto& m : e.manual) others.push_back(m.isAdd ? in[m.k][m.j].data : nullptr);
+  for (const auto& m : e.manual) others.push_back(m.kind != Op::Kind::Clamp ? in[m.k][m.j].data : nullptr);
   constexpr int64_t kBlock = 4096;
 #pragma omp parallel for schedule(static) if (n > (1 << 16))
   for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
@@ -245,15 +292,27 @@ void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<Ten
       if (bf16) {
         uint16_t* p = out.as<uint16_t>();
         const uint16_t* q = static_cast<const uint16_t*>(others[o]);
+        auto at = [&](int64_t i) {
+          return m.operand == Op::Operand::Full ? i : m.operand == Op::Operand::PerChannel ? i % m.channels : 0;
+        };
         for (int64_t i = b0; i < b1; ++i)
-          p[i] = bf16Store(applyManual(m, bf16Load(p[i]), q ? bf16Load(q[m.channels ? i % m.channels : i]) : 0.f));
-      } else {
-        float* p = out.as<float>() + b0;
-        const float* q = static_cast<const float*>(others[o]);
-        if (m.isAdd && m.channels) addPerChannelF32(p, q, b1 - b0, m.channels, b0 % m.channels);
-        else if (m.isAdd) addF32(p, q + b0, b1 - b0);
-        else if (m.ignoreNan) clampIgnoreF32(p, b1 - b0, m.lo, m.hi);
+          p[i] = bf16Store(applyManual(m, bf16Load(p[i]), q ? bf16Load(q[at(i)]) : 0.f));
+        continue;
+      }
+      float* p = out.as<float>() + b0;
+      const float* q = static_cast<const float*>(others[o]);
+      const bool mul = m.kind == Op::Kind::Mul;
+      if (m.kind == Op::Kind::Clamp) {
+        if (m.ignoreNan) clampIgnoreF32(p, b1 - b0, m.lo, m.hi);
         else clampPropagateF32(p, b1 - b0, m.lo, m.hi);
+      } else if (m.operand == Op::Operand::PerChannel) {
+        perChannelF32(p, q, b1 - b0, m.channels, b0 % m.channels, mul);
+      } else if (m.operand == Op::Operand::Scalar) {
+        if (mul) mulScalarF32(p, q[0], b1 - b0);
+        else addScalarF32(p, q[0], b1 - b0);
+      } else {
+        if (mul) mulF32(p, q + b0, b1 - b0);
+        else addF32(p, q + b0, b1 - b0);
       }
     }
   }
@@ -331,41 +390,84 @@ IntEpilogue planIntEpilogue(const OpChain& c, int64_t channels, const Tensor* co
 
 namespace {
 
-// One output row (all channels of one position), branch-free so that it vectorizes (int64 lanes). acc and
-// out may be the same buffer (i32 results): each element is read before it is written.
-template <typename OutT, bool kRescale>
-TOSAKIT_VECTOR_LOOP void epilogueRow(const int32_t* acc, OutT* out, int64_t channels, const int32_t* __restrict bias,
-                                     const int64_t* __restrict mult, const int64_t* __restrict shift,
+// n elements of rows of channels (lane i has its parameters at index i), branch-free so that it vectorizes.
+// acc and out may be the same buffer (i32 results): each element is read before it is written. Only the product
+// needs 64 bits (a 32x32 -> 64-bit multiply); the rescaled value fits 31 bits (|v * m| < 2^62 >> shift >= 32,
+// or |v| < 2^(shift - 1) by the REQUIRE), so the zero point and the clamp are 32-bit.
+template <typename OutT, bool kRescale, bool kDoubleRound>
+TOSAKIT_VECTOR_LOOP void epilogueRow(const int32_t* acc, OutT* out, int64_t n, const int32_t* __restrict bias,
+                                     const int32_t* __restrict mult, const int64_t* __restrict shift,
                                      const int64_t* __restrict roundPos, const int64_t* __restrict roundNeg,
-                                     int64_t outZp, int64_t lo, int64_t hi) {
-  for (int64_t ch = 0; ch < channels; ++ch) {
+                                     int32_t outZp, int32_t lo, int32_t hi) {
+  for (int64_t i = 0; i < n; ++i) {
     // acc + bias in out_t = i32 (the reference's REQUIRE guarantees no overflow; wrap like int32 otherwise).
-    int64_t v = int32_t(uint32_t(acc[ch]) + uint32_t(bias[ch]));
+    int32_t v = int32_t(uint32_t(acc[i]) + uint32_t(bias[i]));
     if constexpr (kRescale) {
       // apply_scale_32 (double rounding: the sign-dependent round term) / apply_scale_16.
-      const int64_t round = v >= 0 ? roundPos[ch] : roundNeg[ch];
-      v = int64_t(int32_t((v * mult[ch] + round) >> shift[ch])) + outZp;
+      int64_t round = roundPos[i];
+      if constexpr (kDoubleRound) round = v >= 0 ? round : roundNeg[i];
+      v = int32_t(uint32_t((int64_t(v) * int64_t(mult[i]) + round) >> shift[i]) + uint32_t(outZp));
     }
-    v = std::min(std::max(v, lo), hi);
-    out[ch] = OutT(v);
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    out[i] = OutT(v);
   }
+}
+
+// The per-channel parameters repeated over k rows (lane i is channel i % C), built on the first run; the bias
+// lanes on every run (a run-time bias changes).
+void buildLanes(const IntEpilogue& e, const int32_t* bias, int64_t k) {
+  const int64_t C = e.channels, L = k * C;
+  if (e.rescale && int64_t(e.laneMult.size()) != L) {
+    e.laneMult.resize(size_t(L)), e.laneShift.resize(size_t(L));
+    e.laneRoundPos.resize(size_t(L)), e.laneRoundNeg.resize(size_t(L));
+    for (int64_t i = 0; i < L; ++i) {
+      const size_t c = size_t(i % C);
+      e.laneMult[size_t(i)] = int32_t(e.multiplier[c]), e.laneShift[size_t(i)] = e.shift[c];
+      e.laneRoundPos[size_t(i)] = e.roundPos[c], e.laneRoundNeg[size_t(i)] = e.roundNeg[c];
+    }
+  }
+  e.laneBias.resize(size_t(L));
+  for (int64_t i = 0; i < L; ++i) e.laneBias[size_t(i)] = bias[i % C];
+}
+
+template <typename OutT>
+void epilogueSpan(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t n, const int32_t* bias, int32_t lo,
+                  int32_t hi) {
+  const int32_t zp = int32_t(e.outputZp);
+  if (!e.rescale)
+    epilogueRow<OutT, false, false>(acc, out, n, bias, nullptr, nullptr, nullptr, nullptr, 0, lo, hi);
+  else if (e.doubleRound)
+    epilogueRow<OutT, true, true>(acc, out, n, bias, e.laneMult.data(), e.laneShift.data(), e.laneRoundPos.data(),
+                                  e.laneRoundNeg.data(), zp, lo, hi);
+  else
+    epilogueRow<OutT, true, false>(acc, out, n, bias, e.laneMult.data(), e.laneShift.data(), e.laneRoundPos.data(),
+                                   e.laneRoundNeg.data(), zp, lo, hi);
 }
 
 template <typename OutT>
 void epilogueRows(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t rows, const int32_t* bias,
-                  int64_t lo, int64_t hi) {
+                  int64_t lo64, int64_t hi64) {
   const int64_t C = e.channels;
-  const int64_t* rowClass = e.rowClass.empty() ? nullptr : e.rowClass.data();
+  // The bounds as i32: the result is an i32 value before it is clipped (INT64_MIN/MAX: no clip).
+  const int32_t lo = int32_t(std::max<int64_t>(lo64, INT32_MIN)), hi = int32_t(std::min<int64_t>(hi64, INT32_MAX));
+  // Blocks of k rows are one long vector loop (a row of a few dozen channels alone is mostly loop overhead).
+  const int64_t k = std::max<int64_t>(1, 512 / std::max<int64_t>(C, 1));
+  buildLanes(e, bias, k);
+  if (e.rowClass.empty()) {  // one bias vector
+    const int64_t blocks = (rows + k - 1) / k;
+#pragma omp parallel for schedule(static) if (rows * C > (1 << 15))
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t r0 = b * k, n = (std::min(rows, r0 + k) - r0) * C;
+      epilogueSpan(e, acc + r0 * C, out + r0 * C, n, e.laneBias.data(), lo, hi);
+    }
+    return;
+  }
+  // Zero-point compensation: the bias vector depends on the position's class, row by row.
   const int64_t perImage = int64_t(e.rowClass.size());
 #pragma omp parallel for schedule(static) if (rows * C > (1 << 15))
-  for (int64_t r = 0; r < rows; ++r) {
-    const int32_t* b = rowClass ? bias + rowClass[r % perImage] : bias;
-    if (e.rescale)
-      epilogueRow<OutT, true>(acc + r * C, out + r * C, C, b, e.multiplier.data(), e.shift.data(), e.roundPos.data(),
-                              e.roundNeg.data(), e.outputZp, lo, hi);
-    else
-      epilogueRow<OutT, false>(acc + r * C, out + r * C, C, b, nullptr, nullptr, nullptr, nullptr, 0, lo, hi);
-  }
+  for (int64_t r = 0; r < rows; ++r)
+    epilogueSpan(e, acc + r * C, out + r * C, C, bias + e.rowClass[size_t(r % perImage)], lo, hi);
 }
 
 }  // namespace

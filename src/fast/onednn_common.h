@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fast/kernels_depthwise.h"
 #include "fast/op_kernel.h"
 
 // Hot element loops of our own: compiled for AVX-512, AVX2 and baseline x86-64 with runtime dispatch, and
@@ -50,35 +51,32 @@ bool isStatic(const ir::ValueType& t);
 
 // ---- fused epilogues ----
 
-// Float results: ops after the main op that become oneDNN post-ops (tosa.add of a same-shaped tensor ->
-// binary add; tosa.clamp with nan_mode IGNORE -> eltwise clip, which maps NaN to min_val exactly as
-// apply_clip_f does in IGNORE mode) or, from the first op that cannot be a post-op on, one pass of our own
-// over the result (clamp with nan_mode PROPAGATE: oneDNN's clip would turn NaN into min_val; add when the
-// implementation's binary post-op is not trusted). Post-ops and the pass round like TOSA: each op's result to
-// the output type (fp32 or bf16).
+// Float results: ops after the main op that become oneDNN post-ops (tosa.add / tosa.mul of a same-shaped
+// tensor, one value per channel or one value -> binary add/mul; tosa.clamp with nan_mode IGNORE -> eltwise clip,
+// which maps NaN to min_val exactly as apply_clip_f does in IGNORE mode) or, from the first op that cannot be a
+// post-op on, one pass of our own over the result (clamp with nan_mode PROPAGATE: oneDNN's clip would turn NaN
+// into min_val; add/mul when the implementation's binary post-ops are not trusted). oneDNN applies post-ops in
+// order, each an IEEE fp32 operation on the previous fp32 value (no contraction into FMAs), so for fp32 results
+// every fused op is rounded exactly where TOSA rounds it. tosa.mul is fused only for fp32 results (a bf16
+// result would be rounded to bf16 before the multiplication in TOSA, not in oneDNN).
 struct FloatEpilogue {
   int absorbed = 0;  // ops after the main op
   dnnl::post_ops postOps;
   struct Binary {
     size_t k, j;    // operand j of ops[k] is the post-op's second source
     int postOpIndex;  // its index in postOps (for DNNL_ARG_ATTR_MULTIPLE_POST_OP)
-    dnnl::memory::desc md;  // the second source: the destination's shape, or one value per channel
+    dnnl::memory::desc md;  // the second source: the destination's shape, one value per channel, or one value
   };
   std::vector<Binary> binaryOperands;
-  struct ManualOp {
-    bool isAdd = false;
-    size_t k = 0, j = 0;  // add: operand j of ops[k]
-    int64_t channels = 0;  // add of one value per channel (last dimension); 0: same shape
-    float lo = 0, hi = 0;  // clamp
-    bool ignoreNan = false;
-  };
+  using ManualOp = FloatEpilogueOp;
   std::vector<ManualOp> manual;
 };
 // maxOps limits how many following ops are considered (used to retry with less fusion); allowBinary=false
-// computes every tosa.add in the pass. The added tensor has the result's shape or is one value per channel
-// (TOSA shape [1, ..., 1, C]); channelDim is the channel's index in dstMd's (oneDNN logical) dimensions.
+// computes every tosa.add/tosa.mul in the pass; allowPostOps=false computes everything in the pass (kernels of
+// our own). The other operand has the result's shape, is one value per channel (TOSA shape [1, ..., 1, C]) or
+// one value ([1, ..., 1]); channelDim is the channel's index in dstMd's (oneDNN logical) dimensions.
 FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int channelDim, int maxOps,
-                                bool allowBinary = true);
+                                bool allowBinary = true, bool allowPostOps = true);
 // The pass of FloatEpilogue::manual over `out` (fp32 or bf16) in place.
 void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<TensorView>>& in, const TensorView& out);
 
@@ -103,6 +101,10 @@ struct IntEpilogue {
   DType outType = DType::I32;
   bool clamp = false;
   int64_t clampLo = 0, clampHi = 0;
+  // Scratch of runIntEpilogue: the parameters repeated over a block of rows (one bias vector only).
+  mutable std::vector<int32_t> laneMult;
+  mutable std::vector<int64_t> laneShift, laneRoundPos, laneRoundNeg;
+  mutable std::vector<int32_t> laneBias;
   bool needsPass() const { return !biasTable.empty() || runtimeBias || rescale || clamp; }
 };
 // Plans the epilogue after an op whose accumulator result is resultType(c, 0) (i32). Bias: a constant

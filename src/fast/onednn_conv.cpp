@@ -486,10 +486,65 @@ class TransposeAsMatmulKernel : public OpKernel {
   std::string impl_;
 };
 
+// fp32 DEPTHWISE_CONV2D with multiplier 1 on our own kernel (kernels_depthwise.cpp): oneDNN 2.6's brdgmm_dw
+// reached 1-17 GFLOP/s on these NHWC layers. The whole float epilogue (ADD/MUL/CLAMP) runs in its registers.
+class DepthwiseF32Kernel : public OpKernel {
+ public:
+  std::string implName() const override { return "fast:depthwise_f32"; }
+  double flops() const override { return 2.0 * double(g_.N * g_.OH * g_.OW * g_.C) * double(g_.KH * g_.KW); }
+
+  static bool applies(const ConvGeom& g) {
+    return g.kind == ConvKind::Depthwise && g.inT == DType::FP32 && g.outT == DType::FP32 && g.OC == g.IC;
+  }
+
+  bool build(const OpChain& c, const ConvGeom& g) {
+    const Tensor *w = constOperand(c, 0, 1), *b = constOperand(c, 0, 2);
+    if (!w || !b) return false;
+    g_.N = g.N, g_.IH = g.IH, g_.IW = g.IW, g_.C = g.IC, g_.KH = g.KH, g_.KW = g.KW, g_.OH = g.OH, g_.OW = g.OW;
+    g_.strideY = g.strides[0], g_.strideX = g.strides[1];
+    g_.dilationY = g.dilates[0] + 1, g_.dilationX = g.dilates[1] + 1;
+    g_.padTop = g.padL[0], g_.padLeft = g.padL[1];
+    weights_.resize(size_t(w->size()));
+    std::memcpy(weights_.data(), w->data(), weights_.size() * sizeof(float));  // [KH, KW, C, 1] as it is
+    bias_.resize(size_t(g.OC));
+    const float* bp = reinterpret_cast<const float*>(b->data());
+    for (int64_t ch = 0; ch < g.OC; ++ch) bias_[size_t(ch)] = bp[g.BC == 1 ? 0 : ch];
+    const dnnl::memory::desc unused;
+    epi_ = planFloatEpilogue(c, unused, 1, int(c.ops.size()) - 1, /*allowBinary=*/false, /*allowPostOps=*/false);
+    return true;
+  }
+
+  int absorbed() const { return epi_.absorbed; }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    operands_.clear();
+    for (const auto& m : epi_.manual)
+      operands_.push_back(m.kind == FloatEpilogueOp::Kind::Clamp ? nullptr : in[m.k][m.j].as<const float>());
+    depthwiseF32(g_, in[0][0].as<const float>(), weights_.data(), bias_.data(), out[0].as<float>(), epi_.manual,
+                 operands_);
+    return Status::ok();
+  }
+
+ private:
+  DepthwiseF32Geometry g_;
+  std::vector<float> weights_, bias_;
+  FloatEpilogue epi_;
+  std::vector<const float*> operands_;
+};
+
 KernelFactory convFactory(ConvKind kind) {
   return [kind](const OpChain& c) -> Result<CompiledKernel> {
     auto g = parseConv(c, kind);
     if (!g) return CompiledKernel{};
+    if (DepthwiseF32Kernel::applies(*g)) {
+      auto k = std::make_unique<DepthwiseF32Kernel>();
+      if (k->build(c, *g)) {
+        CompiledKernel ck;
+        ck.opsAbsorbed = 1 + k->absorbed();
+        ck.kernel = std::move(k);
+        return ck;
+      }
+    }
     if (TransposeAsMatmulKernel::applies(c, *g))
       for (int maxOps = int(c.ops.size()) - 1; maxOps >= 0; --maxOps) {
         auto k = std::make_unique<TransposeAsMatmulKernel>();

@@ -49,22 +49,36 @@ namespace {
 
 constexpr int64_t kAlign = 64;
 
+// The finiteness scans run before every oneDNN step over its run-time float operands: vectorized (AVX-512,
+// AVX2 or baseline, chosen at run time; -O2 leaves these loops scalar) and split over the threads for large
+// tensors, so that they cost a small fraction of the step they guard.
+#define TOSAKIT_SCAN_LOOP \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("O3")))
+
+TOSAKIT_SCAN_LOOP uint32_t specialsF32(const uint32_t* p, int64_t n) {
+  uint32_t special = 0;
+  for (int64_t i = 0; i < n; ++i) special |= uint32_t((p[i] & 0x7f800000u) == 0x7f800000u);
+  return special;
+}
+TOSAKIT_SCAN_LOOP uint32_t specials16(const uint16_t* p, int64_t n, uint16_t exp) {
+  uint32_t special = 0;
+  for (int64_t i = 0; i < n; ++i) special |= uint32_t((p[i] & exp) == exp);
+  return special;
+}
+
 // No inf or NaN among the elements of a floating-point tensor (fp32, fp16, bf16; other types: true).
 bool allFinite(const void* data, DType t, int64_t n) {
-  if (t == DType::FP32) {
-    const uint32_t* p = static_cast<const uint32_t*>(data);
-    uint32_t special = 0;
-    for (int64_t i = 0; i < n; ++i) special |= uint32_t((p[i] & 0x7f800000u) == 0x7f800000u);
-    return !special;
+  if (t != DType::FP32 && t != DType::FP16 && t != DType::BF16) return true;
+  constexpr int64_t kChunk = 1 << 16;
+  uint32_t special = 0;
+#pragma omp parallel for schedule(static) reduction(| : special) if (n > 4 * kChunk)
+  for (int64_t b = 0; b < n; b += kChunk) {
+    const int64_t len = std::min(kChunk, n - b);
+    special |= t == DType::FP32 ? specialsF32(static_cast<const uint32_t*>(data) + b, len)
+                                : specials16(static_cast<const uint16_t*>(data) + b, len,
+                                             t == DType::FP16 ? 0x7c00 : 0x7f80);
   }
-  if (t == DType::FP16 || t == DType::BF16) {
-    const uint16_t* p = static_cast<const uint16_t*>(data);
-    const uint16_t exp = t == DType::FP16 ? 0x7c00 : 0x7f80;
-    uint32_t special = 0;
-    for (int64_t i = 0; i < n; ++i) special |= uint32_t((p[i] & exp) == exp);
-    return !special;
-  }
-  return true;
+  return !special;
 }
 bool allFinite(const Tensor& t) { return allFinite(t.data(), t.dtype(), t.size()); }
 
@@ -140,6 +154,25 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
       slots_[s].constant = values->tensor.get();
       constantBytes_ += slots_[s].bytes;
       continue;
+    }
+    // A reshape of a constant is a constant (e.g. an imported Gemm's weights, [K, N] -> [1, K, N]): folded at
+    // compile time so that the consumer's factory sees constant weights (packed once, no run-time scan).
+    // (Not in the unfused plan: there every op's result is observed.)
+    if (opts.fuse && op->name == "tosa.reshape" && op->results.size() == 1 && op->results[0]->type.isStatic() &&
+        !op->results[0]->type.isShape() && !op->operands.empty()) {
+      auto it = slotOf.find(op->operands[0]);
+      const ir::Value* r = op->results[0];
+      if (it != slotOf.end() && slots_[it->second].kind == Slot::Kind::Constant &&
+          slots_[it->second].dtype == r->type.dtype && numElements(slots_[it->second].shape) == numElements(r->type.dims)) {
+        auto folded = std::make_unique<Tensor>(*slots_[it->second].constant);
+        folded->reshape(r->type.dims);
+        int s = newSlot(r);
+        slots_[s].kind = Slot::Kind::Constant;
+        slots_[s].constant = folded.get();
+        constantBytes_ += slots_[s].bytes;
+        foldedConstants_.push_back(std::move(folded));
+        continue;
+      }
     }
     ops.push_back(op.get());
   }

@@ -56,6 +56,7 @@ class ExecutionPlan {
   std::vector<Slot> slots_;
   std::vector<Step> steps_;
   std::vector<int> inputSlots_, outputSlots_;
+  std::vector<std::unique_ptr<Tensor>> foldedConstants_;  // reshapes of constants, folded at compile time
   std::vector<uint8_t> arena_;  // aligned within: offsets are multiples of 64 from arenaBase()
   uint8_t* arenaBase_ = nullptr;
   int64_t arenaBytes_ = 0, constantBytes_ = 0;

@@ -1,6 +1,7 @@
 // oneDNN CONV2D / DEPTHWISE_CONV2D / TRANSPOSE_CONV2D kernels vs the reference backend: random shapes,
 // attributes and data with fixed seeds; int8 bit-identical (with input_zp, bias, fused RESCALE and CLAMP),
 // floats within the spec's dot-product bound (fused ADD and CLAMP included).
+#include <cmath>
 #include <limits>
 
 #include "onednn_test_util.h"
@@ -159,6 +160,137 @@ TEST(OneDnnConvTest, Bf16TransposeKernelEqualsStride) {
 }
 TEST(OneDnnConvTest, Bf16Conv2dRandom) {
   for (uint32_t seed = 61; seed <= 66; ++seed) floatConvCase(Kind::Conv, DType::BF16, seed, seed % 3);
+}
+
+// ---- fused affine epilogues (unfolded BatchNorm / PP-LCNet's learnable affine): conv -> mul -> add -> clamp ----
+
+// The second operand of a fused mul/add: one value ([1,1,1,1]), one per channel ([1,1,1,C]) or (add only) a
+// same-shaped run-time tensor. Which one, the operand order and the clamp's nan_mode come from the seed.
+struct AffineChain {
+  int kind[2] = {0, 0};  // mul, add: 0 scalar, 1 per channel, 2 full (add only)
+  bool constFirst = false, clamp = false, ignoreNan = false;
+};
+
+ir::Value* affineEpilogue(ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst, ir::Value* y,
+                          const AffineChain& a, const Tensor& mulT, const Tensor& addT, ir::Value* full) {
+  ir::Value* m = cst(mulT);
+  y = a.constFirst ? b.mul(m, y) : b.mul(y, m);
+  ir::Value* o = a.kind[1] == 2 ? full : cst(addT);
+  y = a.constFirst ? b.add(o, y) : b.add(y, o);
+  if (a.clamp) {
+    std::map<std::string, Attribute> at{{"min_val", Attribute::floating(-2)}, {"max_val", Attribute::floating(4)}};
+    if (a.ignoreNan) at["nan_mode"] = Attribute::enumCase("IGNORE");
+    y = b.op1("tosa.clamp", {y}, y->type, at);
+  }
+  return y;
+}
+
+void affineCase(Kind kind, uint32_t seed) {
+  Rng r(seed);
+  ConvCase c = randomCase(r, kind);
+  if (kind == Kind::Depthwise) {
+    // Our own depthwise kernel: multiplier 1, wide rows (blocks of 8 and 4 pixels, borders), channel tails,
+    // the 3x3 and 5x5 specializations and other sizes.
+    const int64_t ks[] = {3, 5, 3, 2, 5, 1, 3, 4};
+    c.M = 1, c.IC = c.OC = r.uniform(1, 150);
+    c.KH = c.KW = ks[seed % 8];
+    if (seed % 5 == 0) c.KW = 3, c.KH = 1;
+    c.IH = r.uniform(1, 12), c.IW = r.uniform(1, 40);
+    c.stride = {r.uniform(1, 2), r.uniform(1, 2)};
+    c.dilation = {seed % 7 == 0 ? 2 : 1, seed % 6 == 0 ? 2 : 1};
+    for (int axis = 0; axis < 2; ++axis) {
+      const int64_t in = axis == 0 ? c.IH : c.IW, k = axis == 0 ? c.KH : c.KW;
+      const int64_t s = c.stride[size_t(axis)], d = c.dilation[size_t(axis)];
+      int64_t lo = r.uniform(0, k - 1), hi = r.uniform(0, k - 1);
+      int64_t span = in - 1 + lo + hi - (k - 1) * d;
+      while (span < 0) span += 1, hi += 1;
+      while (span % s) span += 1, hi += 1;
+      c.pad[size_t(2 * axis)] = lo, c.pad[size_t(2 * axis + 1)] = hi;
+      (axis == 0 ? c.OH : c.OW) = span / s + 1;
+    }
+  }
+  AffineChain a;
+  a.kind[0] = int(r.uniform(0, 1)), a.kind[1] = int(r.uniform(0, 2));
+  a.constFirst = r.uniform(0, 1) == 1, a.clamp = r.uniform(0, 2) > 0, a.ignoreNan = r.uniform(0, 1) == 1;
+  const DType t = DType::FP32;
+  Tensor x = r.floats(t, {c.N, c.IH, c.IW, c.IC}, -2, 2), w = r.floats(t, weightShape(c)), bias = r.floats(t, {c.OC});
+  Tensor mulT = r.floats(t, {1, 1, 1, a.kind[0] == 1 ? c.OC : 1}, -2, 2);
+  Tensor addT = r.floats(t, {1, 1, 1, a.kind[1] == 1 ? c.OC : 1});
+  Tensor full = r.floats(t, {c.N, c.OH, c.OW, c.OC});
+  NamedTensors inputs{{"x", x}};
+  if (a.kind[1] == 2) inputs.push_back({"res", full});
+  GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
+    ir::Value* xv = b.input(ValueType::tensor(t, x.shape()), "x");
+    ir::Value* fv = a.kind[1] == 2 ? b.input(ValueType::tensor(t, full.shape()), "res") : nullptr;
+    ir::Value* y = convOp(b, c, xv, cst(w), cst(bias), cst(scalarTensor(t, 0)), cst(scalarTensor(t, 0)), t, t);
+    b.output({affineEpilogue(b, cst, y, a, mulT, addT, fv)}, {"y"});
+  };
+  const std::string what = "seed " + std::to_string(seed) + " " + c.describe() + " mul " +
+                           std::to_string(a.kind[0]) + " add " + std::to_string(a.kind[1]) +
+                           (a.constFirst ? " const-first" : "") + (a.clamp ? " clamp" : "");
+  if (kind == Kind::Depthwise) EXPECT_EQ(runFast(g, inputs).impl, "fast:depthwise_f32") << what;
+  // The bound: the dot product (+ bias), then one more rounding each for the mul and the add.
+  expectDotProductCompliant(g, inputs, dotLength(c) + 2, a.clamp ? 4 : 3, what);
+}
+
+TEST(OneDnnConvTest, Fp32Conv2dFusedAffine) {
+  for (uint32_t seed = 401; seed <= 416; ++seed) affineCase(Kind::Conv, seed);
+}
+TEST(OneDnnConvTest, Fp32DepthwiseOwnKernelFusedAffine) {
+  for (uint32_t seed = 421; seed <= 460; ++seed) affineCase(Kind::Depthwise, seed);
+}
+
+// Small integers make every product and sum exact in any order, so the depthwise kernel must match the
+// reference bit for bit, including infinities and NaNs in the input (inf * 0 = NaN, inf + -inf = NaN,
+// padding taps skipped, not multiplied) and both clamp NaN modes after the fused mul/add.
+Tensor integerFloats(Rng& r, Shape s, int64_t lo, int64_t hi) {
+  Tensor t(DType::FP32, std::move(s));
+  for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, double(r.uniform(lo, hi)));
+  return t;
+}
+
+TEST(OneDnnConvTest, Fp32DepthwiseOwnKernelSpecialValuesExact) {
+  for (uint32_t seed = 470; seed < 478; ++seed) {
+    Rng r(seed);
+    ConvCase c;
+    c.kind = Kind::Depthwise, c.M = 1, c.IC = c.OC = 19 + int64_t(seed % 3) * 16, c.IH = 6, c.IW = 21;
+    c.KH = c.KW = seed % 2 ? 3 : 5, c.pad = {1, 1, 2, 2}, c.stride = {1, int64_t(seed % 3 == 0 ? 2 : 1)};
+    c.OH = c.IH + 2 - c.KH + 1, c.OW = (c.IW + 4 - c.KW) / c.stride[1] + 1;
+    if ((c.IW + 4 - c.KW) % c.stride[1]) c.pad[3] += 1, c.OW = (c.IW + 5 - c.KW) / c.stride[1] + 1;
+    Tensor x = integerFloats(r, {1, c.IH, c.IW, c.IC}, -4, 4), w = integerFloats(r, weightShape(c), -3, 3);
+    for (int i = 0; i < 12; ++i) {
+      const double special[] = {INFINITY, -INFINITY, NAN};
+      x.setFloat(r.uniform(0, x.size() - 1), special[r.uniform(0, 2)]);
+    }
+    w.setFloat(r.uniform(0, w.size() - 1), 0);
+    Tensor bias = integerFloats(r, {c.OC}, -2, 2);
+    AffineChain a;
+    a.kind[0] = 1, a.kind[1] = int(seed % 3), a.clamp = true, a.ignoreNan = seed % 2 == 0, a.constFirst = seed % 4 < 2;
+    Tensor mulT = integerFloats(r, {1, 1, 1, c.OC}, -2, 2), addT = integerFloats(r, {1, 1, 1, a.kind[1] == 1 ? c.OC : 1}, -3, 3);
+    Tensor full = integerFloats(r, {1, c.OH, c.OW, c.OC}, -3, 3);
+    NamedTensors inputs{{"x", x}};
+    if (a.kind[1] == 2) inputs.push_back({"res", full});
+    GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
+      ir::Value* xv = b.input(ValueType::tensor(DType::FP32, x.shape()), "x");  // arguments in `inputs` order
+      ir::Value* fv = a.kind[1] == 2 ? b.input(ValueType::tensor(DType::FP32, full.shape()), "res") : nullptr;
+      ir::Value* y = convOp(b, c, xv, cst(w), cst(bias),
+                            cst(scalarTensor(DType::FP32, 0)), cst(scalarTensor(DType::FP32, 0)), DType::FP32, DType::FP32);
+      b.output({affineEpilogue(b, cst, y, a, mulT, addT, fv)}, {"y"});
+    };
+    FastResult f = runFast(g, inputs);
+    ASSERT_TRUE(f.compiled);
+    EXPECT_EQ(f.impl, "fast:depthwise_f32");
+    EXPECT_EQ(f.opsAbsorbed, 4);
+    Tensor ref = runReference(g, inputs, false);
+    int nans = 0;
+    for (int64_t i = 0; i < ref.size(); ++i) {
+      const double got = f.output.getFloat(i), want = ref.getFloat(i);
+      nans += std::isnan(want);
+      EXPECT_TRUE((std::isnan(got) && std::isnan(want)) || got == want)
+          << "seed " << seed << " element " << i << ": " << got << " vs " << want;
+    }
+    if (a.ignoreNan) EXPECT_EQ(nans, 0) << "seed " << seed;  // IGNORE maps every NaN to min_val
+  }
 }
 
 // clamp nan_mode PROPAGATE keeps a NaN produced by the convolution; IGNORE maps it to min_val.
