@@ -1,6 +1,7 @@
 // Data movement without arithmetic: transpose, concat, slice, pad as strided byte copies (any element type).
 // Attributes and shape operands are resolved at compile time; anything unusual (a bad permutation, a
 // non-constant shape operand) is left to the reference kernel, which reports the spec's verdict.
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 
@@ -15,9 +16,38 @@ std::vector<int64_t> stridesOf(const Shape& s) {
   return st;
 }
 
+// Drops axes of size 1 and merges neighbouring axes that are contiguous in both the input and the output (a
+// concat along channels becomes [N*H*W, C] rows instead of a rank-4 walk with a division per axis per row).
+void collapseBox(Shape& box, std::vector<int64_t>& inStride, std::vector<int64_t>& outStride) {
+  Shape b;
+  std::vector<int64_t> is, os;
+  for (size_t d = 0; d < box.size(); ++d) {
+    if (box[d] == 1 && box.size() > 1) continue;
+    if (!b.empty() && is.back() == inStride[d] * box[d] && os.back() == outStride[d] * box[d]) {
+      b.back() *= box[d];
+      is.back() = inStride[d];
+      os.back() = outStride[d];
+      continue;
+    }
+    b.push_back(box[d]);
+    is.push_back(inStride[d]);
+    os.push_back(outStride[d]);
+  }
+  if (b.empty()) {  // every axis had size 1: one element
+    b.push_back(1);
+    is.push_back(1);
+    os.push_back(1);
+  }
+  box = std::move(b);
+  inStride = std::move(is);
+  outStride = std::move(os);
+}
+
 // Copies a strided box: out[i0..] = in[base + sum(i_d * inStride_d)], innermost axis contiguous in the output.
-void copyBox(const uint8_t* in, uint8_t* out, const Shape& box, const std::vector<int64_t>& inStride,
-             const std::vector<int64_t>& outStride, size_t elem) {
+void copyBox(const uint8_t* in, uint8_t* out, Shape box, std::vector<int64_t> inStride,
+             std::vector<int64_t> outStride, size_t elem) {
+  if (numElements(box) == 0) return;
+  collapseBox(box, inStride, outStride);
   const int r = int(box.size());
   if (r == 0) {
     std::memcpy(out, in, elem);
@@ -187,6 +217,18 @@ Result<CompiledKernel> compileSlice(const OpChain& chain) {
   return ck;
 }
 
+// n copies of the element at `value` (typed stores, split over threads when large).
+template <typename T>
+void fill(uint8_t* dst, const uint8_t* value, int64_t n) {
+  T v;
+  std::memcpy(&v, value, sizeof(T));
+  T* p = reinterpret_cast<T*>(dst);
+  constexpr int64_t kChunk = 16384;
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) if (n > 4 * kChunk)
+  for (int64_t c = 0; c < chunks; ++c) std::fill(p + c * kChunk, p + std::min(n, (c + 1) * kChunk), v);
+}
+
 class PadKernel : public OpKernel {
  public:
   PadKernel(Shape in, Shape out, int64_t offset, size_t elem) : in_(std::move(in)), out_(std::move(out)), offset_(offset), elem_(elem) {}
@@ -196,7 +238,14 @@ class PadKernel : public OpKernel {
     uint8_t* dst = static_cast<uint8_t*>(out[0].data);
     const uint8_t* value = static_cast<const uint8_t*>(in[0][2].data);
     const int64_t n = numElements(out_);
-    for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * int64_t(elem_), value, elem_);
+    switch (elem_) {
+      case 1: fill<uint8_t>(dst, value, n); break;
+      case 2: fill<uint16_t>(dst, value, n); break;
+      case 4: fill<uint32_t>(dst, value, n); break;
+      case 8: fill<uint64_t>(dst, value, n); break;
+      default:
+        for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * int64_t(elem_), value, elem_);
+    }
     copyBox(static_cast<const uint8_t*>(in[0][0].data), dst + offset_ * int64_t(elem_), in_, stridesOf(in_),
             stridesOf(out_), elem_);
     return Status::ok();

@@ -303,5 +303,42 @@ TEST(FastDataMovement, TransposeConcatSlicePadAreIdenticalToReference) {
   }
 }
 
+TEST(FastDataMovement, LargeConcatTransposePadIdenticalWithOneAndTwoThreads) {
+  // PP-OCR det's FPN concat along channels, the NCHW -> NHWC input transpose and a large pad: above the size
+  // where copies and fills split over threads; axes contiguous on both sides are merged before copying.
+  std::mt19937 rng(5);
+  const Shape part{1, 40, 40, 24}, nchw{1, 3, 64, 80};
+  auto make = [&]() {
+    auto m = std::make_unique<ir::Module>();
+    ir::Builder b(*m, "main");
+    std::vector<ir::Value*> parts;
+    for (int k = 0; k < 4; ++k) parts.push_back(b.input(ValueType::tensor(DType::FP32, part), "p" + std::to_string(k)));
+    auto* cc = b.op1("tosa.concat", parts, ValueType::tensor(DType::FP32, {1, 40, 40, 96}),
+                     {{"axis", Attribute::integer(3, DType::I32)}});
+    auto* x = b.input(ValueType::tensor(DType::I8, nchw), "x");
+    auto* tr = b.transpose(x, {0, 2, 3, 1});
+    auto* pd = b.op1("tosa.pad", {cc, b.constShape({0, 0, 3, 1, 2, 5, 0, 0}), b.constant(Tensor::fromDoubles(DType::FP32, {1}, {-1.5}))},
+                     ValueType::tensor(DType::FP32, {1, 44, 47, 96}));
+    b.output({cc, tr, pd}, {"c", "t", "p"});
+    return m;
+  };
+  NamedTensors in;
+  for (int k = 0; k < 4; ++k) in.emplace_back("p" + std::to_string(k), randomTensor(DType::FP32, part, rng));
+  in.emplace_back("x", randomTensor(DType::I8, nchw, rng, -100, 100));
+  Outcome ref = runOn(make, "ref", in);
+  ASSERT_TRUE(ref.status.isOk()) << ref.status.toString();
+  for (int threads : {1, 2}) {
+    SessionOptions so;
+    so.backend = "fast";
+    so.threads = threads;
+    auto s = Session::create(make(), so);
+    ASSERT_TRUE(s.isOk());
+    RunResult r;
+    ASSERT_TRUE((*s)->run(in, r).isOk());
+    for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(ref.outputs[i].second.identical(r.outputs[i].second)) << i << " threads " << threads;
+    for (const OpProfile& p : (*s)->planStats().steps) EXPECT_FALSE(p.fallback) << p.opType;
+  }
+}
+
 }  // namespace
 }  // namespace tosakit::testing
