@@ -5,7 +5,7 @@
 #
 #   bench/vs_onnxruntime.sh [--models "ppocr_cls resnet18 mobilenet_v2 ppocrv4_det ppocrv4_rec"]
 #                           [--threads "1 2"] [--rounds 3] [--warmup 3] [--iterations 20]
-#                           [--tosakit build/tools/tosakit/tosakit] [--work /tmp/tosakit-vs-ort]
+#                           [--tosakit build/tools/tosakit/tosakit] [--work /tmp/tosakit-vs-ort] [--no-int8]
 #
 # Models: ppocr_cls is bundled (models/ppocr_cls, input 1x3x48x192); resnet18 and mobilenet_v2 are exported
 # with random weights by tests/scripts/export_torchvision.py (needs python3-torch/torchvision; 1x3x224x224);
@@ -14,6 +14,12 @@
 # tosakit runs `tosakit bench IMPORTED.mlir --backend fast --json` on `tosakit import` of the same model.
 # Each tool reports the median of its timed runs; a cell is the median over the rounds. A model that cannot
 # be prepared is listed as skipped with the reason; nothing is written inside the source tree.
+# int8 columns (off with --no-int8): the import is calibrated and quantized as a user serving it would,
+#   tosakit calibrate IMPORTED.mlir --dataset DIR --tune-num 0 -o CALI.txt   (DIR: the bench input + 2 random
+#       normal samples, fixed seeds; kld thresholds, no auto-tune: thresholds do not change the speed)
+#   tosakit quantize IMPORTED.mlir --quantize INT8 --calibration-table CALI.txt -o INT8.mlir
+#       (symmetric, per-channel weights, fp32 in/out: quantize/dequantize inside the graph)
+# and `tosakit bench INT8.mlir` runs in the same rounds; the ratio is int8 / ORT's fp32.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 MODELS="ppocr_cls resnet18 mobilenet_v2 ppocrv4_det ppocrv4_rec"
@@ -23,10 +29,11 @@ WARMUP=3
 ITERATIONS=20
 TK="${TK:-$ROOT/build/tools/tosakit/tosakit}"
 WORK="${WORK:-/tmp/tosakit-vs-ort}"
+INT8=1
 PY=/usr/bin/python3
 OCR_MODELS_VERSION=1.4.2
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --models) MODELS="$2"; shift 2 ;;
@@ -36,6 +43,7 @@ while [ $# -gt 0 ]; do
     --iterations) ITERATIONS="$2"; shift 2 ;;
     --tosakit) TK="$2"; shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
+    --no-int8) INT8=0; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "vs_onnxruntime: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -51,7 +59,7 @@ LOG="$WORK/log.txt"
 : > "$LOG"
 
 # ---- model preparation: ONNX file, input name and shape ----
-declare -A ONNX INPUT_NAME INPUT_SHAPE SKIP
+declare -A ONNX INPUT_NAME INPUT_SHAPE SKIP SKIP_INT8
 prepare() {
   local m="$1"
   case "$m" in
@@ -89,6 +97,27 @@ EOF
   if ! "$TK" import "${ONNX[$m]}" -o "$WORK/$m.mlir" --input-shape "${INPUT_NAME[$m]}=${INPUT_SHAPE[$m]}" >>"$LOG" 2>&1; then
     SKIP[$m]="tosakit import failed (see $LOG)"; return
   fi
+  [ "$INT8" = 1 ] && prepare_int8 "$m"
+}
+
+# The INT8 graph of the import: calibration samples (the bench input and two random normal ones, fixed seeds),
+# `tosakit calibrate` (kld, --tune-num 0) and `tosakit quantize --quantize INT8` (fp32 in/out).
+prepare_int8() {
+  local m="$1" ds="$WORK/$m.calib"
+  rm -rf "$ds" && mkdir -p "$ds" && cp "$WORK/$m.input.npz" "$ds/0_bench.npz"
+  "$PY" - "$ds" "${INPUT_NAME[$m]}" "${INPUT_SHAPE[$m]}" <<'EOF' >>"$LOG" 2>&1
+import sys, numpy as np
+ds, name, shape = sys.argv[1], sys.argv[2], [int(d) for d in sys.argv[3].split("x")]
+for i in (1, 2):
+    np.savez(f"{ds}/{i}_random.npz", **{name: np.random.default_rng(100 + i).standard_normal(shape).astype(np.float32)})
+EOF
+  if ! "$TK" calibrate "$WORK/$m.mlir" --dataset "$ds" --tune-num 0 -o "$WORK/$m.cali.txt" >>"$LOG" 2>&1; then
+    SKIP_INT8[$m]="calibrate failed"; return
+  fi
+  if ! "$TK" quantize "$WORK/$m.mlir" --quantize INT8 --calibration-table "$WORK/$m.cali.txt" \
+       -o "$WORK/$m.int8.mlir" >>"$LOG" 2>&1; then
+    SKIP_INT8[$m]="quantize failed"
+  fi
 }
 
 # Median of numbers given as arguments ("" when none).
@@ -100,25 +129,40 @@ run_ort() {  # model threads
   node "$ROOT/bench/ort_bench.js" "${ONNX[$1]}" "${INPUT_NAME[$1]}=$WORK/$1.input.npy" --threads "$2" \
     --warmup "$WARMUP" --iterations "$ITERATIONS" 2>>"$LOG" | tee -a "$LOG" | json_median
 }
-run_tosakit() {  # model threads
-  "$TK" bench "$WORK/$1.mlir" --backend fast --threads "$2" --inputs "$WORK/$1.input.npz" \
+run_tosakit() {  # model threads [model file]
+  "$TK" bench "${3:-$WORK/$1.mlir}" --backend fast --threads "$2" --inputs "$WORK/$1.input.npz" \
     --warmup "$WARMUP" --iterations "$ITERATIONS" --json 2>>"$LOG" | tee -a "$LOG" | json_median
 }
+ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}' || echo "n/a"; }
 
-printf '| model | threads | ONNX Runtime median (ms) | tosakit fast median (ms) | tosakit / ORT |\n'
-printf '|---|---|---|---|---|\n'
+if [ "$INT8" = 1 ]; then
+  printf '| model | threads | ONNX Runtime median (ms) | tosakit fast median (ms) | tosakit / ORT | tosakit int8 median (ms) | int8 / ORT fp32 |\n'
+  printf '|---|---|---|---|---|---|---|\n'
+else
+  printf '| model | threads | ONNX Runtime median (ms) | tosakit fast median (ms) | tosakit / ORT |\n'
+  printf '|---|---|---|---|---|\n'
+fi
 for m in $MODELS; do
   prepare "$m"
   if [ -n "${SKIP[$m]:-}" ]; then printf '| %s | - | skipped: %s | | |\n' "$m" "${SKIP[$m]}"; continue; fi
   for t in $THREADS; do
-    ort_ms=() tk_ms=()
-    for ((r = 1; r <= ROUNDS; ++r)); do  # alternate the two tools so that load changes hit both alike
+    ort_ms=() tk_ms=() q_ms=()
+    for ((r = 1; r <= ROUNDS; ++r)); do  # alternate the tools so that load changes hit all alike
       v=$(run_ort "$m" "$t"); [ -n "$v" ] && ort_ms+=("$v")
       v=$(run_tosakit "$m" "$t"); [ -n "$v" ] && tk_ms+=("$v")
+      if [ "$INT8" = 1 ] && [ -z "${SKIP_INT8[$m]:-}" ]; then
+        v=$(run_tosakit "$m" "$t" "$WORK/$m.int8.mlir"); [ -n "$v" ] && q_ms+=("$v")
+      fi
     done
     o=$(median "${ort_ms[@]}"); k=$(median "${tk_ms[@]}")
-    ratio=$( [ -n "$o" ] && [ -n "$k" ] && awk -v a="$k" -v b="$o" 'BEGIN {printf "%.2f", a / b}' || echo "n/a")
-    printf '| %s | %s | %s | %s | %s |\n' "$m" "$t" "${o:-failed}" "${k:-failed}" "$ratio"
+    if [ "$INT8" = 1 ]; then
+      q=$(median "${q_ms[@]}") qr=$(ratio "$q" "$o")
+      [ -n "${SKIP_INT8[$m]:-}" ] && q="skipped: ${SKIP_INT8[$m]} (see $LOG)" qr=n/a
+      printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$m" "$t" "${o:-failed}" "${k:-failed}" "$(ratio "$k" "$o")" \
+        "${q:-failed}" "$qr"
+    else
+      printf '| %s | %s | %s | %s | %s |\n' "$m" "$t" "${o:-failed}" "${k:-failed}" "$(ratio "$k" "$o")"
+    fi
   done
 done
 echo "(log: $LOG)"

@@ -229,9 +229,11 @@ Result<CompiledKernel> compileRescale(const OpChain& chain) {
 
 }  // namespace
 
-void registerTableCastKernels(FastKernelRegistry& r);  // kernels_table.cpp
+void registerTableCastKernels(FastKernelRegistry& r);   // kernels_table.cpp
+void registerInt8BinaryKernels(FastKernelRegistry& r);  // kernels_int8_binary.cpp
 
 void registerIntegerKernels(FastKernelRegistry& r) {
+  registerInt8BinaryKernels(r);  // rescale -> add/sub/mul -> rescale [-> clamp] first: it absorbs the most
   r.add("tosa.rescale", compileRescale);
   registerTableCastKernels(r);
 }

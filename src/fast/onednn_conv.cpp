@@ -21,14 +21,14 @@ using namespace dnn;
 
 enum class ConvKind { Conv2d, Depthwise, Transpose };
 
-// Whether any |acc[i]| >= threshold[i].
+// Whether any |acc[i]| >= threshold[i]. (An int64 flag: a bool reduction blocks the vectorizer.)
 TOSAKIT_VECTOR_LOOP bool anyAtLeast(const int32_t* acc, const int64_t* threshold, int64_t n) {
-  bool any = false;
+  int64_t any = 0;
   for (int64_t i = 0; i < n; ++i) {
     const int64_t v = acc[i];
-    any |= (v < 0 ? -v : v) >= threshold[i];
+    any |= int64_t((v < 0 ? -v : v) >= threshold[i]);
   }
-  return any;
+  return any != 0;
 }
 
 struct ConvGeom {
@@ -308,18 +308,26 @@ class ConvKernel : public OpKernel {
         sum += g.kind == ConvKind::Depthwise ? wv[size_t(i * g.OC + oc)] : wv[size_t(oc * perOc + i)];
       threshold_[size_t(oc)] = std::max<int64_t>(0, (int64_t(1) << 23) - 128 * std::abs(sum));
     }
+    // The same thresholds repeated over a block of rows: the common case (nothing to recompute) is one
+    // vector loop per block.
+    const int64_t k = std::max<int64_t>(1, 512 / g.OC);
+    thresholdLanes_.resize(size_t(k * g.OC));
+    for (size_t i = 0; i < thresholdLanes_.size(); ++i) thresholdLanes_[i] = threshold_[i % size_t(g.OC)];
   }
 
   void recomputeLargeAccumulators(const int8_t* x, const int8_t* w, int32_t* acc) const {
     const int64_t C = channels_, perImage = g_.OH * g_.OW;
+    const int64_t k = int64_t(thresholdLanes_.size()) / C, blocks = (rows_ + k - 1) / k;
 #pragma omp parallel for schedule(static) if (rows_ * C > (1 << 15))
-    for (int64_t r = 0; r < rows_; ++r) {
-      if (!anyAtLeast(acc + r * C, threshold_.data(), C)) continue;
-      for (int64_t oc = 0; oc < C; ++oc) {
-        const int64_t v = acc[r * C + oc];
-        if ((v < 0 ? -v : v) < threshold_[size_t(oc)]) continue;
-        acc[r * C + oc] = exactAccumulator(x, w, r / perImage, (r % perImage) / g_.OW, r % g_.OW, oc);
-      }
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t r0 = b * k, r1 = std::min(rows_, r0 + k);
+      if (!anyAtLeast(acc + r0 * C, thresholdLanes_.data(), (r1 - r0) * C)) continue;
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t oc = 0; oc < C; ++oc) {
+          const int64_t v = acc[r * C + oc];
+          if ((v < 0 ? -v : v) < threshold_[size_t(oc)]) continue;
+          acc[r * C + oc] = exactAccumulator(x, w, r / perImage, (r % perImage) / g_.OW, r % g_.OW, oc);
+        }
     }
   }
 
@@ -384,6 +392,7 @@ class ConvKernel : public OpKernel {
   int64_t rows_ = 0, channels_ = 0;
   ConvGeom g_;
   std::vector<int64_t> threshold_;  // per output channel
+  std::vector<int64_t> thresholdLanes_;  // threshold_ repeated over a block of rows
   double flops_ = 0;
   std::string impl_;
 };

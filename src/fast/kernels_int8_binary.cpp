@@ -1,0 +1,319 @@
+// Quantized binary ops in one pass. `tosakit quantize` lowers a residual add to
+//     a32 = rescale(a8), b32 = rescale(b8), s = add(a32, b32), y8 = rescale(s) [, clamp]
+// (sub and mul alike; mul's operands carry no zero point). The plan offers the chain starting at the second
+// operand's rescale: [rescale(b8), add/sub/mul(a32, .), rescale, clamp?]; this kernel computes it in one pass
+// over b8 and a32, writing y8 directly (no i32 intermediates in memory). The other operand (a32) is whatever
+// i32 tensor the graph has there. Either operand may be broadcast along the last axis (one value per channel
+// or a single value: the squeeze-and-excitation gate of a mul), the other must have the result's shape.
+//
+// Exactness: every step is the reference's integer arithmetic in int64 (apply_scale_32 with single or double
+// rounding, per channel or per tensor; apply_add_s/apply_sub_s; MUL's shifted or truncating product). Every
+// REQUIRE (a value outside apply_scale_32's shift range, an i32 overflow of the sum, of the shifted product or
+// of the output zero-point addition) is watched; when one trips, the kernel returns rerunOnReference() and the
+// plan reruns the ops on their reference kernels, which give the verdict.
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+#include "fast/kernels_common.h"
+#include "fast/op_kernel.h"
+
+namespace tosakit::fast {
+namespace {
+
+constexpr int64_t kI32Min = std::numeric_limits<int32_t>::min(), kI32Max = std::numeric_limits<int32_t>::max();
+
+enum class BinOp { Add, SubAB, SubBA, Mul, MulShift };  // SubAB: a - b (b = the rescaled operand); SubBA: b - a
+
+// One tosa.rescale with constant parameters, per channel (NC = 1 for a per-tensor scale).
+struct RescaleSpec {
+  std::vector<int64_t> multiplier, shift;
+  int64_t inputZp = 0, outputZp = 0;
+  bool doubleRound = false;
+};
+
+std::optional<RescaleSpec> parseRescale(const ir::Operation& op, const std::vector<const Tensor*>& consts) {
+  if (op.name != "tosa.rescale" || op.operands.size() != 5 || op.results.size() != 1) return std::nullopt;
+  for (int j = 1; j < 5; ++j)
+    if (!consts[size_t(j)]) return std::nullopt;
+  if (op.boolAttr("input_unsigned") || op.boolAttr("output_unsigned") || !op.boolAttr("scale32", true))
+    return std::nullopt;
+  const std::string mode = op.strAttr("rounding_mode", "SINGLE_ROUND");
+  if (mode != "SINGLE_ROUND" && mode != "DOUBLE_ROUND" && mode != "INEXACT_ROUND") return std::nullopt;
+  const Tensor &mult = *consts[1], &shift = *consts[2], &izp = *consts[3], &ozp = *consts[4];
+  if (izp.size() != 1 || ozp.size() != 1 || mult.size() != shift.size() || mult.size() < 1) return std::nullopt;
+  const Shape& in = op.operands[0]->type.dims;
+  const int64_t nc = op.boolAttr("per_channel") ? (in.empty() ? 0 : in.back()) : 1;
+  if (mult.size() != nc) return std::nullopt;
+  RescaleSpec s;
+  s.multiplier = mult.toInts();
+  s.shift = shift.toInts();
+  for (size_t c = 0; c < s.multiplier.size(); ++c)  // out of range: a REQUIRE, the reference's verdict
+    if (s.multiplier[c] < 0 || s.multiplier[c] > kI32Max || s.shift[c] < 2 || s.shift[c] > 62) return std::nullopt;
+  s.inputZp = izp.getInt(0);
+  s.outputZp = ozp.getInt(0);
+  s.doubleRound = mode == "DOUBLE_ROUND";
+  return s;
+}
+
+// apply_scale_32's parameters for every lane of a row of L = k * C elements (lane i is channel i % C).
+struct ScaleLanes {
+  std::vector<int32_t> mult;
+  std::vector<int64_t> roundPos, roundNeg, shift, lowest, highest;
+
+  void build(const RescaleSpec& s, int64_t C, int64_t L) {
+    for (int64_t i = 0; i < L; ++i) {
+      const size_t c = s.multiplier.size() == 1 ? 0 : size_t(i % C);
+      const int64_t sh = s.shift[c];
+      int64_t rp = int64_t(1) << (sh - 1), rn = rp;
+      if (s.doubleRound && sh > 31) rp += int64_t(1) << 30, rn -= int64_t(1) << 30;
+      mult.push_back(int32_t(s.multiplier[c]));
+      roundPos.push_back(rp);
+      roundNeg.push_back(rn);
+      shift.push_back(sh);
+      lowest.push_back(-(int64_t(1) << (sh - 1)));
+      highest.push_back(int64_t(1) << (sh - 1));
+    }
+  }
+};
+
+struct FusedParams {
+  ScaleLanes in, out;  // the operand's rescale (to i32) and the result's rescale
+  int64_t inZp = 0, outZp = 0, lo = 0, hi = 0;
+  int64_t mulShift = 0, mulRound = 0;
+};
+
+// One row of L elements: out = clamp(rescale(op(a, rescale(x)))). With kRescaleX false, x already holds the
+// rescaled i32 values (a broadcast operand, rescaled once per run). Branch-free for the vectorizer; the REQUIRE
+// flag is an int64 (a bool reduction blocks it). Returns false when a REQUIRE would fail.
+template <typename XT, typename OutT, BinOp kOp, bool kRescaleX>
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRow(
+    const int32_t* __restrict a, const XT* __restrict x, OutT* __restrict out, int64_t L, const FusedParams& p) {
+  int64_t bad = 0;
+  const int64_t izp = p.inZp, ozp = p.outZp, lo = p.lo, hi = p.hi, msh = p.mulShift, mrnd = p.mulRound;
+  const int32_t *im = p.in.mult.data(), *om = p.out.mult.data();
+  const int64_t *irp = p.in.roundPos.data(), *irn = p.in.roundNeg.data(), *ish = p.in.shift.data();
+  const int64_t *ilw = p.in.lowest.data(), *ihg = p.in.highest.data();
+  const int64_t *orp = p.out.roundPos.data(), *orn = p.out.roundNeg.data(), *osh = p.out.shift.data();
+  const int64_t *olw = p.out.lowest.data(), *ohg = p.out.highest.data();
+  for (int64_t i = 0; i < L; ++i) {
+    int64_t b;
+    if constexpr (kRescaleX) {
+      const int64_t v = int64_t(x[i]) - izp;
+      bad |= (v < ilw[i]) | (v >= ihg[i]);
+      const int64_t rp = irp[i], rn = irn[i];  // both loaded: no conditional load
+      b = int64_t(int32_t((int64_t(int32_t(v)) * int64_t(im[i]) + (v >= 0 ? rp : rn)) >> ish[i]));
+    } else {
+      b = x[i];
+    }
+    const int64_t av = a[i];
+    int64_t s;
+    if constexpr (kOp == BinOp::Add) {
+      s = av + b;
+      bad |= (s < kI32Min) | (s > kI32Max);
+    } else if constexpr (kOp == BinOp::SubAB) {
+      s = av - b;
+      bad |= (s < kI32Min) | (s > kI32Max);
+    } else if constexpr (kOp == BinOp::SubBA) {
+      s = b - av;
+      bad |= (s < kI32Min) | (s > kI32Max);
+    } else if constexpr (kOp == BinOp::Mul) {
+      s = int64_t(int32_t(av * b));  // apply_mul_s: the low 32 bits (|av * b| <= 2^62 fits int64)
+    } else {
+      s = (av * b + mrnd) >> msh;
+      bad |= (s < kI32Min) | (s > kI32Max);
+    }
+    bad |= (s < olw[i]) | (s >= ohg[i]);
+    const int64_t rp = orp[i], rn = orn[i];
+    int64_t r = int64_t(int32_t((int64_t(int32_t(s)) * int64_t(om[i]) + (s >= 0 ? rp : rn)) >> osh[i])) + ozp;
+    bad |= (r < kI32Min) | (r > kI32Max);
+    r = r < lo ? lo : r;
+    r = r > hi ? hi : r;
+    out[i] = OutT(r);
+  }
+  return !bad;
+}
+
+// How an operand meets the result: the result's shape, or one value per channel (last axis) / one value.
+enum class Bcast { Full, PerChannel, Scalar };
+
+std::optional<Bcast> broadcastOf(const Shape& operand, const Shape& out) {
+  if (operand == out) return Bcast::Full;
+  if (operand.size() != out.size() || out.empty()) return std::nullopt;
+  const int64_t n = numElements(operand);
+  if (n == 1) return Bcast::Scalar;
+  if (operand.back() == out.back() && n == out.back()) return Bcast::PerChannel;
+  return std::nullopt;
+}
+
+class FusedQuantBinaryKernel : public OpKernel {
+ public:
+  std::string implName() const override { return "fast:quant_binary"; }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    const TensorView &x = in[0][0], &a = in[1][aIndex_];
+    bool ok = false;
+    switch (xT_) {
+      case DType::I8: ok = dispatchOut(x.as<const int8_t>(), a.as<const int32_t>(), out[0]); break;
+      case DType::I16: ok = dispatchOut(x.as<const int16_t>(), a.as<const int32_t>(), out[0]); break;
+      default: break;
+    }
+    return ok ? Status::ok() : rerunOnReference();
+  }
+
+  DType xT_ = DType::I8, outT_ = DType::I8;
+  BinOp op_ = BinOp::Add;
+  size_t aIndex_ = 0;
+  Bcast xB_ = Bcast::Full, aB_ = Bcast::Full;
+  int64_t n_ = 0, C_ = 1, L_ = 1;
+  RescaleSpec inSpec_;
+  FusedParams p_;
+  std::vector<int32_t> aRow_, xRow_;  // per-run replicated rows of a broadcast operand (L_ values)
+
+ private:
+  template <typename XT>
+  bool dispatchOut(const XT* x, const int32_t* a, const TensorView& out) {
+    switch (outT_) {
+      case DType::I8: return dispatchOp(x, a, out.as<int8_t>());
+      case DType::I16: return dispatchOp(x, a, out.as<int16_t>());
+      case DType::I32: return dispatchOp(x, a, out.as<int32_t>());
+      default: return false;
+    }
+  }
+
+  template <typename XT, typename OutT>
+  bool dispatchOp(const XT* x, const int32_t* a, OutT* out) {
+    switch (op_) {
+      case BinOp::Add: return runRows<XT, OutT, BinOp::Add>(x, a, out);
+      case BinOp::SubAB: return runRows<XT, OutT, BinOp::SubAB>(x, a, out);
+      case BinOp::SubBA: return runRows<XT, OutT, BinOp::SubBA>(x, a, out);
+      case BinOp::Mul: return runRows<XT, OutT, BinOp::Mul>(x, a, out);
+      case BinOp::MulShift: return runRows<XT, OutT, BinOp::MulShift>(x, a, out);
+    }
+    return false;
+  }
+
+  // A broadcast operand's C values (or one) repeated over a row of L lanes.
+  static void replicate(const int32_t* v, int64_t count, int64_t L, std::vector<int32_t>& row) {
+    row.resize(size_t(L));
+    for (int64_t i = 0; i < L; ++i) row[size_t(i)] = v[count == 1 ? 0 : i % count];
+  }
+
+  // The broadcast operand x rescaled once (apply_scale_32 with its REQUIRE), then replicated.
+  template <typename XT>
+  bool rescaleBroadcastX(const XT* x) {
+    const int64_t count = xB_ == Bcast::Scalar ? 1 : C_;
+    std::vector<int32_t> v(static_cast<size_t>(count));
+    for (int64_t c = 0; c < count; ++c) {
+      const size_t ch = inSpec_.multiplier.size() == 1 ? 0 : size_t(c);
+      const int64_t value = int64_t(x[c]) - inSpec_.inputZp, sh = inSpec_.shift[ch];
+      if (value < -(int64_t(1) << (sh - 1)) || value >= (int64_t(1) << (sh - 1))) return false;
+      int64_t round = int64_t(1) << (sh - 1);
+      if (inSpec_.doubleRound && sh > 31) round += value >= 0 ? (int64_t(1) << 30) : -(int64_t(1) << 30);
+      v[size_t(c)] = int32_t((value * inSpec_.multiplier[ch] + round) >> sh);
+    }
+    replicate(v.data(), count, L_, xRow_);
+    return true;
+  }
+
+  template <typename XT, typename OutT, BinOp kOp>
+  bool runRows(const XT* x, const int32_t* a, OutT* out) {
+    if (aB_ != Bcast::Full) replicate(a, aB_ == Bcast::Scalar ? 1 : C_, L_, aRow_);
+    const bool xFull = xB_ == Bcast::Full, aFull = aB_ == Bcast::Full;
+    if (!xFull && !rescaleBroadcastX(x)) return false;
+    const int64_t chunks = (n_ + L_ - 1) / L_;
+    int64_t bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n_ > 65536)
+    for (int64_t k = 0; k < chunks; ++k) {
+      const int64_t b = k * L_, m = std::min(L_, n_ - b);
+      const int32_t* ar = aFull ? a + b : aRow_.data();
+      const bool ok = xFull ? fusedRow<XT, OutT, kOp, true>(ar, x + b, out + b, m, p_)
+                            : fusedRow<int32_t, OutT, kOp, false>(ar, xRow_.data(), out + b, m, p_);
+      bad |= int64_t(!ok);
+    }
+    return !bad;
+  }
+};
+
+Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
+  if (chain.ops.size() < 3) return CompiledKernel{};
+  const ir::Operation &r0 = *chain.ops[0], &bin = *chain.ops[1], &r1 = *chain.ops[2];
+  auto inSpec = parseRescale(r0, chain.constants[0]);
+  auto outSpec = parseRescale(r1, chain.constants[2]);
+  if (!inSpec || !outSpec) return CompiledKernel{};
+  const DType xT = r0.operands[0]->type.dtype, outT = r1.results[0]->type.dtype;
+  if ((xT != DType::I8 && xT != DType::I16) || r0.results[0]->type.dtype != DType::I32) return CompiledKernel{};
+  if ((xT != DType::I8 && inSpec->inputZp != 0) || inSpec->outputZp != 0) return CompiledKernel{};  // ERROR_IFs
+  if (bin.results.size() != 1 || bin.results[0]->type.dtype != DType::I32) return CompiledKernel{};
+  if (r1.operands[0] != bin.results[0] || outSpec->inputZp != 0) return CompiledKernel{};
+  if (outT != DType::I8 && outT != DType::I16 && outT != DType::I32) return CompiledKernel{};
+  if (outT != DType::I8 && outSpec->outputZp != 0) return CompiledKernel{};
+
+  auto k = std::make_unique<FusedQuantBinaryKernel>();
+  const ir::Value* b32 = r0.results[0];
+  if (bin.operands.size() < 2 || bin.operands[0]->type.dtype != DType::I32 || bin.operands[1]->type.dtype != DType::I32)
+    return CompiledKernel{};
+  const size_t bIndex = bin.operands[0] == b32 ? 0 : 1;
+  if (bin.operands[bIndex] != b32 || bin.operands[1 - bIndex] == b32) return CompiledKernel{};
+  k->aIndex_ = 1 - bIndex;
+  if (bin.name == "tosa.add" && bin.operands.size() == 2) {
+    k->op_ = BinOp::Add;
+  } else if (bin.name == "tosa.sub" && bin.operands.size() == 2) {
+    k->op_ = bIndex == 1 ? BinOp::SubAB : BinOp::SubBA;
+  } else if (bin.name == "tosa.mul" && bin.operands.size() == 3) {
+    const Tensor* shift = chain.constants[1][2];
+    if (!shift || shift->size() != 1) return CompiledKernel{};
+    const int64_t sh = shift->getInt(0);
+    if (sh < 0 || sh > 63) return CompiledKernel{};  // a REQUIRE: the reference's verdict
+    k->op_ = sh == 0 ? BinOp::Mul : BinOp::MulShift;
+    k->p_.mulShift = sh;
+    k->p_.mulRound = sh > 0 ? int64_t(1) << (sh - 1) : 0;
+  } else {
+    return CompiledKernel{};
+  }
+
+  const Shape& outShape = bin.results[0]->type.dims;
+  if (!bin.results[0]->type.isStatic() || r1.results[0]->type.dims != outShape) return CompiledKernel{};
+  auto xB = broadcastOf(r0.operands[0]->type.dims, outShape);
+  auto aB = broadcastOf(bin.operands[k->aIndex_]->type.dims, outShape);
+  if (!xB || !aB || (*xB != Bcast::Full && *aB != Bcast::Full)) return CompiledKernel{};
+  k->xB_ = *xB;
+  k->aB_ = *aB;
+  k->xT_ = xT;
+  k->outT_ = outT;
+  k->n_ = numElements(outShape);
+  k->C_ = std::max<int64_t>(1, outShape.empty() ? 1 : outShape.back());
+  if (k->n_ == 0) return CompiledKernel{};
+  // Rows of whole channel groups, long enough to vectorize well and to amortize the per-row call.
+  k->L_ = k->C_ * std::max<int64_t>(1, 1024 / k->C_);
+  k->inSpec_ = *inSpec;
+  k->p_.in.build(*inSpec, k->C_, k->L_);
+  k->p_.out.build(*outSpec, k->C_, k->L_);
+  k->p_.inZp = inSpec->inputZp;
+  k->p_.outZp = outSpec->outputZp;
+  k->p_.lo = dtypeMin(outT);
+  k->p_.hi = dtypeMax(outT);
+
+  CompiledKernel ck;
+  ck.opsAbsorbed = 3;
+  // A following clamp on the result narrows the saturation bounds (integer bounds inside the type).
+  if (chain.ops.size() > 3 && outT != DType::I32) {
+    const ir::Operation& cl = *chain.ops[3];
+    const ir::Attribute *lo = cl.attr("min_val"), *hi = cl.attr("max_val");
+    if (cl.name == "tosa.clamp" && cl.results[0]->type.dtype == outT && lo && hi &&
+        lo->kind == ir::Attribute::Kind::Int && hi->kind == ir::Attribute::Kind::Int && lo->i <= hi->i &&
+        lo->i >= k->p_.lo && hi->i <= k->p_.hi) {
+      k->p_.lo = lo->i;
+      k->p_.hi = hi->i;
+      ck.opsAbsorbed = 4;
+    }
+  }
+  ck.kernel = std::move(k);
+  return ck;
+}
+
+}  // namespace
+
+void registerInt8BinaryKernels(FastKernelRegistry& r) { r.add("tosa.rescale", compileFusedQuantBinary); }
+
+}  // namespace tosakit::fast

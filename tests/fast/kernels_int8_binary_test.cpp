@@ -1,0 +1,202 @@
+// The fused quantized binary op (src/fast/kernels_int8_binary.cpp): rescale(a8) and rescale(b8) to i32,
+// add/sub/mul, rescale to the output [and clamp] — the graph `tosakit quantize` emits for a residual add or
+// a squeeze-and-excitation gate — on the fast backend vs the reference backend. Random shapes, broadcasts,
+// scales (per tensor and per channel, single and double rounding), zero points and data (fixed seeds):
+// bit-identical results, the fused kernel in use, and values that break a REQUIRE (i32 overflow of the sum,
+// apply_scale_32's shift range, the shifted product) give the reference's verdict on both backends.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "fast_test_util.h"
+#include "ir/builder.h"
+#include "tosakit/session.h"
+
+namespace tosakit::testing {
+namespace {
+
+using ir::ValueType;
+
+struct Case {
+  std::string op = "add";  // add, sub, mul
+  bool rescaledFirst = false;  // the fused operand (the second rescale) is the op's first operand
+  bool aRaw = false;           // a is an i32 input used as it is (no rescale in front of the op)
+  Shape aShape, bShape, outShape;
+  DType aT = DType::I8, bT = DType::I8, outT = DType::I8;
+  ir::RescaleAttrs ra, rb, ro;
+  int mulShift = 0;
+  bool clamp = false;
+  int64_t clampLo = -100, clampHi = 90;
+};
+
+std::unique_ptr<ir::Module> build(const Case& c) {
+  auto m = std::make_unique<ir::Module>();
+  ir::Builder b(*m, "main");
+  auto* a = b.input(ValueType::tensor(c.aT, c.aShape), "a");
+  auto* x = b.input(ValueType::tensor(c.bT, c.bShape), "b");
+  ir::Value* a32 = c.aRaw ? a : b.rescale(a, DType::I32, c.ra, "in0");
+  ir::Value* b32 = b.rescale(x, DType::I32, c.rb, "in1");
+  ir::Value* lhs = c.rescaledFirst ? b32 : a32;
+  ir::Value* rhs = c.rescaledFirst ? a32 : b32;
+  ir::Value* s = c.op == "add" ? b.add(lhs, rhs) : c.op == "sub" ? b.sub(lhs, rhs) : b.mul(lhs, rhs, c.mulShift);
+  ir::Value* y = b.rescale(s, c.outT, c.ro, "out");
+  if (c.clamp) y = b.clamp(y, double(c.clampLo), double(c.clampHi));
+  b.output({y}, {"y"});
+  return m;
+}
+
+Tensor randomTensor(DType t, const Shape& s, std::mt19937& rng, int64_t lo, int64_t hi) {
+  Tensor x(t, s);
+  std::uniform_int_distribution<int64_t> d(std::max(lo, dtypeMin(t)), std::min(hi, dtypeMax(t)));
+  for (int64_t i = 0; i < x.size(); ++i) x.setInt(i, d(rng));
+  return x;
+}
+
+// Scales like a quantizer's: shift 20..40 for i8 -> i32 headroom (the add's 2^20 common scale), 30..45 out.
+void randomScale(ir::RescaleAttrs& r, int64_t channels, std::mt19937& rng, int shiftLo, int shiftHi, bool perChannel) {
+  r.perChannel = perChannel;
+  r.roundingMode = rng() % 3 == 0 ? "DOUBLE_ROUND" : "SINGLE_ROUND";
+  const int64_t n = perChannel ? channels : 1;
+  for (int64_t c = 0; c < n; ++c) {
+    r.multiplier.push_back(int64_t(1u << 30) + int64_t(rng() % (1u << 30)));
+    r.shift.push_back(shiftLo + int64_t(rng() % uint32_t(shiftHi - shiftLo + 1)));
+  }
+}
+
+void expectSame(const Case& c, const NamedTensors& in, const std::string& what, bool expectFused = true) {
+  RunOutcome ref = runOn(build(c), "ref", in), fast = runOn(build(c), "fast", in);
+  ASSERT_EQ(ref.status.code(), fast.status.code())
+      << what << ": " << ref.status.toString() << " / " << fast.status.toString();
+  if (ref.status.isOk()) {
+    EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << what;
+  }
+  if (expectFused) {
+    bool fused = false;
+    for (const auto& s : fast.stats.steps) fused |= s.impl == "fast:quant_binary";
+    EXPECT_TRUE(fused) << what << ": the fused kernel was not used";
+  }
+}
+
+TEST(FastQuantBinary, RandomChainsAreBitIdenticalToReference) {
+  std::mt19937 rng(20261125);
+  const char* ops[] = {"add", "sub", "mul"};
+  for (int trial = 0; trial < 120; ++trial) {
+    Case c;
+    c.op = ops[trial % 3];
+    c.rescaledFirst = rng() % 2;
+    const int64_t C = 1 + int64_t(rng() % 24);
+    c.outShape = {1 + int64_t(rng() % 2), 1 + int64_t(rng() % 6), 1 + int64_t(rng() % 40), C};
+    c.aShape = c.bShape = c.outShape;
+    // Broadcast one operand (the SE gate is [1, 1, 1, C]) in a third of the trials.
+    const int bc = int(rng() % 6);
+    Shape perChannel{1, 1, 1, C}, scalar{1, 1, 1, 1};
+    if (bc == 0) c.aShape = perChannel;
+    if (bc == 1) c.bShape = perChannel;
+    if (bc == 2) c.bShape = scalar;
+    c.aRaw = rng() % 6 == 0;
+    c.aT = c.aRaw ? DType::I32 : rng() % 5 ? DType::I8 : DType::I16;
+    c.bT = rng() % 5 ? DType::I8 : DType::I16;
+    const DType outs[] = {DType::I8, DType::I8, DType::I16, DType::I32};
+    c.outT = outs[rng() % 4];
+    const bool isMul = c.op == "mul";
+    c.ra.inputZp = c.aT == DType::I8 && !isMul ? int64_t(rng() % 256) - 128 : 0;
+    c.rb.inputZp = c.bT == DType::I8 && !isMul ? int64_t(rng() % 256) - 128 : 0;
+    c.ro.outputZp = c.outT == DType::I8 ? int64_t(rng() % 256) - 128 : 0;
+    // Operands rescaled to at most ~2^26 (add/sub) or ~2^12 (mul); output shifts from saturating to exact.
+    randomScale(c.ra, c.aShape.back(), rng, isMul ? 30 : 16, isMul ? 31 : 22, rng() % 4 == 0);
+    randomScale(c.rb, c.bShape.back(), rng, isMul ? 30 : 16, isMul ? 31 : 22, rng() % 4 == 0);
+    randomScale(c.ro, C, rng, 36, 50, rng() % 4 == 0);
+    if (isMul) c.mulShift = rng() % 2 ? 0 : int(rng() % 20);
+    c.clamp = c.outT != DType::I32 && rng() % 2;
+    const int64_t aRange = c.aRaw ? (int64_t(1) << 26) : 2000;
+    NamedTensors in{{"a", randomTensor(c.aT, c.aShape, rng, -aRange, aRange)},
+                    {"b", randomTensor(c.bT, c.bShape, rng, -2000, 2000)}};
+    expectSame(c, in, "trial " + std::to_string(trial) + " " + c.op);
+  }
+}
+
+TEST(FastQuantBinary, LargeTensorsRunInParallelChunksBitIdentically) {
+  std::mt19937 rng(7);
+  Case c;
+  c.outShape = c.aShape = c.bShape = {1, 56, 56, 64};
+  randomScale(c.ra, 64, rng, 14, 16, false);
+  randomScale(c.rb, 64, rng, 14, 16, true);
+  randomScale(c.ro, 64, rng, 34, 36, false);
+  c.ra.inputZp = -3;
+  c.rb.inputZp = 17;
+  c.ro.outputZp = -5;
+  c.clamp = true;
+  c.clampLo = -5;
+  c.clampHi = 127;
+  NamedTensors in{{"a", randomTensor(DType::I8, c.aShape, rng, -128, 127)},
+                  {"b", randomTensor(DType::I8, c.bShape, rng, -128, 127)}};
+  expectSame(c, in, "residual add 56x56x64");
+}
+
+TEST(FastQuantBinary, RequireViolationsGiveTheReferenceVerdict) {
+  {
+    // apply_scale_32's value range: shift 2 allows [-2, 2); 5 is outside.
+    Case c;
+    c.outShape = c.aShape = c.bShape = {1, 1, 2, 3};
+    c.aT = c.bT = DType::I16;
+    c.ra.multiplier = c.rb.multiplier = {1 << 30};
+    c.ra.shift = c.rb.shift = {2};
+    c.ro.multiplier = {1 << 30};
+    c.ro.shift = {40};
+    NamedTensors ok{{"a", Tensor::fromInts(DType::I16, c.aShape, {1, -1, 0, 1, -2, 0})},
+                    {"b", Tensor::fromInts(DType::I16, c.bShape, {1, -2, 1, 0, -2, 1})}};
+    expectSame(c, ok, "in range");
+    NamedTensors range{{"a", Tensor::fromInts(DType::I16, c.aShape, {1, -1, 0, 1, -2, 0})},
+                       {"b", Tensor::fromInts(DType::I16, c.bShape, {1, -2, 1, 5, -2, 1})}};
+    expectSame(c, range, "apply_scale_32 range REQUIRE (5 outside [-2, 2))");
+    EXPECT_EQ(runOn(build(c), "fast", range).status.code(), StatusCode::Unpredictable);
+  }
+  {
+    // i32 overflow of the sum / difference: two rescaled values stay within [-2^30, 2^30], so the other
+    // operand is a raw i32 input near the limit: 2^31 - 10 + (1 << 28) overflows.
+    Case c;
+    c.aRaw = true;
+    c.outShape = c.aShape = c.bShape = {1, 1, 1, 4};
+    c.aT = DType::I32;
+    c.bT = DType::I16;
+    c.rb.multiplier = {1 << 30};
+    c.rb.shift = {4};  // v * 2^26, v in [-8, 8)
+    c.ro.multiplier = {1 << 30};
+    c.ro.shift = {45};
+    const int64_t big = (int64_t(1) << 31) - 10;
+    NamedTensors ok{{"a", Tensor::fromInts(DType::I32, c.aShape, {big, -big, 5, 0})},
+                    {"b", Tensor::fromInts(DType::I16, c.bShape, {0, -1, 7, -8})}};
+    expectSame(c, ok, "sum in range");
+    NamedTensors over{{"a", Tensor::fromInts(DType::I32, c.aShape, {big, -big, 5, 0})},
+                      {"b", Tensor::fromInts(DType::I16, c.bShape, {1, 0, 7, -8})}};
+    expectSame(c, over, "sum overflows i32");
+    EXPECT_EQ(runOn(build(c), "fast", over).status.code(), StatusCode::Unpredictable);
+    c.op = "sub";
+    NamedTensors under{{"a", Tensor::fromInts(DType::I32, c.aShape, {big, -big, 5, 0})},
+                       {"b", Tensor::fromInts(DType::I16, c.bShape, {0, 1, 7, -8})}};
+    expectSame(c, under, "difference overflows i32");
+    EXPECT_EQ(runOn(build(c), "fast", under).status.code(), StatusCode::Unpredictable);
+  }
+  {
+    // The shifted product: (a * b + 2^(s-1)) >> s beyond i32 with shift 1.
+    Case c;
+    c.op = "mul";
+    c.mulShift = 1;
+    c.outShape = c.aShape = c.bShape = {1, 1, 1, 2};
+    c.aT = c.bT = DType::I16;
+    c.ra.multiplier = c.rb.multiplier = {1 << 30};
+    c.ra.shift = c.rb.shift = {16};  // v * 2^14
+    c.ro.multiplier = {1 << 30};
+    c.ro.shift = {50};
+    NamedTensors ok{{"a", Tensor::fromInts(DType::I16, c.aShape, {2, -3})},
+                    {"b", Tensor::fromInts(DType::I16, c.bShape, {5, 7})}};
+    expectSame(c, ok, "product in range");
+    NamedTensors over{{"a", Tensor::fromInts(DType::I16, c.aShape, {2, 30000})},
+                      {"b", Tensor::fromInts(DType::I16, c.bShape, {5, 30000})}};
+    expectSame(c, over, "shifted product overflows i32");
+    EXPECT_EQ(runOn(build(c), "fast", over).status.code(), StatusCode::Unpredictable);
+  }
+}
+
+}  // namespace
+}  // namespace tosakit::testing
