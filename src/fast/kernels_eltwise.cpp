@@ -326,7 +326,7 @@ class FloatChainKernel : public OpKernel {
     bool channel = false;
     for (const RowMap& m : maps_) {
       bool sameBase = std::all_of(m.base.begin(), m.base.end(), [&](int64_t b) { return b == m.base[0]; });
-      bool full = m.innerStride == 1;
+      bool full = m.innerStride == 1 || inner == 1;  // [..., 1]: one element per row, contiguous rows
       for (size_t r = 0; full && r < m.base.size(); ++r) full = m.base[r] == int64_t(r) * inner;
       if (full) kinds.push_back(Flat::Full);
       else if (m.innerStride == 0 && (m.base.empty() || (sameBase && m.base[0] == 0))) kinds.push_back(Flat::Scalar);

@@ -119,7 +119,7 @@ TEST(FastEltwise, ExpSigmoidRsqrtIdenticalToReference) {
   for (double sp : {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
                     std::numeric_limits<double>::quiet_NaN()})
     v.push_back(sp);
-  const Shape shape{int64_t(v.size())};
+  const Shape shape{int64_t(v.size()), 1};  // [..., 1] like PP-OCR det's sigmoid map: flat tiles, not 1-element rows
   Tensor x = Tensor::fromDoubles(DType::FP32, shape, v);
   for (const char* op : {"tosa.exp", "tosa.sigmoid", "tosa.rsqrt", "sub+exp"}) {
     auto make = [&]() {
@@ -129,7 +129,7 @@ TEST(FastEltwise, ExpSigmoidRsqrtIdenticalToReference) {
       ir::Value* in = b.input(t, "x");
       std::string unary = op;
       if (unary == "sub+exp") {  // softmax's x - max(x) -> exp, fused into one kernel
-        ir::Value* c = b.constant(Tensor::fromDoubles(DType::FP32, {1}, {0.75}));
+        ir::Value* c = b.constant(Tensor::fromDoubles(DType::FP32, {1, 1}, {0.75}));
         in = b.op1("tosa.sub", {in, c}, t);
         unary = "tosa.exp";
       }
