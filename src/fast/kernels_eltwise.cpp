@@ -86,6 +86,8 @@ struct FloatChain {
 // max/min/clamp exactly as the reference's apply_max_f / apply_min_f (PROPAGATE): a NaN operand gives the
 // canonical NaN, max keeps its first operand on ties (a >= b ? a : b) and min its second (a < b ? a : b) —
 // which decides the sign of a zero result. `acc` is operand 0 when chainIsFirst, else operand 1.
+inline float qNaN() { return std::numeric_limits<float>::quiet_NaN(); }
+
 template <bool isMax>
 inline float extremeOf(float a, float b) {
   const float m = isMax ? (a >= b ? a : b) : (a < b ? a : b);
@@ -103,13 +105,17 @@ void applyFloatBinary(Ew op, float* acc, const float* b, int64_t n, int64_t stri
         else for (int64_t i = 0; i < n; ++i) acc[i] = v - acc[i];
         return;
       case Ew::Mul: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] * v; return;
+      // A NaN operand makes every result NaN; otherwise only acc can be NaN (no loop-invariant NaN test left in
+      // the loop: GCC would keep it as a branch and not vectorize).
       case Ew::Max:
-        if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<true>(acc[i], v);
-        else for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<true>(v, acc[i]);
+        if (v != v) std::fill(acc, acc + n, std::numeric_limits<float>::quiet_NaN());
+        else if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (acc[i] >= v ? acc[i] : v);
+        else for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (v >= acc[i] ? v : acc[i]);
         return;
       case Ew::Min:
-        if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(acc[i], v);
-        else for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(v, acc[i]);
+        if (v != v) std::fill(acc, acc + n, std::numeric_limits<float>::quiet_NaN());
+        else if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (acc[i] < v ? acc[i] : v);
+        else for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (v < acc[i] ? v : acc[i]);
         return;
       default: return;
     }
@@ -133,10 +139,14 @@ void applyFloatBinary(Ew op, float* acc, const float* b, int64_t n, int64_t stri
   }
 }
 
-// apply_clip_f: max(value, lo) then min(that, hi), NaN -> the canonical NaN.
+// apply_clip_f: max(value, lo) then min(that, hi), NaN -> the canonical NaN (the bounds are not NaN: the
+// factory takes only lo <= hi).
 __attribute__((target_clones("avx512f", "avx2", "default")))
 void applyFloatClamp(float* acc, int64_t n, float lo, float hi) {
-  for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(extremeOf<true>(acc[i], lo), hi);
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = acc[i], m = x >= lo ? x : lo;
+    acc[i] = x != x ? qNaN() : (m < hi ? m : hi);
+  }
 }
 
 // exp and sigmoid, vectorized, identical to the reference's float(std::exp(double(x))) and
