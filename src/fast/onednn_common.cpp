@@ -161,12 +161,30 @@ bool zeroShift(const OpChain& c, size_t k) {
 
 }  // namespace
 
+TOSAKIT_VECTOR_LOOP float maxAbsF32(const float* x, int64_t n) {
+  const uint32_t* p = reinterpret_cast<const uint32_t*>(x);
+  uint32_t m = 0;
+  for (int64_t i = 0; i < n; ++i) m = std::max(m, p[i] & 0x7fffffffu);
+  float f;
+  std::memcpy(&f, &m, 4);
+  return f;  // NaN bit patterns sort above infinity: a NaN input gives a NaN (compares as not <= any limit)
+}
+
 FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int channelDim, int maxOps,
-                                bool allowBinary, bool allowPostOps) {
+                                bool allowBinary, bool allowPostOps, std::optional<ResultBound> bound) {
   using Op = FloatEpilogueOp;
   FloatEpilogue e;
+  // max |value| of a constant operand (tosa.mul/tosa.add), or nullopt for a run-time one.
+  auto constMaxAbs = [&](size_t k, size_t j) -> std::optional<double> {
+    const Tensor* t = constOperand(c, k, j);
+    if (!t) return std::nullopt;
+    double m = 0;
+    for (int64_t i = 0; i < t->size(); ++i) m = std::max(m, std::fabs(t->getFloat(i)));
+    return m;
+  };
   const DType outT = resultType(c, 0).dtype;
   const bool passable = outT == DType::FP32 || outT == DType::BF16;
+  if (outT != DType::FP32) bound.reset();
   for (size_t k = 1; k < c.ops.size() && int(k) <= maxOps; ++k) {
     const ir::Operation& op = *c.ops[k];
     const int prev = chainedOperand(c, k);
@@ -181,6 +199,12 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
       auto kind = fusableOperand(operandType(c, k, other), resultType(c, k - 1));
       if (!kind || !sameTensorType(resultType(c, k), resultType(c, k - 1))) break;
       const int64_t channels = resultType(c, k).dims.back();
+      if (bound) {
+        auto m = constMaxAbs(k, other);
+        if (!m) bound.reset();
+        else if (isAdd) bound->offset += *m;
+        else bound->scale *= *m, bound->offset *= *m;
+      }
       if (allowBinary && !inPass) {
         const dnnl::memory::desc md = operandMd(*kind, dstMd, channelDim, channels);
         e.binaryOperands.push_back({k, other, e.postOps.len(), md});
@@ -197,8 +221,13 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
       auto b = floatClampBounds(op, outT);
       if (!b) break;
       const bool ignoreNan = op.strAttr("nan_mode", "PROPAGATE") == "IGNORE";
-      if (ignoreNan && !inPass) {
+      // Half of FLT_MAX leaves room for the rounding of the partial sums.
+      const double limit = bound && bound->scale > 0 ? (3.4e38 / 2 - bound->offset) / bound->scale
+                           : bound && bound->offset < 3.4e38 / 2 ? INFINITY : -1;
+      if ((ignoreNan || limit > 0) && !inPass) {
+        if (!ignoreNan) e.inputAbsLimit = std::min(e.inputAbsLimit, limit);
         e.postOps.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, float(b->lo), float(b->hi));
+        if (bound) bound->scale = 0, bound->offset = std::max(std::fabs(b->lo), std::fabs(b->hi));
       } else {
         if (!passable) break;
         Op m;
@@ -393,15 +422,19 @@ namespace {
 // n elements of rows of channels (lane i has its parameters at index i), branch-free so that it vectorizes.
 // acc and out may be the same buffer (i32 results): each element is read before it is written. Only the product
 // needs 64 bits (a 32x32 -> 64-bit multiply); the rescaled value fits 31 bits (|v * m| < 2^62 >> shift >= 32,
-// or |v| < 2^(shift - 1) by the REQUIRE), so the zero point and the clamp are 32-bit.
+// or |v| < 2^(shift - 1) by the REQUIRE), so the zero point and the clamp are 32-bit. Returns false when
+// acc + bias overflows i32 (a REQUIRE of the convolution: the reference kernel gives the verdict).
 template <typename OutT, bool kRescale, bool kDoubleRound>
-TOSAKIT_VECTOR_LOOP void epilogueRow(const int32_t* acc, OutT* out, int64_t n, const int32_t* __restrict bias,
+TOSAKIT_VECTOR_LOOP bool epilogueRow(const int32_t* acc, OutT* out, int64_t n, const int32_t* __restrict bias,
                                      const int32_t* __restrict mult, const int64_t* __restrict shift,
                                      const int64_t* __restrict roundPos, const int64_t* __restrict roundNeg,
                                      int32_t outZp, int32_t lo, int32_t hi) {
+  int32_t overflow = 0;  // sign bit set on an i32 overflow of acc + bias (an int flag: it vectorizes)
   for (int64_t i = 0; i < n; ++i) {
-    // acc + bias in out_t = i32 (the reference's REQUIRE guarantees no overflow; wrap like int32 otherwise).
-    int32_t v = int32_t(uint32_t(acc[i]) + uint32_t(bias[i]));
+    // acc + bias in out_t = i32, wrapping; it overflowed iff the sum's sign differs from both operands' signs.
+    const int32_t a = acc[i], b = bias[i];
+    int32_t v = int32_t(uint32_t(a) + uint32_t(b));
+    overflow |= (a ^ v) & (b ^ v);
     if constexpr (kRescale) {
       // apply_scale_32 (double rounding: the sign-dependent round term) / apply_scale_16.
       int64_t round = roundPos[i];
@@ -412,6 +445,7 @@ TOSAKIT_VECTOR_LOOP void epilogueRow(const int32_t* acc, OutT* out, int64_t n, c
     v = v > hi ? hi : v;
     out[i] = OutT(v);
   }
+  return overflow >= 0;
 }
 
 // The per-channel parameters repeated over k rows (lane i is channel i % C), built on the first run; the bias
@@ -432,21 +466,19 @@ void buildLanes(const IntEpilogue& e, const int32_t* bias, int64_t k) {
 }
 
 template <typename OutT>
-void epilogueSpan(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t n, const int32_t* bias, int32_t lo,
+bool epilogueSpan(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t n, const int32_t* bias, int32_t lo,
                   int32_t hi) {
   const int32_t zp = int32_t(e.outputZp);
-  if (!e.rescale)
-    epilogueRow<OutT, false, false>(acc, out, n, bias, nullptr, nullptr, nullptr, nullptr, 0, lo, hi);
-  else if (e.doubleRound)
-    epilogueRow<OutT, true, true>(acc, out, n, bias, e.laneMult.data(), e.laneShift.data(), e.laneRoundPos.data(),
-                                  e.laneRoundNeg.data(), zp, lo, hi);
-  else
-    epilogueRow<OutT, true, false>(acc, out, n, bias, e.laneMult.data(), e.laneShift.data(), e.laneRoundPos.data(),
-                                   e.laneRoundNeg.data(), zp, lo, hi);
+  if (!e.rescale) return epilogueRow<OutT, false, false>(acc, out, n, bias, nullptr, nullptr, nullptr, nullptr, 0, lo, hi);
+  if (e.doubleRound)
+    return epilogueRow<OutT, true, true>(acc, out, n, bias, e.laneMult.data(), e.laneShift.data(),
+                                         e.laneRoundPos.data(), e.laneRoundNeg.data(), zp, lo, hi);
+  return epilogueRow<OutT, true, false>(acc, out, n, bias, e.laneMult.data(), e.laneShift.data(), e.laneRoundPos.data(),
+                                        e.laneRoundNeg.data(), zp, lo, hi);
 }
 
 template <typename OutT>
-void epilogueRows(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t rows, const int32_t* bias,
+bool epilogueRows(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t rows, const int32_t* bias,
                   int64_t lo64, int64_t hi64) {
   const int64_t C = e.channels;
   // The bounds as i32: the result is an i32 value before it is clipped (INT64_MIN/MAX: no clip).
@@ -454,25 +486,27 @@ void epilogueRows(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t r
   // Blocks of k rows are one long vector loop (a row of a few dozen channels alone is mostly loop overhead).
   const int64_t k = std::max<int64_t>(1, 512 / std::max<int64_t>(C, 1));
   buildLanes(e, bias, k);
+  int bad = 0;
   if (e.rowClass.empty()) {  // one bias vector
     const int64_t blocks = (rows + k - 1) / k;
-#pragma omp parallel for schedule(static) if (rows * C > (1 << 15))
+#pragma omp parallel for schedule(static) reduction(| : bad) if (rows * C > (1 << 15))
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t r0 = b * k, n = (std::min(rows, r0 + k) - r0) * C;
-      epilogueSpan(e, acc + r0 * C, out + r0 * C, n, e.laneBias.data(), lo, hi);
+      bad |= int(!epilogueSpan(e, acc + r0 * C, out + r0 * C, n, e.laneBias.data(), lo, hi));
     }
-    return;
+    return !bad;
   }
   // Zero-point compensation: the bias vector depends on the position's class, row by row.
   const int64_t perImage = int64_t(e.rowClass.size());
-#pragma omp parallel for schedule(static) if (rows * C > (1 << 15))
+#pragma omp parallel for schedule(static) reduction(| : bad) if (rows * C > (1 << 15))
   for (int64_t r = 0; r < rows; ++r)
-    epilogueSpan(e, acc + r * C, out + r * C, C, bias + e.rowClass[size_t(r % perImage)], lo, hi);
+    bad |= int(!epilogueSpan(e, acc + r * C, out + r * C, C, bias + e.rowClass[size_t(r % perImage)], lo, hi));
+  return !bad;
 }
 
 }  // namespace
 
-void runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, const TensorView& out,
+bool runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, const TensorView& out,
                     const void* runtimeBias) {
   const int64_t C = e.channels;
   std::vector<int32_t> rtBias;
@@ -492,9 +526,9 @@ void runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, cons
   if (!e.rescale && !e.clamp) lo = INT64_MIN, hi = INT64_MAX;
   if (e.clamp) lo = std::max(lo, e.clampLo), hi = std::min(hi, e.clampHi);
   switch (e.outType) {
-    case DType::I8: epilogueRows(e, acc, out.as<int8_t>(), rows, bias, lo, hi); break;
-    case DType::I16: epilogueRows(e, acc, out.as<int16_t>(), rows, bias, lo, hi); break;
-    default: epilogueRows(e, acc, out.as<int32_t>(), rows, bias, lo, hi); break;
+    case DType::I8: return epilogueRows(e, acc, out.as<int8_t>(), rows, bias, lo, hi);
+    case DType::I16: return epilogueRows(e, acc, out.as<int16_t>(), rows, bias, lo, hi);
+    default: return epilogueRows(e, acc, out.as<int32_t>(), rows, bias, lo, hi);
   }
 }
 

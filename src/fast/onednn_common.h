@@ -4,6 +4,7 @@
 #pragma once
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -70,13 +71,27 @@ struct FloatEpilogue {
   std::vector<Binary> binaryOperands;
   using ManualOp = FloatEpilogueOp;
   std::vector<ManualOp> manual;
+  // A tosa.clamp with nan_mode PROPAGATE became oneDNN's clip (which maps NaN to min_val) because no NaN can
+  // reach it: the step's inputs are finite (the plan's scan), the weights are, and while max|input| stays at
+  // most this limit no partial sum can overflow to an infinity (inf - inf and inf * 0 are the only ways to a
+  // NaN). The kernel checks max|input| per run and leaves a larger input to the reference kernels.
+  double inputAbsLimit = INFINITY;
+};
+// How large the main op's result can get: |result| <= max|input| * scale + offset (fp32 convolutions with
+// constant weights and bias: scale = the largest sum of |weights| of one output channel, offset = max|bias|).
+struct ResultBound {
+  double scale = 0, offset = 0;
 };
 // maxOps limits how many following ops are considered (used to retry with less fusion); allowBinary=false
 // computes every tosa.add/tosa.mul in the pass; allowPostOps=false computes everything in the pass (kernels of
 // our own). The other operand has the result's shape, is one value per channel (TOSA shape [1, ..., 1, C]) or
 // one value ([1, ..., 1]); channelDim is the channel's index in dstMd's (oneDNN logical) dimensions.
+// bound (optional): makes PROPAGATE clamps post-ops under FloatEpilogue::inputAbsLimit.
 FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int channelDim, int maxOps,
-                                bool allowBinary = true, bool allowPostOps = true);
+                                bool allowBinary = true, bool allowPostOps = true,
+                                std::optional<ResultBound> bound = std::nullopt);
+// max |x| over n fp32 values (NaN and infinities compare as the largest values).
+float maxAbsF32(const float* x, int64_t n);
 // The pass of FloatEpilogue::manual over `out` (fp32 or bf16) in place.
 void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<TensorView>>& in, const TensorView& out);
 
@@ -111,7 +126,8 @@ struct IntEpilogue {
 // tensor (per channel or one value) or none.
 IntEpilogue planIntEpilogue(const OpChain& c, int64_t channels, const Tensor* constBias);
 // acc (s32, rows x channels) -> out (outType) through the epilogue. acc and out may alias when outType is i32.
-void runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, const TensorView& out,
+// false: acc + bias overflowed i32 (the op's REQUIRE): the caller reruns the step on the reference kernels.
+bool runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, const TensorView& out,
                     const void* runtimeBias);
 
 // A process-wide s32 scratch buffer (per thread) for accumulators that feed an integer epilogue.

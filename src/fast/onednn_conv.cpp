@@ -9,8 +9,10 @@
 // bias, RESCALE and CLAMP are our own integer loop (tests/fast/onednn_conv_test.cpp checks all of it bit for
 // bit, including accumulators beyond 2^24). weight_zp != 0 is not handled (reference fallback).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
+#include "fast/kernels_common.h"
 #include "fast/onednn_common.h"
 #include "fast/onednn_kernels.h"
 
@@ -136,6 +138,9 @@ class ConvKernel : public OpKernel {
   double flops() const override { return flops_; }
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    if (floatEpi_.inputAbsLimit != INFINITY &&
+        !(double(maxAbsF32(in[0][0].as<const float>(), in[0][0].size())) <= floatEpi_.inputAbsLimit))
+      return rerunOnReference();  // a partial sum might overflow: the clip could meet a NaN
     src_.set_data_handle(in[0][0].data);
     if (runtimeBias_) bias_.set_data_handle(in[0][2].data);
     for (size_t i = 0; i < binaries_.size(); ++i) {
@@ -151,11 +156,31 @@ class ConvKernel : public OpKernel {
     } catch (const dnnl::error& e) {
       return Status::internal(impl_ + ": " + e.what());
     }
-    if (isInt_) recomputeLargeAccumulators(in[0][0].as<int8_t>(), in[0][1].as<int8_t>(), acc);
-    if (isInt_ && intEpi_.needsPass())
-      runIntEpilogue(intEpi_, acc, rows_, out[0], runtimeBias_ ? in[0][2].data : nullptr);
+    if (isInt_ && mayBeLarge_) recomputeLargeAccumulators(in[0][0].as<int8_t>(), in[0][1].as<int8_t>(), acc);
+    if (isInt_ && intEpi_.needsPass() &&
+        !runIntEpilogue(intEpi_, acc, rows_, out[0], runtimeBias_ ? in[0][2].data : nullptr))
+      return rerunOnReference();
     if (!isInt_) runManualFloatOps(floatEpi_, in, out[0]);
     return Status::ok();
+  }
+
+  // |result| <= max|x| * (the largest sum of |w| of one output channel) + max|bias|, for fp32 with a constant
+  // bias (planFloatEpilogue: a PROPAGATE clamp as oneDNN's clip while no NaN can arise).
+  static std::optional<ResultBound> resultBound(const OpChain& c, const ConvGeom& g, const Tensor* biasT) {
+    if (g.inT != DType::FP32 || g.outT != DType::FP32 || !biasT) return std::nullopt;
+    const float* w = reinterpret_cast<const float*>(constOperand(c, 0, 1)->data());
+    const int64_t n = constOperand(c, 0, 1)->size();
+    std::vector<double> sum(size_t(g.OC), 0.0);
+    for (int64_t i = 0; i < n; ++i) {
+      // conv2d/transpose [OC, KH, KW, IC]: row-major by output channel; depthwise [KH, KW, C, M]: oc = i % OC.
+      const int64_t oc = g.kind == ConvKind::Depthwise ? i % g.OC : i / (n / g.OC);
+      sum[size_t(oc)] += std::fabs(double(w[i]));
+    }
+    ResultBound b;
+    b.scale = *std::max_element(sum.begin(), sum.end());
+    const float* bp = reinterpret_cast<const float*>(biasT->data());
+    for (int64_t i = 0; i < biasT->size(); ++i) b.offset = std::max(b.offset, std::fabs(double(bp[i])));
+    return b;
   }
 
   // Builds the primitive for g with at most maxOps following ops fused; false when oneDNN has no
@@ -180,7 +205,7 @@ class ConvKernel : public OpKernel {
         addZeroPointCompensation(g, *constOperand(c, 0, 1));
       }
     } else {
-      floatEpi_ = planFloatEpilogue(c, dstMd, 1, maxOps, allowBinary);
+      floatEpi_ = planFloatEpilogue(c, dstMd, 1, maxOps, allowBinary, true, resultBound(c, g, biasT));
       attr.set_post_ops(floatEpi_.postOps);
       if (!biasT && g.BC != g.OC) return false;  // a broadcast run-time bias: reference fallback
     }

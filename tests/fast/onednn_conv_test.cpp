@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "fast_test_util.h"
 #include "onednn_test_util.h"
 
 namespace tosakit::testing {
@@ -316,6 +317,9 @@ TEST(OneDnnConvTest, FusedClampNanModes) {
     FastResult f = runFast(g, {{"x", x}});
     ASSERT_TRUE(f.compiled);
     EXPECT_EQ(f.opsAbsorbed, 2);
+    // PROPAGATE is oneDNN's clip only while no NaN can reach it: a NaN input is left to the reference kernels
+    // (in a plan, the finiteness scan already does that for every oneDNN step).
+    EXPECT_EQ(f.rerunOnReference, std::string(mode) == "PROPAGATE");
     Tensor ref = runReference(g, {{"x", x}}, false);
     // Hand calculation: position 0 is (NaN*1 + 0.5*0, NaN*0 + 0.5*1) = (NaN, NaN); position 1 is (inf, NaN)
     // (inf * 0). PROPAGATE keeps NaN, IGNORE gives min_val -1; inf clamps to 2 in both modes.
@@ -324,6 +328,39 @@ TEST(OneDnnConvTest, FusedClampNanModes) {
       EXPECT_TRUE((std::isnan(a) && std::isnan(e)) || a == e) << mode << " element " << i << ": " << a << " vs " << e;
     }
     EXPECT_EQ(std::isnan(ref.getFloat(0)), std::string(mode) == "PROPAGATE");
+  }
+}
+
+// A PROPAGATE clamp fused as oneDNN's clip relies on no partial sum overflowing: finite inputs large enough to
+// overflow (3e38 * 2 = inf, then inf + -inf = NaN, hand calculation) must give the reference's NaN, through the
+// plan as users run it; inputs below the limit run on oneDNN and match too.
+TEST(OneDnnConvTest, FusedPropagateClampOverflowingInputs) {
+  for (double big : {3e38, 1e3}) {
+    Tensor x(DType::FP32, {1, 2, 2, 2});
+    for (int64_t i = 0; i < x.size(); ++i) x.setFloat(i, i % 3 == 2 ? -big : big);
+    Tensor w = Tensor::fromDoubles(DType::FP32, {2, 1, 1, 2}, {2, -2, 1, 1});
+    auto build = [&] {
+      auto m = std::make_unique<ir::Module>();
+      ir::Builder b(*m, "main");
+      ConvCase c;
+      c.IH = c.IW = 2, c.IC = 2, c.OC = 2, c.KH = c.KW = 1, c.OH = c.OW = 2;
+      ir::Value* y = convOp(b, c, b.input(ValueType::tensor(DType::FP32, x.shape()), "x"), b.constant(w),
+                            b.constant(Tensor(DType::FP32, {2})), b.constant(scalarTensor(DType::FP32, 0)),
+                            b.constant(scalarTensor(DType::FP32, 0)), DType::FP32, DType::FP32);
+      y = b.clamp(y, -1, 2);
+      b.output({y}, {"y"});
+      return m;
+    };
+    RunOutcome fast = runOn(build(), "fast", {{"x", x}}), ref = runOn(build(), "ref", {{"x", x}});
+    ASSERT_TRUE(fast.status.isOk() && ref.status.isOk());
+    const Tensor &a = fast.outputs.at(0).second, &e = ref.outputs.at(0).second;
+    int nans = 0;
+    for (int64_t i = 0; i < e.size(); ++i) {
+      nans += std::isnan(e.getFloat(i));
+      EXPECT_TRUE((std::isnan(a.getFloat(i)) && std::isnan(e.getFloat(i))) || a.getFloat(i) == e.getFloat(i))
+          << big << " element " << i << ": " << a.getFloat(i) << " vs " << e.getFloat(i);
+    }
+    EXPECT_EQ(nans > 0, big > 1e30);
   }
 }
 
