@@ -327,11 +327,17 @@ class ConvKernel : public OpKernel {
     const std::vector<int64_t> wv = w.toInts();
     const int64_t perOc = int64_t(wv.size()) / g.OC;
     threshold_.assign(size_t(g.OC), 0);
+    mayBeLarge_ = false;
     for (int64_t oc = 0; oc < g.OC; ++oc) {
-      int64_t sum = 0;
-      for (int64_t i = 0; i < perOc; ++i)
-        sum += g.kind == ConvKind::Depthwise ? wv[size_t(i * g.OC + oc)] : wv[size_t(oc * perOc + i)];
+      int64_t sum = 0, absSum = 0;
+      for (int64_t i = 0; i < perOc; ++i) {
+        const int64_t v = g.kind == ConvKind::Depthwise ? wv[size_t(i * g.OC + oc)] : wv[size_t(oc * perOc + i)];
+        sum += v, absSum += v < 0 ? -v : v;
+      }
       threshold_[size_t(oc)] = std::max<int64_t>(0, (int64_t(1) << 23) - 128 * std::abs(sum));
+      // |acc| <= 128 * sum |w| for any int8 input: when that stays below the threshold, no result can need a
+      // recompute and the run skips the scan (most layers: 3x3 depthwise, 1x1 convolutions of real weights).
+      mayBeLarge_ |= 128 * absSum >= threshold_[size_t(oc)];
     }
     // The same thresholds repeated over a block of rows: the common case (nothing to recompute) is one
     // vector loop per block.
@@ -418,6 +424,7 @@ class ConvKernel : public OpKernel {
   ConvGeom g_;
   std::vector<int64_t> threshold_;  // per output channel
   std::vector<int64_t> thresholdLanes_;  // threshold_ repeated over a block of rows
+  bool mayBeLarge_ = true;  // some accumulator could reach its threshold (else no scan)
   double flops_ = 0;
   std::string impl_;
 };
