@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 namespace tosakit {
@@ -118,6 +119,16 @@ Status checkAllocation(DType dtype, const Shape& shape, const std::string& what)
 Status checkAllocationBytes(int64_t bytes, const std::string& what) {
   if (bytes < 0) return Status::invalid(what + ": negative size " + std::to_string(bytes));
   if (bytes > memoryBudget()) return overBudget(what, "a buffer", bytes);
+  return Status::ok();
+}
+
+Status checkFileSize(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return Status::ok();
+  uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return Status::ok();
+  if (size <= uintmax_t(memoryBudget())) return Status::ok();
+  return overBudget(path, "reading the whole file", int64_t(std::min<uintmax_t>(size, INT64_MAX)));
   return Status::ok();
 }
 

@@ -39,6 +39,9 @@ Status checkAllocation(DType dtype, const Shape& shape, const std::string& what)
 // Same for a raw byte count (a blob, a buffer of `count` elements of `elementBytes`).
 Status checkAllocationBytes(int64_t bytes, const std::string& what);
 Status checkAllocationElements(int64_t count, int64_t elementBytes, const std::string& what);
+// Before a reader loads a whole file into memory: Ok unless `path` is a regular file larger than the budget
+// (a sparse file can claim terabytes without taking disk space). Missing files are left to the reader's open.
+Status checkFileSize(const std::string& path);
 
 // "1048576", "512K", "64M", "2G", "1T" (binary multiples, case-insensitive, optional trailing "B"/"iB").
 Result<int64_t> parseByteSize(std::string_view text);

@@ -8,8 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -203,6 +206,30 @@ TEST_F(HostileInput, SpirvConstantsAreCheckedAgainstTheBudget) {
   EXPECT_EQ(runTool("dis --max-memory 64K " + path("big.spv")).exitCode, 0);  // text only: nothing allocated
 }
 
+// ---- whole-file reads: a file larger than the budget is refused before it is read ----
+
+TEST_F(HostileInput, FileLargerThanTheBudgetIsNotRead) {
+  // 2 GiB sparse files (no disk space, zeros): each reader checks the file's size before loading it whole, so a
+  // 1 GiB budget refuses them at once instead of reading 2 GiB into memory.
+  for (const char* big : {"big.mlir", "big.spv", "big.onnx", "big.npy"}) {
+    std::ofstream(path(big)).put('\0');
+    fs::resize_file(path(big), uintmax_t(2) << 30);
+  }
+  const std::vector<std::array<std::string, 3>> cases = {  // verb, arguments, the file the message names
+      {"validate", path("big.mlir"), "big.mlir"},
+      {"validate", path("big.spv"), "big.spv"},
+      {"dis", path("big.spv"), "big.spv"},
+      {"import", path("big.onnx") + " -o " + path("o.mlir"), "big.onnx"},
+      {"run", path("abs.mlir") + " --input x=" + path("big.npy") + " -o " + path("o.npz"), "big.npy"},
+  };
+  for (const auto& [verb, args, file] : cases) {
+    expectBadInput(runTool(verb + " --max-memory 1G " + args),
+                   {file, "2147483648 bytes (2.0 GiB)", "memory budget of 1.0 GiB (--max-memory)"}, verb + " " + args);
+  }
+  EXPECT_FALSE(exists("o.mlir"));
+  EXPECT_FALSE(exists("o.npz"));
+}
+
 // ---- fuzz findings (docs/FUZZING.md "Results"): the crashing input is kept in tests/fuzz/regressions ----
 
 TEST_F(HostileInput, FuzzFindingFuncWithoutFunctionType) {
@@ -250,22 +277,84 @@ TEST_F(HostileInput, FuzzFindingOnnxPReluWithOneInput) {
 
 // ---- an oversized request injected into each verb through --max-memory ----
 
+// The verbs `tosakit --help` lists (so a new verb is caught by the per-verb tests below).
+std::vector<std::string> registeredVerbs() {
+  auto help = runTool("--help");
+  std::vector<std::string> verbs;
+  size_t at = help.out.find("Subcommands:");
+  if (at == std::string::npos) return verbs;
+  std::istringstream lines(help.out.substr(at));
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line)) {  // "  run      Run a function ..."
+    std::istringstream words(line);
+    std::string verb;
+    if (line.rfind("  ", 0) == 0 && words >> verb) verbs.push_back(verb);
+  }
+  return verbs;
+}
+
 TEST_F(HostileInput, EveryVerbReportsAnOversizedRequestAsBadInput) {
   // add.mlir's constant is 16 bytes (2x2 i32); an 8-byte budget makes it oversized wherever it is loaded.
+  // addf.mlir is the float twin for the quantization verbs; every file any verb reads is larger than 8 bytes.
   ASSERT_EQ(runTool("convert " + path("add.mlir") + " " + path("add.spv")).exitCode, 0);
-  const std::string m = path("add.mlir"), budget = " --max-memory 8 ";
-  const std::vector<std::pair<std::string, std::string>> verbs = {
-      {"validate", "validate" + budget + m},
-      {"run", "run" + budget + m + " --input x=" + path("xi.npy") + " -o " + path("o.npz")},
-      {"convert", "convert" + budget + m + " " + path("o.mlir")},
-      {"convert .spv", "convert" + budget + path("add.spv") + " " + path("o2.mlir")},
-      {"gen-data", "gen-data" + budget + "--model " + m + " -o " + path("o.npz")},
-      {"check", "check" + budget + "--model " + m + " --result " + path("xi.npy") + " --reference " + path("xi.npy")},
-      {"import", "import" + budget + std::string(TOSAKIT_SOURCE_DIR) + "/tests/fuzz/corpus/onnx/fold_expand.onnx -o " +
-                     path("o.mlir")},
+  write("addf.mlir", R"(func.func @main(%x: tensor<2x2xf32> loc("x")) -> tensor<2x2xf32> {
+  %c = "tosa.const"() <{values = dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>}> : () -> tensor<2x2xf32>
+  %y = tosa.add %x, %c : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32> loc("y")
+  return %y : tensor<2x2xf32>
+}
+)");
+  fs::create_directories(path("data"));
+  ASSERT_TRUE(tosakit::npy::writeNpy(path("data/s0.npy"), tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2},
+                                                                                        {0.5, -1, 2, -3})));
+  ASSERT_TRUE(tosakit::npy::writeNpz(path("a.npz"), {{"y", tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2},
+                                                                                          {1, 2, 3, 4})}}));
+  const std::string m = path("add.mlir"), mf = path("addf.mlir"), data = " --dataset " + path("data");
+  // The calibration table qtable reads comes from calibrate itself (a run within the default budget).
+  auto cal = runTool("calibrate " + mf + data + " --method minmax -o " + path("cali.txt"));
+  ASSERT_EQ(cal.exitCode, 0) << cal.out;
+  auto res = runTool("run " + m + " --input x=" + path("xi.npy") + " -o " + path("r.npz"));  // what check judges
+  ASSERT_EQ(res.exitCode, 0) << res.out;
+  struct VerbCase {
+    std::string verb, args, file;  // `file`: the file the message names
+    std::vector<std::string> outputs;
   };
-  for (const auto& [name, args] : verbs) expectBadInput(runTool(args), {"bytes", "--max-memory"}, name);
-  for (const char* out : {"o.npz", "o.mlir", "o2.mlir"}) EXPECT_FALSE(exists(out)) << out;
+  const std::string onnx = std::string(TOSAKIT_SOURCE_DIR) + "/tests/fuzz/corpus/onnx/fold_expand.onnx";
+  const std::vector<VerbCase> cases = {
+      {"validate", m, m, {}},
+      {"run", m + " --input x=" + path("xi.npy") + " -o " + path("o.npz"), m, {"o.npz"}},
+      {"run", m + " --backend ref --input x=" + path("xi.npy") + " -o " + path("o.npz"), m, {"o.npz"}},
+      {"run", m + " --backend fast --input x=" + path("xi.npy") + " -o " + path("o.npz"), m, {"o.npz"}},
+      {"convert", m + " " + path("o.mlir"), m, {"o.mlir"}},
+      {"convert", path("add.spv") + " " + path("o2.mlir"), "add.spv", {"o2.mlir"}},
+      {"dis", path("add.spv"), "add.spv", {}},
+      {"gen-data", "--model " + m + " -o " + path("o.npz"), m, {"o.npz"}},
+      {"check", "--model " + m + " --result " + path("r.npz") + " --reference " + path("r.npz"), m, {}},
+      {"import", onnx + " -o " + path("o.mlir"), "fold_expand.onnx", {"o.mlir"}},
+      {"calibrate", mf + data + " --method minmax -o " + path("o.txt"), mf, {"o.txt"}},
+      {"qtable", mf + data + " --calibration-table " + path("cali.txt") + " -o " + path("q.txt"), mf, {"q.txt"}},
+      {"quantize", mf + " --quantize INT8 --calibration-table " + path("cali.txt") + " -o " + path("o.mlir"), mf,
+       {"o.mlir"}},
+      {"quantize", mf + " --quantize BF16 -o " + path("o.spv"), mf, {"o.spv", "o.spv.npz"}},
+      {"compare", path("a.npz") + " " + path("a.npz"), "a.npz", {}},
+      {"bench", mf + " --warmup 0 --iterations 1", mf, {}},
+      {"bench", mf + " --backend ref --warmup 0 --iterations 1", mf, {}},
+  };
+  std::set<std::string> covered = {"version"};  // reads no file: nothing to inject
+  for (const auto& c : cases) {
+    covered.insert(c.verb);
+    // Within the default budget the command works, so the failure below is the budget's.
+    auto ok = runTool(c.verb + " " + c.args);
+    EXPECT_EQ(ok.exitCode, 0) << c.verb << " " << c.args << "\n" << ok.out;
+    for (const auto& o : c.outputs) fs::remove(path(o));
+    auto r = runTool(c.verb + " --max-memory 8 " + c.args);
+    expectBadInput(r, {c.file, "bytes", "more than the memory budget of 8 bytes (--max-memory)"}, c.verb + " " + c.args);
+    for (const auto& o : c.outputs) EXPECT_FALSE(exists(o)) << c.verb << ": " << o;
+  }
+  const std::vector<std::string> verbs = registeredVerbs();
+  EXPECT_EQ(verbs.size(), 13u);  // version validate run convert dis gen-data check import calibrate qtable
+                                 // quantize compare bench: a new verb needs a case here and below
+  for (const auto& v : verbs) EXPECT_TRUE(covered.count(v)) << "verb '" << v << "' has no oversized case";
 }
 
 TEST_F(HostileInput, MaxMemoryValueIsValidated) {
@@ -296,6 +385,58 @@ TEST_F(HostileInput, AllocationFailureIsInternalErrorNotAnAbort) {
   EXPECT_EQ(r.exitCode, 6) << r.out;
   EXPECT_NE(r.out.find("tosakit: internal error: out of memory"), std::string::npos) << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+}
+
+TEST_F(HostileInput, EveryVerbTurnsAnAllocationFailureIntoInternalError) {
+  // The same injection into every verb: a 1 TiB budget lets each request through, a 1.5 GB address space makes
+  // the allocation fail. Model verbs load four_gb.mlir (a 4 GB constant); compare and dis read a 2 GiB file
+  // (sparse: no disk space); import folds a 4 TB ConstantOfShape. Each must exit 6 with one line, not abort,
+  // and leave no output file.
+  write("four_gb.mlir", R"(func.func @main(%x: tensor<2x2xf32> loc("x")) -> tensor<1000000000xf32> {
+  %0 = "tosa.const"() <{values = dense<1.0> : tensor<1000000000xf32>}> : () -> tensor<1000000000xf32>
+  return %0 : tensor<1000000000xf32>
+}
+)");
+  fs::create_directories(path("data"));
+  ASSERT_TRUE(tosakit::npy::writeNpy(path("data/s0.npy"), tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2},
+                                                                                        {0.5, -1, 2, -3})));
+  write("cali.txt", "# tosakit calibration table\nx 3.0 -3.0 3.0\n");
+  for (const char* big : {"two_gb.npz", "two_gb.spv"}) {
+    std::ofstream(path(big)).put('\0');
+    fs::resize_file(path(big), uintmax_t(2) << 30);
+  }
+  const std::string m = path("four_gb.mlir"), data = " --dataset " + path("data");
+  struct VerbCase {
+    std::string verb, args;
+    std::vector<std::string> outputs;
+  };
+  const std::vector<VerbCase> cases = {
+      {"validate", m, {}},
+      {"run", m + " --backend ref --input x=" + path("x.npy") + " -o " + path("o.npz"), {"o.npz"}},
+      {"run", m + " --backend fast --input x=" + path("x.npy") + " -o " + path("o.npz"), {"o.npz"}},
+      {"convert", m + " " + path("o.spv"), {"o.spv", "o.spv.npz"}},
+      {"dis", path("two_gb.spv"), {}},
+      {"gen-data", "--model " + m + " -o " + path("o.npz"), {"o.npz"}},
+      {"check", "--model " + m + " --result " + path("x.npy") + " --reference " + path("x.npy"), {}},
+      {"import", kRegressions + "constantofshape_4tb.onnx -o " + path("o.mlir"), {"o.mlir"}},
+      {"calibrate", m + data + " --method minmax -o " + path("o.txt"), {"o.txt"}},
+      {"qtable", m + data + " --calibration-table " + path("cali.txt") + " -o " + path("q.txt"), {"q.txt"}},
+      {"quantize", m + " --quantize BF16 -o " + path("o.mlir"), {"o.mlir"}},
+      {"compare", path("two_gb.npz") + " " + path("two_gb.npz"), {}},
+      {"bench", m + " --warmup 0 --iterations 1", {}},
+  };
+  std::set<std::string> covered = {"version"};  // reads no file, allocates nothing sized by input
+  for (const auto& c : cases) {
+    covered.insert(c.verb);
+    const std::string budget = c.verb == "import" ? " --max-memory 8T " : " --max-memory 1T ";
+    auto r = runShell("ulimit -v 1500000; exec " + std::string(TOSAKIT_TOOL) + " " + c.verb + budget + c.args);
+    const std::string what = c.verb + " " + c.args;
+    EXPECT_EQ(r.exitCode, 6) << what << "\n" << r.out;
+    EXPECT_NE(r.out.find("tosakit: internal error: out of memory (std::bad_alloc)"), std::string::npos) << what << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << what << "\n" << r.out;
+    for (const auto& o : c.outputs) EXPECT_FALSE(exists(o)) << what << ": " << o;
+  }
+  for (const auto& v : registeredVerbs()) EXPECT_TRUE(covered.count(v)) << "verb '" << v << "' has no injected failure";
 }
 
 }  // namespace

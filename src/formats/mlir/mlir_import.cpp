@@ -444,6 +444,7 @@ Result<std::unique_ptr<ir::Module>> importMlirString(const std::string& text, co
 Result<std::unique_ptr<ir::Module>> importMlirFile(const std::string& path, const ImportOptions& options) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return Status::io(path + ": is a directory, not an .mlir file");
+  TK_RETURN_IF_ERROR(checkFileSize(path));
   std::ifstream is(path, std::ios::binary);
   if (!is) return Status::io(path + ": cannot open file");
   std::ostringstream ss;

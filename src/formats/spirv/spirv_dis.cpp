@@ -2,6 +2,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/size_budget.h"
 #include "formats/spirv/spirv_defs.h"
 #include "formats/spirv/spirv_internal.h"
 #include "formats/spirv/spirv_io.h"
@@ -89,6 +90,7 @@ std::string disassembleWords(const uint32_t* words, size_t count) {
 }
 
 Result<std::string> disassemble(const std::string& path) {
+  TK_RETURN_IF_ERROR(checkFileSize(path));
   std::ifstream is(path, std::ios::binary);
   if (!is) return Status::io(path + ": cannot open");
   std::ostringstream ss;

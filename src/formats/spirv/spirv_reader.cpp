@@ -734,6 +734,7 @@ class Reader {
 };
 
 Result<std::string> readFile(const std::string& path) {
+  TK_RETURN_IF_ERROR(checkFileSize(path));
   std::ifstream is(path, std::ios::binary);
   if (!is) return Status::io(path + ": cannot open");
   std::ostringstream ss;

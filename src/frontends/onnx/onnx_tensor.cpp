@@ -11,6 +11,7 @@
 namespace tosakit::onnx {
 
 Result<std::string> readFileBytes(const std::string& path) {
+  TK_RETURN_IF_ERROR(checkFileSize(path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::io(path + ": cannot open file");
   std::ostringstream ss;
