@@ -38,9 +38,10 @@ VerbAction addCheckVerb(CLI::App& app) {
       "check",
       "Judge an implementation's results with the TOSA compliance rules. Each output is judged by the accuracy "
       "rule of the operator that produced it (spec 1.10.3 and the operator's precision requirements), against "
-      "the reference backend's precise (fp64) result on --inputs; with --intermediates every op is re-run in "
-      "fp64 on the implementation's own inputs to that op and judged by its rule. Exit 0 when nothing is "
-      "NOT compliant, 1 otherwise");
+      "the reference backend's precise (fp64) result on --inputs; outputs of loops, branches and chains of "
+      "exact and correctly rounded ops (add, sub, mul, ...) exactly against the run in the declared types "
+      "(1.10.3 operator sequence); with --intermediates every op is re-run in fp64 on the implementation's "
+      "own inputs to that op and judged by its rule. Exit 0 when nothing is NOT compliant, 1 otherwise");
   CheckOptions& o = args->options;
   cmd->add_option("--model", o.model, "Model file (.mlir, .spv)")->required();
   cmd->add_option("--function", o.function, "Function")->capture_default_str();
