@@ -7,6 +7,8 @@
 #include <cstring>
 #include <map>
 
+#include <omp.h>
+
 #include "core/size_budget.h"
 #include "fast/kernels_common.h"
 #include "ref/kernel.h"
@@ -41,6 +43,7 @@ struct ExecutionPlan::Step {
   std::vector<std::vector<TensorView>> inViews;
   std::vector<TensorView> outViews;
   int profileIndex = -1;
+  bool singleThread = false;  // too little work to wake other threads for (isSmallStep)
 };
 
 ExecutionPlan::~ExecutionPlan() = default;
@@ -81,6 +84,46 @@ bool allFinite(const void* data, DType t, int64_t n) {
   return !special;
 }
 bool allFinite(const Tensor& t) { return allFinite(t.data(), t.dtype(), t.size()); }
+
+// Steps with less work than this run on the calling thread alone: every OpenMP region wakes the pool's threads
+// and waits for all of them at its end. That costs microseconds on an idle machine and up to a scheduler time
+// slice on a loaded one (a woken thread waits for a core), while the region saves only the split of a few
+// hundred microseconds of work. Work: multiply-accumulates of convolutions/matmuls, elements otherwise.
+constexpr double kSmallMacs = 2e6, kSmallElements = 65536;
+
+bool isSmallStep(const ir::Operation& op) {
+  if (op.results.size() != 1 || !op.results[0]->type.isStatic() || op.operands.empty()) return false;
+  const double out = double(numElements(op.results[0]->type.dims));
+  auto dims = [&](size_t j) -> const Shape& { return op.operands[j]->type.dims; };
+  double macs = -1;
+  if ((op.name == "tosa.conv2d" || op.name == "tosa.depthwise_conv2d") && op.operands.size() > 1 &&
+      dims(1).size() == 4) {
+    const Shape& w = dims(1);  // conv2d [OC, KH, KW, IC]; depthwise [KH, KW, C, M]
+    macs = op.name == "tosa.conv2d" ? out * double(w[1] * w[2] * w[3]) : out * double(w[0] * w[1]);
+  } else if (op.name == "tosa.transpose_conv2d" && op.operands.size() > 1 && dims(1).size() == 4) {
+    const Shape& w = dims(1);  // [OC, KH, KW, IC]
+    macs = double(numElements(dims(0))) * double(w[0] * w[1] * w[2]);
+  } else if (op.name == "tosa.matmul" && dims(0).size() == 3) {
+    macs = out * double(dims(0)[2]);
+  }
+  return macs >= 0 ? macs < kSmallMacs : out < kSmallElements;
+}
+
+// Limits the calling thread's OpenMP regions (and oneDNN's) to one thread while alive.
+class OneThreadScope {
+ public:
+  explicit OneThreadScope(bool on) : saved_(on ? omp_get_max_threads() : 0) {
+    if (saved_ > 1) omp_set_num_threads(1);
+  }
+  ~OneThreadScope() {
+    if (saved_ > 1) omp_set_num_threads(saved_);
+  }
+  OneThreadScope(const OneThreadScope&) = delete;
+  OneThreadScope& operator=(const OneThreadScope&) = delete;
+
+ private:
+  int saved_;
+};
 
 bool isConstantOp(const ir::Operation& op) { return op.name == "tosa.const" || op.name == "tosa.const_shape"; }
 
@@ -202,8 +245,11 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
     }
 
     Step step;
+    step.singleThread = isSmallStep(*ops[i]);
     if (const auto* factories = registry.find(ops[i]->name)) {
       for (const KernelFactory& f : *factories) {
+        // A small step's oneDNN primitive is created for one thread too (some fix their split at creation).
+        OneThreadScope oneThread(step.singleThread);
         Result<CompiledKernel> ck = f(chain);
         if (!ck) return ck.status();
         if (ck->kernel) {
@@ -438,7 +484,10 @@ Status ExecutionPlan::run(const std::vector<Tensor>& inputs, std::vector<Tensor>
   using Clock = std::chrono::steady_clock;
   for (Step& step : steps_) {
     auto t0 = profiling_ ? Clock::now() : Clock::time_point();
-    TK_RETURN_IF_ERROR(runStep(step));
+    {
+      OneThreadScope oneThread(step.singleThread);
+      TK_RETURN_IF_ERROR(runStep(step));
+    }
     if (profiling_) {
       StepProfile& p = profiles_[step.profileIndex];
       p.totalMs += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
