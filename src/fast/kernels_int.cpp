@@ -76,13 +76,18 @@ class RescaleKernel : public OpKernel {
  public:
   std::string implName() const override { return "fast:rescale"; }
 
-  // The SoA form of the per-channel parameters for the scale32 row kernels (built once at compile time).
+  // The SoA form of the per-channel parameters for the scale32 row kernels (built once at compile time),
+  // repeated over k rows (lane i is channel i % C) so that blocks of rows are one long vector loop: a row of a
+  // few channels alone is mostly call and loop overhead.
   void prepareRows() {
     rows_.inputZp = inputZp_;
     rows_.outputZp = outputZp_;
     rows_.lo = lo_;
     rows_.hi = hi_;
-    for (const ChannelScale& s : ch_) {
+    const int64_t C = int64_t(ch_.size());
+    rowsPerBlock_ = std::max<int64_t>(1, 1024 / std::max<int64_t>(C, 1));
+    for (int64_t i = 0; i < rowsPerBlock_ * C; ++i) {
+      const ChannelScale& s = ch_[size_t(i % C)];
       rows_.mult.push_back(int32_t(s.multiplier));
       rows_.roundPos.push_back(s.roundPos);
       rows_.roundNeg.push_back(s.roundNeg);
@@ -98,8 +103,12 @@ class RescaleKernel : public OpKernel {
     const int64_t rows = n / C;
     bool bad = false;
     if (scale32_) {
+      const int64_t k = rowsPerBlock_, blocks = (rows + k - 1) / k;
 #pragma omp parallel for schedule(static) reduction(| : bad) if (n > 65536)
-      for (int64_t r = 0; r < rows; ++r) bad |= !rescale32Row(in + r * C, out + r * C, C, rows_);
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t r0 = b * k, m = (std::min(rows, r0 + k) - r0) * C;
+        bad |= !rescale32Row(in + r0 * C, out + r0 * C, m, rows_);
+      }
       return !bad;
     }
 #pragma omp parallel for schedule(static) reduction(| : bad) if (n > 65536)
@@ -156,6 +165,7 @@ class RescaleKernel : public OpKernel {
   int64_t inputZp_ = 0, outputZp_ = 0, lo_ = 0, hi_ = 0;
   std::vector<ChannelScale> ch_;
   Scale32Rows rows_;
+  int64_t rowsPerBlock_ = 1;
 };
 
 bool isSignedInt(DType t) { return t == DType::I8 || t == DType::I16 || t == DType::I32 || t == DType::I48; }

@@ -55,6 +55,38 @@ TEST(FastRescale, RandomRescalesAreBitIdenticalToReference) {
   }
 }
 
+TEST(FastRescale, LargeTensorsInBlocksOfRowsAreBitIdenticalToReference) {
+  // Rows are processed in blocks of 1024 / C rows (a partial block at the end), in parallel above 65536
+  // elements: per channel and per tensor, i8 -> i32 (a quantized add's operand) and i32 -> i8.
+  std::mt19937 rng(4242);
+  const Shape shape{2, 37, 53, 24};
+  for (int trial = 0; trial < 4; ++trial) {
+    const DType inT = trial % 2 ? DType::I32 : DType::I8, outT = trial % 2 ? DType::I8 : DType::I32;
+    ir::RescaleAttrs a;
+    a.perChannel = trial >= 2;
+    for (int64_t c = 0; c < (a.perChannel ? shape.back() : 1); ++c) {
+      a.multiplier.push_back(int64_t(1u << 30) + int64_t(rng() % (1u << 30)));
+      a.shift.push_back(inT == DType::I32 ? 36 + int64_t(rng() % 6) : 12 + int64_t(rng() % 8));
+    }
+    a.inputZp = inT == DType::I8 ? -7 : 0;
+    a.outputZp = outT == DType::I8 ? 5 : 0;
+    auto make = [&]() {
+      auto m = std::make_unique<ir::Module>();
+      ir::Builder b(*m, "main");
+      b.output({b.rescale(b.input(ValueType::tensor(inT, shape), "x"), outT, a)}, {"y"});
+      return m;
+    };
+    Tensor x(inT, shape);
+    std::uniform_int_distribution<int64_t> d(inT == DType::I8 ? -128 : -(int64_t(1) << 30), inT == DType::I8 ? 127 : (int64_t(1) << 30));
+    for (int64_t i = 0; i < x.size(); ++i) x.setInt(i, d(rng));
+    NamedTensors in{{"x", x}};
+    RunOutcome ref = runOn(make(), "ref", in), fast = runOn(make(), "fast", in);
+    ASSERT_TRUE(ref.status.isOk() && fast.status.isOk()) << ref.status.toString() << " / " << fast.status.toString();
+    EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << "trial " << trial;
+    EXPECT_EQ(fast.stats.steps[0].impl, "fast:rescale");
+  }
+}
+
 TEST(FastRescale, ValueOutsideTheShiftRangeIsUnpredictableOnBothBackends) {
   // apply_scale_32 REQUIREs value in [-(1 << (shift - 1)), 1 << (shift - 1)): shift 4 allows [-8, 8); 100 is out.
   auto make = [] {
