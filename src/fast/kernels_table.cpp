@@ -1,9 +1,11 @@
 // tosa.table and tosa.cast on the fast backend, bit for bit the reference's results.
-//  - TABLE i8 -> i8: a 256-entry lookup. i16 -> i32: apply_lookup_s (spec 1.12.5), 513 entries, 7-bit
+//  - TABLE i8 -> i8: a 256-entry lookup (AVX512-VBMI byte permutes where the CPU has them). i16 -> i32: apply_lookup_s (spec 1.12.5), 513 entries, 7-bit
 //    interpolation. A constant table is checked once at compile time for the slope REQUIRE
 //    (|next - base| fits i16); a table that fails it is left to the reference kernel, which gives the verdict.
 //  - CAST between fp32 and i8/i16/i32 (round to nearest, ties to even, saturating) and between integer widths
 //    (sign extension / truncation). A NaN input (unpredictable per the spec) reruns on the reference kernel.
+#include <immintrin.h>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -22,6 +24,28 @@ void lookupI8(const int8_t* in, int8_t* out, int64_t n, const int8_t* table) {
   for (int64_t i = 0; i < n; ++i) out[i] = table[int(in[i]) + 128];
 }
 
+// The same lookup 64 bytes at a time with AVX512-VBMI byte permutes: u = in + 128 (= in ^ 0x80) indexes the
+// 256-byte table; vpermi2b looks up 128-byte halves by u's low 7 bits, u's top bit picks the half.
+__attribute__((target("avx512f,avx512bw,avx512vbmi")))
+void lookupI8Vbmi(const int8_t* in, int8_t* out, int64_t n, const int8_t* table) {
+  const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
+  const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
+  const __m512i bias = _mm512_set1_epi8(char(0x80));
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(in + i), bias);
+    const __m512i low = _mm512_permutex2var_epi8(t0, u, t1), high = _mm512_permutex2var_epi8(t2, u, t3);
+    _mm512_storeu_si512(out + i, _mm512_mask_blend_epi8(_mm512_movepi8_mask(u), low, high));
+  }
+  for (; i < n; ++i) out[i] = table[int(in[i]) + 128];
+}
+
+bool hasVbmi() {
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vbmi");
+  return has;
+}
+
 // apply_lookup_s with a precomputed base (<< 7) and slope per index: clipping is a no-op on i16 inputs.
 __attribute__((target_clones("avx512f", "avx2", "default")))
 void lookupI16(const int16_t* in, int32_t* out, int64_t n, const int32_t* base7, const int32_t* slope) {
@@ -35,6 +59,7 @@ void lookupI16(const int16_t* in, int32_t* out, int64_t n, const int32_t* base7,
 class TableKernel : public OpKernel {
  public:
   std::string implName() const override { return i16_ ? "fast:table_i16" : "fast:table_i8"; }
+  const bool vbmi_ = hasVbmi();
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     const int64_t n = in[0][0].size();
@@ -44,6 +69,8 @@ class TableKernel : public OpKernel {
       const int64_t b = c * chunk, m = std::min(chunk, n - b);
       if (i16_)
         lookupI16(in[0][0].as<const int16_t>() + b, out[0].as<int32_t>() + b, m, base7_.data(), slope_.data());
+      else if (vbmi_)
+        lookupI8Vbmi(in[0][0].as<const int8_t>() + b, out[0].as<int8_t>() + b, m, table8_.data());
       else
         lookupI8(in[0][0].as<const int8_t>() + b, out[0].as<int8_t>() + b, m, table8_.data());
     }

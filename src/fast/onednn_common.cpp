@@ -449,7 +449,7 @@ TOSAKIT_VECTOR_LOOP bool epilogueRow(const int32_t* acc, OutT* out, int64_t n, c
 }
 
 // The per-channel parameters repeated over k rows (lane i is channel i % C), built on the first run; the bias
-// lanes on every run (a run-time bias changes).
+// lanes on every run only when the bias is a run-time operand.
 void buildLanes(const IntEpilogue& e, const int32_t* bias, int64_t k) {
   const int64_t C = e.channels, L = k * C;
   if (e.rescale && int64_t(e.laneMult.size()) != L) {
@@ -461,6 +461,7 @@ void buildLanes(const IntEpilogue& e, const int32_t* bias, int64_t k) {
       e.laneRoundPos[size_t(i)] = e.roundPos[c], e.laneRoundNeg[size_t(i)] = e.roundNeg[c];
     }
   }
+  if (!e.runtimeBias && int64_t(e.laneBias.size()) == L) return;  // a constant bias: built on the first run
   e.laneBias.resize(size_t(L));
   for (int64_t i = 0; i < L; ++i) e.laneBias[size_t(i)] = bias[i % C];
 }
