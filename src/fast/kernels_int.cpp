@@ -5,6 +5,7 @@
 // parameters are left to the reference kernel.
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "fast/kernels_common.h"
 #include "fast/op_kernel.h"
@@ -26,51 +27,42 @@ struct Scale32Rows {
   std::vector<int32_t> mult;
   std::vector<int64_t> roundPos, roundNeg, shift, lowest, highest;
   int64_t inputZp = 0, outputZp = 0, lo = 0, hi = 0;
+  bool scalar = false;  // every lane has the same parameters
 };
 
-#define TOSAKIT_RESCALE32_ROW(NAME, IN, OUT)                                                          \
-  __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool NAME(                           \
-      const IN* __restrict in, OUT* __restrict out, int64_t C, const Scale32Rows& p) {                 \
-    int64_t bad = 0; /* an int64 flag, not bool: a bool reduction blocks the vectorizer */             \
-    const int64_t izp = p.inputZp, ozp = p.outputZp, lo = p.lo, hi = p.hi; /* locals: out may alias */ \
-    const int32_t* mult = p.mult.data();                                                               \
-    const int64_t *rp = p.roundPos.data(), *rn = p.roundNeg.data(), *sh = p.shift.data();              \
-    const int64_t *lw = p.lowest.data(), *hg = p.highest.data();                                       \
-    for (int64_t c = 0; c < C; ++c) {                                                                  \
-      const int64_t v = int64_t(in[c]) - izp;                                                          \
-      bad |= (v < lw[c]) | (v >= hg[c]);                                                               \
-      const int64_t rpc = rp[c], rnc = rn[c]; /* both loaded: no conditional load */              \
-      const int64_t prod = int64_t(int32_t(v)) * int64_t(mult[c]) + (v >= 0 ? rpc : rnc);              \
-      int64_t r = int64_t(int32_t(prod >> sh[c])) + ozp;                                              \
-      bad |= (r < std::numeric_limits<int32_t>::min()) | (r > std::numeric_limits<int32_t>::max());     \
-      r = r < lo ? lo : r;                                                                             \
-      r = r > hi ? hi : r;                                                                             \
-      out[c] = OUT(r);                                                                                 \
-    }                                                                                                  \
-    return !bad;                                                                                       \
+// kScalar: one scale for every lane (a per-tensor rescale): the parameters stay in registers instead of six
+// loads per element.
+template <typename IN, typename OUT, bool kScalar>
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool rescale32Span(
+    const IN* __restrict in, OUT* __restrict out, int64_t n, const Scale32Rows& p) {
+  int64_t bad = 0;  // an int64 flag, not bool: a bool reduction blocks the vectorizer
+  const int64_t izp = p.inputZp, ozp = p.outputZp, lo = p.lo, hi = p.hi;  // locals: out may alias
+  const int32_t* mult = p.mult.data();
+  const int64_t *rp = p.roundPos.data(), *rn = p.roundNeg.data(), *sh = p.shift.data();
+  const int64_t *lw = p.lowest.data(), *hg = p.highest.data();
+  const int64_t m0 = mult[0], rp0 = rp[0], rn0 = rn[0], sh0 = sh[0], lw0 = lw[0], hg0 = hg[0];
+  for (int64_t c = 0; c < n; ++c) {
+    const int64_t v = int64_t(in[c]) - izp;
+    bad |= (v < (kScalar ? lw0 : lw[c])) | (v >= (kScalar ? hg0 : hg[c]));
+    const int64_t rpc = kScalar ? rp0 : rp[c], rnc = kScalar ? rn0 : rn[c];  // both loaded: no conditional load
+    const int64_t prod = int64_t(int32_t(v)) * (kScalar ? m0 : int64_t(mult[c])) + (v >= 0 ? rpc : rnc);
+    int64_t r = int64_t(int32_t(prod >> (kScalar ? sh0 : sh[c]))) + ozp;
+    bad |= (r < std::numeric_limits<int32_t>::min()) | (r > std::numeric_limits<int32_t>::max());
+    r = r < lo ? lo : r;
+    r = r > hi ? hi : r;
+    out[c] = OUT(r);
   }
-TOSAKIT_RESCALE32_ROW(rescale32Row_i8_i8, int8_t, int8_t)
-TOSAKIT_RESCALE32_ROW(rescale32Row_i8_i16, int8_t, int16_t)
-TOSAKIT_RESCALE32_ROW(rescale32Row_i8_i32, int8_t, int32_t)
-TOSAKIT_RESCALE32_ROW(rescale32Row_i16_i8, int16_t, int8_t)
-TOSAKIT_RESCALE32_ROW(rescale32Row_i16_i16, int16_t, int16_t)
-TOSAKIT_RESCALE32_ROW(rescale32Row_i16_i32, int16_t, int32_t)
-TOSAKIT_RESCALE32_ROW(rescale32Row_i32_i8, int32_t, int8_t)
-TOSAKIT_RESCALE32_ROW(rescale32Row_i32_i16, int32_t, int16_t)
-TOSAKIT_RESCALE32_ROW(rescale32Row_i32_i32, int32_t, int32_t)
-#undef TOSAKIT_RESCALE32_ROW
+  return !bad;
+}
 
-inline bool rescale32Row(const int8_t* i, int8_t* o, int64_t C, const Scale32Rows& p) { return rescale32Row_i8_i8(i, o, C, p); }
-inline bool rescale32Row(const int8_t* i, int16_t* o, int64_t C, const Scale32Rows& p) { return rescale32Row_i8_i16(i, o, C, p); }
-inline bool rescale32Row(const int8_t* i, int32_t* o, int64_t C, const Scale32Rows& p) { return rescale32Row_i8_i32(i, o, C, p); }
-inline bool rescale32Row(const int16_t* i, int8_t* o, int64_t C, const Scale32Rows& p) { return rescale32Row_i16_i8(i, o, C, p); }
-inline bool rescale32Row(const int16_t* i, int16_t* o, int64_t C, const Scale32Rows& p) { return rescale32Row_i16_i16(i, o, C, p); }
-inline bool rescale32Row(const int16_t* i, int32_t* o, int64_t C, const Scale32Rows& p) { return rescale32Row_i16_i32(i, o, C, p); }
-inline bool rescale32Row(const int32_t* i, int8_t* o, int64_t C, const Scale32Rows& p) { return rescale32Row_i32_i8(i, o, C, p); }
-inline bool rescale32Row(const int32_t* i, int16_t* o, int64_t C, const Scale32Rows& p) { return rescale32Row_i32_i16(i, o, C, p); }
-inline bool rescale32Row(const int32_t* i, int32_t* o, int64_t C, const Scale32Rows& p) { return rescale32Row_i32_i32(i, o, C, p); }
-template <typename Out>
-bool rescale32Row(const int64_t*, Out*, int64_t, const Scale32Rows&) { return false; }  // i48: not scale32
+template <typename In, typename Out>
+bool rescale32Row(const In* in, Out* out, int64_t n, const Scale32Rows& p) {
+  if constexpr (std::is_same_v<In, int64_t>) {
+    return false;  // i48: not scale32
+  } else {
+    return p.scalar ? rescale32Span<In, Out, true>(in, out, n, p) : rescale32Span<In, Out, false>(in, out, n, p);
+  }
+}
 
 class RescaleKernel : public OpKernel {
  public:
@@ -86,6 +78,10 @@ class RescaleKernel : public OpKernel {
     rows_.hi = hi_;
     const int64_t C = int64_t(ch_.size());
     rowsPerBlock_ = std::max<int64_t>(1, 1024 / std::max<int64_t>(C, 1));
+    rows_.scalar = std::all_of(ch_.begin(), ch_.end(), [&](const ChannelScale& s) {
+      return s.multiplier == ch_[0].multiplier && s.shift == ch_[0].shift && s.roundPos == ch_[0].roundPos &&
+             s.roundNeg == ch_[0].roundNeg;
+    });
     for (int64_t i = 0; i < rowsPerBlock_ * C; ++i) {
       const ChannelScale& s = ch_[size_t(i % C)];
       rows_.mult.push_back(int32_t(s.multiplier));

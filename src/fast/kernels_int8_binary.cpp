@@ -86,7 +86,8 @@ struct FusedParams {
 // One row of L elements: out = clamp(rescale(op(a, rescale(x)))). With kRescaleX false, x already holds the
 // rescaled i32 values (a broadcast operand, rescaled once per run). Branch-free for the vectorizer; the REQUIRE
 // flag is an int64 (a bool reduction blocks it). Returns false when a REQUIRE would fail.
-template <typename XT, typename OutT, BinOp kOp, bool kRescaleX>
+// kScalar: both rescales per tensor (the usual case): their parameters stay in registers.
+template <typename XT, typename OutT, BinOp kOp, bool kRescaleX, bool kScalar>
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRow(
     const int32_t* __restrict a, const XT* __restrict x, OutT* __restrict out, int64_t L, const FusedParams& p) {
   int64_t bad = 0;
@@ -96,13 +97,16 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRo
   const int64_t *ilw = p.in.lowest.data(), *ihg = p.in.highest.data();
   const int64_t *orp = p.out.roundPos.data(), *orn = p.out.roundNeg.data(), *osh = p.out.shift.data();
   const int64_t *olw = p.out.lowest.data(), *ohg = p.out.highest.data();
+  const int64_t im0 = im[0], irp0 = irp[0], irn0 = irn[0], ish0 = ish[0], ilw0 = ilw[0], ihg0 = ihg[0];
+  const int64_t om0 = om[0], orp0 = orp[0], orn0 = orn[0], osh0 = osh[0], olw0 = olw[0], ohg0 = ohg[0];
   for (int64_t i = 0; i < L; ++i) {
     int64_t b;
     if constexpr (kRescaleX) {
       const int64_t v = int64_t(x[i]) - izp;
-      bad |= (v < ilw[i]) | (v >= ihg[i]);
-      const int64_t rp = irp[i], rn = irn[i];  // both loaded: no conditional load
-      b = int64_t(int32_t((int64_t(int32_t(v)) * int64_t(im[i]) + (v >= 0 ? rp : rn)) >> ish[i]));
+      bad |= (v < (kScalar ? ilw0 : ilw[i])) | (v >= (kScalar ? ihg0 : ihg[i]));
+      const int64_t rp = kScalar ? irp0 : irp[i], rn = kScalar ? irn0 : irn[i];  // both loaded: no conditional load
+      const int64_t m = kScalar ? im0 : int64_t(im[i]);
+      b = int64_t(int32_t((int64_t(int32_t(v)) * m + (v >= 0 ? rp : rn)) >> (kScalar ? ish0 : ish[i])));
     } else {
       b = x[i];
     }
@@ -123,9 +127,10 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRo
       s = (av * b + mrnd) >> msh;
       bad |= (s < kI32Min) | (s > kI32Max);
     }
-    bad |= (s < olw[i]) | (s >= ohg[i]);
-    const int64_t rp = orp[i], rn = orn[i];
-    int64_t r = int64_t(int32_t((int64_t(int32_t(s)) * int64_t(om[i]) + (s >= 0 ? rp : rn)) >> osh[i])) + ozp;
+    bad |= (s < (kScalar ? olw0 : olw[i])) | (s >= (kScalar ? ohg0 : ohg[i]));
+    const int64_t rp = kScalar ? orp0 : orp[i], rn = kScalar ? orn0 : orn[i];
+    const int64_t m = kScalar ? om0 : int64_t(om[i]);
+    int64_t r = int64_t(int32_t((int64_t(int32_t(s)) * m + (s >= 0 ? rp : rn)) >> (kScalar ? osh0 : osh[i]))) + ozp;
     bad |= (r < kI32Min) | (r > kI32Max);
     r = r < lo ? lo : r;
     r = r > hi ? hi : r;
@@ -166,6 +171,7 @@ class FusedQuantBinaryKernel : public OpKernel {
   size_t aIndex_ = 0;
   Bcast xB_ = Bcast::Full, aB_ = Bcast::Full;
   int64_t n_ = 0, C_ = 1, L_ = 1;
+  bool scalar_ = false;  // both rescales per tensor
   RescaleSpec inSpec_;
   FusedParams p_;
   std::vector<int32_t> aRow_, xRow_;  // per-run replicated rows of a broadcast operand (L_ values)
@@ -227,8 +233,13 @@ class FusedQuantBinaryKernel : public OpKernel {
     for (int64_t k = 0; k < chunks; ++k) {
       const int64_t b = k * L_, m = std::min(L_, n_ - b);
       const int32_t* ar = aFull ? a + b : aRow_.data();
-      const bool ok = xFull ? fusedRow<XT, OutT, kOp, true>(ar, x + b, out + b, m, p_)
-                            : fusedRow<int32_t, OutT, kOp, false>(ar, xRow_.data(), out + b, m, p_);
+      bool ok;
+      if (scalar_)
+        ok = xFull ? fusedRow<XT, OutT, kOp, true, true>(ar, x + b, out + b, m, p_)
+                   : fusedRow<int32_t, OutT, kOp, false, true>(ar, xRow_.data(), out + b, m, p_);
+      else
+        ok = xFull ? fusedRow<XT, OutT, kOp, true, false>(ar, x + b, out + b, m, p_)
+                   : fusedRow<int32_t, OutT, kOp, false, false>(ar, xRow_.data(), out + b, m, p_);
       bad |= int64_t(!ok);
     }
     return !bad;
@@ -287,6 +298,7 @@ Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
   // Rows of whole channel groups, long enough to vectorize well and to amortize the per-row call.
   k->L_ = k->C_ * std::max<int64_t>(1, 1024 / k->C_);
   k->inSpec_ = *inSpec;
+  k->scalar_ = inSpec->multiplier.size() == 1 && outSpec->multiplier.size() == 1;
   k->p_.in.build(*inSpec, k->C_, k->L_);
   k->p_.out.build(*outSpec, k->C_, k->L_);
   k->p_.inZp = inSpec->inputZp;
