@@ -23,6 +23,8 @@ PACKAGES=(
   python3-sklearn chromium fonts-dejavu-core
   # The Python package (python/, pybind11) and its pytest suite.
   pybind11-dev python3-dev python3-pytest
+  # The fuzz smoke (ctest label fuzz, scripts/fuzz_smoke.sh): libFuzzer harnesses built with clang, ASan + UBSan.
+  clang-14 libclang-rt-14-dev
 )
 # Debian's npm brings Debian's nodejs; a node from elsewhere (e.g. NodeSource, which bundles npm and conflicts
 # with Debian's npm package) is used as it is.

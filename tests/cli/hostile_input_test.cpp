@@ -206,6 +206,44 @@ TEST_F(HostileInput, SpirvConstantsAreCheckedAgainstTheBudget) {
   EXPECT_EQ(runTool("dis --max-memory 64K " + path("big.spv")).exitCode, 0);  // text only: nothing allocated
 }
 
+TEST_F(HostileInput, SpirvConstantAndSidecarClaimingTerabytes) {
+  // const_4tb.spv: a converted 4x5x7 graph constant whose OpTypeTensorARM shape constants were patched to
+  // 100000x100000x100 (580 bytes); sidecar_4tb.spv: a well-formed graph whose .spv.npz member header claims
+  // the same shape with no data. Both backends refuse before allocating.
+  const std::vector<std::string> needles = {"const_4tb.spv", "fp32[100000x100000x100]", "4000000000000 bytes"};
+  expectBadInput(runTool("validate " + kRegressions + "const_4tb.spv"), needles, "validate");
+  for (const char* backend : {"ref", "fast"}) {
+    expectBadInput(runTool("run " + kRegressions + "const_4tb.spv --backend " + backend + " --input x=" + path("x.npy") +
+                           " -o " + path("out.npz")),
+                   needles, backend);
+  }
+  expectBadInput(runTool("convert " + kRegressions + "const_4tb.spv " + path("out.mlir")), needles, "convert");
+  expectBadInput(runTool("validate " + kRegressions + "sidecar_4tb.spv"),
+                 {"sidecar_4tb.spv.npz", "member '0.npy'", "100000x100000x100"}, "sidecar");
+  EXPECT_FALSE(exists("out.npz"));
+  EXPECT_FALSE(exists("out.mlir"));
+}
+
+TEST_F(HostileInput, FastPlanArenaIsCheckedAsOneRequest) {
+  // Three f32[100000] results (400000 bytes each, all live at the end whatever the plan fuses) fit a 1 MiB
+  // budget one by one; the fast backend places them in one activation arena of at least 3 * 400000 = 1200000
+  // bytes, which does not. The reference backend allocates per value, so it runs.
+  write("arena.mlir", R"(func.func @main(%x: tensor<100000xf32> loc("x")) -> (tensor<100000xf32>, tensor<100000xf32>, tensor<100000xf32>) {
+  %a = tosa.abs %x : (tensor<100000xf32>) -> tensor<100000xf32>
+  %b = tosa.floor %x : (tensor<100000xf32>) -> tensor<100000xf32>
+  %c = tosa.add %a, %b : (tensor<100000xf32>, tensor<100000xf32>) -> tensor<100000xf32>
+  return %a, %b, %c : tensor<100000xf32>, tensor<100000xf32>, tensor<100000xf32>
+}
+)");
+  ASSERT_TRUE(tosakit::npy::writeNpy(path("x100k.npy"), tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {100000},
+                                                                                      std::vector<double>(100000, 0.5))));
+  const std::string args = path("arena.mlir") + " --max-memory 1M --input x=" + path("x100k.npy") + " -o " + path("out.npz");
+  expectBadInput(runTool("run --backend fast " + args), {"the fast backend's activation arena", "--max-memory"}, "fast");
+  EXPECT_FALSE(exists("out.npz"));
+  auto ref = runTool("run --backend ref " + args);
+  EXPECT_EQ(ref.exitCode, 0) << ref.out;
+}
+
 // ---- whole-file reads: a file larger than the budget is refused before it is read ----
 
 TEST_F(HostileInput, FileLargerThanTheBudgetIsNotRead) {

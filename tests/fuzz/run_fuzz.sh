@@ -4,7 +4,7 @@
 #       each FUZZER (npy spirv mlir onnx compliance; default: all that were built) for SECONDS (default 300),
 #       one after the other, single process.
 #   tests/fuzz/run_fuzz.sh --smoke BIN_DIR FUZZER                no build: a short run of BIN_DIR/FUZZER_fuzz
-#       (ctest's fuzz_smoke_* tests; SMOKE_SECONDS, default 15).
+#       (ctest's fuzz_smoke_* tests, scripts/fuzz_smoke.sh; SMOKE_SECONDS, default 15); exit 77 when not built.
 # Each run starts from a scratch copy of the seed corpus corpus/FUZZER/ plus the regression inputs in
 # regressions/ (crashers of earlier findings and the hostile inputs of issue 13). Crash inputs land in
 # BUILD_DIR/artifacts/. Exits non-zero when any fuzzer finds a crash, leak, sanitizer report, timeout or
@@ -13,10 +13,11 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 FUZZ="$ROOT/tests/fuzz"
 
-# run_one BIN_DIR NAME SECONDS WORK_DIR
+# run_one BIN_DIR NAME SECONDS WORK_DIR [ARTIFACT_DIR (default WORK_DIR/artifacts)]
 run_one() {
   bin="$1/$2_fuzz"
   [ -x "$bin" ] || { echo "run_fuzz: $bin not built, skipped"; return 0; }
+  artifacts="${5:-$4/artifacts}"
   case "$2" in
     mlir) maxlen=8192 ;;
     onnx) maxlen=16384 ;;
@@ -25,20 +26,22 @@ run_one() {
   dict=""
   case "$2" in npy|compliance) dict="-dict=$FUZZ/npy.dict" ;; esac
   corpus="$4/corpus_$2"
-  mkdir -p "$corpus" "$4/artifacts"
+  mkdir -p "$corpus" "$artifacts"
   cp "$FUZZ/corpus/$2"/* "$corpus/"
   echo "run_fuzz: $2 for $3 s"
   # The harnesses set a 64 MiB memory budget: any single allocation above 256 MB (malloc_limit) was not
   # checked against it, and the process must stay under 2 GB (rss_limit) including ASan's overhead.
   # shellcheck disable=SC2086
   "$bin" "$corpus" "$FUZZ/regressions" -max_total_time="$3" -max_len="$maxlen" -rss_limit_mb=2048 \
-    -malloc_limit_mb=256 -timeout=20 -print_final_stats=1 -artifact_prefix="$4/artifacts/$2-" $dict
+    -malloc_limit_mb=256 -timeout=20 -print_final_stats=1 -artifact_prefix="$artifacts/$2-" $dict
 }
 
 if [ "${1:-}" = "--smoke" ]; then
+  [ -x "$2/$3_fuzz" ] || { echo "run_fuzz: $2/$3_fuzz not built (clang, MLIR or ONNX missing?): skipped"; exit 77; }
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  run_one "$2" "$3" "${SMOKE_SECONDS:-15}" "$work"
+  # The corpus copy is scratch; crash inputs are kept in BIN_DIR/artifacts/ for the CI log's reproducer.
+  run_one "$2" "$3" "${SMOKE_SECONDS:-15}" "$work" "$2/artifacts"
   exit $?
 fi
 
