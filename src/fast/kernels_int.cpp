@@ -64,6 +64,13 @@ bool rescale32Row(const In* in, Out* out, int64_t n, const Scale32Rows& p) {
   }
 }
 
+// An i8 input with one scale has 256 possible values: the rescale is a lookup in a table computed once.
+template <typename Out>
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void lookupRescaleI8(
+    const int8_t* __restrict in, Out* __restrict out, int64_t n, const int32_t* __restrict lut) {
+  for (int64_t i = 0; i < n; ++i) out[i] = Out(lut[uint8_t(in[i]) ^ 0x80]);
+}
+
 class RescaleKernel : public OpKernel {
  public:
   std::string implName() const override { return "fast:rescale"; }
@@ -142,9 +149,39 @@ class RescaleKernel : public OpKernel {
     }
   }
 
+  // For an i8 input with per-tensor single-scale parameters: the result of every input value (index v + 128),
+  // computed by the row kernel itself; not used when any value would trip a REQUIRE.
+  void prepareLookup() {
+    if (inT_ != DType::I8 || !scale32_ || !rows_.scalar) return;
+    std::vector<int8_t> all(256);
+    for (int i = 0; i < 256; ++i) all[size_t(i)] = int8_t(i - 128);
+    std::vector<int32_t> lut(256);
+    Scale32Rows one = rows_;  // lanes of the first channel suffice: every lane is the same
+    if (!rescale32Row(all.data(), lut.data(), 256, one)) return;
+    lut_ = std::move(lut);
+  }
+
+  template <typename Out>
+  void lookup(const int8_t* x, Out* y, int64_t n) const {
+    const int64_t chunk = 16384, chunks = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t c = 0; c < chunks; ++c) {
+      const int64_t b = c * chunk;
+      lookupRescaleI8(x + b, y + b, std::min(chunk, n - b), lut_.data());
+    }
+  }
+
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     const TensorView& x = in[0][0];
     const int64_t n = x.size();
+    if (!lut_.empty()) {
+      switch (outT_) {
+        case DType::I8: lookup(x.as<const int8_t>(), out[0].as<int8_t>(), n); break;
+        case DType::I16: lookup(x.as<const int8_t>(), out[0].as<int16_t>(), n); break;
+        default: lookup(x.as<const int8_t>(), out[0].as<int32_t>(), n); break;
+      }
+      return Status::ok();
+    }
     bool ok = false;
     switch (inT_) {
       case DType::I8: ok = dispatchOut(x.as<const int8_t>(), out[0].data, n); break;
@@ -162,6 +199,7 @@ class RescaleKernel : public OpKernel {
   std::vector<ChannelScale> ch_;
   Scale32Rows rows_;
   int64_t rowsPerBlock_ = 1;
+  std::vector<int32_t> lut_;  // i8 input, one scale: the result of each input value
 };
 
 bool isSignedInt(DType t) { return t == DType::I8 || t == DType::I16 || t == DType::I32 || t == DType::I48; }
@@ -229,6 +267,7 @@ Result<CompiledKernel> compileRescale(const OpChain& chain) {
     }
   }
   k->prepareRows();
+  k->prepareLookup();
   ck.kernel = std::move(k);
   return ck;
 }

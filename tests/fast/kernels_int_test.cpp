@@ -104,5 +104,36 @@ TEST(FastRescale, ValueOutsideTheShiftRangeIsUnpredictableOnBothBackends) {
   EXPECT_EQ(runOn(make(), "fast", in).status.code(), StatusCode::Unpredictable);
 }
 
+TEST(FastRescale, I8LookupTableKeepsTheRangeRequire) {
+  // A per-tensor i8 rescale runs as a 256-entry lookup, except when some i8 value breaks apply_scale_32's
+  // range (shift 4 allows [-8, 8)): then in-range inputs still match and an out-of-range one is unpredictable.
+  for (int64_t shift : {int64_t(4), int64_t(20)}) {
+    auto make = [&] {
+      auto m = std::make_unique<ir::Module>();
+      ir::Builder b(*m, "main");
+      auto* x = b.input(ValueType::tensor(DType::I8, {2, 130}), "x");
+      ir::RescaleAttrs a;
+      a.multiplier = {(int64_t(1) << 30) + 12345};
+      a.shift = {shift};
+      a.inputZp = 3;
+      b.output({b.rescale(x, DType::I32, a)}, {"y"});
+      return m;
+    };
+    Tensor small(DType::I8, {2, 130}), all(DType::I8, {2, 130});
+    for (int64_t i = 0; i < 260; ++i) small.setInt(i, 3 + (i % 16) - 8), all.setInt(i, (i % 256) - 128);
+    for (const Tensor* x : {&small, &all}) {
+      NamedTensors in{{"x", *x}};
+      RunOutcome ref = runOn(make(), "ref", in), fast = runOn(make(), "fast", in);
+      ASSERT_EQ(ref.status.code(), fast.status.code()) << "shift " << shift;
+      if (ref.status.isOk()) {
+        EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << "shift " << shift;
+      }
+      if (shift == 4 && x == &all) {
+        EXPECT_EQ(fast.status.code(), StatusCode::Unpredictable);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tosakit::testing
