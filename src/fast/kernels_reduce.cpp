@@ -89,6 +89,21 @@ void intExtremeRow(const T* __restrict x, T* __restrict acc, int64_t n, int isMa
   else for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] < x[j] ? acc[j] : x[j];
 }
 
+// A whole row into L lanes (element i into lane i % L): one call per row, the lane loop vectorized.
+template <typename T, int64_t L>
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+void intExtremeLanes(const T* __restrict x, int64_t n, T* __restrict lanes, int isMax) {
+  int64_t i = 0;
+  if (isMax) {
+    for (; i + L <= n; i += L)
+      for (int64_t j = 0; j < L; ++j) lanes[j] = lanes[j] >= x[i + j] ? lanes[j] : x[i + j];
+  } else {
+    for (; i + L <= n; i += L)
+      for (int64_t j = 0; j < L; ++j) lanes[j] = lanes[j] < x[i + j] ? lanes[j] : x[i + j];
+  }
+  intExtremeRow<T>(x + i, lanes, n - i, isMax);
+}
+
 template <typename T>
 void reduceIntExtreme(const Geometry& g, const T* in, T* out, bool isMax) {
   const T init = isMax ? std::numeric_limits<T>::min() : std::numeric_limits<T>::max();
@@ -98,9 +113,7 @@ void reduceIntExtreme(const Geometry& g, const T* in, T* out, bool isMax) {
       const T* row = in + l * g.axis;
       T lanes[L];
       std::fill(lanes, lanes + L, init);
-      int64_t i = 0;
-      for (; i + L <= g.axis; i += L) intExtremeRow<T>(row + i, lanes, L, isMax);
-      intExtremeRow<T>(row + i, lanes, g.axis - i, isMax);
+      intExtremeLanes<T, L>(row, g.axis, lanes, isMax);
       T acc = init;
       for (int64_t j = 0; j < L; ++j) acc = isMax ? std::max(acc, lanes[j]) : std::min(acc, lanes[j]);
       out[l] = acc;
@@ -165,6 +178,21 @@ void f32SeqRows(const float* __restrict x, float* __restrict acc, int64_t n, int
   else for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] * x[j];
 }
 
+// Eight rows of `axis` elements, each summed (multiplied) in its own order: eight independent chains.
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+void f32SeqBlock8(const float* __restrict rows, int64_t axis, float* __restrict out, float init, int isSum) {
+  float acc[8];
+  for (int r = 0; r < 8; ++r) acc[r] = init;
+  if (isSum) {
+    for (int64_t i = 0; i < axis; ++i)
+      for (int r = 0; r < 8; ++r) acc[r] = acc[r] + rows[r * axis + i];
+  } else {
+    for (int64_t i = 0; i < axis; ++i)
+      for (int r = 0; r < 8; ++r) acc[r] = acc[r] * rows[r * axis + i];
+  }
+  for (int r = 0; r < 8; ++r) out[r] = acc[r];
+}
+
 void reduceF32Seq(const Geometry& g, const float* in, float* out, bool isSum) {
   const float init = isSum ? 0.0f : 1.0f;
   if (g.inner == 1) {
@@ -182,14 +210,7 @@ void reduceF32Seq(const Geometry& g, const float* in, float* out, bool isSum) {
         }
         return;
       }
-      float acc[R];
-      std::fill(acc, acc + R, init);
-      float column[R];
-      for (int64_t i = 0; i < g.axis; ++i) {
-        for (int64_t r = 0; r < R; ++r) column[r] = rows[r * g.axis + i];
-        f32SeqRows(column, acc, R, isSum);
-      }
-      std::copy(acc, acc + R, out + r0);
+      f32SeqBlock8(rows, g.axis, out + r0, init, isSum);
     });
     return;
   }
@@ -232,6 +253,24 @@ void f32ExtremeRows(const float* __restrict x, float* __restrict acc, int32_t* _
   }
 }
 
+template <int64_t L>
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+void f32ExtremeLanes(const float* __restrict x, int64_t n, float* __restrict lanes, int32_t* __restrict nan,
+                     int32_t* __restrict number, int isMax) {
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    for (int64_t j = 0; j < L; ++j) {
+      const float v = x[i + j], a = lanes[j];
+      const int32_t isNan = int32_t(v != v);
+      const float m = isMax ? (a >= v ? a : v) : (a < v ? a : v);
+      lanes[j] = isNan ? a : m;
+      nan[j] |= isNan;
+      number[j] |= 1 - isNan;
+    }
+  }
+  f32ExtremeRows(x + i, lanes, nan, number, n - i, isMax);
+}
+
 float quietNaN(float v) {
   uint32_t b;
   std::memcpy(&b, &v, 4);
@@ -256,9 +295,7 @@ void reduceF32Extreme(const Geometry& g, const float* in, float* out, bool isMax
       float lanes[L];
       int32_t nan[L] = {}, number[L] = {};
       std::fill(lanes, lanes + L, init);
-      int64_t i = 0;
-      for (; i + L <= g.axis; i += L) f32ExtremeRows(row + i, lanes, nan, number, L, isMax);
-      f32ExtremeRows(row + i, lanes, nan, number, g.axis - i, isMax);
+      f32ExtremeLanes<L>(row, g.axis, lanes, nan, number, isMax);
       float acc = init;
       int32_t sawNaN = 0, sawNumber = 0;
       for (int64_t j = 0; j < L; ++j) {
