@@ -158,7 +158,8 @@ void applyFloatClamp(float* acc, int64_t n, float lo, float hi) {
 // formula. Outside the polynomial's range the result is an exact constant (0, 1 or inf), as in the reference.
 template <bool sigmoid>
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void expSigmoidPass(const float* __restrict x, float* __restrict out, int32_t* __restrict hard, int64_t n) {
+int64_t expSigmoidPass(const float* __restrict x, float* __restrict out, int32_t* __restrict hard, int64_t n) {
+  int64_t hardCount = 0;
   constexpr double kLog2e = 1.4426950408889634, kLn2Hi = 0.693147180369123816490, kLn2Lo = 1.90821492927058770002e-10;
   constexpr double kShifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer in the low bits
   for (int64_t i = 0; i < n; ++i) {
@@ -211,7 +212,9 @@ void expSigmoidPass(const float* __restrict x, float* __restrict out, int32_t* _
     std::memcpy(&res, &rb, 8);
     out[i] = float(res);
     hard[i] = (inRange & nearMidpoint) | (1 - inRange - isBelow - isAbove);  // the middle band, NaN
+    hardCount += hard[i];
   }
+  return hardCount;
 }
 
 void applyExpSigmoid(float* acc, int64_t n, bool sigmoid) {
@@ -222,9 +225,8 @@ void applyExpSigmoid(float* acc, int64_t n, bool sigmoid) {
     const int64_t m = std::min(kChunk, n - begin);
     float* a = acc + begin;
     std::memcpy(in, a, size_t(m) * sizeof(float));
-    if (sigmoid) expSigmoidPass<true>(in, a, hard, m);
-    else expSigmoidPass<false>(in, a, hard, m);
-    for (int64_t i = 0; i < m; ++i) {
+    const int64_t hardCount = sigmoid ? expSigmoidPass<true>(in, a, hard, m) : expSigmoidPass<false>(in, a, hard, m);
+    for (int64_t i = 0; hardCount && i < m; ++i) {
       if (!hard[i]) continue;
       const double v = double(in[i]);
       a[i] = sigmoid ? float(1.0 / (1.0 + std::exp(-v))) : float(std::exp(v));
