@@ -81,13 +81,17 @@ struct FusedParams {
   ScaleLanes in, out;  // the operand's rescale (to i32) and the result's rescale
   int64_t inZp = 0, outZp = 0, lo = 0, hi = 0;
   int64_t mulShift = 0, mulRound = 0;
+  std::vector<int32_t> inLut;  // i8 operand, one scale, no value breaking a REQUIRE: rescale(v) at v + 128
 };
 
-// One row of L elements: out = clamp(rescale(op(a, rescale(x)))). With kRescaleX false, x already holds the
-// rescaled i32 values (a broadcast operand, rescaled once per run). Branch-free for the vectorizer; the REQUIRE
+enum class XMode { Rescale, Lookup, Ready };  // x is rescaled here, looked up in inLut, or already rescaled
+
+// One row of L elements: out = clamp(rescale(op(a, rescale(x)))). kX: x is rescaled here, looked up in the
+// operand's 256-entry table (i8, one scale), or already holds the rescaled i32 values (a broadcast operand,
+// rescaled once per run). Branch-free for the vectorizer; the REQUIRE
 // flag is an int64 (a bool reduction blocks it). Returns false when a REQUIRE would fail.
 // kScalar: both rescales per tensor (the usual case): their parameters stay in registers.
-template <typename XT, typename OutT, BinOp kOp, bool kRescaleX, bool kScalar>
+template <typename XT, typename OutT, BinOp kOp, XMode kX, bool kScalar>
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRow(
     const int32_t* __restrict a, const XT* __restrict x, OutT* __restrict out, int64_t L, const FusedParams& p) {
   int64_t bad = 0;
@@ -99,9 +103,12 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRo
   const int64_t *olw = p.out.lowest.data(), *ohg = p.out.highest.data();
   const int64_t im0 = im[0], irp0 = irp[0], irn0 = irn[0], ish0 = ish[0], ilw0 = ilw[0], ihg0 = ihg[0];
   const int64_t om0 = om[0], orp0 = orp[0], orn0 = orn[0], osh0 = osh[0], olw0 = olw[0], ohg0 = ohg[0];
+  const int32_t* lut = p.inLut.data();
   for (int64_t i = 0; i < L; ++i) {
     int64_t b;
-    if constexpr (kRescaleX) {
+    if constexpr (kX == XMode::Lookup) {
+      b = lut[uint8_t(x[i]) ^ 0x80];
+    } else if constexpr (kX == XMode::Rescale) {
       const int64_t v = int64_t(x[i]) - izp;
       bad |= (v < (kScalar ? ilw0 : ilw[i])) | (v >= (kScalar ? ihg0 : ihg[i]));
       const int64_t rp = kScalar ? irp0 : irp[i], rn = kScalar ? irn0 : irn[i];  // both loaded: no conditional load
@@ -234,12 +241,18 @@ class FusedQuantBinaryKernel : public OpKernel {
       const int64_t b = k * L_, m = std::min(L_, n_ - b);
       const int32_t* ar = aFull ? a + b : aRow_.data();
       bool ok;
-      if (scalar_)
-        ok = xFull ? fusedRow<XT, OutT, kOp, true, true>(ar, x + b, out + b, m, p_)
-                   : fusedRow<int32_t, OutT, kOp, false, true>(ar, xRow_.data(), out + b, m, p_);
+      if (!xFull && scalar_)
+        ok = fusedRow<int32_t, OutT, kOp, XMode::Ready, true>(ar, xRow_.data(), out + b, m, p_);
+      else if (!xFull)
+        ok = fusedRow<int32_t, OutT, kOp, XMode::Ready, false>(ar, xRow_.data(), out + b, m, p_);
+      else if (!p_.inLut.empty() && scalar_)
+        ok = fusedRow<XT, OutT, kOp, XMode::Lookup, true>(ar, x + b, out + b, m, p_);
+      else if (!p_.inLut.empty())
+        ok = fusedRow<XT, OutT, kOp, XMode::Lookup, false>(ar, x + b, out + b, m, p_);
+      else if (scalar_)
+        ok = fusedRow<XT, OutT, kOp, XMode::Rescale, true>(ar, x + b, out + b, m, p_);
       else
-        ok = xFull ? fusedRow<XT, OutT, kOp, true, false>(ar, x + b, out + b, m, p_)
-                   : fusedRow<int32_t, OutT, kOp, false, false>(ar, xRow_.data(), out + b, m, p_);
+        ok = fusedRow<XT, OutT, kOp, XMode::Rescale, false>(ar, x + b, out + b, m, p_);
       bad |= int64_t(!ok);
     }
     return !bad;
@@ -305,6 +318,18 @@ Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
   k->p_.outZp = outSpec->outputZp;
   k->p_.lo = dtypeMin(outT);
   k->p_.hi = dtypeMax(outT);
+  // An i8 operand with one scale: its 256 rescaled values, unless one of them breaks apply_scale_32's range.
+  if (xT == DType::I8 && inSpec->multiplier.size() == 1) {
+    std::vector<int32_t> lut;
+    for (int64_t v = -128; v < 128 && lut.size() == size_t(v + 128); ++v) {
+      const int64_t value = v - inSpec->inputZp, sh = inSpec->shift[0];
+      if (value < -(int64_t(1) << (sh - 1)) || value >= (int64_t(1) << (sh - 1))) break;
+      int64_t round = int64_t(1) << (sh - 1);
+      if (inSpec->doubleRound && sh > 31) round += value >= 0 ? (int64_t(1) << 30) : -(int64_t(1) << 30);
+      lut.push_back(int32_t((value * inSpec->multiplier[0] + round) >> sh));
+    }
+    if (lut.size() == 256) k->p_.inLut = std::move(lut);
+  }
 
   CompiledKernel ck;
   ck.opsAbsorbed = 3;
