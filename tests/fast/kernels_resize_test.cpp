@@ -140,14 +140,14 @@ TEST(FastResize, LargeUpscalesSplitAcrossThreadsIdentically) {
   // PP-OCR's FPN: 2x nearest upscales of 96 channels, plus a bilinear of the same size (> 65536 outputs, so
   // the kernel splits rows over threads).
   std::mt19937 rng(1102);
-  for (DType t : {DType::FP32, DType::I8}) {
+  for (DType t : {DType::FP32, DType::I8, DType::I16}) {
     for (bool bilinear : {false, true}) {
       ResizeCase c;
       c.inT = t;
-      c.outT = bilinear && t == DType::I8 ? DType::I32 : t;
+      c.outT = !bilinear ? t : t == DType::I8 ? DType::I32 : t == DType::I16 ? DType::I48 : t;
       c.bilinear = bilinear;
-      c.in = {1, 20, 20, 96};
-      c.out = {1, 40, 40, 96};
+      c.in = {2, 20, 20, 96};
+      c.out = {2, 40, 40, 96};
       c.scale = {4, 2, 4, 2};
       c.offset = {bilinear ? -1 : 0, bilinear ? -1 : 0};
       c.border = {bilinear ? 1 : 2, bilinear ? 1 : 2};
