@@ -101,6 +101,8 @@ class Quantizer {
       : src_(src), table_(table), opt_(opt), dst_(std::make_unique<ir::Module>()), b_(*dst_, src.name) {
     names_ = quantize::topLevelValueNames(src);
     for (size_t i = 0; i < src.body.ops.size(); ++i) opIndex_[src.body.ops[i].get()] = i;
+    for (const auto& op : src.body.ops)
+      for (const Value* o : op->operands) consumers_[o].push_back(op.get());
     // The graph's own integer type: function boundaries and float layers' quantized consumers use it; a
     // layer the quantize table makes INT8 or INT16 switches act_ while it is lowered (operation()).
     defaultAct_ = opt.mode == QuantMode::INT16 ? DType::I16 : DType::I8;
@@ -160,6 +162,28 @@ class Quantizer {
       p.scale = t / double(qmax());
     }
     return p;
+  }
+
+  // TPU-MLIR fuses a ReLU into the op before it and keeps a non-negative tensor as UINT8 with
+  // S = threshold / 255 (6.1.2); in TOSA's int8 that is zero point -128. So an INT8 result whose only consumer
+  // is a ReLU/ReLU6 (a clamp from 0) of the same mode is written directly on that clamp's unsigned grid: the
+  // rescale saturates what is below 0 to the code of 0, as the clamp would, and the bit the signed grid spends
+  // on negative values goes to resolution (half the step on every conv -> ReLU of a CNN).
+  Result<QParams> resultParams(const Operation& op) const {
+    const Operation* relu = soleReluConsumer(op);
+    if (!relu) return actParams(op.results[0], op.describe());
+    auto p = actParams(relu->results[0], op.describe());
+    if (p && !opt_.asymmetric) *p = QParams{p->scale * double(qmax()) / 255.0, -128};
+    return p;
+  }
+  const Operation* soleReluConsumer(const Operation& op) const {
+    if (act_ != DType::I8 || op.results.size() != 1) return nullptr;
+    auto it = consumers_.find(op.results[0]);
+    if (it == consumers_.end() || it->second.size() != 1) return nullptr;
+    const Operation* c = it->second[0];
+    if (c->name != "tosa.clamp" || c->results.size() != 1 || modeOf(*c) != modeOf(op)) return nullptr;
+    if (c->floatAttr("min_val", -1.0) != 0.0 || !(c->floatAttr("max_val") > 0.0)) return nullptr;
+    return c;
   }
 
   // ---- constants ----
@@ -619,6 +643,19 @@ class Quantizer {
     return q;
   }
 
+  // The bias in accumulator units, |b| / (S_x S_w), must leave room for the products: at most 2^30 (int32) or
+  // 2^46 (int48). A channel with a large bias, small weights and a small input scale (PP-OCRv4's recognizer
+  // has such) would otherwise get a saturated bias and an accumulation that overflows (TOSA: unpredictable);
+  // its weight scale is raised instead, which only coarsens weights that hardly matter next to the bias.
+  void fitBiasInAccumulator(std::vector<double>& ws, const Tensor& bias, double sx, DType acc) const {
+    double lim = double(int64_t(1) << (acc == DType::I32 ? 30 : 46));
+    for (size_t c = 0; c < ws.size(); ++c) {
+      double bc = std::fabs(bias.getFloat(bias.size() == 1 ? 0 : int64_t(c)));
+      ws[c] = std::max(ws[c], bc / (sx * lim));
+    }
+    if (opt_.perTensor) std::fill(ws.begin(), ws.end(), *std::max_element(ws.begin(), ws.end()));
+  }
+
   Result<bool> convLike(const Operation& op) {
     const Tensor* w = constValue(op.operands[1]);
     const Tensor* bias = constValue(op.operands[2]);
@@ -626,10 +663,11 @@ class Quantizer {
       return false;
     const Value* y = op.results[0];
     TK_ASSIGN(x, getInt(op.operands[0], op.describe()));
-    TK_ASSIGN(qy, actParams(y, op.describe()));
+    TK_ASSIGN(qy, resultParams(op));
     std::vector<double> ws = weightScales(*w, op.name, 127.0);
-    Tensor wq = quantizeWeights(*w, op.name, ws, DType::I8);
     DType acc = accType();
+    fitBiasInAccumulator(ws, *bias, x.qp.scale, acc);
+    Tensor wq = quantizeWeights(*w, op.name, ws, DType::I8);
     int64_t oc = int64_t(ws.size());
     Tensor bq(acc, {oc});
     int64_t accLim = acc == DType::I32 ? dtypeMax(DType::I32) : (int64_t(1) << 47) - 1;
@@ -655,7 +693,7 @@ class Quantizer {
     if (!zeroConst(op.operands[2]) || !zeroConst(op.operands[3])) return false;
     const Value* y = op.results[0];
     TK_ASSIGN(a, getInt(op.operands[0], op.describe()));
-    TK_ASSIGN(qy, actParams(y, op.describe()));
+    TK_ASSIGN(qy, resultParams(op));
     Value* bv;
     std::vector<double> bs;
     int64_t bzp = 0;
@@ -686,7 +724,7 @@ class Quantizer {
   // Add/sub (6.3.3): both operands rescaled to a common int32 scale, added, rescaled to the output.
   Result<bool> addSub(const Operation& op) {
     const Value* y = op.results[0];
-    TK_ASSIGN(qy, actParams(y, op.describe()));
+    TK_ASSIGN(qy, resultParams(op));
     std::vector<Rep> reps(2);
     std::vector<double> scales(2);
     for (int i = 0; i < 2; ++i) {
@@ -720,7 +758,7 @@ class Quantizer {
   Result<bool> mul(const Operation& op) {
     const Value* y = op.results[0];
     if (!zeroConst(op.operands[2])) return false;
-    TK_ASSIGN(qy, actParams(y, op.describe()));
+    TK_ASSIGN(qy, resultParams(op));
     std::vector<Value*> ops32;
     double scale = 1;
     for (int i = 0; i < 2; ++i) {
@@ -843,6 +881,7 @@ class Quantizer {
   std::map<std::pair<const Value*, int>, Value*> floatCache_;
   std::map<const Value*, Value*> aux_;
   std::map<const Value*, const Value*> chainRoot_;
+  std::map<const Value*, std::vector<const Operation*>> consumers_;  // every use, the return included
 };
 
 std::string upper(std::string s) {
