@@ -144,7 +144,9 @@ else
 fi
 for m in $MODELS; do
   prepare "$m"
-  if [ -n "${SKIP[$m]:-}" ]; then printf '| %s | - | skipped: %s | | |\n' "$m" "${SKIP[$m]}"; continue; fi
+  if [ -n "${SKIP[$m]:-}" ]; then
+    printf '| %s | - | skipped: %s | | |%s\n' "$m" "${SKIP[$m]}" "$( [ "$INT8" = 1 ] && echo ' | |')"; continue
+  fi
   for t in $THREADS; do
     ort_ms=() tk_ms=() q_ms=()
     for ((r = 1; r <= ROUNDS; ++r)); do  # alternate the tools so that load changes hit all alike
