@@ -21,6 +21,8 @@ PACKAGES=(
   # Quantization: the digits end-to-end test (tests/scripts/digits_quantize.sh), compare --html in a browser;
   # the PaddleOCR accuracy tests render text lines with the DejaVu fonts (tests/scripts/ppocr_quantize.sh).
   python3-sklearn chromium fonts-dejavu-core
+  # Real photos for the torchvision accuracy test (tests/scripts/torchvision_quantize.sh).
+  python3-skimage
   # The Python package (python/, pybind11) and its pytest suite.
   pybind11-dev python3-dev python3-pytest
   # The fuzz smoke (ctest label fuzz, scripts/fuzz_smoke.sh): libFuzzer harnesses built with clang, ASan + UBSan.
