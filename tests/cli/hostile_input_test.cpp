@@ -427,8 +427,9 @@ TEST_F(HostileInput, AllocationFailureIsInternalErrorNotAnAbort) {
 
 TEST_F(HostileInput, EveryVerbTurnsAnAllocationFailureIntoInternalError) {
   // The same injection into every verb: a 1 TiB budget lets each request through, a 1.5 GB address space makes
-  // the allocation fail. Model verbs load four_gb.mlir (a 4 GB constant); compare and dis read a 2 GiB file
-  // (sparse: no disk space); import folds a 4 TB ConstantOfShape. Each must exit 6 with one line, not abort,
+  // the allocation fail. Model verbs load four_gb.mlir (a 4 GB constant); `run` also allocates a 4 GB tile
+  // result in each backend (the fast plan's arena, the reference backend's allocateFor); compare and dis read a
+  // 2 GiB file (sparse: no disk space); import folds a 4 TB ConstantOfShape. Each must exit 6 with one line, not abort,
   // and leave no output file.
   write("four_gb.mlir", R"(func.func @main(%x: tensor<2x2xf32> loc("x")) -> tensor<1000000000xf32> {
   %0 = "tosa.const"() <{values = dense<1.0> : tensor<1000000000xf32>}> : () -> tensor<1000000000xf32>
@@ -438,6 +439,13 @@ TEST_F(HostileInput, EveryVerbTurnsAnAllocationFailureIntoInternalError) {
   fs::create_directories(path("data"));
   ASSERT_TRUE(tosakit::npy::writeNpy(path("data/s0.npy"), tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2},
                                                                                         {0.5, -1, 2, -3})));
+  // A 4 GB result the backend allocates (the constant above fails while loading, before any backend runs).
+  write("tile_4gb.mlir", R"(func.func @main(%x: tensor<1xf32> loc("x")) -> tensor<1000000000xf32> {
+  %m = tosa.const_shape {values = dense<1000000000> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %y = tosa.tile %x, %m : (tensor<1xf32>, !tosa.shape<1>) -> tensor<1000000000xf32>
+  return %y : tensor<1000000000xf32>
+}
+)");
   write("cali.txt", "# tosakit calibration table\nx 3.0 -3.0 3.0\n");
   for (const char* big : {"two_gb.npz", "two_gb.spv"}) {
     std::ofstream(path(big)).put('\0');
@@ -452,6 +460,10 @@ TEST_F(HostileInput, EveryVerbTurnsAnAllocationFailureIntoInternalError) {
       {"validate", m, {}},
       {"run", m + " --backend ref --input x=" + path("x.npy") + " -o " + path("o.npz"), {"o.npz"}},
       {"run", m + " --backend fast --input x=" + path("x.npy") + " -o " + path("o.npz"), {"o.npz"}},
+      {"run", path("tile_4gb.mlir") + " --level none --backend ref --input x=" + path("x1.npy") + " -o " + path("o.npz"),
+       {"o.npz"}},
+      {"run", path("tile_4gb.mlir") + " --level none --backend fast --input x=" + path("x1.npy") + " -o " + path("o.npz"),
+       {"o.npz"}},
       {"convert", m + " " + path("o.spv"), {"o.spv", "o.spv.npz"}},
       {"dis", path("two_gb.spv"), {}},
       {"gen-data", "--model " + m + " -o " + path("o.npz"), {"o.npz"}},
