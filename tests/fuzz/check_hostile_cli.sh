@@ -30,9 +30,20 @@ func.func @main(%x: tensor<100000xf32> loc("x")) -> (tensor<100000xf32>, tensor<
   return %a, %b, %c : tensor<100000xf32>, tensor<100000xf32>, tensor<100000xf32>
 }
 EOF
+# An image input (TPU-MLIR preprocessing recorded on the argument) and a 74-byte PNG claiming 32768x32768 RGB.
+cat >"$W/img.mlir" <<'EOF'
+func.func @main(%x: tensor<1x3x5x6xf32> {tosakit.preprocess = "{\"pixel_format\":\"rgb\",\"channel_format\":\"nchw\"}"} loc("x")) -> tensor<1x3x5x6xf32> {
+  %y = tosa.identity %x : (tensor<1x3x5x6xf32>) -> tensor<1x3x5x6xf32> loc("y")
+  return %y : tensor<1x3x5x6xf32>
+}
+EOF
 /usr/bin/python3 - "$W" <<'EOF'
-import sys, numpy as np
+import struct, sys, zlib, numpy as np
 w = sys.argv[1]
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+ihdr = struct.pack(">IIBBBBB", 32768, 32768, 8, 2, 0, 0, 0)
+open(w + "/huge.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 1000)) +
+                                  chunk(b"IEND", b""))
 np.save(w + "/x.npy", np.array([[1, -2], [3, -4]], np.float32))
 np.save(w + "/x1.npy", np.array([1], np.float32))
 np.save(w + "/x100k.npy", np.linspace(-1, 1, 100000, dtype=np.float32))
@@ -88,6 +99,7 @@ check 4 "i1 splat 1e12" validate "$R/splat_bool_huge.mlir"
 check 4 "SPIR-V constant 4 TB" validate "$R/const_4tb.spv"
 check 4 "SPIR-V constant 4 TB, convert" convert "$R/const_4tb.spv" "$W/out.mlir"
 check 4 "SPIR-V sidecar member 4 TB" validate "$R/sidecar_4tb.spv"
+check 4 "PNG header 32768x32768, run" run "$W/img.mlir" --input "x=$W/huge.png" -o "$W/out.npz"
 check 4 "gen-data input 4 TB" gen-data --model "$R/input_4tb.mlir" -o "$W/out.npz"
 check 4 "check --model 4 TB" check --model "$R/splat_4tb.mlir" --result "$W/x.npy" --reference "$W/x.npy"
 check 4 "compare, member header 4 TB" compare "$R/sidecar_4tb.spv.npz" "$R/sidecar_4tb.spv.npz"
