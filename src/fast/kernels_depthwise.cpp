@@ -45,9 +45,10 @@ TOSAKIT_AVX512 inline void store16(float* p, __m512 v, __mmask16 m) {
 }
 
 // vmaxps/vminps return their second source when either is NaN: (lo, v) and (hi, t) propagate NaN, and on
-// equal values (-0, +0) return v, as apply_clip_f's min(max(v, lo), hi).
+// equal values (-0, +0) return v, as apply_clip_f's min(max(v, lo), hi). The all-lanes zero-masking forms are the
+// same instructions; GCC 12's unmasked intrinsics pass an "undefined" vector that -Wuninitialized reports.
 TOSAKIT_AVX512 inline __m512 clampPropagate(__m512 v, __m512 lo, __m512 hi) {
-  return _mm512_min_ps(hi, _mm512_max_ps(lo, v));
+  return _mm512_maskz_min_ps(__mmask16(0xFFFF), hi, _mm512_maskz_max_ps(__mmask16(0xFFFF), lo, v));
 }
 
 // The epilogue on 16 channels starting at channel c; `offset` is the flat output index of lane 0. Not
