@@ -176,6 +176,12 @@ class Quantizer {
     if (p && !opt_.asymmetric) *p = QParams{p->scale * double(qmax()) / 255.0, -128};
     return p;
   }
+  // The name of the op's integer result. On the ReLU's grid it holds the ReLU's values, not the op's: it takes a
+  // helper name so that comparing by name (compare, quantize --test-input) pairs the float op with nothing and
+  // the ReLU with the clamp that follows, instead of reporting the op's negative values as lost.
+  std::string resultName(const Operation& op) const {
+    return soleReluConsumer(op) ? op.loc.name + "/relu_grid" : op.loc.name;
+  }
   const Operation* soleReluConsumer(const Operation& op) const {
     if (act_ != DType::I8 || op.results.size() != 1) return nullptr;
     auto it = consumers_.find(op.results[0]);
@@ -685,7 +691,7 @@ class Quantizer {
     attrs["acc_type"] = ir::Attribute::type(acc);
     Value* accV = b_.op1(op.name, {x.v, wv, bv, b_.scalar1(act_, double(x.qp.zp)), b_.scalar1(DType::I8, 0)},
                          ir::ValueType::tensor(acc, y->type.dims), attrs, name + "/acc");
-    setPrimary(y, rescale(accV, act_, scales, 0, qy.zp, name), qy);
+    setPrimary(y, rescale(accV, act_, scales, 0, qy.zp, resultName(op)), qy);
     return true;
   }
 
@@ -711,7 +717,7 @@ class Quantizer {
     if (opt_.perTensor || scales.size() == 1) scales.resize(1);
     Value* accV = b_.op1("tosa.matmul", {a.v, bv, b_.scalar1(act_, double(a.qp.zp)), b_.scalar1(act_, double(bzp))},
                          ir::ValueType::tensor(accType(), y->type.dims), {}, op.loc.name + "/acc");
-    setPrimary(y, rescale(accV, act_, scales, 0, qy.zp, op.loc.name), qy);
+    setPrimary(y, rescale(accV, act_, scales, 0, qy.zp, resultName(op)), qy);
     return true;
   }
 
@@ -751,7 +757,7 @@ class Quantizer {
       }
     }
     Value* sum = b_.op1(op.name, ops32, ir::ValueType::tensor(DType::I32, y->type.dims), {}, op.loc.name + "/i32");
-    setPrimary(y, rescale(sum, act_, {common / qy.scale}, 0, qy.zp, op.loc.name), qy);
+    setPrimary(y, rescale(sum, act_, {common / qy.scale}, 0, qy.zp, resultName(op)), qy);
     return true;
   }
 
@@ -775,7 +781,7 @@ class Quantizer {
     }
     ops32.push_back(b_.scalar1(DType::I8, 0));
     Value* prod = b_.op1("tosa.mul", ops32, ir::ValueType::tensor(DType::I32, y->type.dims), {}, op.loc.name + "/i32");
-    setPrimary(y, rescale(prod, act_, {scale / qy.scale}, 0, qy.zp, op.loc.name), qy);
+    setPrimary(y, rescale(prod, act_, {scale / qy.scale}, 0, qy.zp, resultName(op)), qy);
     return true;
   }
 
