@@ -88,6 +88,37 @@ void writeTable(const std::string& model, const std::string& inputs, const std::
   writeText(table, text);
 }
 
+// A layer of a `run --dump-intermediates` file by name.
+template <class Layers>
+const Tensor& layerNamed(const Layers& layers, const std::string& n) {
+  for (auto& [name, t] : layers)
+    if (name == n) return t;
+  throw std::runtime_error("no layer " + n);
+}
+
+// The conv's per-output-channel symmetric weight scales, max |w| / 127 over its 3x3x3 taps (chapter 6.1).
+std::vector<double> weightScales127(const Tensor& w) {
+  std::vector<double> sw(4, 0);
+  for (int64_t i = 0; i < w.size(); ++i) sw[size_t(i / 27)] = std::max(sw[size_t(i / 27)], std::fabs(w.getFloat(i)));
+  for (double& s : sw) s /= 127;
+  return sw;
+}
+
+// The model's 3x3 conv (pad 1, 4x4x3 input) at output (oy, ox, c): sum of x_q * round(w / S_w[c]) over the
+// taps that meet real input (padding contributes 0).
+double convTapSum(const Tensor& w, const std::vector<double>& sw, const std::vector<int64_t>& xq, int oy, int ox, int c) {
+  double acc = 0;
+  for (int ky = 0; ky < 3; ++ky)
+    for (int kx = 0; kx < 3; ++kx)
+      for (int ic = 0; ic < 3; ++ic) {
+        int iy = oy + ky - 1, ix = ox + kx - 1;
+        if (iy < 0 || iy >= 4 || ix < 0 || ix >= 4) continue;
+        double wq = std::round(w.getFloat(((c * 3 + ky) * 3 + kx) * 3 + ic) / sw[size_t(c)]);
+        acc += double(xq[size_t((iy * 4 + ix) * 3 + ic)]) * wq;
+      }
+  return acc;
+}
+
 class QuantCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -233,29 +264,15 @@ TEST_F(QuantCli, Int8ConvReluSiluMatchAnIndependentCalculation) {
   ASSERT_EQ(r.exitCode, 0) << r.out;
   auto layers = npy::readNpz(p("qil.npz"));
   ASSERT_TRUE(layers.isOk());
-  auto layer = [&](const std::string& n) -> const Tensor& {
-    for (auto& [name, t] : *layers)
-      if (name == n) return t;
-    throw std::runtime_error("no layer " + n);
-  };
+  auto layer = [&](const std::string& n) -> const Tensor& { return layerNamed(*layers, n); };
   const Tensor &conv = layer("conv"), &relu = layer("relu"), &silu = layer("silu");
   ASSERT_EQ(conv.dtype(), DType::I8);
-  std::vector<double> sw(4, 0);
-  for (int64_t i = 0; i < w.size(); ++i) sw[size_t(i / 27)] = std::max(sw[size_t(i / 27)], std::fabs(w.getFloat(i)));
-  for (double& s : sw) s /= 127;
+  const std::vector<double> sw = weightScales127(w);
   int compared = 0;
   for (int oy = 0; oy < 4; ++oy)
     for (int ox = 0; ox < 4; ++ox)
       for (int c = 0; c < 4; ++c) {
-        double acc = std::round(b.getFloat(c) / (sx * sw[size_t(c)]));
-        for (int ky = 0; ky < 3; ++ky)
-          for (int kx = 0; kx < 3; ++kx)
-            for (int ic = 0; ic < 3; ++ic) {
-              int iy = oy + ky - 1, ix = ox + kx - 1;
-              if (iy < 0 || iy >= 4 || ix < 0 || ix >= 4) continue;
-              double wq = std::round(w.getFloat(((c * 3 + ky) * 3 + kx) * 3 + ic) / sw[size_t(c)]);
-              acc += double(xq[size_t((iy * 4 + ix) * 3 + ic)]) * wq;
-            }
+        double acc = std::round(b.getFloat(c) / (sx * sw[size_t(c)])) + convTapSum(w, sw, xq, oy, ox, c);
         double real = acc * sx * sw[size_t(c)] / sconv;
         int64_t idx = (oy * 4 + ox) * 4 + c;
         if (nearHalf(real)) continue;
@@ -325,17 +342,11 @@ TEST_F(QuantCli, Int16ConvReluSiluTableMatchAnIndependentCalculation) {
   ASSERT_EQ(r.exitCode, 0) << r.out;
   auto layers = npy::readNpz(p("q16l.npz"));
   ASSERT_TRUE(layers.isOk());
-  auto layer = [&](const std::string& n) -> const Tensor& {
-    for (auto& [name, t] : *layers)
-      if (name == n) return t;
-    throw std::runtime_error("no layer " + n);
-  };
+  auto layer = [&](const std::string& n) -> const Tensor& { return layerNamed(*layers, n); };
   const Tensor &conv = layer("conv"), &relu = layer("relu"), &silu = layer("silu");
   ASSERT_EQ(conv.dtype(), DType::I16);
   ASSERT_EQ(silu.dtype(), DType::I16);
-  std::vector<double> sw(4, 0);
-  for (int64_t i = 0; i < w.size(); ++i) sw[size_t(i / 27)] = std::max(sw[size_t(i / 27)], std::fabs(w.getFloat(i)));
-  for (double& s : sw) s /= 127;
+  const std::vector<double> sw = weightScales127(w);
   std::vector<int64_t> table(513);
   for (int i = 0; i <= 512; ++i) {
     double in = sconv * 128.0 * double(i - 256);
@@ -344,15 +355,7 @@ TEST_F(QuantCli, Int16ConvReluSiluTableMatchAnIndependentCalculation) {
   for (int oy = 0; oy < 4; ++oy)
     for (int ox = 0; ox < 4; ++ox)
       for (int c = 0; c < 4; ++c) {
-        double acc = std::round(b.getFloat(c) / (sx * sw[size_t(c)]));
-        for (int ky = 0; ky < 3; ++ky)
-          for (int kx = 0; kx < 3; ++kx)
-            for (int ic = 0; ic < 3; ++ic) {
-              int iy = oy + ky - 1, ix = ox + kx - 1;
-              if (iy < 0 || iy >= 4 || ix < 0 || ix >= 4) continue;
-              double wq = std::round(w.getFloat(((c * 3 + ky) * 3 + kx) * 3 + ic) / sw[size_t(c)]);
-              acc += double(xq[size_t((iy * 4 + ix) * 3 + ic)]) * wq;
-            }
+        double acc = std::round(b.getFloat(c) / (sx * sw[size_t(c)])) + convTapSum(w, sw, xq, oy, ox, c);
         int64_t idx = (oy * 4 + ox) * 4 + c;
         double real = std::clamp(acc * sx * sw[size_t(c)] / sconv, -32768.0, 32767.0);
         EXPECT_LE(std::fabs(double(conv.getInt(idx)) - real), 1.0) << "conv at " << idx;
@@ -391,29 +394,15 @@ TEST_F(QuantCli, MixedInt8Int16LayersMeetAtRescales) {
   ASSERT_EQ(r.exitCode, 0) << r.out;
   auto layers = npy::readNpz(p("qml.npz"));
   ASSERT_TRUE(layers.isOk());
-  auto layer = [&](const std::string& n) -> const Tensor& {
-    for (auto& [name, t] : *layers)
-      if (name == n) return t;
-    throw std::runtime_error("no layer " + n);
-  };
+  auto layer = [&](const std::string& n) -> const Tensor& { return layerNamed(*layers, n); };
   const Tensor &conv = layer("conv"), &relu = layer("relu");
   ASSERT_EQ(conv.dtype(), DType::I16);
   ASSERT_EQ(relu.dtype(), DType::I8);
-  std::vector<double> sw(4, 0);
-  for (int64_t i = 0; i < w.size(); ++i) sw[size_t(i / 27)] = std::max(sw[size_t(i / 27)], std::fabs(w.getFloat(i)));
-  for (double& s : sw) s /= 127;
+  const std::vector<double> sw = weightScales127(w);
   for (int oy = 0; oy < 4; ++oy)
     for (int ox = 0; ox < 4; ++ox)
       for (int c = 0; c < 4; ++c) {
-        double acc = std::round(b.getFloat(c) / (sx16 * sw[size_t(c)]));
-        for (int ky = 0; ky < 3; ++ky)
-          for (int kx = 0; kx < 3; ++kx)
-            for (int ic = 0; ic < 3; ++ic) {
-              int iy = oy + ky - 1, ix = ox + kx - 1;
-              if (iy < 0 || iy >= 4 || ix < 0 || ix >= 4) continue;
-              double wq = std::round(w.getFloat(((c * 3 + ky) * 3 + kx) * 3 + ic) / sw[size_t(c)]);
-              acc += double(xq16[size_t((iy * 4 + ix) * 3 + ic)]) * wq;
-            }
+        double acc = std::round(b.getFloat(c) / (sx16 * sw[size_t(c)])) + convTapSum(w, sw, xq16, oy, ox, c);
         int64_t idx = (oy * 4 + ox) * 4 + c;
         double real = std::clamp(acc * sx16 * sw[size_t(c)] / sconv16, -32768.0, 32767.0);
         EXPECT_LE(std::fabs(double(conv.getInt(idx)) - real), 1.0) << "conv at " << idx;
