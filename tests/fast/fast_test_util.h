@@ -30,4 +30,27 @@ inline RunOutcome runOn(std::unique_ptr<ir::Module> m, const std::string& backen
   return o;
 }
 
+// One input "x", one output, `threads` OpenMP threads (0: all): the output and the first step's kernel.
+struct SingleOutcome {
+  Status status;
+  Tensor output;
+  std::string impl;
+};
+
+inline SingleOutcome runSingle(std::unique_ptr<ir::Module> m, const std::string& backend, const Tensor& x,
+                               int threads) {
+  SessionOptions so;
+  so.backend = backend;
+  so.threads = threads;
+  auto s = Session::create(std::move(m), so);
+  EXPECT_TRUE(s.isOk()) << s.status().toString();
+  RunResult r;
+  SingleOutcome o;
+  o.status = (*s)->run({{"x", x}}, r);
+  if (o.status.isOk()) o.output = r.outputs[0].second;
+  PlanStats st = (*s)->planStats();
+  if (!st.steps.empty()) o.impl = st.steps[0].impl;
+  return o;
+}
+
 }  // namespace tosakit::testing

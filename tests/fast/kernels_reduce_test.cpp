@@ -12,6 +12,7 @@
 
 #include "ir/builder.h"
 #include "tosakit/session.h"
+#include "fast_test_util.h"
 
 namespace tosakit::testing {
 namespace {
@@ -19,11 +20,7 @@ namespace {
 using ir::Attribute;
 using ir::ValueType;
 
-struct Outcome {
-  Status status;
-  Tensor output;
-  std::string impl;
-};
+using Outcome = SingleOutcome;
 
 struct ReduceCase {
   std::string op;
@@ -46,18 +43,7 @@ std::unique_ptr<ir::Module> makeReduce(const ReduceCase& c) {
 }
 
 Outcome runOn(const ReduceCase& c, const std::string& backend, const Tensor& x, int threads) {
-  SessionOptions so;
-  so.backend = backend;
-  so.threads = threads;
-  auto s = Session::create(makeReduce(c), so);
-  EXPECT_TRUE(s.isOk()) << s.status().toString();
-  RunResult r;
-  Outcome o;
-  o.status = (*s)->run({{"x", x}}, r);
-  if (o.status.isOk()) o.output = r.outputs[0].second;
-  PlanStats st = (*s)->planStats();
-  if (!st.steps.empty()) o.impl = st.steps[0].impl;
-  return o;
+  return runSingle(makeReduce(c), backend, x, threads);
 }
 
 // Float data: uniform values; with `specials`, one in six is NaN, +-inf or +-0 (zeros make signed-zero ties).

@@ -12,6 +12,7 @@
 
 #include "ir/builder.h"
 #include "tosakit/session.h"
+#include "fast_test_util.h"
 
 namespace tosakit::testing {
 namespace {
@@ -19,11 +20,7 @@ namespace {
 using ir::Attribute;
 using ir::ValueType;
 
-struct Outcome {
-  Status status;
-  Tensor output;
-  std::string impl;
-};
+using Outcome = SingleOutcome;
 
 struct ResizeCase {
   DType inT = DType::FP32, outT = DType::FP32;
@@ -44,18 +41,7 @@ std::unique_ptr<ir::Module> makeResize(const ResizeCase& c) {
 }
 
 Outcome runOn(const ResizeCase& c, const std::string& backend, const Tensor& x, int threads) {
-  SessionOptions so;
-  so.backend = backend;
-  so.threads = threads;
-  auto s = Session::create(makeResize(c), so);
-  EXPECT_TRUE(s.isOk()) << s.status().toString();
-  RunResult r;
-  Outcome o;
-  o.status = (*s)->run({{"x", x}}, r);
-  if (o.status.isOk()) o.output = r.outputs[0].second;
-  PlanStats st = (*s)->planStats();
-  if (!st.steps.empty()) o.impl = st.steps[0].impl;
-  return o;
+  return runSingle(makeResize(c), backend, x, threads);
 }
 
 // One axis of a valid resize: scale_n, scale_d, offset, border with OH = ((IH-1)*n - offset + border)/d + 1

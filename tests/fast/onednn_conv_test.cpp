@@ -229,7 +229,9 @@ void affineCase(Kind kind, uint32_t seed) {
   const std::string what = "seed " + std::to_string(seed) + " " + c.describe() + " mul " +
                            std::to_string(a.kind[0]) + " add " + std::to_string(a.kind[1]) +
                            (a.constFirst ? " const-first" : "") + (a.clamp ? " clamp" : "");
-  if (kind == Kind::Depthwise) EXPECT_EQ(runFast(g, inputs).impl, "fast:depthwise_f32") << what;
+  if (kind == Kind::Depthwise) {
+    EXPECT_EQ(runFast(g, inputs).impl, "fast:depthwise_f32") << what;
+  }
   // The bound: the dot product (+ bias), then one more rounding each for the mul and the add.
   expectDotProductCompliant(g, inputs, dotLength(c) + 2, a.clamp ? 4 : 3, what);
 }
@@ -290,7 +292,9 @@ TEST(OneDnnConvTest, Fp32DepthwiseOwnKernelSpecialValuesExact) {
       EXPECT_TRUE((std::isnan(got) && std::isnan(want)) || got == want)
           << "seed " << seed << " element " << i << ": " << got << " vs " << want;
     }
-    if (a.ignoreNan) EXPECT_EQ(nans, 0) << "seed " << seed;  // IGNORE maps every NaN to min_val
+    if (a.ignoreNan) {
+      EXPECT_EQ(nans, 0) << "seed " << seed;  // IGNORE maps every NaN to min_val
+    }
   }
 }
 
