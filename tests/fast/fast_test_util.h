@@ -17,11 +17,14 @@ struct RunOutcome {
   PlanStats stats;
 };
 
-inline RunOutcome runOn(std::unique_ptr<ir::Module> m, const std::string& backend, const NamedTensors& in) {
+// `threads` OpenMP threads (0: all cores).
+inline RunOutcome runOn(std::unique_ptr<ir::Module> m, const std::string& backend, const NamedTensors& in,
+                        int threads = 0) {
   SessionOptions so;
   so.backend = backend;
+  so.threads = threads;
   auto s = Session::create(std::move(m), so);
-  EXPECT_TRUE(s.isOk());
+  EXPECT_TRUE(s.isOk()) << s.status().toString();
   RunResult r;
   RunOutcome o;
   o.status = (*s)->run(in, r);

@@ -10,6 +10,7 @@
 
 #include "ir/builder.h"
 #include "tosakit/session.h"
+#include "fast_test_util.h"
 
 namespace tosakit::testing {
 namespace {
@@ -27,25 +28,11 @@ Tensor randomTensor(DType t, const Shape& s, std::mt19937& rng, double lo = -4, 
   return x;
 }
 
-struct Outcome {
-  Status status;
-  NamedTensors outputs;
-  PlanStats stats;
-};
+using Outcome = RunOutcome;
 
 Outcome runOn(const std::function<std::unique_ptr<ir::Module>()>& make, const std::string& backend,
-              const NamedTensors& in) {
-  SessionOptions so;
-  so.backend = backend;
-  so.threads = 2;
-  auto s = Session::create(make(), so);
-  EXPECT_TRUE(s.isOk()) << s.status().toString();
-  RunResult r;
-  Outcome o;
-  o.status = (*s)->run(in, r);
-  o.outputs = r.outputs;
-  o.stats = (*s)->planStats();
-  return o;
+              const NamedTensors& in, int threads = 2) {
+  return tosakit::testing::runOn(make(), backend, in, threads);
 }
 
 // Broadcast shapes: the other operand keeps some output dims and sets others to 1.
@@ -140,15 +127,10 @@ TEST(FastEltwise, ExpSigmoidRsqrtIdenticalToReference) {
     Outcome ref = runOn(make, "ref", {{"x", x}});
     ASSERT_TRUE(ref.status.isOk()) << ref.status.toString();
     for (int threads : {1, 2}) {
-      SessionOptions so;
-      so.backend = "fast";
-      so.threads = threads;
-      auto s = Session::create(make(), so);
-      ASSERT_TRUE(s.isOk());
-      RunResult r;
-      ASSERT_TRUE((*s)->run({{"x", x}}, r).isOk());
-      EXPECT_TRUE(ref.outputs[0].second.identical(r.outputs[0].second)) << name << " threads " << threads;
-      for (const OpProfile& p : (*s)->planStats().steps) EXPECT_EQ(p.impl, "fast:eltwise_f32") << name;
+      Outcome fast = runOn(make, "fast", {{"x", x}}, threads);
+      ASSERT_TRUE(fast.status.isOk());
+      EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << name << " threads " << threads;
+      for (const OpProfile& p : fast.stats.steps) EXPECT_EQ(p.impl, "fast:eltwise_f32") << name;
     }
   }
 }
@@ -187,16 +169,11 @@ TEST(FastEltwise, MaxMinClampSpecialsAndChannelVectorsIdentical) {
   Outcome ref = runOn(make, "ref", in);
   ASSERT_TRUE(ref.status.isOk()) << ref.status.toString();
   for (int threads : {1, 2}) {
-    SessionOptions so;
-    so.backend = "fast";
-    so.threads = threads;
-    auto s = Session::create(make(), so);
-    ASSERT_TRUE(s.isOk());
-    RunResult r;
-    ASSERT_TRUE((*s)->run(in, r).isOk());
-    EXPECT_TRUE(ref.outputs[0].second.identical(r.outputs[0].second)) << "threads " << threads;
-    ASSERT_EQ((*s)->planStats().steps.size(), 1u);  // one fused kernel, no rerun needed for NaNs
-    EXPECT_EQ((*s)->planStats().steps[0].impl, "fast:eltwise_f32");
+    Outcome fast = runOn(make, "fast", in, threads);
+    ASSERT_TRUE(fast.status.isOk());
+    EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << "threads " << threads;
+    ASSERT_EQ(fast.stats.steps.size(), 1u);  // one fused kernel, no rerun needed for NaNs
+    EXPECT_EQ(fast.stats.steps[0].impl, "fast:eltwise_f32");
   }
 }
 
@@ -328,15 +305,11 @@ TEST(FastDataMovement, LargeConcatTransposePadIdenticalWithOneAndTwoThreads) {
   Outcome ref = runOn(make, "ref", in);
   ASSERT_TRUE(ref.status.isOk()) << ref.status.toString();
   for (int threads : {1, 2}) {
-    SessionOptions so;
-    so.backend = "fast";
-    so.threads = threads;
-    auto s = Session::create(make(), so);
-    ASSERT_TRUE(s.isOk());
-    RunResult r;
-    ASSERT_TRUE((*s)->run(in, r).isOk());
-    for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(ref.outputs[i].second.identical(r.outputs[i].second)) << i << " threads " << threads;
-    for (const OpProfile& p : (*s)->planStats().steps) EXPECT_FALSE(p.fallback) << p.opType;
+    Outcome fast = runOn(make, "fast", in, threads);
+    ASSERT_TRUE(fast.status.isOk());
+    for (size_t i = 0; i < 3; ++i)
+      EXPECT_TRUE(ref.outputs[i].second.identical(fast.outputs[i].second)) << i << " threads " << threads;
+    for (const OpProfile& p : fast.stats.steps) EXPECT_FALSE(p.fallback) << p.opType;
   }
 }
 
