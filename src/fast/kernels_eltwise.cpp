@@ -7,6 +7,8 @@
 // with the reference's formula wherever the fast polynomial could round differently: float results are
 // identical. Integer results are computed in int64 and checked: any overflow (a REQUIRE of the spec) reruns
 // the step on the reference kernels, which give the spec's verdict.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -251,6 +253,96 @@ void applyFloatUnary(Ew op, float* acc, int64_t n) {
   }
 }
 
+// ---- a whole chain of simple ops (+ - * max min clamp abs negate) per register (AVX-512) ----
+// The per-step passes above load and store the tile once per op; here 64 values at a time go through every
+// step in registers (one load of each operand, one store). Each op is the same IEEE fp32 operation with the
+// same NaN/tie rules as the scalar loops above (apply_max_f/apply_min_f/apply_clip_f), so results are identical.
+#define TOSAKIT_EW_AVX512 __attribute__((target("avx512f,avx512dq,avx2,fma")))
+
+bool isRegisterFusable(Ew e) {
+  return e == Ew::Add || e == Ew::Sub || e == Ew::Mul || e == Ew::Max || e == Ew::Min || e == Ew::Clamp ||
+         e == Ew::Abs || e == Ew::Negate;
+}
+
+bool cpuHasAvx512() {
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  return has;
+}
+
+// a >= b ? a : b (isMax) or a < b ? a : b, the canonical NaN when either is NaN (extremeOf).
+template <bool isMax>
+TOSAKIT_EW_AVX512 __attribute__((always_inline)) inline __m512 extreme16(__m512 a, __m512 b) {
+  const __mmask16 pickA = _mm512_cmp_ps_mask(a, b, isMax ? _CMP_GE_OQ : _CMP_LT_OQ);
+  const __m512 m = _mm512_mask_blend_ps(pickA, b, a);
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q), m, _mm512_set1_ps(qNaN()));
+}
+
+// One step on kV vectors; `o` is the other operand at this block (null for unary ops), stride 0: one value.
+template <int kV>
+TOSAKIT_EW_AVX512 __attribute__((always_inline)) inline __m512 operand16(const float* o, int64_t stride, int j, __mmask16 tail) {
+  if (stride == 0) return _mm512_set1_ps(o[0]);
+  return kV == 1 ? _mm512_maskz_loadu_ps(tail, o) : _mm512_loadu_ps(o + 16 * j);
+}
+
+template <int kV>
+TOSAKIT_EW_AVX512 __attribute__((always_inline)) inline void step16(const EwStep& s, __m512* v, const float* o,
+                                                                    int64_t stride, __mmask16 tail) {
+#define TOSAKIT_EACH(expr) \
+  for (int j = 0; j < kV; ++j) v[j] = (expr); \
+  return
+#define other(j) operand16<kV>(o, stride, j, tail)
+  const bool first = s.chainOperand == 0;
+  switch (s.op) {
+    case Ew::Add: TOSAKIT_EACH(_mm512_add_ps(v[j], other(j)));
+    case Ew::Mul: TOSAKIT_EACH(_mm512_mul_ps(v[j], other(j)));
+    case Ew::Sub:
+      if (first) { TOSAKIT_EACH(_mm512_sub_ps(v[j], other(j))); }
+      TOSAKIT_EACH(_mm512_sub_ps(other(j), v[j]));
+    case Ew::Max:
+      if (first) { TOSAKIT_EACH(extreme16<true>(v[j], other(j))); }
+      TOSAKIT_EACH(extreme16<true>(other(j), v[j]));
+    case Ew::Min:
+      if (first) { TOSAKIT_EACH(extreme16<false>(v[j], other(j))); }
+      TOSAKIT_EACH(extreme16<false>(other(j), v[j]));
+    case Ew::Clamp: {  // x >= lo ? x : lo, then m < hi ? m : hi; NaN -> the canonical NaN
+      const __m512 lo = _mm512_set1_ps(float(s.lo)), hi = _mm512_set1_ps(float(s.hi)), nan = _mm512_set1_ps(qNaN());
+      for (int j = 0; j < kV; ++j) {
+        const __m512 m = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v[j], lo, _CMP_GE_OQ), lo, v[j]);
+        const __m512 c = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(m, hi, _CMP_LT_OQ), hi, m);
+        v[j] = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v[j], v[j], _CMP_UNORD_Q), c, nan);
+      }
+      return;
+    }
+    case Ew::Abs: TOSAKIT_EACH(_mm512_abs_ps(v[j]));
+    case Ew::Negate: TOSAKIT_EACH(_mm512_xor_ps(v[j], _mm512_set1_ps(-0.0f)));
+    default: return;
+  }
+#undef other
+#undef TOSAKIT_EACH
+}
+
+// dst[0, n) = the chain applied to first[0, n) (stride 0: one value); others[i]/strides[i]: step i's operand.
+TOSAKIT_EW_AVX512 void fusedChainTile(float* dst, const float* first, int64_t firstStride, int64_t n,
+                                      const std::vector<EwStep>& steps, const float* const* others,
+                                      const int64_t* strides) {
+  const size_t ns = steps.size();
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m512 v[4];
+    for (int j = 0; j < 4; ++j) v[j] = firstStride ? _mm512_loadu_ps(first + i + 16 * j) : _mm512_set1_ps(first[0]);
+    for (size_t k = 0; k < ns; ++k)
+      step16<4>(steps[k], v, others[k] ? others[k] + i * strides[k] : nullptr, strides[k], 0xffff);
+    for (int j = 0; j < 4; ++j) _mm512_storeu_ps(dst + i + 16 * j, v[j]);
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 tail = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+    __m512 v[1] = {firstStride ? _mm512_maskz_loadu_ps(tail, first + i) : _mm512_set1_ps(first[0])};
+    for (size_t k = 0; k < ns; ++k)
+      step16<1>(steps[k], v, others[k] ? others[k] + i * strides[k] : nullptr, strides[k], tail);
+    _mm512_mask_storeu_ps(dst + i, tail, v[0]);
+  }
+}
+
 // How an operand of a flat (tiled) chain is addressed: the output's own layout, one element, or one row of
 // `inner` elements repeated for every row (a per-channel vector broadcast over NHW).
 enum class Flat { Full, Scalar, Channel };
@@ -319,6 +411,16 @@ class FloatChainKernel : public OpKernel {
         return flat_[size_t(m)] == Flat::Full ? ptrs[size_t(m)] + begin : ptrs[size_t(m)];
       };
       auto stride = [&](int m) { return flat_[size_t(m)] == Flat::Scalar ? 0 : 1; };
+      if (registerFused_) {
+        const float* others[kMaxFusedSteps];
+        int64_t strides[kMaxFusedSteps];
+        for (size_t k = 0; k < steps_.size(); ++k) {
+          others[k] = steps_[k].other >= 0 ? at(steps_[k].other) : nullptr;
+          strides[k] = steps_[k].other >= 0 ? stride(steps_[k].other) : 0;
+        }
+        fusedChainTile(acc, at(first_), stride(first_), n, steps_, others, strides);
+        continue;
+      }
       if (stride(first_)) std::memcpy(acc, at(first_), size_t(n) * sizeof(float));
       else std::fill(acc, acc + n, at(first_)[0]);
       for (const EwStep& s : steps_) {
@@ -352,10 +454,14 @@ class FloatChainKernel : public OpKernel {
     flat_ = kinds;
     tile_ = channel ? std::max<int64_t>(1, kTile / inner) * inner : kTile;
     repeated_.assign(maps_.size(), {});
+    registerFused_ = cpuHasAvx512() && steps_.size() <= kMaxFusedSteps &&
+                     std::all_of(steps_.begin(), steps_.end(), [](const EwStep& s) { return isRegisterFusable(s.op); });
   }
 
  private:
+  static constexpr size_t kMaxFusedSteps = 32;
   std::vector<Flat> flat_;  // empty: the row path
+  bool registerFused_ = false;  // flat, AVX-512 and only simple ops: fusedChainTile
   int64_t tile_ = 2048;
   std::vector<std::vector<float>> repeated_;  // channel operands repeated to the tile's length (per run)
   std::vector<EwStep> steps_;
