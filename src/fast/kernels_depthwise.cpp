@@ -22,10 +22,20 @@ using Operand = FloatEpilogueOp::Operand;
 
 constexpr int64_t kChunk = 64;  // channels per work item
 
+// How the epilogue runs: kClamp: at most one clamp with nan_mode PROPAGATE (lo/hi); kAffine: [mul] [add]
+// [clamp PROPAGATE], each operand one value or one per channel (unfolded BatchNorm, PP-LCNet's learnable affine:
+// every depthwise of PP-OCR) as two vector operations on the registers, no walk over the op list; kGeneral: the
+// op list.
+enum Mode { kClamp, kAffine, kGeneral };
+
 struct Epilogue {
   const std::vector<FloatEpilogueOp>& ops;
   const std::vector<const float*>& operands;
-  float lo = -INFINITY, hi = INFINITY;  // the clamp of the common form (see epilogue16)
+  float lo = -INFINITY, hi = INFINITY;  // the clamp of kClamp/kAffine
+  // kAffine: v * mul then + add. A missing mul is * 1 and a missing add is + -0: both give v bit for bit.
+  const float* mul = nullptr;
+  const float* add = nullptr;
+  bool mulPerChannel = false, addPerChannel = false;
 };
 
 // ---- AVX-512 ----
@@ -51,12 +61,18 @@ TOSAKIT_AVX512 inline __m512 clampPropagate(__m512 v, __m512 lo, __m512 hi) {
   return _mm512_maskz_min_ps(__mmask16(0xFFFF), hi, _mm512_maskz_max_ps(__mmask16(0xFFFF), lo, v));
 }
 
-// The epilogue on 16 channels starting at channel c; `offset` is the flat output index of lane 0. Not
-// kGeneral: at most one clamp with nan_mode PROPAGATE, given as [lo, hi] (-inf, inf when there is none:
-// every value, NaN and infinities included, passes unchanged).
-template <bool kFull, bool kGeneral>
+// The epilogue on 16 channels starting at channel c; `offset` is the flat output index of lane 0. The clamp of
+// kClamp/kAffine has nan_mode PROPAGATE, [lo, hi] = [-inf, inf] when there is none (every value, NaN and
+// infinities included, passes unchanged). The mul and the add are separate roundings (this file is built
+// with -ffp-contract=off: GCC would otherwise contract them into one FMA).
+template <bool kFull, int kMode>
 TOSAKIT_AVX512 inline __m512 epilogue16(__m512 v, const Epilogue& e, int64_t offset, int64_t c, __mmask16 m) {
-  if constexpr (!kGeneral) return clampPropagate(v, _mm512_set1_ps(e.lo), _mm512_set1_ps(e.hi));
+  if constexpr (kMode == kClamp) return clampPropagate(v, _mm512_set1_ps(e.lo), _mm512_set1_ps(e.hi));
+  if constexpr (kMode == kAffine) {
+    const __m512 s = e.mulPerChannel ? load16<kFull>(e.mul + c, m) : _mm512_set1_ps(e.mul[0]);
+    const __m512 t = e.addPerChannel ? load16<kFull>(e.add + c, m) : _mm512_set1_ps(e.add[0]);
+    return clampPropagate(_mm512_add_ps(_mm512_mul_ps(v, s), t), _mm512_set1_ps(e.lo), _mm512_set1_ps(e.hi));
+  }
   for (size_t i = 0; i < e.ops.size(); ++i) {
     const FloatEpilogueOp& op = e.ops[i];
     if (op.kind == Kind::Clamp) {
@@ -84,7 +100,7 @@ struct RowContext {
 };
 
 // B adjacent output pixels starting at ox whose taps are all inside the row (no checks on x).
-template <int B, int K, bool kFull, bool kGeneral>
+template <int B, int K, bool kFull, int kMode>
 TOSAKIT_AVX512 inline void interiorBlock(const RowContext& r, const Epilogue& e, int64_t ox, int64_t c, __mmask16 m) {
   const DepthwiseF32Geometry& g = r.g;
   const int64_t KH = K ? K : g.KH, KW = K ? K : g.KW, C = g.C;
@@ -105,12 +121,12 @@ TOSAKIT_AVX512 inline void interiorBlock(const RowContext& r, const Epilogue& e,
   }
   for (int i = 0; i < B; ++i) {
     const int64_t at = (ox + i) * C + c;
-    store16<kFull>(r.y + at, epilogue16<kFull, kGeneral>(acc[i], e, r.yOffset + at, c, m), m);
+    store16<kFull>(r.y + at, epilogue16<kFull, kMode>(acc[i], e, r.yOffset + at, c, m), m);
   }
 }
 
 // One output pixel with every tap checked against the input's bounds.
-template <bool kFull, bool kGeneral>
+template <bool kFull, int kMode>
 TOSAKIT_AVX512 inline void borderPixel(const RowContext& r, const Epilogue& e, int64_t ox, int64_t c, __mmask16 m) {
   const DepthwiseF32Geometry& g = r.g;
   const int64_t C = g.C;
@@ -126,7 +142,7 @@ TOSAKIT_AVX512 inline void borderPixel(const RowContext& r, const Epilogue& e, i
     }
   }
   const int64_t at = ox * C + c;
-  store16<kFull>(r.y + at, epilogue16<kFull, kGeneral>(acc, e, r.yOffset + at, c, m), m);
+  store16<kFull>(r.y + at, epilogue16<kFull, kMode>(acc, e, r.yOffset + at, c, m), m);
 }
 
 // Output pixels [oxA, oxB) have all taps inside the input row.
@@ -139,38 +155,58 @@ void interiorRange(const DepthwiseF32Geometry& g, int64_t& oxA, int64_t& oxB) {
 
 // The row in blocks of output pixels; within a block, every 16-channel vector of the chunk (the block's input
 // pixels stay in L1 while their channels are swept; the tail vector masked).
-template <int K, bool kGeneral>
+template <int K, int kMode>
 TOSAKIT_AVX512 void rowAvx512(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
   int64_t oxA, oxB;
   interiorRange(r.g, oxA, oxB);
   const int64_t cFull = c0 + (c1 - c0) / 16 * 16;
   const __mmask16 tail = __mmask16((1u << ((c1 - c0) % 16)) - 1);
   auto border = [&](int64_t ox) {
-    for (int64_t c = c0; c < cFull; c += 16) borderPixel<true, kGeneral>(r, e, ox, c, 0xffff);
-    if (cFull < c1) borderPixel<false, kGeneral>(r, e, ox, cFull, tail);
+    for (int64_t c = c0; c < cFull; c += 16) borderPixel<true, kMode>(r, e, ox, c, 0xffff);
+    if (cFull < c1) borderPixel<false, kMode>(r, e, ox, cFull, tail);
   };
   int64_t ox = 0;
   for (; ox < oxA; ++ox) border(ox);
   for (; ox + 8 <= oxB; ox += 8) {
-    for (int64_t c = c0; c < cFull; c += 16) interiorBlock<8, K, true, kGeneral>(r, e, ox, c, 0xffff);
-    if (cFull < c1) interiorBlock<8, K, false, kGeneral>(r, e, ox, cFull, tail);
+    for (int64_t c = c0; c < cFull; c += 16) interiorBlock<8, K, true, kMode>(r, e, ox, c, 0xffff);
+    if (cFull < c1) interiorBlock<8, K, false, kMode>(r, e, ox, cFull, tail);
   }
   for (; ox + 4 <= oxB; ox += 4) {
-    for (int64_t c = c0; c < cFull; c += 16) interiorBlock<4, K, true, kGeneral>(r, e, ox, c, 0xffff);
-    if (cFull < c1) interiorBlock<4, K, false, kGeneral>(r, e, ox, cFull, tail);
+    for (int64_t c = c0; c < cFull; c += 16) interiorBlock<4, K, true, kMode>(r, e, ox, c, 0xffff);
+    if (cFull < c1) interiorBlock<4, K, false, kMode>(r, e, ox, cFull, tail);
   }
   for (; ox < oxB; ++ox) {
-    for (int64_t c = c0; c < cFull; c += 16) interiorBlock<1, K, true, kGeneral>(r, e, ox, c, 0xffff);
-    if (cFull < c1) interiorBlock<1, K, false, kGeneral>(r, e, ox, cFull, tail);
+    for (int64_t c = c0; c < cFull; c += 16) interiorBlock<1, K, true, kMode>(r, e, ox, c, 0xffff);
+    if (cFull < c1) interiorBlock<1, K, false, kMode>(r, e, ox, cFull, tail);
   }
   for (; ox < r.g.OW; ++ox) border(ox);
 }
 
-template <bool kGeneral>
+template <int kMode>
 void rowAvx512(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
-  if (r.g.KH == 3 && r.g.KW == 3) rowAvx512<3, kGeneral>(r, e, c0, c1);
-  else if (r.g.KH == 5 && r.g.KW == 5) rowAvx512<5, kGeneral>(r, e, c0, c1);
-  else rowAvx512<0, kGeneral>(r, e, c0, c1);
+  if (r.g.KH == 3 && r.g.KW == 3) rowAvx512<3, kMode>(r, e, c0, c1);
+  else if (r.g.KH == 5 && r.g.KW == 5) rowAvx512<5, kMode>(r, e, c0, c1);
+  else rowAvx512<0, kMode>(r, e, c0, c1);
+}
+
+// The mode of an epilogue (see Mode), filling e's clamp bounds and affine operands.
+Mode chooseMode(const std::vector<FloatEpilogueOp>& ops, const std::vector<const float*>& operands, Epilogue& e) {
+  static const float kOne = 1.0f, kMinusZero = -0.0f;
+  size_t i = 0;
+  bool affine = false;
+  e.mul = &kOne, e.add = &kMinusZero;
+  auto perChannelOrScalar = [&](size_t k) {
+    return ops[k].operand == FloatEpilogueOp::Operand::PerChannel || ops[k].operand == FloatEpilogueOp::Operand::Scalar;
+  };
+  if (i < ops.size() && ops[i].kind == Kind::Mul && perChannelOrScalar(i)) {
+    e.mul = operands[i], e.mulPerChannel = ops[i].operand == FloatEpilogueOp::Operand::PerChannel, affine = true, ++i;
+  }
+  if (i < ops.size() && ops[i].kind == Kind::Add && perChannelOrScalar(i)) {
+    e.add = operands[i], e.addPerChannel = ops[i].operand == FloatEpilogueOp::Operand::PerChannel, affine = true, ++i;
+  }
+  if (i < ops.size() && ops[i].kind == Kind::Clamp && !ops[i].ignoreNan) e.lo = ops[i].lo, e.hi = ops[i].hi, ++i;
+  if (i != ops.size()) return kGeneral;
+  return affine ? kAffine : kClamp;
 }
 
 // ---- portable (AVX2 / baseline): plain loops over a chunk of channels, vectorized by the compiler ----
@@ -223,10 +259,9 @@ void depthwiseF32(const DepthwiseF32Geometry& g, const float* x, const float* w,
   static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                              __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
   Epilogue e{epilogue, operands};
-  // The common form (nothing, or relu6-style clamp with NaN propagation) runs without the general loop.
-  const bool general = !(epilogue.empty() || (epilogue.size() == 1 && epilogue[0].kind == Kind::Clamp &&
-                                              !epilogue[0].ignoreNan));
-  if (!general && !epilogue.empty()) e.lo = epilogue[0].lo, e.hi = epilogue[0].hi;
+  // The common forms (nothing, relu6-style clamp with NaN propagation, BatchNorm's mul/add) run without the
+  // general loop.
+  const Mode mode = chooseMode(epilogue, operands, e);
   const int64_t rows = g.N * g.OH, chunks = (g.C + kChunk - 1) / kChunk;
   const double work = double(rows) * double(g.OW) * double(g.C) * double(g.KH * g.KW);
 #pragma omp parallel for collapse(2) schedule(static) if (work > 100000)
@@ -236,8 +271,9 @@ void depthwiseF32(const DepthwiseF32Geometry& g, const float* x, const float* w,
       const RowContext r{g, x + n * g.IH * g.IW * g.C, w, bias, y + row * g.OW * g.C, row * g.OW * g.C, oy};
       const int64_t c0 = chunk * kChunk, c1 = std::min(g.C, c0 + kChunk);
       if (!avx512) rowPortable(r, e, c0, c1);
-      else if (general) rowAvx512<true>(r, e, c0, c1);
-      else rowAvx512<false>(r, e, c0, c1);
+      else if (mode == kGeneral) rowAvx512<kGeneral>(r, e, c0, c1);
+      else if (mode == kAffine) rowAvx512<kAffine>(r, e, c0, c1);
+      else rowAvx512<kClamp>(r, e, c0, c1);
     }
 }
 
