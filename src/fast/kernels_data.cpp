@@ -5,6 +5,8 @@
 #include <cstring>
 #include <numeric>
 
+#include <omp.h>
+
 #include "fast/op_kernel.h"
 
 namespace tosakit::fast {
@@ -43,7 +45,27 @@ void collapseBox(Shape& box, std::vector<int64_t>& inStride, std::vector<int64_t
   outStride = std::move(os);
 }
 
+// One row of a box: `inner` elements from src (stride is) to dst (stride os), in elements of `elem` bytes.
+inline void copyRow(const uint8_t* src, uint8_t* dst, int64_t inner, int64_t is, int64_t os, size_t elem) {
+  if (is == 1 && os == 1) {
+    std::memcpy(dst, src, size_t(inner) * elem);
+  } else if (elem == 1) {
+    for (int64_t i = 0; i < inner; ++i) dst[i * os] = src[i * is];
+  } else if (elem == 4) {
+    uint32_t v;
+    for (int64_t i = 0; i < inner; ++i) {
+      std::memcpy(&v, src + i * is * 4, 4);
+      std::memcpy(dst + i * os * 4, &v, 4);
+    }
+  } else {
+    for (int64_t i = 0; i < inner; ++i) std::memcpy(dst + i * os * int64_t(elem), src + i * is * int64_t(elem), elem);
+  }
+}
+
 // Copies a strided box: out[i0..] = in[base + sum(i_d * inStride_d)], innermost axis contiguous in the output.
+// The rows [r0, r1) of a thread: the outer index is decomposed once (divisions) and then counted up row by
+// row, so a concat of short channel rows (PP-OCR det's 4 x 24 channels over 160x160 pixels: 100K rows of 96
+// bytes) costs a copy per row, not two 64-bit divisions per axis.
 void copyBox(const uint8_t* in, uint8_t* out, Shape box, std::vector<int64_t> inStride,
              std::vector<int64_t> outStride, size_t elem) {
   if (numElements(box) == 0) return;
@@ -55,30 +77,34 @@ void copyBox(const uint8_t* in, uint8_t* out, Shape box, std::vector<int64_t> in
   }
   const int64_t inner = box.back(), rows = numElements(box) / std::max<int64_t>(inner, 1);
   const int64_t is = inStride.back(), os = outStride.back();
-#pragma omp parallel for schedule(static) if (rows * inner > 65536)
-  for (int64_t row = 0; row < rows; ++row) {
-    int64_t rem = row, ib = 0, ob = 0;
+  auto copyRows = [&](int64_t r0, int64_t r1) {
+    if (r0 >= r1) return;
+    std::vector<int64_t> idx(size_t(r), 0);
+    int64_t rem = r0, ib = 0, ob = 0;
     for (int d = r - 2; d >= 0; --d) {
-      int64_t i = rem % box[size_t(d)];
+      idx[size_t(d)] = rem % box[size_t(d)];
       rem /= box[size_t(d)];
-      ib += i * inStride[size_t(d)];
-      ob += i * outStride[size_t(d)];
+      ib += idx[size_t(d)] * inStride[size_t(d)];
+      ob += idx[size_t(d)] * outStride[size_t(d)];
     }
-    const uint8_t* src = in + ib * int64_t(elem);
-    uint8_t* dst = out + ob * int64_t(elem);
-    if (is == 1 && os == 1) {
-      std::memcpy(dst, src, size_t(inner) * elem);
-    } else if (elem == 1) {
-      for (int64_t i = 0; i < inner; ++i) dst[i * os] = src[i * is];
-    } else if (elem == 4) {
-      uint32_t v;
-      for (int64_t i = 0; i < inner; ++i) {
-        std::memcpy(&v, src + i * is * 4, 4);
-        std::memcpy(dst + i * os * 4, &v, 4);
+    for (int64_t row = r0; row < r1; ++row) {
+      copyRow(in + ib * int64_t(elem), out + ob * int64_t(elem), inner, is, os, elem);
+      for (int d = r - 2; d >= 0; --d) {  // the next row's index
+        ib += inStride[size_t(d)], ob += outStride[size_t(d)];
+        if (++idx[size_t(d)] < box[size_t(d)]) break;
+        ib -= box[size_t(d)] * inStride[size_t(d)], ob -= box[size_t(d)] * outStride[size_t(d)];
+        idx[size_t(d)] = 0;
       }
-    } else {
-      for (int64_t i = 0; i < inner; ++i) std::memcpy(dst + i * os * int64_t(elem), src + i * is * int64_t(elem), elem);
     }
+  };
+  if (rows * inner <= 65536 || omp_get_max_threads() == 1) {
+    copyRows(0, rows);
+    return;
+  }
+#pragma omp parallel
+  {
+    const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
+    copyRows(rows * t / n, rows * (t + 1) / n);
   }
 }
 

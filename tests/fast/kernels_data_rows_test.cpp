@@ -1,0 +1,59 @@
+// copyBox's row walk (src/fast/kernels_data.cpp): each thread decomposes its first row's index once and then
+// counts the outer axes up row by row. Boxes that stay rank 3 and 4 after merging contiguous axes, split over
+// 2 threads in the middle of an axis, vs the reference backend: transposes of fp32 and i8, a slice and a
+// concat along a middle axis; results identical (data movement changes no value).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "fast_test_util.h"
+#include "ir/builder.h"
+
+namespace tosakit::testing {
+namespace {
+
+using ir::Attribute;
+using ir::ValueType;
+
+Tensor randomOf(DType t, const Shape& s, std::mt19937& rng) {
+  Tensor x(t, s);
+  std::uniform_int_distribution<int> d(-100, 100);
+  for (int64_t i = 0; i < x.size(); ++i) {
+    if (t == DType::FP32) x.setFloat(i, d(rng) * 0.25);
+    else x.setInt(i, d(rng));
+  }
+  return x;
+}
+
+TEST(FastDataRows, RankThreeAndFourBoxesSplitOverThreadsIdentical) {
+  std::mt19937 rng(91);
+  const Shape a{2, 33, 29, 41};  // 78K elements: above the size where copies split over threads
+  auto make = [&]() {
+    auto m = std::make_unique<ir::Module>();
+    ir::Builder b(*m, "main");
+    ir::Value* x = b.input(ValueType::tensor(DType::FP32, a), "x");
+    ir::Value* q = b.input(ValueType::tensor(DType::I8, a), "q");
+    ir::Value* t1 = b.transpose(x, {2, 0, 3, 1});  // no two axes contiguous on both sides: a rank-4 box
+    ir::Value* t2 = b.transpose(q, {1, 0, 2, 3});  // [33, 2, 29*41]: rank 3
+    ir::Value* sl = b.op1("tosa.slice", {x, b.constShape({1, 2, 3, 4}), b.constShape({1, 30, 25, 36})},
+                          ValueType::tensor(DType::FP32, {1, 30, 25, 36}));
+    ir::Value* cc = b.op1("tosa.concat", {x, x}, ValueType::tensor(DType::FP32, {2, 66, 29, 41}),
+                          {{"axis", Attribute::integer(1, DType::I32)}});
+    b.output({t1, t2, sl, cc}, {"t1", "t2", "s", "c"});
+    return m;
+  };
+  NamedTensors in{{"x", randomOf(DType::FP32, a, rng)}, {"q", randomOf(DType::I8, a, rng)}};
+  RunOutcome ref = runOn(make(), "ref", in, 1);
+  ASSERT_TRUE(ref.status.isOk()) << ref.status.toString();
+  for (int threads : {1, 2}) {
+    RunOutcome fast = runOn(make(), "fast", in, threads);
+    ASSERT_TRUE(fast.status.isOk()) << fast.status.toString();
+    for (size_t i = 0; i < ref.outputs.size(); ++i)
+      EXPECT_TRUE(ref.outputs[i].second.identical(fast.outputs[i].second))
+          << ref.outputs[i].first << " threads " << threads;
+    for (const OpProfile& p : fast.stats.steps) EXPECT_FALSE(p.fallback) << p.opType;
+  }
+}
+
+}  // namespace
+}  // namespace tosakit::testing
