@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "fast/kernels_common.h"
+#include "fast/kernels_transpose_conv_int8.h"
 #include "fast/onednn_common.h"
 #include "fast/onednn_kernels.h"
 
@@ -81,8 +82,9 @@ std::optional<ConvGeom> parseConv(const OpChain& c, ConvKind kind) {
     if (g.OH != (g.IH - 1) * st[0] + op_[0] + op_[1] + g.KH || g.OW != (g.IW - 1) * st[1] + op_[2] + op_[3] + g.KW)
       return std::nullopt;
     // oneDNN 2.6's int8 deconvolution leaves outputs no tap reaches unwritten when the kernel is smaller than
-    // the stride, and applies zero points inexactly (tests/fast/onednn_conv_test.cpp): not handled.
-    if (g.inT == DType::I8 && (g.inputZp != 0 || g.KH < st[0] || g.KW < st[1])) return std::nullopt;
+    // the stride (tests/fast/onednn_conv_test.cpp): not handled. (Its zero points are inexact too, so an input
+    // zero point is compensated in our epilogue instead, as for conv2d: addZeroPointCompensation.)
+    if (g.inT == DType::I8 && (g.KH < st[0] || g.KW < st[1])) return std::nullopt;
     g.strides = {st[0], st[1]};
     g.dilates = {0, 0};
     // TOSA: oy = iy * stride + ky + out_pad_top; oneDNN: oy = iy * stride + ky - padding_l.
@@ -141,7 +143,7 @@ class ConvKernel : public OpKernel {
     if (floatEpi_.inputAbsLimit != INFINITY &&
         !(double(maxAbsF32(in[0][0].as<const float>(), in[0][0].size())) <= floatEpi_.inputAbsLimit))
       return rerunOnReference();  // a partial sum might overflow: the clip could meet a NaN
-    src_.set_data_handle(in[0][0].data);
+    if (!ownTranspose_) src_.set_data_handle(in[0][0].data);
     if (runtimeBias_) bias_.set_data_handle(in[0][2].data);
     for (size_t i = 0; i < binaries_.size(); ++i) {
       const auto& b = floatEpi_.binaryOperands[i];
@@ -149,12 +151,16 @@ class ConvKernel : public OpKernel {
     }
     const bool accInOut = isInt_ && !(intEpi_.rescale && intEpi_.outType != DType::I32);
     int32_t* acc = isInt_ ? (accInOut ? out[0].as<int32_t>() : accScratch(rows_ * channels_)) : nullptr;
-    dst_.set_data_handle(isInt_ ? static_cast<void*>(acc) : out[0].data);
-    try {
-      prim_.execute(stream(), args_);
-      stream().wait();
-    } catch (const dnnl::error& e) {
-      return Status::internal(impl_ + ": " + e.what());
+    if (ownTranspose_) {
+      transposeConvInt8Accumulate(ownGeom_, in[0][0].as<const int8_t>(), ownWeights_.data(), ownInit_.data(), acc);
+    } else {
+      dst_.set_data_handle(isInt_ ? static_cast<void*>(acc) : out[0].data);
+      try {
+        prim_.execute(stream(), args_);
+        stream().wait();
+      } catch (const dnnl::error& e) {
+        return Status::internal(impl_ + ": " + e.what());
+      }
     }
     if (isInt_ && mayBeLarge_) recomputeLargeAccumulators(in[0][0].as<int8_t>(), in[0][1].as<int8_t>(), acc);
     if (isInt_ && intEpi_.needsPass() &&
@@ -200,6 +206,7 @@ class ConvKernel : public OpKernel {
         intEpi_.runtimeBiasBroadcast = g.BC == 1;
       }
       if (intEpi_.absorbed > maxOps || !allowBinary) return false;
+      if (ownTransposeApplies(g)) return buildOwnTranspose(c, g);
       if (g.inputZp != 0) {
         if (!biasT) return false;  // a run-time bias with a zero point: reference fallback
         addZeroPointCompensation(g, *constOperand(c, 0, 1));
@@ -258,6 +265,29 @@ class ConvKernel : public OpKernel {
  private:
   static bool isInt(const ConvGeom& g) { return g.isInt(); }
 
+  // int8 transpose_conv2d with kernel == stride and no out_pad: our own exact accumulator
+  // (kernels_transpose_conv_int8.h) instead of oneDNN's deconvolution, the same integer epilogue after it.
+  static bool ownTransposeApplies(const ConvGeom& g) {
+    return g.kind == ConvKind::Transpose && g.KH == g.strides[0] && g.KW == g.strides[1] && g.padL == dims{0, 0} &&
+           g.padR == dims{0, 0};
+  }
+  bool buildOwnTranspose(const OpChain& c, const ConvGeom& g) {
+    ownTranspose_ = true;
+    ownGeom_ = TransposeConvInt8Geometry{g.N, g.IH, g.IW, g.IC, g.OC, g.KH, g.KW};
+    const int8_t* w = reinterpret_cast<const int8_t*>(constOperand(c, 0, 1)->data());
+    ownWeights_ = packTransposeConvInt8Weights(ownGeom_, w);
+    // The input zero point's term goes into the accumulator's start value (one per tap and channel), not into
+    // the epilogue's per-position bias table, which would split the epilogue into one call per pixel.
+    ownInit_ = transposeConvInt8ZeroPointTerms(ownGeom_, w, int32_t(g.inputZp));
+    impl_ = "fast:transpose_conv2d_int8 (kernel == stride)";
+    rows_ = g.N * g.OH * g.OW;
+    channels_ = g.OC;
+    g_ = g;
+    mayBeLarge_ = false;  // the accumulator is exact int32 arithmetic: nothing to recompute
+    flops_ = 2.0 * double(g.N * g.IH * g.IW) * double(g.OC * g.KH * g.KW * g.IC);
+    return true;
+  }
+
   // oneDNN 2.6's gemm-based convolution (x64:gemm:jit) applies a full-tensor binary post-op at the wrong
   // offsets (tests/fast/onednn_conv_test.cpp, Fp32Conv2dFusedAddClamp): fuse tosa.add only elsewhere.
   // The deconvolution's binary post-ops are very slow in 2.6 (a per-channel add made a 160x160x24 k2s2
@@ -271,40 +301,44 @@ class ConvKernel : public OpKernel {
   // TOSA subtracts input_zp from every input value and lets padding contribute 0. oneDNN runs without a zero
   // point (its zero-point and compensation paths go through f32 — inexact once |acc| > 2^24); instead
   // acc - input_zp * (sum of the weights that meet real input at that position) is added here, exactly in
-  // wrapping int32 arithmetic. The in-bounds kernel taps of an output row form a range [ky0, ky1) that only
-  // differs near the borders, so the sums form a small table of (row range, column range) classes.
+  // wrapping int32 arithmetic. The kernel taps of an output row that meet real input form a set that only
+  // differs near the borders (conv2d/depthwise: a range; transpose_conv2d: the taps of the row's phase
+  // oy % stride), so the sums form a small table of (row tap set, column tap set) classes.
   void addZeroPointCompensation(const ConvGeom& g, const Tensor& w) {
-    auto classes = [](int64_t outSize, int64_t inSize, int64_t k, int64_t stride, int64_t dilation, int64_t pad,
-                      std::vector<std::pair<int64_t, int64_t>>& ranges, std::vector<int64_t>& classOf) {
+    const bool transpose = g.kind == ConvKind::Transpose;
+    auto classes = [transpose](int64_t outSize, int64_t inSize, int64_t k, int64_t stride, int64_t dilation,
+                               int64_t pad, std::vector<std::vector<int64_t>>& tapSets, std::vector<int64_t>& classOf) {
       for (int64_t o = 0; o < outSize; ++o) {
-        int64_t k0 = k, k1 = 0;
+        std::vector<int64_t> taps;
         for (int64_t kk = 0; kk < k; ++kk) {
-          const int64_t i = o * stride - pad + kk * dilation;
-          if (i >= 0 && i < inSize) k0 = std::min(k0, kk), k1 = kk + 1;
+          // conv: i = o * stride - pad + kk * dilation; transpose (oneDNN's form): o = i * stride + kk - pad.
+          const int64_t num = o + pad - kk;
+          const bool hit = transpose ? num >= 0 && num % stride == 0 && num / stride < inSize
+                                     : o * stride - pad + kk * dilation >= 0 && o * stride - pad + kk * dilation < inSize;
+          if (hit) taps.push_back(kk);
         }
-        if (k0 >= k1) k0 = k1 = 0;
-        auto it = std::find(ranges.begin(), ranges.end(), std::make_pair(k0, k1));
-        classOf.push_back(it - ranges.begin());
-        if (it == ranges.end()) ranges.push_back({k0, k1});
+        auto it = std::find(tapSets.begin(), tapSets.end(), taps);
+        classOf.push_back(it - tapSets.begin());
+        if (it == tapSets.end()) tapSets.push_back(std::move(taps));
       }
     };
-    std::vector<std::pair<int64_t, int64_t>> rowRanges, colRanges;
+    std::vector<std::vector<int64_t>> rowSets, colSets;
     std::vector<int64_t> rowOf, colOf;
-    classes(g.OH, g.IH, g.KH, g.strides[0], g.dilates[0] + 1, g.padL[0], rowRanges, rowOf);
-    classes(g.OW, g.IW, g.KW, g.strides[1], g.dilates[1] + 1, g.padL[1], colRanges, colOf);
+    classes(g.OH, g.IH, g.KH, g.strides[0], g.dilates[0] + 1, g.padL[0], rowSets, rowOf);
+    classes(g.OW, g.IW, g.KW, g.strides[1], g.dilates[1] + 1, g.padL[1], colSets, colOf);
     const std::vector<int32_t> bias = intEpi_.biasTable;  // one class or empty
     const std::vector<int64_t> wv = w.toInts();
-    const int64_t OC = g.OC, nCols = int64_t(colRanges.size());
-    intEpi_.biasTable.assign(size_t(int64_t(rowRanges.size()) * nCols * OC), 0);
-    for (size_t rc = 0; rc < rowRanges.size(); ++rc)
-      for (size_t cc = 0; cc < colRanges.size(); ++cc)
+    const int64_t OC = g.OC, nCols = int64_t(colSets.size());
+    intEpi_.biasTable.assign(size_t(int64_t(rowSets.size()) * nCols * OC), 0);
+    for (size_t rc = 0; rc < rowSets.size(); ++rc)
+      for (size_t cc = 0; cc < colSets.size(); ++cc)
         for (int64_t oc = 0; oc < OC; ++oc) {
           int64_t sum = 0;
-          for (int64_t ky = rowRanges[rc].first; ky < rowRanges[rc].second; ++ky)
-            for (int64_t kx = colRanges[cc].first; kx < colRanges[cc].second; ++kx) {
+          for (int64_t ky : rowSets[rc])
+            for (int64_t kx : colSets[cc]) {
               if (g.kind == ConvKind::Depthwise) {  // [KH, KW, C, M], oc = c * M + m
                 sum += wv[size_t((ky * g.KW + kx) * OC + oc)];
-              } else {  // [OC, KH, KW, IC]
+              } else {  // conv2d and transpose_conv2d: [OC, KH, KW, IC]
                 const size_t base = size_t(((oc * g.KH + ky) * g.KW + kx) * g.IC);
                 for (int64_t ic = 0; ic < g.IC; ++ic) sum += wv[base + size_t(ic)];
               }
@@ -418,6 +452,9 @@ class ConvKernel : public OpKernel {
   std::vector<dnnl::memory> binaries_;
   std::unordered_map<int, dnnl::memory> args_;
   bool isInt_ = false, runtimeBias_ = false;
+  bool ownTranspose_ = false;
+  TransposeConvInt8Geometry ownGeom_;
+  std::vector<int32_t> ownWeights_, ownInit_;
   FloatEpilogue floatEpi_;
   IntEpilogue intEpi_;
   int64_t rows_ = 0, channels_ = 0;
