@@ -116,6 +116,15 @@ bool hasNaN(DType t, const void* data, int64_t n) {
   return false;
 }
 
+// o[c] = s[c] + a[c] (resizedFirst) or a[c] + s[c]: one fp32 addition each, as tosa.add rounds it.
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+void addRowF32(const float* __restrict s, const float* __restrict a, float* __restrict o, int64_t n, bool resizedFirst) {
+  if (resizedFirst)
+    for (int64_t c = 0; c < n; ++c) o[c] = s[c] + a[c];
+  else
+    for (int64_t c = 0; c < n; ++c) o[c] = a[c] + s[c];
+}
+
 class ResizeKernel : public OpKernel {
  public:
   ResizeKernel(DType inT, DType outT, bool bilinear, Shape in, Shape out, std::vector<Axis> ys,
@@ -123,11 +132,34 @@ class ResizeKernel : public OpKernel {
       : inT_(inT), outT_(outT), bilinear_(bilinear), in_(std::move(in)), out_(std::move(out)), ys_(std::move(ys)),
         xs_(std::move(xs)), unitY_(unitY), unitX_(unitX) {}
 
-  std::string implName() const override { return bilinear_ ? "fast:resize_bilinear" : "fast:resize_nearest"; }
+  std::string implName() const override {
+    return bilinear_ ? "fast:resize_bilinear" : fusedAdd_ ? "fast:resize_nearest+add" : "fast:resize_nearest";
+  }
+
+  // FPN's upsample-and-add (PP-OCR det): an fp32 NEAREST_NEIGHBOR resize whose only user is a tosa.add with a
+  // full-size other operand (operand `other` of the add) is computed in one pass: the resized values are
+  // never written and read back.
+  void fuseAdd(int other) {
+    fusedAdd_ = true;
+    addOther_ = other;
+  }
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     const void* src = in[0][0].data;
     void* dst = out[0].data;
+    if (fusedAdd_) {
+      const float* a = in[1][size_t(addOther_)].as<const float>();
+      if (!hasNaN(inT_, src, numElements(in_))) {
+        nearestAddF32(static_cast<const float*>(src), a, static_cast<float*>(dst));
+        return Status::ok();
+      }
+      // An input NaN: the resize's own result (quieted NaN), then the add over it.
+      nearest(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), sizeof(float));
+      canonicalizeNaN(inT_, dst, numElements(out_));
+      float* o = static_cast<float*>(dst);
+      addRowF32(o, a, o, numElements(out_), addOther_ == 1);
+      return Status::ok();
+    }
     if (!bilinear_) {
       nearest(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), storageBytes(inT_));
       if (hasNaN(inT_, src, numElements(in_))) canonicalizeNaN(inT_, dst, numElements(out_));
@@ -157,6 +189,21 @@ class ResizeKernel : public OpKernel {
       const uint8_t* inRow = in + size_t((n * H + ys_[size_t(oy)].nearest) * W) * pixel;
       for (int64_t ox = 0; ox < OW; ++ox)
         std::memcpy(o + size_t(ox) * pixel, inRow + size_t(xs_[size_t(ox)].nearest) * pixel, pixel);
+    }
+  }
+
+  // nearest() with the fused add: out = resized (+) a, pixel by pixel.
+  void nearestAddF32(const float* in, const float* a, float* out) const {
+    const int64_t H = in_[1], W = in_[2], C = in_[3], OH = out_[1], OW = out_[2];
+    const bool resizedFirst = addOther_ == 1;
+#pragma omp parallel for schedule(static) if (parallel())
+    for (int64_t r = 0; r < rows(); ++r) {
+      const int64_t n = r / OH, oy = r % OH;
+      const float* inRow = in + (n * H + ys_[size_t(oy)].nearest) * W * C;
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        const int64_t at = (r * OW + ox) * C;
+        addRowF32(inRow + xs_[size_t(ox)].nearest * C, a + at, out + at, C, resizedFirst);
+      }
     }
   }
 
@@ -220,6 +267,8 @@ class ResizeKernel : public OpKernel {
 
   DType inT_, outT_;
   bool bilinear_;
+  bool fusedAdd_ = false;
+  int addOther_ = 1;
   Shape in_, out_;
   std::vector<Axis> ys_, xs_;
   int64_t unitY_, unitX_;
@@ -247,6 +296,22 @@ bool attributesValid(const Shape& in, const Shape& out, const std::vector<int64_
   return true;
 }
 
+// The other operand's index (0 or 1) when the chain continues with a tosa.add the nearest fp32 resize can
+// absorb: fp32, the resize's shape, the other operand full-size (no broadcast) and not the resize's result.
+int fusableAdd(const OpChain& chain, bool bilinear, DType inT) {
+  if (bilinear || inT != DType::FP32 || chain.ops.size() < 2) return -1;
+  const ir::Operation& add = *chain.ops[1];
+  const ir::Value* resized = chain.ops[0]->results[0];
+  if (add.name != "tosa.add" || add.operands.size() != 2 || add.results.size() != 1) return -1;
+  const int other = add.operands[0] == resized ? 1 : 0;
+  if (add.operands[size_t(1 - other)] != resized || add.operands[size_t(other)] == resized) return -1;
+  const ir::ValueType& o = add.operands[size_t(other)]->type;
+  const ir::ValueType& r = add.results[0]->type;
+  if (o.dtype != DType::FP32 || r.dtype != DType::FP32 || o.dims != resized->type.dims || r.dims != resized->type.dims)
+    return -1;
+  return other;
+}
+
 Result<CompiledKernel> compileResize(const OpChain& chain) {
   const ir::Operation& op = *chain.ops[0];
   if (op.operands.size() != 4 || op.results.size() != 1) return CompiledKernel{};
@@ -264,9 +329,15 @@ Result<CompiledKernel> compileResize(const OpChain& chain) {
     return CompiledKernel{};
   const std::vector<int64_t> s = scale->toInts(), off = offset->toInts(), b = border->toInts();
   if (!attributesValid(in, out, s, off, b)) return CompiledKernel{};
+  auto kernel = std::make_unique<ResizeKernel>(inT, outT, bilinear, in, out, axisTable(out[1], in[1], s[0], s[1], off[0], inT),
+                                               axisTable(out[2], in[2], s[2], s[3], off[1], inT), s[0], s[2]);
   CompiledKernel ck;
-  ck.kernel = std::make_unique<ResizeKernel>(inT, outT, bilinear, in, out, axisTable(out[1], in[1], s[0], s[1], off[0], inT),
-                                             axisTable(out[2], in[2], s[2], s[3], off[1], inT), s[0], s[2]);
+  const int other = fusableAdd(chain, bilinear, inT);
+  if (other >= 0) {
+    kernel->fuseAdd(other);
+    ck.opsAbsorbed = 2;
+  }
+  ck.kernel = std::move(kernel);
   return ck;
 }
 
