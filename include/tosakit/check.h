@@ -29,7 +29,14 @@ struct CheckOptions {
   const ir::Module* module = nullptr;      // an already loaded module (not owned; copied via MLIR text)
   std::string function = "main";
   TensorSource inputs;                     // the graph's inputs (needed for the reference and the bounds)
-  TensorSource result;                     // the implementation's outputs (required)
+  TensorSource result;                     // the implementation's outputs (required unless `backend` is set)
+  // Instead of `result`: run the model on this tosakit backend ("ref" or "fast") on `inputs` and judge its
+  // outputs (`tosakit check --backend fast`: the fast backend judged by the spec's rules). `threads` as
+  // SessionOptions::threads; the precise reference is always the reference backend's fp64 run.
+  std::string backend;
+  int threads = 0;
+  // With `backend`: also judge every op's result of that run (as `intermediates` would).
+  bool backendIntermediates = false;
   TensorSource reference;                  // optional: fp64 reference (or in the output types)
   TensorSource bounds;                     // optional: bound tensors for a forced ABS_ERROR / DOT_PRODUCT mode
   TensorSource intermediates;              // optional: every op's result, named as `run --dump-intermediates`

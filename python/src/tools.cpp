@@ -274,7 +274,8 @@ void bindCheck(py::module_& m) {
       .def("to_json", &CheckReport::toJson)
       .def("__bool__", &CheckReport::compliant);
   m.def("check", [](py::handle model, py::handle result, py::handle inputs, py::handle reference, py::handle bounds,
-                    py::handle intermediates, const std::string& mode, int testSet, const std::string& function) {
+                    py::handle intermediates, const std::string& mode, int testSet, const std::string& function,
+                    const std::string& backend, int threads, bool perOp) {
     CheckOptions o;
     std::shared_ptr<ir::Module> keep;
     if (py::isinstance<ModuleHandle>(model)) {
@@ -291,14 +292,18 @@ void bindCheck(py::module_& m) {
     o.intermediates = sourceArgument(intermediates, "intermediates");
     o.mode = mode;
     o.testSet = testSet;
+    o.backend = backend;  // set instead of `result`: judge that backend's own run on `inputs`
+    o.threads = threads;
+    o.backendIntermediates = perOp;
     auto report = [&] {
       py::gil_scoped_release release;
       return checkResults(o);
     }();
     return take(std::move(report));
-  }, py::arg("model"), py::arg("result"), py::arg("inputs") = py::none(), py::arg("reference") = py::none(),
+  }, py::arg("model"), py::arg("result") = py::none(), py::arg("inputs") = py::none(), py::arg("reference") = py::none(),
      py::arg("bounds") = py::none(), py::arg("intermediates") = py::none(), py::arg("mode") = "",
-     py::arg("test_set") = -1, py::arg("function") = "main");
+     py::arg("test_set") = -1, py::arg("function") = "main", py::arg("backend") = "", py::arg("threads") = 0,
+     py::arg("per_op") = false);
 }
 #endif
 

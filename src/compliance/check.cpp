@@ -144,7 +144,28 @@ void inlineKnownBranches(ir::Function& fn, const NamedTensors& inputs) {
   }
 }
 
-Status loadContext(const CheckOptions& o, Context& c) {
+// `check --backend B`: the implementation judged is tosakit's own backend B, run on the checked inputs from a
+// private copy of the model (the session owns its module); its outputs (and per-op results) become the result.
+Status runBackend(CheckOptions& o, Context& c) {
+  auto m = loadModel(c.modelPath);
+  if (!m) return m.status();
+  SessionOptions so;
+  so.target = c.target;
+  so.backend = o.backend;
+  so.threads = o.threads;
+  auto session = Session::create(std::move(*m), so);
+  if (!session) return session.status();
+  RunOptions ro;
+  ro.function = o.function;
+  ro.captureIntermediates = o.backendIntermediates;
+  RunResult run;
+  TK_RETURN_IF_ERROR((*session)->run(c.inputs, run, ro));
+  c.result = std::move(run.outputs);
+  if (o.backendIntermediates) o.intermediates.tensors = std::move(run.intermediates);
+  return Status::ok();
+}
+
+Status loadContext(CheckOptions& o, Context& c) {
   c.opt = &o;
   c.modelPath = o.model;
   if (o.module) {
@@ -163,10 +184,19 @@ Status loadContext(const CheckOptions& o, Context& c) {
   c.fn = c.module->function(o.function);
   if (!c.fn) return Status::invalid(c.modelPath + ": no function '" + o.function + "'");
   c.target = c.module->target ? *c.module->target : ir::TargetEnv::all();
-  if (!o.result.given()) return Status::invalid("check: no result given (--result)");
-  auto r = load(o.result);
-  if (!r) return r.status();
-  c.result = std::move(*r);
+  if (!o.result.given() && o.backend.empty())
+    return Status::invalid("check: no result given (--result, or --backend to judge a backend's own run)");
+  if (o.result.given() && !o.backend.empty())
+    return Status::invalid("check: --result and --backend exclude each other (judge a file, or a backend's run)");
+  if (!o.backend.empty() && !o.inputs.given())
+    return Status::invalid("check: --backend needs --inputs (the run's inputs)");
+  if (o.backendIntermediates && (o.backend.empty() || o.intermediates.given()))
+    return Status::invalid("check: judging a backend's per-op results needs --backend and no --intermediates file");
+  if (o.result.given()) {
+    auto r = load(o.result);
+    if (!r) return r.status();
+    c.result = std::move(*r);
+  }
   if (o.inputs.given()) {
     auto in = load(o.inputs);
     if (!in) return in.status();
@@ -181,6 +211,7 @@ Status loadContext(const CheckOptions& o, Context& c) {
     }
     c.haveInputs = true;
   }
+  if (!o.backend.empty()) TK_RETURN_IF_ERROR(runBackend(o, c));
   // Per output: a branch taken for sure is judged as if inlined (runPrecise inlines its copy the same way).
   if (o.mode.empty() && !o.intermediates.given()) inlineKnownBranches(*c.owned->function(o.function), c.inputs);
   // Names of op results, as the session's capture names them (top-level ops in order; constants skipped).
@@ -698,7 +729,8 @@ Status checkPerOp(Context& c, CheckReport& rep) {
 
 }  // namespace
 
-Result<CheckReport> checkResults(const CheckOptions& o) {
+Result<CheckReport> checkResults(const CheckOptions& options) {
+  CheckOptions o = options;  // with `backend`, the run's outputs (and per-op results) are filled in
   Context c;
   TK_RETURN_IF_ERROR(loadContext(o, c));
   CheckReport rep;

@@ -103,6 +103,44 @@ TEST_F(CheckVerbTest, ReferenceFromBackend) {
   EXPECT_EQ(r2.exitCode, 1) << r2.out;
 }
 
+// check --backend B judges tosakit's own run instead of a result file: x + y = [1.5, 2.25] is exact in fp32, so
+// both backends are compliant per output and per op (--per-op names the op's result as the capture does).
+TEST_F(CheckVerbTest, JudgesABackendsOwnRun) {
+  for (const char* backend : {"fast", "ref"}) {
+    auto r = runTool("check --model " + path("add.mlir") + " --inputs " + path("in.npz") + " --backend " + backend);
+    EXPECT_EQ(r.exitCode, 0) << r.out;
+    EXPECT_ROW(r.out, "out0", "compliant");
+    auto p = runTool("check --model " + path("add.mlir") + " --inputs " + path("in.npz") + " --backend " + backend +
+                     " --threads 1 --per-op");
+    EXPECT_EQ(p.exitCode, 0) << p.out;
+    EXPECT_NE(p.out.find("1 compliant, 0 not compliant"), std::string::npos) << p.out;
+    EXPECT_NE(p.out.find("tosa.add"), std::string::npos) << p.out;
+  }
+  // The backend's outputs are really judged: forcing an absolute bound of 0 on a result that differs from the
+  // fp64 reference fails. 1 + 2^-30 rounds to 1 in fp32 (2^-30 is below half an ulp of 1, 2^-24).
+  ASSERT_TRUE(npy::writeNpz(path("tiny.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 1.0})},
+                                               {"y", Tensor::fromDoubles(DType::FP32, {2}, {std::ldexp(1.0, -30), 0.0})}}));
+  auto f = runTool("check --model " + path("add.mlir") + " --inputs " + path("tiny.npz") +
+                   " --backend fast --mode ULP:ulp=0");
+  EXPECT_EQ(f.exitCode, 1) << f.out;
+}
+
+TEST_F(CheckVerbTest, BackendExcludesResult) {
+  writeResult(2.25);
+  auto both = runTool("check --model " + path("add.mlir") + " --inputs " + path("in.npz") + " --result " +
+                      path("impl.npz") + " --backend fast");
+  EXPECT_EQ(both.exitCode, 4) << both.out;
+  EXPECT_NE(both.out.find("exclude each other"), std::string::npos) << both.out;
+  auto noInputs = runTool("check --model " + path("add.mlir") + " --backend fast");
+  EXPECT_EQ(noInputs.exitCode, 4) << noInputs.out;
+  EXPECT_NE(noInputs.out.find("--inputs"), std::string::npos) << noInputs.out;
+  auto neither = runTool("check --model " + path("add.mlir") + " --inputs " + path("in.npz"));
+  EXPECT_EQ(neither.exitCode, 4) << neither.out;
+  auto perOpAlone = runTool("check --model " + path("add.mlir") + " --inputs " + path("in.npz") + " --result " +
+                            path("impl.npz") + " --per-op");
+  EXPECT_EQ(perOpAlone.exitCode, 4) << perOpAlone.out;
+}
+
 TEST_F(CheckVerbTest, BadArguments) {
   writeResult(2.25);
   auto r = runTool("check --model " + path("add.mlir") + " --result " + path("impl.npz") + " --reference " +

@@ -136,6 +136,13 @@ def test_check_equals_cli(tmp_path, tool):
     assert not report.compliant and report.entries[0].verdict == "NOT compliant"
     with pytest.raises(tosakit.BadInput):
         tosakit.check(DEFAULT / "model.mlir", result={"nope": out["out0"]}, inputs=inputs)
+    # backend=: the fast backend's own run judged (integer outputs: exact, so compliant means bit-identical to
+    # the reference), as `tosakit check --backend fast` does; per op with per_op=True.
+    assert tosakit.check(DEFAULT / "model.mlir", inputs=inputs, backend="fast").compliant
+    per_op = tosakit.check(DEFAULT / "model.mlir", inputs=inputs, backend="fast", threads=1, per_op=True)
+    assert per_op.compliant and per_op.per_op and len(per_op.entries) > 1
+    with pytest.raises(tosakit.BadInput, match="exclude each other"):
+        tosakit.check(DEFAULT / "model.mlir", result=out, inputs=inputs, backend="fast")
 
 
 def test_load_sample(tmp_path):

@@ -1,5 +1,6 @@
 // tosakit check --model M.mlir --result impl.npz [--inputs in.npz] [--intermediates layers.npz]
 //                [--reference ref.npz] [--bounds b.npz] [--mode MODE] [--test-set S] [--json] [--function F]
+// tosakit check --model M.mlir --inputs in.npz --backend fast [--threads N] [--per-op] [...]
 // Judges an implementation's results with the TOSA compliance rules (spec 1.10, each operator's precision
 // requirements; docs/COMPLIANCE.md). The work is tosakit::checkResults (include/tosakit/check.h).
 #include <iostream>
@@ -41,12 +42,21 @@ VerbAction addCheckVerb(CLI::App& app) {
       "the reference backend's precise (fp64) result on --inputs; outputs of loops, branches and chains of "
       "exact and correctly rounded ops (add, sub, mul, ...) exactly against the run in the declared types "
       "(1.10.3 operator sequence); with --intermediates every op is re-run in fp64 on the implementation's "
-      "own inputs to that op and judged by its rule. Exit 0 when nothing is NOT compliant, 1 otherwise");
+      "own inputs to that op and judged by its rule. --backend judges tosakit's own run on that backend instead "
+      "of a --result file. Exit 0 when nothing is NOT compliant, 1 otherwise");
   CheckOptions& o = args->options;
   cmd->add_option("--model", o.model, "Model file (.mlir, .spv)")->required();
   cmd->add_option("--function", o.function, "Function")->capture_default_str();
   cmd->add_option("--inputs", args->inputs, "The graph's inputs keyed by name (.npz)");
-  cmd->add_option("--result", args->result, "The implementation's outputs keyed by name (.npz)")->required();
+  cmd->add_option("--result", args->result, "The implementation's outputs keyed by name (.npz)");
+  cmd->add_option("--backend", o.backend,
+                  "Instead of --result: run the model on this tosakit backend (fast or ref) on --inputs and judge "
+                  "its outputs; the precise reference is always the reference backend's fp64 run")
+      ->check(CLI::IsMember({"ref", "fast"}));
+  cmd->add_option("--threads", o.threads, "Threads of the fast backend with --backend (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--per-op", o.backendIntermediates,
+                "With --backend: judge every op's result of that run by its own rule (as --intermediates does)");
   cmd->add_option("--intermediates", args->intermediates,
                   "The implementation's per-op results (.npz), named as `tosakit run --dump-intermediates` "
                   "names them: judge op by op");
