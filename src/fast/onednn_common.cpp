@@ -383,6 +383,17 @@ IntEpilogue planIntEpilogue(const OpChain& c, int64_t channels, const Tensor* co
       bool ok = true;
       for (size_t i = 0; i < m.size(); ++i) ok = ok && m[i] >= 0 && s[i] >= 2 && s[i] <= 62;
       if (!ok) break;
+      // The pass computes in 32 bits what fits 32 bits only while the rescale's REQUIREs hold: apply_scale_32
+      // requires value in [-2^(shift-1), 2^(shift-1)) (a shift <= 31: checked per value, e.rangeCheck);
+      // apply_scale_16 requires the result to fit i32, which holds for every i32 value once shift >= 16
+      // (|v * m| < 2^31 * 2^15 = 2^46). A smaller scale16 shift stays a separate rescale step.
+      bool rangeCheck = false;
+      for (size_t i = 0; i < s.size(); ++i) {
+        if (!scale32 && s[i] < 16) ok = false;
+        rangeCheck = rangeCheck || (scale32 && s[i] <= 31);
+      }
+      if (!ok) break;
+      e.rangeCheck = rangeCheck;
       e.multiplier.resize(size_t(channels));
       e.shift.resize(size_t(channels));
       for (int64_t ch = 0; ch < channels; ++ch) {
@@ -422,19 +433,23 @@ namespace {
 // n elements of rows of channels (lane i has its parameters at index i), branch-free so that it vectorizes.
 // acc and out may be the same buffer (i32 results): each element is read before it is written. Only the product
 // needs 64 bits (a 32x32 -> 64-bit multiply); the rescaled value fits 31 bits (|v * m| < 2^62 >> shift >= 32,
-// or |v| < 2^(shift - 1) by the REQUIRE), so the zero point and the clamp are 32-bit. Returns false when
-// acc + bias overflows i32 (a REQUIRE of the convolution: the reference kernel gives the verdict).
-template <typename OutT, bool kRescale, bool kDoubleRound>
+// or |v| < 2^(shift - 1) by the REQUIRE, checked here when kRange), so the zero point and the clamp are 32-bit.
+// Returns false when acc + bias overflows i32 (a REQUIRE of the convolution) or, with kRange, a value is outside
+// apply_scale_32's range: the reference kernels give the verdict.
+template <typename OutT, bool kRescale, bool kDoubleRound, bool kRange>
 TOSAKIT_VECTOR_LOOP bool epilogueRow(const int32_t* acc, OutT* out, int64_t n, const int32_t* __restrict bias,
                                      const int32_t* __restrict mult, const int64_t* __restrict shift,
                                      const int64_t* __restrict roundPos, const int64_t* __restrict roundNeg,
+                                     const int32_t* __restrict rangeLo, const int32_t* __restrict rangeHi,
                                      int32_t outZp, int32_t lo, int32_t hi) {
   int32_t overflow = 0;  // sign bit set on an i32 overflow of acc + bias (an int flag: it vectorizes)
+  int32_t outside = 0;   // apply_scale_32's value range (kRange)
   for (int64_t i = 0; i < n; ++i) {
     // acc + bias in out_t = i32, wrapping; it overflowed iff the sum's sign differs from both operands' signs.
     const int32_t a = acc[i], b = bias[i];
     int32_t v = int32_t(uint32_t(a) + uint32_t(b));
     overflow |= (a ^ v) & (b ^ v);
+    if constexpr (kRange) outside |= int32_t(v < rangeLo[i]) | int32_t(v > rangeHi[i]);
     if constexpr (kRescale) {
       // apply_scale_32 (double rounding: the sign-dependent round term) / apply_scale_16.
       int64_t round = roundPos[i];
@@ -445,8 +460,12 @@ TOSAKIT_VECTOR_LOOP bool epilogueRow(const int32_t* acc, OutT* out, int64_t n, c
     v = v > hi ? hi : v;
     out[i] = OutT(v);
   }
-  return overflow >= 0;
+  return overflow >= 0 && outside == 0;
 }
+
+// Rows per block: blocks of k rows are one long vector loop (a row of a few dozen channels alone is mostly
+// loop overhead); the lanes hold k * C parameters.
+int64_t rowsPerBlock(const IntEpilogue& e) { return std::max<int64_t>(1, 512 / std::max<int64_t>(e.channels, 1)); }
 
 // The per-channel parameters repeated over k rows (lane i is channel i % C), built on the first run; the bias
 // lanes on every run only when the bias is a run-time operand.
@@ -455,10 +474,15 @@ void buildLanes(const IntEpilogue& e, const int32_t* bias, int64_t k) {
   if (e.rescale && int64_t(e.laneMult.size()) != L) {
     e.laneMult.resize(size_t(L)), e.laneShift.resize(size_t(L));
     e.laneRoundPos.resize(size_t(L)), e.laneRoundNeg.resize(size_t(L));
+    e.laneLo.resize(size_t(L)), e.laneHi.resize(size_t(L));
     for (int64_t i = 0; i < L; ++i) {
       const size_t c = size_t(i % C);
       e.laneMult[size_t(i)] = int32_t(e.multiplier[c]), e.laneShift[size_t(i)] = e.shift[c];
       e.laneRoundPos[size_t(i)] = e.roundPos[c], e.laneRoundNeg[size_t(i)] = e.roundNeg[c];
+      // apply_scale_32's REQUIRE: value in [-2^(shift-1), 2^(shift-1)), as an inclusive i32 range.
+      const int64_t half = int64_t(1) << std::min<int64_t>(e.shift[c] - 1, 31);
+      e.laneLo[size_t(i)] = int32_t(std::max<int64_t>(-half, INT32_MIN));
+      e.laneHi[size_t(i)] = int32_t(std::min<int64_t>(half - 1, INT32_MAX));
     }
   }
   if (!e.runtimeBias && int64_t(e.laneBias.size()) == L) return;  // a constant bias: built on the first run
@@ -470,30 +494,55 @@ template <typename OutT>
 bool epilogueSpan(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t n, const int32_t* bias, int32_t lo,
                   int32_t hi) {
   const int32_t zp = int32_t(e.outputZp);
-  if (!e.rescale) return epilogueRow<OutT, false, false>(acc, out, n, bias, nullptr, nullptr, nullptr, nullptr, 0, lo, hi);
-  if (e.doubleRound)
-    return epilogueRow<OutT, true, true>(acc, out, n, bias, e.laneMult.data(), e.laneShift.data(),
-                                         e.laneRoundPos.data(), e.laneRoundNeg.data(), zp, lo, hi);
-  return epilogueRow<OutT, true, false>(acc, out, n, bias, e.laneMult.data(), e.laneShift.data(), e.laneRoundPos.data(),
-                                        e.laneRoundNeg.data(), zp, lo, hi);
+  if (!e.rescale)
+    return epilogueRow<OutT, false, false, false>(acc, out, n, bias, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                  nullptr, 0, lo, hi);
+  const int32_t *mult = e.laneMult.data(), *rlo = e.laneLo.data(), *rhi = e.laneHi.data();
+  const int64_t *sh = e.laneShift.data(), *rp = e.laneRoundPos.data(), *rn = e.laneRoundNeg.data();
+  if (e.rangeCheck) {
+    if (e.doubleRound) return epilogueRow<OutT, true, true, true>(acc, out, n, bias, mult, sh, rp, rn, rlo, rhi, zp, lo, hi);
+    return epilogueRow<OutT, true, false, true>(acc, out, n, bias, mult, sh, rp, rn, rlo, rhi, zp, lo, hi);
+  }
+  if (e.doubleRound) return epilogueRow<OutT, true, true, false>(acc, out, n, bias, mult, sh, rp, rn, rlo, rhi, zp, lo, hi);
+  return epilogueRow<OutT, true, false, false>(acc, out, n, bias, mult, sh, rp, rn, rlo, rhi, zp, lo, hi);
+}
+
+// Saturation to the result type (rescale) and the clamp's bounds, in that order: [lo, hi] is inside the type's
+// range, so one min/max pair computes both clips. As i32: the result is an i32 value before it is clipped.
+struct Clip {
+  int32_t lo, hi;
+};
+Clip clipOf(const IntEpilogue& e) {
+  int64_t lo = dtypeMin(e.outType), hi = dtypeMax(e.outType);
+  if (!e.rescale && !e.clamp) lo = INT32_MIN, hi = INT32_MAX;
+  if (e.clamp) lo = std::max(lo, e.clampLo), hi = std::min(hi, e.clampHi);
+  return Clip{int32_t(std::max<int64_t>(lo, INT32_MIN)), int32_t(std::min<int64_t>(hi, INT32_MAX))};
+}
+
+// Rows [r0, r1) with one bias vector (the lanes built), on the calling thread.
+template <typename OutT>
+bool epilogueBlocks(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t r0, int64_t r1, Clip clip) {
+  const int64_t C = e.channels, k = rowsPerBlock(e);
+  for (int64_t r = r0; r < r1; r += k) {
+    const int64_t n = (std::min(r1, r + k) - r) * C;
+    if (!epilogueSpan(e, acc + (r - r0) * C, out + (r - r0) * C, n, e.laneBias.data(), clip.lo, clip.hi))
+      return false;
+  }
+  return true;
 }
 
 template <typename OutT>
-bool epilogueRows(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t rows, const int32_t* bias,
-                  int64_t lo64, int64_t hi64) {
-  const int64_t C = e.channels;
-  // The bounds as i32: the result is an i32 value before it is clipped (INT64_MIN/MAX: no clip).
-  const int32_t lo = int32_t(std::max<int64_t>(lo64, INT32_MIN)), hi = int32_t(std::min<int64_t>(hi64, INT32_MAX));
-  // Blocks of k rows are one long vector loop (a row of a few dozen channels alone is mostly loop overhead).
-  const int64_t k = std::max<int64_t>(1, 512 / std::max<int64_t>(C, 1));
+bool epilogueRows(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t rows, const int32_t* bias) {
+  const int64_t C = e.channels, k = rowsPerBlock(e);
+  const Clip clip = clipOf(e);
   buildLanes(e, bias, k);
   int bad = 0;
   if (e.rowClass.empty()) {  // one bias vector
     const int64_t blocks = (rows + k - 1) / k;
 #pragma omp parallel for schedule(static) reduction(| : bad) if (rows * C > (1 << 15))
     for (int64_t b = 0; b < blocks; ++b) {
-      const int64_t r0 = b * k, n = (std::min(rows, r0 + k) - r0) * C;
-      bad |= int(!epilogueSpan(e, acc + r0 * C, out + r0 * C, n, e.laneBias.data(), lo, hi));
+      const int64_t r0 = b * k;
+      bad |= int(!epilogueBlocks(e, acc + r0 * C, out + r0 * C, r0, std::min(rows, r0 + k), clip));
     }
     return !bad;
   }
@@ -501,7 +550,7 @@ bool epilogueRows(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t r
   const int64_t perImage = int64_t(e.rowClass.size());
 #pragma omp parallel for schedule(static) reduction(| : bad) if (rows * C > (1 << 15))
   for (int64_t r = 0; r < rows; ++r)
-    bad |= int(!epilogueSpan(e, acc + r * C, out + r * C, C, bias + e.rowClass[size_t(r % perImage)], lo, hi));
+    bad |= int(!epilogueSpan(e, acc + r * C, out + r * C, C, bias + e.rowClass[size_t(r % perImage)], clip.lo, clip.hi));
   return !bad;
 }
 
@@ -521,15 +570,22 @@ bool runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, cons
     rtBias.assign(size_t(C), 0);
     bias = rtBias.data();
   }
-  // Saturation to the result type (rescale) and the clamp's bounds, in that order: [lo, hi] is inside
-  // the type's range, so one min/max pair computes both clips.
-  int64_t lo = dtypeMin(e.outType), hi = dtypeMax(e.outType);
-  if (!e.rescale && !e.clamp) lo = INT64_MIN, hi = INT64_MAX;
-  if (e.clamp) lo = std::max(lo, e.clampLo), hi = std::min(hi, e.clampHi);
+  if (hasAvx512Epilogue()) {
+    // The parameters in AVX-512 form: built on the first run (the bias on every run when it is a run-time one).
+    if (e.runtimeBias || e.simd.bias.empty())
+      buildIntEpilogueLanes(e, bias, e.rowClass.empty() ? 1 : int64_t(e.biasTable.size()) / std::max<int64_t>(C, 1));
+    constexpr int64_t kChunk = 64;  // rows per parallel work item
+    const int64_t chunks = (rows + kChunk - 1) / kChunk;
+    int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (rows * C > (1 << 15))
+    for (int64_t k = 0; k < chunks; ++k)
+      bad |= int(!runIntEpilogueAvx512(e, acc, out.data, k * kChunk, std::min(rows, (k + 1) * kChunk)));
+    return !bad;
+  }
   switch (e.outType) {
-    case DType::I8: return epilogueRows(e, acc, out.as<int8_t>(), rows, bias, lo, hi);
-    case DType::I16: return epilogueRows(e, acc, out.as<int16_t>(), rows, bias, lo, hi);
-    default: return epilogueRows(e, acc, out.as<int32_t>(), rows, bias, lo, hi);
+    case DType::I8: return epilogueRows(e, acc, out.as<int8_t>(), rows, bias);
+    case DType::I16: return epilogueRows(e, acc, out.as<int16_t>(), rows, bias);
+    default: return epilogueRows(e, acc, out.as<int32_t>(), rows, bias);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fast/kernels_depthwise.h"
+#include "fast/kernels_int8.h"
 #include "fast/op_kernel.h"
 
 // Hot element loops of our own: compiled for AVX-512, AVX2 and baseline x86-64 with runtime dispatch, and
@@ -94,41 +95,6 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
 float maxAbsF32(const float* x, int64_t n);
 // The pass of FloatEpilogue::manual over `out` (fp32 or bf16) in place.
 void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<TensorView>>& in, const TensorView& out);
-
-// Integer results (s32 accumulators from oneDNN, no bias): bias add, then optionally tosa.rescale
-// (i32 -> i8/i16/i32, per-channel, single/double rounding, apply_scale_32/apply_scale_16 bit for bit) and
-// tosa.clamp, computed by our own loop. `channels` is the size of the last dimension.
-struct IntEpilogue {
-  int absorbed = 0;
-  int64_t channels = 0;
-  // Added to the accumulators: one vector of `channels` values per class of output positions (bias, and
-  // -input_zp * the sum of the weights that meet the input at those positions). rowClass maps a position
-  // within one image (row % rowClass.size()) to its vector's offset; empty: one class.
-  std::vector<int32_t> biasTable;
-  std::vector<int64_t> rowClass;
-  bool runtimeBias = false;        // bias is operand (0, 2) at run time (one class only)
-  bool runtimeBiasBroadcast = false;
-  bool rescale = false;
-  bool scale32 = true, doubleRound = false;
-  std::vector<int64_t> multiplier, shift;  // per channel
-  std::vector<int64_t> roundPos, roundNeg; // per channel: the rounding term for values >= 0 / < 0
-  int64_t outputZp = 0;
-  DType outType = DType::I32;
-  bool clamp = false;
-  int64_t clampLo = 0, clampHi = 0;
-  // Scratch of runIntEpilogue: the parameters repeated over a block of rows (one bias vector only).
-  mutable std::vector<int32_t> laneMult;
-  mutable std::vector<int64_t> laneShift, laneRoundPos, laneRoundNeg;
-  mutable std::vector<int32_t> laneBias;
-  bool needsPass() const { return !biasTable.empty() || runtimeBias || rescale || clamp; }
-};
-// Plans the epilogue after an op whose accumulator result is resultType(c, 0) (i32). Bias: a constant
-// tensor (per channel or one value) or none.
-IntEpilogue planIntEpilogue(const OpChain& c, int64_t channels, const Tensor* constBias);
-// acc (s32, rows x channels) -> out (outType) through the epilogue. acc and out may alias when outType is i32.
-// false: acc + bias overflowed i32 (the op's REQUIRE): the caller reruns the step on the reference kernels.
-bool runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, const TensorView& out,
-                    const void* runtimeBias);
 
 // A process-wide s32 scratch buffer (per thread) for accumulators that feed an integer epilogue.
 int32_t* accScratch(int64_t elements);

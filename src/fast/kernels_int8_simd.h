@@ -1,0 +1,69 @@
+// The exact integer epilogue (kernels_int8.h) on 16 i32 lanes in AVX-512 registers, shared by the epilogue pass
+// after oneDNN (kernels_int8_epilogue.cpp) and the int8 depthwise kernel (kernels_int8_depthwise.cpp). Only for
+// functions compiled with TK_AVX512 and called after hasAvx512Epilogue().
+#pragma once
+#include <immintrin.h>
+
+#include "fast/kernels_int8.h"
+
+#define TK_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+
+namespace tosakit::fast::dnn {
+
+// The parameters of channels cb..cb+15 (bias of the given class row).
+struct EpiRegs {
+  __m512i bias, rlo, rhi, mE, mO, shE, shO, rpE, rpO, rnE, rnO, zp, lo, hi;
+};
+TK_AVX512 inline EpiRegs loadEpi(const IntEpilogueLanes& e, const int32_t* biasRow, int64_t cb) {
+  EpiRegs r;
+  const int64_t h = cb / 2;
+  r.bias = _mm512_loadu_si512(biasRow + cb);
+  r.rlo = _mm512_loadu_si512(e.rangeLo.data() + cb), r.rhi = _mm512_loadu_si512(e.rangeHi.data() + cb);
+  r.mE = _mm512_loadu_si512(e.multE.data() + h), r.mO = _mm512_loadu_si512(e.multO.data() + h);
+  r.shE = _mm512_loadu_si512(e.shiftE.data() + h), r.shO = _mm512_loadu_si512(e.shiftO.data() + h);
+  r.rpE = _mm512_loadu_si512(e.roundPosE.data() + h), r.rpO = _mm512_loadu_si512(e.roundPosO.data() + h);
+  r.rnE = _mm512_loadu_si512(e.roundNegE.data() + h), r.rnO = _mm512_loadu_si512(e.roundNegO.data() + h);
+  r.zp = _mm512_set1_epi32(e.zp), r.lo = _mm512_set1_epi32(e.lo), r.hi = _mm512_set1_epi32(e.hi);
+  return r;
+}
+
+// Sign bits of `ovf`: some acc + bias overflowed i32; `outside`: some value outside apply_scale_32's range.
+struct EpiFlags {
+  __m512i ovf;
+  __mmask16 outside;
+};
+
+// The shared epilogue's arithmetic (onednn_common.cpp epilogueRow) on 16 lanes (mask m: the channels that
+// exist): acc + bias wrapping in i32 (an overflow sets a sign bit in f.ovf), apply_scale_32's value range (kRange:
+// with every shift >= 32 it is all of i32), the 32x32 -> 64-bit product plus the rounding term (kDouble: the
+// negative one for negative values), the arithmetic shift, the low 32 bits plus the output zero point, then the
+// clip to [lo, hi]. Even and odd lanes go through the 64-bit steps separately (vpmuldq takes the low halves)
+// and are merged back by a blend: no lane shuffles.
+template <typename OutT, bool kRescale, bool kDouble, bool kRange>
+TK_AVX512 inline void epilogue16(__m512i acc, const EpiRegs& r, OutT* out, __mmask16 m, EpiFlags& f) {
+  __m512i v = _mm512_add_epi32(acc, r.bias);
+  // ovf |= (acc ^ v) & (bias ^ v): the sum's sign differs from both operands' signs.
+  f.ovf = _mm512_ternarylogic_epi32(f.ovf, _mm512_xor_si512(acc, v), _mm512_xor_si512(r.bias, v), 0xf8);
+  if constexpr (kRescale) {
+    if constexpr (kRange)
+      f.outside |= _mm512_mask_cmplt_epi32_mask(m, v, r.rlo) | _mm512_mask_cmpgt_epi32_mask(m, v, r.rhi);
+    const __m512i vO = _mm512_srli_epi64(v, 32);  // odd lanes down; vpmuldq sign-extends the low halves
+    __m512i roundE = r.rpE, roundO = r.rpO;
+    if constexpr (kDouble) {  // the sign of the even lane is bit 31 of the 64-bit lane, the odd one's bit 63
+      roundE = _mm512_mask_blend_epi64(_mm512_movepi64_mask(_mm512_slli_epi64(v, 32)), r.rpE, r.rnE);
+      roundO = _mm512_mask_blend_epi64(_mm512_movepi64_mask(v), r.rpO, r.rnO);
+    }
+    const __m512i e = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(v, r.mE), roundE), r.shE);
+    const __m512i o = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(vO, r.mO), roundO), r.shO);
+    v = _mm512_mask_blend_epi32(__mmask16(0xaaaa), e, _mm512_slli_epi64(o, 32));
+    v = _mm512_add_epi32(v, r.zp);
+  }
+  v = _mm512_min_epi32(_mm512_max_epi32(v, r.lo), r.hi);
+  if constexpr (sizeof(OutT) == 1) _mm512_mask_cvtepi32_storeu_epi8(out, m, v);
+  else if constexpr (sizeof(OutT) == 2) _mm512_mask_cvtepi32_storeu_epi16(out, m, v);
+  else _mm512_mask_storeu_epi32(out, m, v);
+}
+
+TK_AVX512 inline bool epiFlagsOk(const EpiFlags& f) { return _mm512_movepi32_mask(f.ovf) == 0 && f.outside == 0; }
+
+}  // namespace tosakit::fast::dnn
