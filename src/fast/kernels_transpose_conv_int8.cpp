@@ -109,16 +109,16 @@ std::vector<int32_t> transposeConvInt8ZeroPointTerms(const TransposeConvInt8Geom
 }
 
 void transposeConvInt8Accumulate(const TransposeConvInt8Geometry& g, const int8_t* x, const int32_t* packedW,
-                                 const int32_t* init, int32_t* acc) {
-  const int64_t rows = g.N * g.IH, OW = g.IW * g.KW;
+                                 const int32_t* init, int64_t rowBegin, int64_t rowEnd, int32_t* acc) {
+  const int64_t rows = rowEnd - rowBegin, OW = g.IW * g.KW;
   const int64_t rowWork = g.IW * outputsPerPixel(g) * g.IC;
   const bool isWide = wide(g);
 #pragma omp parallel if (rows * rowWork > (1 << 18))
   {
     std::vector<int32_t> scratch(static_cast<size_t>(isWide ? paddedJ(g) : g.IC * kLanes));
 #pragma omp for schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {  // input row r = n * IH + iy -> output rows n * OH + iy * KH + ky
-      const int8_t* xr = x + r * g.IW * g.IC;
+    for (int64_t r = 0; r < rows; ++r) {  // input row n * IH + iy -> output rows n * OH + iy * KH + ky
+      const int8_t* xr = x + (rowBegin + r) * g.IW * g.IC;
       int32_t* out = acc + r * g.KH * OW * g.OC;
       if (isWide)
         accumulateRowWide(g, xr, packedW, init, out, scratch.data());

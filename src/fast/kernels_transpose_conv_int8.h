@@ -21,8 +21,10 @@ std::vector<int32_t> packTransposeConvInt8Weights(const TransposeConvInt8Geometr
 // j = (ky * KW + kx) * OC + oc, in wrapping int32 arithmetic. init (as transposeConvInt8ZeroPointTerms returns
 // it) carries what is the same for every pixel of a tap: each output pixel meets exactly one tap, so the input
 // zero point's term -input_zp * sum over ic of w[oc, ky, kx, ic] is one value per j.
+// Only input rows [rowBegin, rowEnd) of the N*IH (their KH output rows each, written from `acc` on): the
+// caller runs its epilogue over a band while it is in cache.
 void transposeConvInt8Accumulate(const TransposeConvInt8Geometry& g, const int8_t* x, const int32_t* packedW,
-                                 const int32_t* init, int32_t* acc);
+                                 const int32_t* init, int64_t rowBegin, int64_t rowEnd, int32_t* acc);
 
 // -input_zp * sum over ic of w[oc, ky, kx, ic] (wrapping int32) at index j, zeros padding to the packed row
 // length: the `init` of transposeConvInt8Accumulate.

@@ -441,6 +441,38 @@ TEST(OneDnnConvTest, Int8TransposeRandom) {
 TEST(OneDnnConvTest, Int8TransposeKernelEqualsStrideWithZeroPoint) {
   for (uint32_t seed = 161; seed <= 168; ++seed) int8ConvCase(Kind::Transpose, seed, 1 + seed % 2, false, true);
 }
+// A run-time int32 bias (a graph input, not a constant): one value per channel or one broadcast value, with
+// and without a fused rescale, input_zp 0 (a run-time bias with a zero point stays on the reference kernel).
+TEST(OneDnnConvTest, Int8RuntimeBias) {
+  for (Kind kind : {Kind::Conv, Kind::Depthwise, Kind::Transpose})
+    for (uint32_t seed = 181; seed <= 184; ++seed) {
+      Rng r(seed);
+      ConvCase c = randomCase(r, kind);
+      if (kind == Kind::Transpose) {  // kernel == stride: our own accumulator, banded epilogue
+        c.KH = c.stride[0] = 2, c.KW = c.stride[1] = 2, c.outPad = {0, 0, 0, 0};
+        c.OH = c.IH * 2, c.OW = c.IW * 2;
+      }
+      Tensor x = r.ints(DType::I8, {c.N, c.IH, c.IW, c.IC}, -128, 127);
+      Tensor w = r.ints(DType::I8, weightShape(c), -128, 127);
+      Tensor bias = r.ints(DType::I32, {seed % 2 ? 1 : c.OC}, -5000, 5000);
+      const bool fuse = seed % 4 < 2;
+      GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
+        ir::Value* xv = b.input(ValueType::tensor(DType::I8, x.shape()), "x");
+        ir::Value* bv = b.input(ValueType::tensor(DType::I32, bias.shape()), "bias");
+        ir::Value* y = convOp(b, c, xv, cst(w), bv, cst(scalarTensor(DType::I8, 0)), cst(scalarTensor(DType::I8, 0)),
+                              DType::I32, DType::I32);
+        if (fuse) {
+          ir::RescaleAttrs ra;
+          ra.multiplier = {1 << 30}, ra.shift = {38}, ra.outputZp = 3;
+          y = b.rescale(y, DType::I8, ra);
+        }
+        b.output({y}, {"y"});
+      };
+      const NamedTensors inputs{{"x", x}, {"bias", bias}};
+      expectBitExact(g, inputs, fuse ? 2 : 1, "seed " + std::to_string(seed) + " " + c.describe());
+    }
+}
+
 TEST(OneDnnConvTest, Int8LargeAccumulatorsExact) {
   int8ConvCase(Kind::Conv, 171, 0, true);
   int8ConvCase(Kind::Conv, 172, 1, true);
