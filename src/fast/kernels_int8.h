@@ -67,8 +67,8 @@ bool runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, cons
 // class vectors of `bias`, `classes` rows of e.channels values) and runs rows [r0, r1) of acc -> out on the
 // calling thread. rowClass semantics as above; false: a REQUIRE failed (see runIntEpilogue).
 bool hasAvx512Epilogue();
-// Tests: run the compiler-vectorized pass instead of the AVX-512 one (both exact; the test machines have
-// AVX-512, the pass for the others must be tested too).
+// Tests: run the compiler-vectorized passes instead of the AVX-512 ones (this epilogue, the quantized binary
+// rows, the i8 rescale; both exact: the test machines have AVX-512, the passes for the others must be tested too).
 void setIntEpilogueGenericForTesting(bool on);
 void buildIntEpilogueLanes(const IntEpilogue& e, const int32_t* bias, int64_t classes);
 bool runIntEpilogueAvx512(const IntEpilogue& e, const int32_t* acc, void* out, int64_t r0, int64_t r1);

@@ -14,8 +14,10 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "fast/kernels_common.h"
+#include "fast/kernels_int8_simd.h"
 #include "fast/op_kernel.h"
 
 namespace tosakit::fast {
@@ -146,6 +148,59 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRo
   return !bad;
 }
 
+// The same row in AVX-512 registers, 16 lanes at a time, for the usual case: both rescales per tensor, x an i8
+// operand looked up (no value of it breaks apply_scale_32's range) or an already rescaled broadcast row, and
+// add/sub/mul without a shift. Instead of the 256-entry table, x's rescale is computed: (x - zp) * m + round,
+// shifted, as apply_scale_32 does (the table holds exactly these values). Sums and differences wrap in i32 and
+// flag an overflow by the operands' and the result's signs (the reference's i32 REQUIRE); mul keeps the low 32
+// bits (apply_mul_s). The output rescale's value range is checked per lane; its result has |r| <= 2^30 under that
+// REQUIRE, so adding the output zero point cannot overflow. Even and odd lanes go through the 64-bit products
+// separately (vpmuldq) and are merged by a blend (kernels_int8_simd.h scale16).
+template <typename XT, typename OutT, BinOp kOp, bool kReady>
+TK_AVX512 bool fusedRowAvx512(const int32_t* __restrict a, const XT* __restrict x, OutT* __restrict out, int64_t L,
+                              const FusedParams& p) {
+  const dnn::ScaleRegs in = dnn::scaleRegs(p.in.mult[0], p.in.roundPos[0], p.in.roundNeg[0], p.in.shift[0]);
+  const dnn::ScaleRegs os = dnn::scaleRegs(p.out.mult[0], p.out.roundPos[0], p.out.roundNeg[0], p.out.shift[0]);
+  // The output rescale's value range as inclusive i32 bounds (every i32 once shift >= 32).
+  const __m512i rlo = _mm512_set1_epi32(int32_t(std::max<int64_t>(p.out.lowest[0], kI32Min)));
+  const __m512i rhi = _mm512_set1_epi32(int32_t(std::min<int64_t>(p.out.highest[0] - 1, kI32Max)));
+  const __m512i izp = _mm512_set1_epi32(int32_t(p.inZp)), ozp = _mm512_set1_epi32(int32_t(p.outZp));
+  const __m512i lo = _mm512_set1_epi32(int32_t(p.lo)), hi = _mm512_set1_epi32(int32_t(p.hi));
+  __m512i ovf = _mm512_setzero_si512();
+  __mmask16 outside = 0;
+  for (int64_t i = 0; i < L; i += 16) {
+    const __mmask16 m = L - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (L - i)) - 1);
+    __m512i b;
+    if constexpr (kReady) {
+      b = _mm512_maskz_loadu_epi32(m, x + i);
+    } else {
+      const __m512i xv = _mm512_maskz_cvtepi8_epi32(m, _mm_maskz_loadu_epi8(m, x + i));
+      b = dnn::scale16(_mm512_sub_epi32(xv, izp), in);
+    }
+    const __m512i av = _mm512_maskz_loadu_epi32(m, a + i);
+    __m512i v;
+    if constexpr (kOp == BinOp::Add) {
+      v = _mm512_add_epi32(av, b);  // overflow: the sum's sign differs from both operands'
+      ovf = _mm512_ternarylogic_epi32(ovf, _mm512_xor_si512(av, v), _mm512_xor_si512(b, v), 0xf8);
+    } else if constexpr (kOp == BinOp::SubAB) {
+      v = _mm512_sub_epi32(av, b);  // overflow: operands of different signs and the result's differs from a's
+      ovf = _mm512_ternarylogic_epi32(ovf, _mm512_xor_si512(av, b), _mm512_xor_si512(av, v), 0xf8);
+    } else if constexpr (kOp == BinOp::SubBA) {
+      v = _mm512_sub_epi32(b, av);
+      ovf = _mm512_ternarylogic_epi32(ovf, _mm512_xor_si512(b, av), _mm512_xor_si512(b, v), 0xf8);
+    } else {
+      v = _mm512_mullo_epi32(av, b);
+    }
+    outside |= _mm512_mask_cmplt_epi32_mask(m, v, rlo) | _mm512_mask_cmpgt_epi32_mask(m, v, rhi);
+    v = _mm512_add_epi32(dnn::scale16(v, os), ozp);
+    v = _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
+    if constexpr (sizeof(OutT) == 1) _mm512_mask_cvtepi32_storeu_epi8(out + i, m, v);
+    else if constexpr (sizeof(OutT) == 2) _mm512_mask_cvtepi32_storeu_epi16(out + i, m, v);
+    else _mm512_mask_storeu_epi32(out + i, m, v);
+  }
+  return _mm512_movepi32_mask(ovf) == 0 && outside == 0;
+}
+
 // How an operand meets the result: the result's shape, or one value per channel (last axis) / one value.
 enum class Bcast { Full, PerChannel, Scalar };
 
@@ -235,13 +290,21 @@ class FusedQuantBinaryKernel : public OpKernel {
     const bool xFull = xB_ == Bcast::Full, aFull = aB_ == Bcast::Full;
     if (!xFull && !rescaleBroadcastX(x)) return false;
     const int64_t chunks = (n_ + L_ - 1) / L_;
+    // The AVX-512 row: per-tensor scales, x an i8 operand with its lookup table (no REQUIRE in its values) or a
+    // rescaled broadcast row, no shifted product.
+    const bool avx = dnn::hasAvx512Epilogue() && scalar_ && kOp != BinOp::MulShift &&
+                     (!xFull || (std::is_same_v<XT, int8_t> && !p_.inLut.empty()));
     int64_t bad = 0;
 #pragma omp parallel for schedule(static) reduction(| : bad) if (n_ > 65536)
     for (int64_t k = 0; k < chunks; ++k) {
       const int64_t b = k * L_, m = std::min(L_, n_ - b);
       const int32_t* ar = aFull ? a + b : aRow_.data();
       bool ok;
-      if (!xFull && scalar_)
+      if (avx && !xFull)
+        ok = fusedRowAvx512<int32_t, OutT, kOp, true>(ar, xRow_.data(), out + b, m, p_);
+      else if (avx && std::is_same_v<XT, int8_t>)
+        ok = fusedRowAvx512<int8_t, OutT, kOp, false>(ar, reinterpret_cast<const int8_t*>(x) + b, out + b, m, p_);
+      else if (!xFull && scalar_)
         ok = fusedRow<int32_t, OutT, kOp, XMode::Ready, true>(ar, xRow_.data(), out + b, m, p_);
       else if (!xFull)
         ok = fusedRow<int32_t, OutT, kOp, XMode::Ready, false>(ar, xRow_.data(), out + b, m, p_);

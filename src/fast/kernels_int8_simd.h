@@ -64,6 +64,24 @@ TK_AVX512 inline void epilogue16(__m512i acc, const EpiRegs& r, OutT* out, __mma
   else _mm512_mask_storeu_epi32(out, m, v);
 }
 
+struct ScaleRegs {
+  __m512i mult, round, roundNeg, shift;
+};
+TK_AVX512 inline ScaleRegs scaleRegs(int64_t m, int64_t rp, int64_t rn, int64_t sh) {
+  return {_mm512_set1_epi64(m), _mm512_set1_epi64(rp), _mm512_set1_epi64(rn), _mm512_set1_epi64(sh)};
+}
+// apply_scale_32 of 16 i32 lanes with one scale (the value range known to hold): even and odd lanes through
+// vpmuldq separately, the rounding term by each value's sign (equal terms unless double rounding), merged by a
+// blend.
+TK_AVX512 inline __m512i scale16(__m512i v, const ScaleRegs& r) {
+  const __m512i vO = _mm512_srli_epi64(v, 32);
+  const __m512i roundE = _mm512_mask_blend_epi64(_mm512_movepi64_mask(_mm512_slli_epi64(v, 32)), r.round, r.roundNeg);
+  const __m512i roundO = _mm512_mask_blend_epi64(_mm512_movepi64_mask(v), r.round, r.roundNeg);
+  const __m512i e = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(v, r.mult), roundE), r.shift);
+  const __m512i o = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(vO, r.mult), roundO), r.shift);
+  return _mm512_mask_blend_epi32(__mmask16(0xaaaa), e, _mm512_slli_epi64(o, 32));
+}
+
 TK_AVX512 inline bool epiFlagsOk(const EpiFlags& f) { return _mm512_movepi32_mask(f.ovf) == 0 && f.outside == 0; }
 
 }  // namespace tosakit::fast::dnn

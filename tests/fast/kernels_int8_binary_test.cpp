@@ -8,6 +8,7 @@
 
 #include <random>
 
+#include "fast/kernels_int8.h"
 #include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"
@@ -77,8 +78,10 @@ void expectSame(const Case& c, const NamedTensors& in, const std::string& what, 
   }
 }
 
-TEST(FastQuantBinary, RandomChainsAreBitIdenticalToReference) {
-  std::mt19937 rng(20261125);
+// Both row kernels: the AVX-512 one (per-tensor scales, an i8 operand or a broadcast one) and the
+// compiler-vectorized one (every case; the only one on CPUs without AVX-512).
+void randomChains(uint32_t seed) {
+  std::mt19937 rng(seed);
   const char* ops[] = {"add", "sub", "mul"};
   for (int trial = 0; trial < 120; ++trial) {
     Case c;
@@ -113,6 +116,14 @@ TEST(FastQuantBinary, RandomChainsAreBitIdenticalToReference) {
                     {"b", randomTensor(c.bT, c.bShape, rng, -2000, 2000)}};
     expectSame(c, in, "trial " + std::to_string(trial) + " " + c.op);
   }
+}
+
+TEST(FastQuantBinary, RandomChainsAreBitIdenticalToReference) { randomChains(20261125); }
+
+TEST(FastQuantBinary, RandomChainsOnTheGenericRowsAreBitIdenticalToReference) {
+  fast::dnn::setIntEpilogueGenericForTesting(true);
+  randomChains(20261127);
+  fast::dnn::setIntEpilogueGenericForTesting(false);
 }
 
 TEST(FastQuantBinary, LargeTensorsRunInParallelChunksBitIdentically) {
