@@ -26,6 +26,7 @@ struct IntEpilogueLanes {
   std::vector<int32_t> bias, rangeLo, rangeHi;
   std::vector<int64_t> multE, multO, shiftE, shiftO, roundPosE, roundPosO, roundNegE, roundNegO;
   int32_t zp = 0, lo = INT32_MIN, hi = INT32_MAX;
+  bool noOverflow = false;  // |acc| <= accBound and every bias make acc + bias fit i32: no check needed
 };
 
 struct IntEpilogue {
@@ -47,6 +48,9 @@ struct IntEpilogue {
   DType outType = DType::I32;
   bool clamp = false;
   int64_t clampLo = 0, clampHi = 0;
+  // The largest |acc| the op can produce (i8 x i8 products: 2^14 times the weights per output value), when the
+  // weights are constant i8; INT64_MAX when unknown.
+  int64_t accBound = std::numeric_limits<int64_t>::max();
   // Scratch of runIntEpilogue: the parameters repeated over a block of rows (one bias vector only).
   mutable std::vector<int32_t> laneMult;
   mutable std::vector<int64_t> laneShift, laneRoundPos, laneRoundNeg;

@@ -4,6 +4,7 @@
 // parameter arrays per element (three of them 64-bit) and widened every value to 64 bits; on mobilenet_v2 int8
 // it took a third of the inference. Same arithmetic, same REQUIRE checks (see kernels_int8.h).
 #include <algorithm>
+#include <cstdlib>
 
 #include "fast/kernels_int8_simd.h"
 
@@ -12,7 +13,7 @@ namespace {
 
 constexpr int64_t kRowBlock = 8;  // rows that share one load of the parameters
 
-template <typename OutT, bool kRescale, bool kDouble, bool kRange>
+template <typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
 TK_AVX512 bool rowsAvx512(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t r0, int64_t r1) {
   const IntEpilogueLanes& l = e.simd;
   const int64_t C = e.channels, Cp = (C + 15) / 16 * 16, perImage = int64_t(e.rowClass.size());
@@ -26,21 +27,26 @@ TK_AVX512 bool rowsAvx512(const IntEpilogue& e, const int32_t* acc, OutT* out, i
         // Zero-point compensation: the bias vector of the position's class.
         if (perImage) r.bias = _mm512_loadu_si512(l.bias.data() + e.rowClass[size_t(row % perImage)] / C * Cp + cb);
         const __m512i a = _mm512_maskz_loadu_epi32(m, acc + row * C + cb);
-        epilogue16<OutT, kRescale, kDouble, kRange>(a, r, out + row * C + cb, m, f);
+        epilogue16<OutT, kRescale, kDouble, kRange, kOverflow>(a, r, out + row * C + cb, m, f);
       }
     }
   }
   return epiFlagsOk(f);
 }
 
+template <typename OutT, bool kOverflow>
+bool dispatch(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t r0, int64_t r1) {
+  if (!e.rescale) return rowsAvx512<OutT, false, false, false, kOverflow>(e, acc, out, r0, r1);
+  if (e.doubleRound)
+    return e.rangeCheck ? rowsAvx512<OutT, true, true, true, kOverflow>(e, acc, out, r0, r1)
+                        : rowsAvx512<OutT, true, true, false, kOverflow>(e, acc, out, r0, r1);
+  return e.rangeCheck ? rowsAvx512<OutT, true, false, true, kOverflow>(e, acc, out, r0, r1)
+                      : rowsAvx512<OutT, true, false, false, kOverflow>(e, acc, out, r0, r1);
+}
+
 template <typename OutT>
 bool dispatch(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t r0, int64_t r1) {
-  if (!e.rescale) return rowsAvx512<OutT, false, false, false>(e, acc, out, r0, r1);
-  if (e.doubleRound)
-    return e.rangeCheck ? rowsAvx512<OutT, true, true, true>(e, acc, out, r0, r1)
-                        : rowsAvx512<OutT, true, true, false>(e, acc, out, r0, r1);
-  return e.rangeCheck ? rowsAvx512<OutT, true, false, true>(e, acc, out, r0, r1)
-                      : rowsAvx512<OutT, true, false, false>(e, acc, out, r0, r1);
+  return e.simd.noOverflow ? dispatch<OutT, false>(e, acc, out, r0, r1) : dispatch<OutT, true>(e, acc, out, r0, r1);
 }
 
 bool forceGeneric = false;
@@ -60,8 +66,14 @@ void buildIntEpilogueLanes(const IntEpilogue& e, const int32_t* bias, int64_t cl
   const int64_t C = e.channels, Cp = (C + 15) / 16 * 16, H = Cp / 2;
   IntEpilogueLanes& l = e.simd;
   l.bias.assign(size_t(classes * Cp), 0);
+  int64_t maxBias = 0;
   for (int64_t k = 0; k < classes; ++k)
-    for (int64_t c = 0; c < C; ++c) l.bias[size_t(k * Cp + c)] = bias[k * C + c];
+    for (int64_t c = 0; c < C; ++c) {
+      l.bias[size_t(k * Cp + c)] = bias[k * C + c];
+      maxBias = std::max<int64_t>(maxBias, std::abs(int64_t(bias[k * C + c])));
+    }
+  // |acc + bias| <= accBound + max|bias| <= 2^31 - 1: the sum cannot overflow (a run-time bias is checked).
+  l.noOverflow = !e.runtimeBias && e.accBound <= int64_t(INT32_MAX) - maxBias;
   if (int64_t(l.rangeLo.size()) == Cp) return;  // the rest does not change between runs
   l.rangeLo.assign(size_t(Cp), INT32_MIN), l.rangeHi.assign(size_t(Cp), INT32_MAX);
   for (auto* v : {&l.multE, &l.multO, &l.shiftE, &l.shiftO, &l.roundPosE, &l.roundPosO, &l.roundNegE, &l.roundNegO})

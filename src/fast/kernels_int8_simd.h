@@ -34,16 +34,18 @@ struct EpiFlags {
 };
 
 // The shared epilogue's arithmetic (onednn_common.cpp epilogueRow) on 16 lanes (mask m: the channels that
-// exist): acc + bias wrapping in i32 (an overflow sets a sign bit in f.ovf), apply_scale_32's value range (kRange:
+// exist): acc + bias wrapping in i32 (kOverflow: an overflow sets a sign bit in f.ovf), apply_scale_32's value range (kRange:
 // with every shift >= 32 it is all of i32), the 32x32 -> 64-bit product plus the rounding term (kDouble: the
 // negative one for negative values), the arithmetic shift, the low 32 bits plus the output zero point, then the
 // clip to [lo, hi]. Even and odd lanes go through the 64-bit steps separately (vpmuldq takes the low halves)
 // and are merged back by a blend: no lane shuffles.
-template <typename OutT, bool kRescale, bool kDouble, bool kRange>
+template <typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
 TK_AVX512 inline void epilogue16(__m512i acc, const EpiRegs& r, OutT* out, __mmask16 m, EpiFlags& f) {
   __m512i v = _mm512_add_epi32(acc, r.bias);
-  // ovf |= (acc ^ v) & (bias ^ v): the sum's sign differs from both operands' signs.
-  f.ovf = _mm512_ternarylogic_epi32(f.ovf, _mm512_xor_si512(acc, v), _mm512_xor_si512(r.bias, v), 0xf8);
+  // ovf |= (acc ^ v) & (bias ^ v): the sum's sign differs from both operands' signs. Not needed (kOverflow
+  // false) when the accumulator's bound and the biases cannot reach it.
+  if constexpr (kOverflow)
+    f.ovf = _mm512_ternarylogic_epi32(f.ovf, _mm512_xor_si512(acc, v), _mm512_xor_si512(r.bias, v), 0xf8);
   if constexpr (kRescale) {
     if constexpr (kRange)
       f.outside |= _mm512_mask_cmplt_epi32_mask(m, v, r.rlo) | _mm512_mask_cmpgt_epi32_mask(m, v, r.rhi);

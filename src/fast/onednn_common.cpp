@@ -358,6 +358,11 @@ IntEpilogue planIntEpilogue(const OpChain& c, int64_t channels, const Tensor* co
       for (int64_t ch = 0; ch < channels; ++ch) e.biasTable[size_t(ch)] = int32_t(b[b.size() == 1 ? 0 : size_t(ch)]);
     }
   }
+  // Every output value is a sum of at most ceil(|w| / channels) products of an i8 input and an i8 weight, each
+  // of magnitude <= 2^14 (oneDNN's accumulator: zero-point compensation is in biasTable).
+  const Tensor* w = constOperand(c, 0, 1);
+  if (w && w->dtype() == DType::I8 && operandType(c, 0, 0).dtype == DType::I8 && channels > 0)
+    e.accBound = (int64_t(1) << 14) * ((w->size() + channels - 1) / channels);
   DType cur = resultType(c, 0).dtype;
   for (size_t k = 1; k < c.ops.size(); ++k) {
     const ir::Operation& op = *c.ops[k];
