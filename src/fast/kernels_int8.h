@@ -67,6 +67,13 @@ IntEpilogue planIntEpilogue(const OpChain& c, int64_t channels, const Tensor* co
 bool runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, const TensorView& out,
                     const void* runtimeBias);
 
+// For kernels that split their rows over threads themselves (a constant bias or none, one class):
+// prepareIntEpilogue (once, at compile time) builds every pass's parameters; runIntEpilogueRows then only reads
+// them (safe from several threads) and runs on the calling thread: `rows` rows of acc -> the result rows of
+// `out` (typed outType) starting at row `firstRow`.
+void prepareIntEpilogue(IntEpilogue& e);
+bool runIntEpilogueRows(const IntEpilogue& e, const int32_t* acc, int64_t rows, void* out, int64_t firstRow);
+
 // The AVX-512 pass (kernels_int8_epilogue.cpp), when the CPU has AVX-512 F/BW/DQ/VL: fills e.simd (bias: the
 // class vectors of `bias`, `classes` rows of e.channels values) and runs rows [r0, r1) of acc -> out on the
 // calling thread. rowClass semantics as above; false: a REQUIRE failed (see runIntEpilogue).
@@ -78,3 +85,9 @@ void buildIntEpilogueLanes(const IntEpilogue& e, const int32_t* bias, int64_t cl
 bool runIntEpilogueAvx512(const IntEpilogue& e, const int32_t* acc, void* out, int64_t r0, int64_t r1);
 
 }  // namespace tosakit::fast::dnn
+
+namespace tosakit::fast {
+// kernels_int8_pointwise.cpp: int8 1x1 conv2d in blocks of rows with the epilogue per block; registered before
+// the oneDNN convolution (it declines everything else).
+void registerInt8PointwiseKernels(FastKernelRegistry& r);
+}  // namespace tosakit::fast

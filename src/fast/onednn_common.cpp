@@ -594,6 +594,26 @@ bool runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, cons
   }
 }
 
+void prepareIntEpilogue(IntEpilogue& e) {
+  if (e.biasTable.empty()) e.biasTable.assign(size_t(e.channels), 0);
+  buildLanes(e, e.biasTable.data(), rowsPerBlock(e));
+  if (hasAvx512Epilogue()) buildIntEpilogueLanes(e, e.biasTable.data(), 1);
+}
+
+bool runIntEpilogueRows(const IntEpilogue& e, const int32_t* acc, int64_t rows, void* out, int64_t firstRow) {
+  const int64_t first = firstRow * e.channels;
+  if (hasAvx512Epilogue()) {
+    const int64_t bytes = e.outType == DType::I8 ? 1 : e.outType == DType::I16 ? 2 : 4;
+    return runIntEpilogueAvx512(e, acc, static_cast<uint8_t*>(out) + first * bytes, 0, rows);
+  }
+  const Clip clip = clipOf(e);
+  switch (e.outType) {
+    case DType::I8: return epilogueBlocks(e, acc, static_cast<int8_t*>(out) + first, 0, rows, clip);
+    case DType::I16: return epilogueBlocks(e, acc, static_cast<int16_t*>(out) + first, 0, rows, clip);
+    default: return epilogueBlocks(e, acc, static_cast<int32_t*>(out) + first, 0, rows, clip);
+  }
+}
+
 int32_t* accScratch(int64_t elements) {
   thread_local std::vector<int32_t> buf;
   if (int64_t(buf.size()) < elements) buf.resize(size_t(elements));

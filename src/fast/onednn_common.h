@@ -1,6 +1,7 @@
 // Private to src/fast/onednn_*.cpp: the oneDNN engine, type mapping, constant-operand access and the fused
 // epilogues (float post-ops, exact integer bias/RESCALE/CLAMP) shared by the convolution and matmul kernels.
-// Includes oneDNN headers: never include it from anything but src/fast/onednn_*.cpp.
+// Includes oneDNN headers: never include it from anything but src/fast/onednn_*.cpp and
+// kernels_int8_pointwise.cpp (our blocked int8 1x1 convolution on oneDNN matmuls).
 #pragma once
 #include <oneapi/dnnl/dnnl.hpp>
 

@@ -1,0 +1,138 @@
+// The blocked int8 1x1 convolution (src/fast/kernels_int8_pointwise.cpp: oneDNN matmuls over blocks of rows,
+// the exact epilogue per block) through the Session as users run it, vs the reference backend: random layers
+// large enough to be taken (s32 result >= 512 KB; several blocks and a partial last one), input zero points
+// folded into the bias, per-channel / per-tensor rescales, single / double rounding, i8/i16/i32 results,
+// clamps, 1 and 2 threads, both epilogue passes, fixed seeds: bit-identical. Weights that could bring an
+// accumulator near f32's 2^24 are left to the convolution kernel (identical too); an acc + bias overflow gives
+// the reference's verdict.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "fast/kernels_int8.h"
+#include "fast_test_util.h"
+#include "ir/builder.h"
+#include "tosakit/session.h"
+
+namespace tosakit::testing {
+namespace {
+
+using ir::ValueType;
+
+int64_t uniform(std::mt19937& rng, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
+
+Tensor randomInts(DType t, const Shape& s, std::mt19937& rng, int64_t lo, int64_t hi) {
+  Tensor x(t, s);
+  for (int64_t i = 0; i < x.size(); ++i) x.setInt(i, uniform(rng, lo, hi));
+  return x;
+}
+
+struct PwCase {
+  int64_t N = 1, H = 40, W = 40, IC = 16, OC = 96, inputZp = 0;
+  Tensor w, bias;
+  bool rescale = true, clamp = false;
+  DType outT = DType::I8;
+  ir::RescaleAttrs ra;
+};
+
+std::unique_ptr<ir::Module> build(const PwCase& c) {
+  auto m = std::make_unique<ir::Module>();
+  ir::Builder b(*m, "main");
+  ir::Conv2dAttrs a;
+  a.inputZp = c.inputZp;
+  ir::Value* y = b.conv2d(b.input(ValueType::tensor(DType::I8, {c.N, c.H, c.W, c.IC}), "x"), b.constant(c.w),
+                          b.constant(c.bias), a);
+  if (c.rescale) y = b.rescale(y, c.outT, c.ra);
+  if (c.clamp) y = b.clamp(y, -128, 100);
+  b.output({y}, {"y"});
+  return m;
+}
+
+// The outcome on both backends; returns the fast step's implementation.
+std::string expectSame(const PwCase& c, const Tensor& x, int threads, const std::string& what, bool expectOk = true) {
+  RunOutcome ref = runOn(build(c), "ref", {{"x", x}}, threads), fast = runOn(build(c), "fast", {{"x", x}}, threads);
+  EXPECT_EQ(ref.status.code(), fast.status.code())
+      << what << ": " << ref.status.toString() << " / " << fast.status.toString();
+  EXPECT_EQ(ref.status.isOk(), expectOk) << what << ": " << ref.status.toString();
+  if (ref.status.isOk() && fast.status.isOk()) {
+    EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << what;
+  }
+  if (fast.stats.steps.empty()) return "";
+  if (fast.stats.steps[0].impl.rfind("fast:pointwise_int8", 0) == 0) {
+    EXPECT_EQ(fast.stats.steps.size(), 1u) << what << ": the epilogue was not fused";
+  }
+  return fast.stats.steps[0].impl;
+}
+
+// An int8 kernel of oneDNN on this CPU (VNNI): otherwise every conv runs on the reference kernel.
+bool int8Kernels(const std::string& impl) { return impl.rfind("ref", 0) != 0 && !impl.empty(); }
+
+class PointwisePaths : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override { fast::dnn::setIntEpilogueGenericForTesting(GetParam()); }
+  void TearDown() override { fast::dnn::setIntEpilogueGenericForTesting(false); }
+};
+
+TEST_P(PointwisePaths, RandomLayersAreBitIdenticalToReference) {
+  std::mt19937 rng(GetParam() ? 7301 : 7300);
+  for (int trial = 0; trial < 10; ++trial) {
+    PwCase c;
+    c.N = 1 + trial % 2;
+    c.H = uniform(rng, 40, 50), c.W = uniform(rng, 40, 56);  // with OC >= 96: s32 >= 600 KB, taken
+    c.IC = uniform(rng, 3, 64);
+    c.OC = trial % 3 == 0 ? 96 : uniform(rng, 97, 200);  // multiples of 16 and channel tails
+    c.inputZp = trial % 2 ? uniform(rng, -128, 127) : 0;
+    c.w = randomInts(DType::I8, {c.OC, 1, 1, c.IC}, rng, -128, 127);
+    c.bias = randomInts(DType::I32, {trial % 4 == 3 ? 1 : c.OC}, rng, -300000, 300000);
+    c.rescale = trial % 5 != 4;
+    const DType outs[] = {DType::I8, DType::I16, DType::I8, DType::I32};
+    c.outT = outs[trial % 4];
+    c.clamp = c.rescale && c.outT == DType::I8 && trial % 3 != 2;
+    c.ra.perChannel = trial % 3 != 1;
+    c.ra.roundingMode = trial % 2 ? "DOUBLE_ROUND" : "SINGLE_ROUND";
+    for (int64_t ch = 0; ch < (c.ra.perChannel ? c.OC : 1); ++ch) {
+      c.ra.multiplier.push_back(uniform(rng, int64_t(1) << 29, (int64_t(1) << 31) - 1));
+      c.ra.shift.push_back(uniform(rng, 34, 44));
+    }
+    c.ra.outputZp = c.outT == DType::I8 ? uniform(rng, -30, 30) : 0;
+    Tensor x = randomInts(DType::I8, {c.N, c.H, c.W, c.IC}, rng, -128, 127);
+    const std::string impl = expectSame(c, x, 1 + trial % 2, "trial " + std::to_string(trial));
+    if (int8Kernels(impl)) {
+      EXPECT_EQ(impl.rfind("fast:pointwise_int8", 0), 0u) << "trial " << trial << ": " << impl;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(FastInt8Pointwise, PointwisePaths, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& p) { return p.param ? "Generic" : "Native"; });
+
+// Hand calculation: IC = 512 weights of 127: 128 * (sum |w| + |sum w|) = 128 * 2 * 65024 >= 2^23, so an
+// accumulator could reach f32's inexact range: the layer stays on the convolution kernel (which recomputes
+// large accumulators); inputs of 127 give acc = 512 * 127 * 127 = 8258048 everywhere, identical on both.
+TEST(FastInt8Pointwise, LargeWeightsAreLeftToTheConvolution) {
+  PwCase c;
+  c.H = c.W = 24, c.IC = 512, c.OC = 256;
+  c.w = Tensor::fromInts(DType::I8, {256, 1, 1, 512}, std::vector<int64_t>(256 * 512, 127));
+  c.bias = Tensor::fromInts(DType::I32, {1}, {0});
+  c.rescale = false;
+  Tensor x = Tensor::fromInts(DType::I8, {1, 24, 24, 512}, std::vector<int64_t>(24 * 24 * 512, 127));
+  const std::string impl = expectSame(c, x, 1, "large weights");
+  EXPECT_NE(impl.rfind("fast:pointwise_int8", 0), 0u) << impl;
+}
+
+// acc + bias overflowing i32: 64 inputs and weights of 127 give 64 * 127 * 127 = 1032256 at every position;
+// a bias of 2^31 - 1000000 takes the sum past 2^31 - 1. The same with input_zp -1: (127 + 1) * 127 * 64.
+TEST(FastInt8Pointwise, BiasOverflowGivesTheReferenceVerdict) {
+  for (int64_t zp : {0, -1}) {
+    PwCase c;
+    c.H = c.W = 48, c.IC = 64, c.OC = 64, c.inputZp = zp;
+    c.w = Tensor::fromInts(DType::I8, {64, 1, 1, 64}, std::vector<int64_t>(64 * 64, 127));
+    c.bias = Tensor::fromInts(DType::I32, {1}, {int64_t(2147483647) - 1000000});
+    c.rescale = false;
+    Tensor x = Tensor::fromInts(DType::I8, {1, 48, 48, 64}, std::vector<int64_t>(48 * 48 * 64, 127));
+    expectSame(c, x, 2, "bias overflow zp " + std::to_string(zp), false);
+  }
+}
+
+}  // namespace
+}  // namespace tosakit::testing
