@@ -144,7 +144,11 @@ class Quantizer {
     return Status::ok();
   }
 
-  // Scale and zero point of an activation from its calibration entry (chapter 6.1).
+  // Scale and zero point of an activation from its calibration entry (chapter 6.1). Symmetric INT8 keeps a
+  // tensor that calibration saw non-negative (min >= 0: a ReLU's, a sigmoid's, a pool of either) as TPU-MLIR's
+  // UINT8, S = threshold / 255 (6.1.2), in TOSA's int8 as zero point -128: the bit the signed grid spends on
+  // negative values goes to resolution. This holds wherever such a tensor is quantized — also at the boundary
+  // where a float layer of a quantize table hands it to an INT8 one, which otherwise loses that bit.
   Result<QParams> actParams(const Value* v, const std::string& neededBy) const {
     std::string name = nameOf(v);
     const CalibrationEntry* e = table_.find(name);
@@ -160,20 +164,20 @@ class Quantizer {
       double t = e->threshold > 0 ? e->threshold : std::max(std::fabs(e->min), std::fabs(e->max));
       if (!(t > 0)) t = 1e-6;
       p.scale = t / double(qmax());
+      if (act_ == DType::I8 && e->min >= 0) p = unsignedGrid(t);
     }
     return p;
   }
+  static QParams unsignedGrid(double threshold) { return QParams{threshold / 255.0, -128}; }
 
-  // TPU-MLIR fuses a ReLU into the op before it and keeps a non-negative tensor as UINT8 with
-  // S = threshold / 255 (6.1.2); in TOSA's int8 that is zero point -128. So an INT8 result whose only consumer
-  // is a ReLU/ReLU6 (a clamp from 0) of the same mode is written directly on that clamp's unsigned grid: the
-  // rescale saturates what is below 0 to the code of 0, as the clamp would, and the bit the signed grid spends
-  // on negative values goes to resolution (half the step on every conv -> ReLU of a CNN).
+  // TPU-MLIR fuses a ReLU into the op before it (6.1.2). So an INT8 result whose only consumer is a ReLU/ReLU6
+  // (a clamp from 0) of the same mode is written directly on that clamp's unsigned grid: the rescale saturates
+  // what is below 0 to the code of 0, as the clamp would (half the step on every conv -> ReLU of a CNN).
   Result<QParams> resultParams(const Operation& op) const {
     const Operation* relu = soleReluConsumer(op);
     if (!relu) return actParams(op.results[0], op.describe());
     auto p = actParams(relu->results[0], op.describe());
-    if (p && !opt_.asymmetric) *p = QParams{p->scale * double(qmax()) / 255.0, -128};
+    if (p && !opt_.asymmetric && p->zp == 0) *p = unsignedGrid(p->scale * double(qmax()));
     return p;
   }
   // The name of the op's integer result. On the ReLU's grid it holds the ReLU's values, not the op's: it takes a

@@ -119,6 +119,22 @@ double convTapSum(const Tensor& w, const std::vector<double>& sw, const std::vec
   return acc;
 }
 
+// Calibration entries as the test wrote them: column `column` (1: threshold, 2: min, 3: max) of every entry of a calibration table.
+std::map<std::string, double> readThresholds(const std::string& path, int column = 1) {
+  std::map<std::string, double> t;
+  std::ifstream in(path);
+  std::string name;
+  double thr, lo, hi;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    ls >> name >> thr >> lo >> hi;
+    t[name] = column == 1 ? thr : column == 2 ? lo : hi;
+  }
+  return t;
+}
+
 class QuantCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -146,6 +162,27 @@ TEST_F(QuantCli, Int8QuantInOutIsProIntAndRecordsScales) {
   std::string text((std::istreambuf_iterator<char>(in)), {});
   EXPECT_NE(text.find("tosa.table"), std::string::npos);
   EXPECT_EQ(text.find("f32"), std::string::npos);
+}
+
+// A float layer of a quantize table hands its result to INT8 consumers through a quantize (`<layer>/quant`) on
+// the grid docs/QUANTIZATION.md gives: the ReLU's output (calibrated min >= 0) on TPU-MLIR's UINT8 grid
+// (6.1.2), S = threshold / 255 and zero point -128; the conv's (min < 0) on the signed one, threshold / 127.
+TEST_F(QuantCli, FloatLayerHandsANonNegativeTensorOnOnTheUnsignedGrid) {
+  std::ofstream(p("qt.txt")) << "# op_name quantize_mode\nconv F32\nrelu F32\n";
+  auto r = runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") +
+                   " --quantize-table " + p("qt.txt") + " -o " + p("qt.mlir"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  auto m = loadModel(p("qt.mlir"));
+  ASSERT_TRUE(m.isOk());
+  auto params = recordedQuantParams(**m);
+  auto thr = readThresholds(p("cali.txt")), mins = readThresholds(p("cali.txt"), 2);
+  ASSERT_GE(mins.at("relu"), 0.0);
+  ASSERT_LT(mins.at("conv"), 0.0);
+  ASSERT_TRUE(params.count("relu/quant") && params.count("conv/quant"));
+  EXPECT_NEAR(params.at("relu/quant").scale, thr.at("relu") / 255, 1e-9 * thr.at("relu"));
+  EXPECT_EQ(params.at("relu/quant").zeroPoint, -128);
+  EXPECT_NEAR(params.at("conv/quant").scale, thr.at("conv") / 127, 1e-9 * thr.at("conv"));
+  EXPECT_EQ(params.at("conv/quant").zeroPoint, 0);
 }
 
 TEST_F(QuantCli, ModesRunAndStayCloseToFloat) {
@@ -224,22 +261,6 @@ TEST_F(QuantCli, CompareDequantizesAndFailsBelowTolerance) {
 
 namespace {
 
-// Calibration entries as the test wrote them (name -> threshold).
-std::map<std::string, double> readThresholds(const std::string& path) {
-  std::map<std::string, double> t;
-  std::ifstream in(path);
-  std::string name;
-  double thr, lo, hi;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ls(line);
-    ls >> name >> thr >> lo >> hi;
-    t[name] = thr;
-  }
-  return t;
-}
-
 // Within 1e-6 of a rounding boundary, the multiplier's 31-bit approximation may round the other way.
 bool nearHalf(double v) { return std::fabs(std::fabs(v - std::floor(v)) - 0.5) < 1e-6; }
 
@@ -249,12 +270,16 @@ bool nearHalf(double v) { return std::fabs(std::fabs(v - std::floor(v)) - 0.5) <
 // here in doubles from the float weights and the calibration table (6.1, 6.3.1): x_q = round(x / S_x),
 // w_q = round(w / S_w[c]) with S_w[c] = max|w_c| / 127, b_q = round(b / (S_x S_w[c])),
 // conv_q = clamp(round((sum x_q w_q + b_q) S_x S_w[c] / S_conv)), relu_q = max(conv_q, 0),
-// silu_q = clamp(round(f(S_relu q) / S_silu)) with f(v) = v sigmoid(v).
+// silu_q = clamp(round(f(S_relu q) / S_silu) - 128) with f(v) = v sigmoid(v): SiLU of a ReLU output is
+// non-negative, so calibration's min is >= 0 and the table writes TPU-MLIR's UINT8 grid, S_silu = threshold / 255
+// and zero point -128 (6.1.2).
 TEST_F(QuantCli, Int8ConvReluSiluMatchAnIndependentCalculation) {
   ASSERT_EQ(runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") +
                     " --quant-input --quant-output -o " + p("qi.mlir")).exitCode, 0);
   auto thr = readThresholds(p("cali.txt"));
-  double sx = thr.at("x") / 127, sconv = thr.at("conv") / 127, ssilu = thr.at("silu") / 127;
+  ASSERT_GE(readThresholds(p("cali.txt"), 2).at("silu"), 0.0);
+  ASSERT_LT(readThresholds(p("cali.txt"), 2).at("conv"), 0.0);  // conv (and x) stay on the signed grid
+  double sx = thr.at("x") / 127, sconv = thr.at("conv") / 127, ssilu = thr.at("silu") / 255;
   Tensor x = floats({1, 4, 4, 3}, 0.21, 0.3), w = floats({4, 3, 3, 3}, 0.37), b = floats({4}, 1.1);
   std::vector<int64_t> xq(48);
   for (int i = 0; i < 48; ++i) xq[size_t(i)] = std::clamp<int64_t>(int64_t(std::nearbyint(x.getFloat(i) / sx)), -128, 127);
@@ -282,7 +307,7 @@ TEST_F(QuantCli, Int8ConvReluSiluMatchAnIndependentCalculation) {
         double v = sconv * double(std::max<int64_t>(expected, 0));
         double f = v / (1 + std::exp(-v)) / ssilu;
         if (!nearHalf(f)) {
-          EXPECT_EQ(silu.getInt(idx), std::clamp<int64_t>(int64_t(std::floor(f + 0.5)), -128, 127)) << "silu at " << idx;
+          EXPECT_EQ(silu.getInt(idx), std::clamp<int64_t>(int64_t(std::floor(f + 0.5)) - 128, -128, 127)) << "silu at " << idx;
           ++compared;
         }
       }
