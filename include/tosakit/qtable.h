@@ -1,11 +1,13 @@
 // Mixed-precision search (TPU-MLIR's run_qtable / search_qtable, technical reference 3.1.4, 3.2.3 and 7.5.4):
 // which layers must stay in floating point for the quantized model's outputs to reach a cosine similarity.
 //
-// 1. Sensitivity (the loss table): for every layer alone, the model quantized with that one layer in
-//    `fpType` and everything else in the base mode; its mean output cosine against the float model.
-// 2. Layers sorted by that cosine, most helpful first; the shortest prefix of that order whose quantized
-//    model reaches `expectedCos` (binary search over the prefix length, at most maxFloatLayers layers) is
-//    the quantize table.
+// 1. Sensitivity (the loss table): for every candidate — every layer alone, and every fused group (an op with
+//    the transposes/reshapes only it reads and its sole ReLU consumer) — the model quantized with those
+//    layers in `fpType` and everything else in the base mode; its mean output cosine against the float model.
+//    Sorted by cosine gain over all-quantized per float layer, most first.
+// 2. Greedy forward selection: each step quantizes the model with every candidate added to the layers chosen
+//    so far and keeps the one with the most cosine gain per new float layer (at most maxFloatLayers layers in
+//    all), until `expectedCos` is reached or no candidate raises the cosine.
 #pragma once
 #include <map>
 #include <string>
@@ -30,14 +32,15 @@ struct QtableOptions {
 };
 
 struct LayerSensitivity {
-  std::string layer;
-  double cosine = 0;  // mean output cosine with only this layer in float
+  std::string layer;                // the candidate's name: its layers joined by " + "
+  double cosine = 0;                // mean output cosine with only this candidate's layers in float
+  std::vector<std::string> layers;  // one layer, or a fused group
 };
 
 struct QtableResult {
   double allQuantizedCosine = 0;            // every layer in the base mode
-  std::vector<LayerSensitivity> sensitivity;  // most helpful first
-  std::vector<std::string> floatLayers;     // the chosen layers, in sensitivity order
+  std::vector<LayerSensitivity> sensitivity;  // candidates, most gain per float layer first
+  std::vector<std::string> floatLayers;     // the chosen layers, in the order they joined
   double finalCosine = 0;                   // with floatLayers in fpType
   bool reached = false;                     // finalCosine >= expectedCos
   size_t layerCount = 0;                    // layers considered

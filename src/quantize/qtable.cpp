@@ -1,9 +1,11 @@
-// Mixed-precision search (include/tosakit/qtable.h): per-layer sensitivity, then the shortest prefix of float
-// layers reaching the expected output cosine.
+// Mixed-precision search (include/tosakit/qtable.h): per-candidate sensitivity, then the shortest prefix of
+// candidates chosen greedily (most output-cosine gain per float layer, measured with the layers already
+// chosen) until the expected output cosine.
 #include "tosakit/qtable.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "compliance/similarity.h"
@@ -13,16 +15,63 @@ namespace tosakit {
 
 namespace {
 
+using ir::Operation;
+
+bool isLayerOp(const Operation& op) {
+  if (op.name == "tosa.const" || op.name == "tosa.const_shape" || op.name == "func.return") return false;
+  return !op.loc.name.empty() && !op.results.empty() && isFloat(op.results[0]->type.dtype);
+}
+
 // Layers (location names) of top-level ops that compute something: not constants, not the return.
 std::vector<std::string> candidateLayers(const ir::Function& fn) {
   std::vector<std::string> layers;
   std::set<std::string> seen;
-  for (const auto& op : fn.body.ops) {
-    if (op->name == "tosa.const" || op->name == "tosa.const_shape" || op->name == "func.return") continue;
-    if (op->loc.name.empty() || op->results.empty() || !isFloat(op->results[0]->type.dtype)) continue;
-    if (seen.insert(op->loc.name).second) layers.push_back(op->loc.name);
-  }
+  for (const auto& op : fn.body.ops)
+    if (isLayerOp(*op) && seen.insert(op->loc.name).second) layers.push_back(op->loc.name);
   return layers;
+}
+
+// Candidates of the search: every layer alone, and every fused group of more than one layer. A group is an op
+// with the data-movement ops (transpose, reshape) whose result only it reads, and its ReLU/ReLU6 when that clamp
+// is the op's only consumer. One layer alone in float often changes nothing: a float conv whose ReLU stays
+// INT8 has its output quantized by the ReLU, a float transpose of the input is quantized again by its INT8
+// conv; only the group keeps the tensor between them in float. TPU-MLIR fuses the ReLU into the conv, so there
+// the group is one layer; quantize writes an INT8 conv directly on its ReLU's grid for the same reason.
+std::vector<std::vector<std::string>> candidateGroups(const ir::Function& fn) {
+  std::map<const ir::Value*, std::vector<const Operation*>> consumers;
+  for (const auto& op : fn.body.ops)
+    for (const ir::Value* o : op->operands) consumers[o].push_back(op.get());
+  auto soleConsumer = [&](const ir::Value* v) -> const Operation* {
+    auto it = consumers.find(v);
+    return it != consumers.end() && it->second.size() == 1 ? it->second[0] : nullptr;
+  };
+  auto isRelu = [](const Operation& c) {
+    return c.name == "tosa.clamp" && c.floatAttr("min_val", -1.0) == 0.0 && c.floatAttr("max_val") > 0.0;
+  };
+  auto isDataMovement = [](const Operation& p) { return p.name == "tosa.transpose" || p.name == "tosa.reshape"; };
+  std::vector<std::vector<std::string>> groups;
+  std::set<std::string> seen;
+  for (const auto& op : fn.body.ops) {
+    if (!isLayerOp(*op)) continue;
+    if (seen.insert(op->loc.name).second) groups.push_back({op->loc.name});
+    std::vector<std::string> group;
+    for (const ir::Value* o : op->operands) {
+      const Operation* p = o->definingOp;
+      if (p && isLayerOp(*p) && isDataMovement(*p) && soleConsumer(o) == op.get()) group.push_back(p->loc.name);
+    }
+    group.push_back(op->loc.name);
+    if (op->results.size() == 1)
+      if (const Operation* c = soleConsumer(op->results[0]); c && isLayerOp(*c) && isRelu(*c))
+        group.push_back(c->loc.name);
+    if (group.size() > 1) groups.push_back(group);
+  }
+  return groups;
+}
+
+std::string joinGroup(const std::vector<std::string>& layers) {
+  std::string out;
+  for (const auto& l : layers) out += (out.empty() ? "" : " + ") + l;
+  return out;
 }
 
 class Evaluator {
@@ -95,48 +144,55 @@ Result<QtableResult> searchQtable(const QtableOptions& o) {
   auto all = eval.cosine({});
   if (!all) return all.status();
   r.allQuantizedCosine = r.finalCosine = *all;
-  std::vector<std::string> layers = candidateLayers(*o.module->function(o.quantize.function));
-  r.layerCount = layers.size();
+  const ir::Function& fn = *o.module->function(o.quantize.function);
+  r.layerCount = candidateLayers(fn).size();
   if (*all >= o.expectedCos) {
     r.reached = true;
     return r;
   }
-  for (size_t i = 0; i < layers.size(); ++i) {
-    auto c = eval.cosine({layers[i]});
+  std::vector<std::vector<std::string>> groups = candidateGroups(fn);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    auto c = eval.cosine(groups[i]);
     if (!c) return c.status();
-    r.sensitivity.push_back({layers[i], *c});
-    if (o.progress) o.progress("sensitivity", i + 1, layers.size());
+    r.sensitivity.push_back({joinGroup(groups[i]), *c, groups[i]});
+    if (o.progress) o.progress("sensitivity", i + 1, groups.size());
   }
+  // Most output-cosine gain per float layer first: a group of three must gain three times a single layer's.
+  auto gainPerLayer = [&](const LayerSensitivity& s) { return (s.cosine - *all) / double(s.layers.size()); };
   std::stable_sort(r.sensitivity.begin(), r.sensitivity.end(),
-                   [](const LayerSensitivity& a, const LayerSensitivity& b) { return a.cosine > b.cosine; });
-  size_t limit = o.maxFloatLayers < 0 ? layers.size() : std::min(layers.size(), size_t(o.maxFloatLayers));
-  auto prefix = [&](size_t k) {
-    std::vector<std::string> p;
-    for (size_t i = 0; i < k; ++i) p.push_back(r.sensitivity[i].layer);
-    return p;
-  };
-  // Smallest k in [1, limit] whose prefix reaches the expected cosine (the cosine grows with k, mostly).
-  size_t lo = 1, hi = limit, best = 0;
-  double bestCos = *all;
-  while (lo <= hi && hi > 0) {
-    size_t mid = (lo + hi) / 2;
-    auto c = eval.cosine(prefix(mid));
-    if (!c) return c.status();
-    if (*c >= o.expectedCos) {
-      best = mid, bestCos = *c, hi = mid - 1;
-    } else {
-      lo = mid + 1;
+                   [&](const LayerSensitivity& a, const LayerSensitivity& b) { return gainPerLayer(a) > gainPerLayer(b); });
+  // Greedy forward selection: each step measures every candidate together with the layers chosen so far and
+  // adds the one with the most cosine gain per new float layer, within --max-float-layers, until the target is
+  // reached or no candidate raises the cosine. Measured in context, not taken from the loss table: in a deep
+  // network one layer's gain depends on what precedes it (the noise an early INT8 layer adds is amplified by
+  // the rest; the layers after it gain little until it is float), and a layer whose own gain was noise is
+  // not chosen. Cost: one quantization and --input-num runs per candidate per step.
+  size_t layerLimit = o.maxFloatLayers < 0 ? r.layerCount : size_t(o.maxFloatLayers);
+  std::vector<std::string> chosen;
+  std::set<std::string> in;
+  double cosine = *all;
+  for (size_t step = 1; cosine < o.expectedCos; ++step) {
+    std::vector<std::string> best;
+    double bestCos = cosine, bestGain = 0;
+    for (size_t i = 0; i < r.sensitivity.size(); ++i) {
+      std::vector<std::string> trial = chosen;
+      for (const auto& l : r.sensitivity[i].layers)
+        if (!in.count(l)) trial.push_back(l);
+      if (trial.size() == chosen.size() || trial.size() > layerLimit) continue;
+      auto c = eval.cosine(trial);
+      if (!c) return c.status();
+      double gain = (*c - cosine) / double(trial.size() - chosen.size());
+      if (gain > bestGain) best = std::move(trial), bestCos = *c, bestGain = gain;
+      if (o.progress) o.progress("search step " + std::to_string(step), i + 1, r.sensitivity.size());
     }
+    if (best.empty()) break;
+    cosine = bestCos;
+    chosen = std::move(best);
+    in.insert(chosen.begin(), chosen.end());
   }
-  if (best == 0 && limit > 0) {  // not reached: keep as many float layers as allowed
-    best = limit;
-    auto c = eval.cosine(prefix(limit));
-    if (!c) return c.status();
-    bestCos = *c;
-  }
-  r.floatLayers = prefix(best);
-  r.finalCosine = bestCos;
-  r.reached = bestCos >= o.expectedCos;
+  r.floatLayers = chosen;
+  r.finalCosine = cosine;
+  r.reached = cosine >= o.expectedCos;
   return r;
 }
 
@@ -153,7 +209,8 @@ std::string formatQuantizeTable(const QtableResult& r, const QtableOptions& o) {
 }
 
 std::string formatLossTable(const QtableResult& r) {
-  std::string out = "# layer sensitivity: output cosine with only this layer in float, loss = 1 - cosine\n";
+  std::string out = "# layer sensitivity: output cosine with only this layer (or this fused group, layers joined by"
+                    " ' + ') in float, loss = 1 - cosine; most cosine gain per float layer first\n";
   out += "# op_name cosine loss\n";
   for (const auto& s : r.sensitivity) out += s.layer + " " + fixed(s.cosine, 8) + " " + fixed(1 - s.cosine, 8) + "\n";
   return out;

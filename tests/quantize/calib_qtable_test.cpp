@@ -1,7 +1,8 @@
 // `tosakit qtable` (TPU-MLIR's run_qtable, 7.5.4): a calibration table whose output layer's threshold is far
 // too small saturates that layer's int8 output (|min| near 3, threshold 0.5): all-int8 output cosine falls far
 // below 0.95, and only keeping that layer in float lifts it above (the other layers' int8 error is small), so
-// the search must return exactly that layer; bad input as the README says.
+// the search must return exactly that layer; bad input as the README says. A fused group (QtableGroup): an input
+// saturated by its thresholds before a transpose -> conv -> ReLU is repaired only when all three are float.
 #include "../cli/cli_test_util.h"
 #include "calib_test_util.h"
 #include "formats/npy/npy.h"
@@ -54,6 +55,75 @@ TEST_F(QtableCli, KeepsExactlyTheSaturatedOutputLayerInFloat) {
   EXPECT_NE(loss.find("\nrelu "), std::string::npos) << loss;
   // The table it wrote is one `tosakit quantize --quantize-table` accepts.
   auto qz = runTool("quantize " + path("conv.mlir") + " --quantize INT8 --calibration-table " + path("bad.txt") +
+                    " --quantize-table " + path("q.txt") + " -o " + path("mixed.mlir"));
+  EXPECT_EQ(qz.exitCode, 0) << qz.out;
+}
+
+// x (NCHW) -> transpose -> conv1 -> relu -> conv2, the stem of an imported CNN. With thresholds 0.2 for x and the
+// transpose (the samples reach 2), every int8 form of those values saturates: the INT8 transpose quantizes x,
+// a float conv1 reads that saturated transpose, an INT8 conv1 after a float transpose quantizes with the
+// transpose's threshold, and a float ReLU after an INT8 conv1 reads a conv computed on saturated input. Only the
+// three in float together carry x unclipped to conv2, whose input threshold (the ReLU's) is the minmax one.
+constexpr const char* kTransposeConvReluConv = R"(func.func @main(%x: tensor<1x2x4x4xf32> loc("x")) -> tensor<1x4x4x2xf32> {
+  %w1 = "tosa.const"() <{values = dense<[[[[8.0, -4.0]]], [[[0.05, 0.1]]], [[[1.0, -0.5]]]]> : tensor<3x1x1x2xf32>}> : () -> tensor<3x1x1x2xf32>
+  %b1 = "tosa.const"() <{values = dense<[0.5, 0.01, -0.25]> : tensor<3xf32>}> : () -> tensor<3xf32>
+  %w2 = "tosa.const"() <{values = dense<[[[[0.1, 2.0, -1.0]]], [[[-0.2, 3.0, 0.5]]]]> : tensor<2x1x1x3xf32>}> : () -> tensor<2x1x1x3xf32>
+  %b2 = "tosa.const"() <{values = dense<[0.0, 0.1]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %t = tosa.transpose %x {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x4x4x2xf32> loc("transpose")
+  %c1 = tosa.conv2d %t, %w1, %b1, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<3x1x1x2xf32>, tensor<3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x3xf32> loc("conv1")
+  %r = tosa.clamp %c1 {max_val = 3.40282347E+38 : f32, min_val = 0.0 : f32} : (tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> loc("relu")
+  %c2 = tosa.conv2d %r, %w2, %b2, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x3xf32>, tensor<2x1x1x3xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32> loc("conv2")
+  return %c2 : tensor<1x4x4x2xf32>
+}
+)";
+
+class QtableGroup : public tosakit::testing::ScratchDir {
+ protected:
+  void SetUp() override {
+    ScratchDir::SetUp();
+    write("stem.mlir", kTransposeConvReluConv);
+    fs::create_directories(path("data"));
+    tosakit::testing::writeConvSamples(path("data"), 4, 5, [](const std::string& p, const std::vector<double>& v) {
+      ASSERT_TRUE(npy::writeNpy(p, Tensor::fromDoubles(DType::FP32, {1, 2, 4, 4}, v)));
+    });
+    ASSERT_EQ(runTool("calibrate " + path("stem.mlir") + " --dataset " + path("data") + " --method minmax -o " +
+                      path("good.txt"))
+                  .exitCode,
+              0);
+    std::ifstream in(path("good.txt"));
+    std::string line, text;
+    while (std::getline(in, line)) {
+      bool saturate = line.rfind("x ", 0) == 0 || line.rfind("transpose ", 0) == 0;
+      text += (saturate ? line.substr(0, line.find(' ')) + " 0.2000000" + line.substr(line.find(' ', line.find(' ') + 1))
+                        : line) + "\n";
+    }
+    write("bad.txt", text);
+  }
+  std::string read(const std::string& name) {
+    std::ifstream f(path(name));
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  }
+};
+
+TEST_F(QtableGroup, KeepsTheTransposeConvReluGroupInFloat) {
+  ASSERT_NE(read("bad.txt").find("\nx 0.2000000 -"), std::string::npos) << read("bad.txt");
+  ASSERT_NE(read("bad.txt").find("\ntranspose 0.2000000 -"), std::string::npos) << read("bad.txt");
+  auto r = runTool("qtable " + path("stem.mlir") + " --dataset " + path("data") + " --calibration-table " +
+                   path("bad.txt") + " --expected-cos 0.95 --max-float-layers 3 --loss-table " + path("loss.txt") +
+                   " -o " + path("q.txt"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  std::string q = read("q.txt");
+  EXPECT_NE(q.find("# op_name quantize_mode\ntranspose F32\nconv1 F32\nrelu F32\n"), std::string::npos) << q;
+  EXPECT_EQ(q.find("conv2 F32"), std::string::npos) << q;
+  EXPECT_NE(q.find("# float layers: 3 of 4"), std::string::npos) << q;
+  EXPECT_EQ(q.find("not reached"), std::string::npos) << q;
+  // The group is the loss table's first candidate; its layers alone are listed too.
+  std::string loss = read("loss.txt");
+  EXPECT_NE(loss.find("# op_name cosine loss\ntranspose + conv1 + relu "), std::string::npos) << loss;
+  for (const char* layer : {"\ntranspose ", "\nconv1 ", "\nrelu ", "\nconv2 "})
+    EXPECT_NE(loss.find(layer), std::string::npos) << layer << "\n" << loss;
+  auto qz = runTool("quantize " + path("stem.mlir") + " --quantize INT8 --calibration-table " + path("bad.txt") +
                     " --quantize-table " + path("q.txt") + " -o " + path("mixed.mlir"));
   EXPECT_EQ(qz.exitCode, 0) << qz.out;
 }
