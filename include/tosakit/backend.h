@@ -35,6 +35,7 @@ struct PlanStats {
   bool compiled = false;       // false: the function runs on an interpreter (no plan)
   int64_t arenaBytes = 0;      // activation arena of the static memory plan
   int64_t constantBytes = 0;   // constants the plan keeps (weights)
+  int64_t releasedConstantBytes = 0;  // of which the module's copy is released (kept packed by the kernels)
   std::vector<OpProfile> steps;
 };
 
@@ -56,6 +57,11 @@ class Backend {
   // Per-step timing of later runs (bench --profile) and the plan of `fn` as prepared.
   virtual void setProfiling(bool on) {}
   virtual PlanStats planStats(const ir::Function& fn) const { return {}; }
+  // The caller owns the module alone and reads its constants only after restoreConstants(): the backend may
+  // then release the module's copy of each constant it packed (the fast backend; Session turns it on), and
+  // gives them back on restoreConstants() or when a reference kernel needs one.
+  virtual void allowConstantRelease(bool on) {}
+  virtual Status restoreConstants() { return Status::ok(); }
   virtual Status setPrecise(bool on) {
     return on ? Status::unsupported("backend '" + name() + "' has no precise (fp64) mode") : Status::ok();
   }

@@ -45,7 +45,14 @@ class Session {
   // Takes ownership of the module.
   static Result<std::unique_ptr<Session>> create(std::unique_ptr<ir::Module> module, SessionOptions opts = {});
 
-  const ir::Module& module() const { return *module_; }
+  // The whole module with every constant's values. The fast backend releases its module copy of the weights
+  // it packed (docs/FAST.md, "Memory"); this gives them back first (rebuilt bit for bit from the packed
+  // copies), so calling it after a fast run costs that memory again. For inputs, outputs and their types,
+  // use function(), which restores nothing.
+  const ir::Module& module() const;
+  // The function's declaration (inputs, results, names, types); the values of constants it packed may be
+  // released (null tensors) while the fast backend holds them packed. Null if there is no such function.
+  const ir::Function* function(const std::string& name = "main") const { return module_->function(name); }
   const ir::TargetEnv& target() const { return target_; }
   std::vector<std::string> inputNames(const std::string& function = "main") const;
   std::vector<std::string> outputNames(const std::string& function = "main") const;

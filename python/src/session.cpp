@@ -51,7 +51,7 @@ std::unique_ptr<PySession> createSession(py::handle model, std::optional<std::st
 NamedTensors sessionInputs(const Session& session, const std::string& function, py::handle inputs,
                            std::vector<std::string>* notes = nullptr) {
   if (!py::isinstance<py::dict>(inputs)) raise(Status::invalid("inputs: expected a dict of name -> numpy array"));
-  const ir::Function* fn = session.module().function(function);
+  const ir::Function* fn = session.function(function);
   NamedTensors given;
   for (auto [k, v] : py::reinterpret_borrow<py::dict>(inputs)) {
     if (!py::isinstance<py::str>(k)) raise(Status::invalid("inputs: names must be strings"));
@@ -84,7 +84,7 @@ py::object run(PySession& s, py::handle inputs, bool intermediates, const std::s
   }
   check(status);
 #if TOSAKIT_PY_IO_ADAPT
-  if (!tosaTypes) result.outputs = adaptOutputs(*s.session->module().function(function), std::move(result.outputs));
+  if (!tosaTypes) result.outputs = adaptOutputs(*s.session->function(function), std::move(result.outputs));
 #endif
   py::dict outputs = dictFromTensors(std::move(result.outputs));
   if (!intermediates) return outputs;

@@ -5,6 +5,7 @@
 
 #include <omp.h>
 
+#include "core/process_memory.h"
 #include "fast/plan.h"
 #include "tosakit/backend.h"
 
@@ -53,13 +54,27 @@ class FastBackend : public Backend {
     auto key = std::make_pair(&fn, fuse);
     auto it = plans_.find(key);
     if (it != plans_.end()) return it->second.get();
+    // Another plan of the function reads the module's constants: the fused plan gives back what it released
+    // first, and releases only while it is the function's only plan.
+    auto other = plans_.find(std::make_pair(&fn, !fuse));
+    if (other != plans_.end()) TK_RETURN_IF_ERROR(other->second->restoreConstants());
     PlanOptions opts;
     opts.fuse = fuse;
+    opts.releasePackedConstants = releaseConstants_ && fuse && other == plans_.end();
     auto plan = ExecutionPlan::compile(fn, target, opts);
     if (!plan) return plan.status();
     ExecutionPlan* p = plan->get();
     plans_[key] = std::move(plan.value());
+    // Compiling frees temporaries (weights widened for the zero-point and exactness tables) among live heap
+    // blocks: their pages go back to the OS instead of staying resident while the model runs.
+    returnFreedHeapToOs();
     return p;
+  }
+
+  void allowConstantRelease(bool on) override { releaseConstants_ = on; }
+  Status restoreConstants() override {
+    for (auto& [key, plan] : plans_) TK_RETURN_IF_ERROR(plan->restoreConstants());
+    return Status::ok();
   }
 
   Status prepare(const ir::Function& fn, const ir::TargetEnv& target) override {
@@ -74,12 +89,14 @@ class FastBackend : public Backend {
     st.compiled = true;
     st.arenaBytes = it->second->arenaBytes();
     st.constantBytes = it->second->constantBytes();
+    st.releasedConstantBytes = it->second->releasedConstantBytes();
     st.steps = it->second->profile();
     return st;
   }
 
  private:
   bool profiling_ = false;
+  bool releaseConstants_ = false;  // allowConstantRelease
   Backend& interpreter() {
     if (!ref_) ref_ = createReferenceBackend();
     return *ref_;

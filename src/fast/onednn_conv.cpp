@@ -17,6 +17,7 @@
 #include "fast/kernels_transpose_conv_int8.h"
 #include "fast/onednn_common.h"
 #include "fast/onednn_kernels.h"
+#include "fast/onednn_unpack.h"
 
 namespace tosakit::fast {
 namespace {
@@ -185,6 +186,17 @@ class ConvKernel : public OpKernel {
     const float* bp = reinterpret_cast<const float*>(biasT->data());
     for (int64_t i = 0; i < biasT->size(); ++i) b.offset = std::max(b.offset, std::fabs(double(bp[i])));
     return b;
+  }
+
+  // Float weights live only packed. int8 weights stay: the large-accumulator recompute reads them as TOSA
+  // stores them, and their packed copy carries oneDNN's s8s8 compensation (no plain reverse reorder).
+  std::vector<std::pair<int, int>> packedConstants() const override {
+    if (isInt_) return {};
+    return {{0, 1}};
+  }
+  Result<Tensor> unpackConstant(int op, int operand) const override {
+    if (op != 0 || operand != 1 || isInt_) return OpKernel::unpackConstant(op, operand);
+    return unpackWeights(weights_, userWeightsMd(g_, *toDnnl(g_.inT)), g_.inT, weightShape_);
   }
 
   // Builds the primitive for g with at most maxOps following ops fused; false when oneDNN has no
@@ -451,6 +463,7 @@ class ConvKernel : public OpKernel {
 
   void packWeights(const OpChain& c, const ConvGeom& g, dt wdt, const dnnl::memory::desc& packed) {
     const Tensor* w = constOperand(c, 0, 1);
+    weightShape_ = w->shape();
     dnnl::memory user(userWeightsMd(g, wdt), engine(), const_cast<uint8_t*>(w->data()));
     weights_ = dnnl::memory(packed, engine());
     dnnl::reorder(user, weights_).execute(stream(), user, weights_);
@@ -473,6 +486,7 @@ class ConvKernel : public OpKernel {
 
   dnnl::primitive prim_;
   dnnl::memory src_, weights_, bias_, dst_;
+  Shape weightShape_;  // the weights' TOSA shape (unpackConstant)
   std::vector<dnnl::memory> binaries_;
   std::unordered_map<int, dnnl::memory> args_;
   bool isInt_ = false, runtimeBias_ = false;
@@ -608,6 +622,8 @@ class DepthwiseF32Kernel : public OpKernel {
     g_.padTop = g.padL[0], g_.padLeft = g.padL[1];
     weights_.resize(size_t(w->size()));
     std::memcpy(weights_.data(), w->data(), weights_.size() * sizeof(float));  // [KH, KW, C, 1] as it is
+    weightShape_ = w->shape();
+    biasShape_ = b->shape();
     bias_.resize(size_t(g.OC));
     const float* bp = reinterpret_cast<const float*>(b->data());
     for (int64_t ch = 0; ch < g.OC; ++ch) bias_[size_t(ch)] = bp[g.BC == 1 ? 0 : ch];
@@ -617,6 +633,18 @@ class DepthwiseF32Kernel : public OpKernel {
   }
 
   int absorbed() const { return epi_.absorbed; }
+
+  // Weights and a per-channel bias are copies of their own, read from there at run time.
+  std::vector<std::pair<int, int>> packedConstants() const override {
+    std::vector<std::pair<int, int>> p{{0, 1}};
+    if (biasPerChannel()) p.push_back({0, 2});
+    return p;
+  }
+  Result<Tensor> unpackConstant(int op, int operand) const override {
+    if (op == 0 && operand == 1) return copied(weights_, weightShape_);
+    if (op == 0 && operand == 2 && biasPerChannel()) return copied(bias_, biasShape_);
+    return OpKernel::unpackConstant(op, operand);
+  }
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     operands_.clear();
@@ -628,8 +656,16 @@ class DepthwiseF32Kernel : public OpKernel {
   }
 
  private:
+  bool biasPerChannel() const { return numElements(biasShape_) == int64_t(bias_.size()); }
+  static Tensor copied(const std::vector<float>& v, const Shape& shape) {
+    Tensor t(DType::FP32, shape);
+    std::memcpy(t.data(), v.data(), t.byteSize());
+    return t;
+  }
+
   DepthwiseF32Geometry g_;
   std::vector<float> weights_, bias_;
+  Shape weightShape_, biasShape_;  // TOSA shapes of the constants (unpackConstant)
   FloatEpilogue epi_;
   std::vector<const float*> operands_;
 };

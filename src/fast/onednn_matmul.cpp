@@ -7,6 +7,7 @@
 
 #include "fast/onednn_common.h"
 #include "fast/onednn_kernels.h"
+#include "fast/onednn_unpack.h"
 
 namespace tosakit::fast {
 namespace {
@@ -67,6 +68,17 @@ class MatmulKernel : public OpKernel {
     if (isInt_ && intEpi_.needsPass()) runIntEpilogue(intEpi_, acc, rows_, out[0], nullptr);
     if (!isInt_) runManualFloatOps(floatEpi_, in, out[0]);
     return Status::ok();
+  }
+
+  // A constant float B lives only packed; int8 B is read as TOSA stores it by makeExact's recompute.
+  std::vector<std::pair<int, int>> packedConstants() const override {
+    if (!constB_ || isInt_) return {};
+    return {{0, 1}};
+  }
+  Result<Tensor> unpackConstant(int op, int operand) const override {
+    if (op != 0 || operand != 1 || !constB_ || isInt_) return OpKernel::unpackConstant(op, operand);
+    return unpackWeights(b_, dnnl::memory::desc({g_.N, g_.C, g_.W}, *toDnnl(g_.inT), tag::abc), g_.inT,
+                         {g_.N, g_.C, g_.W});
   }
 
   bool build(const OpChain& c, const MatmulGeom& g, int maxOps) {

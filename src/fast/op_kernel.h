@@ -50,6 +50,17 @@ class OpKernel {
   // operand that is the previous op's result has data == nullptr (it is internal to the fused kernel).
   // out: the result views of the LAST absorbed op, preallocated with their declared types.
   virtual Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) = 0;
+
+  // Constant operands (op k, operand j) this kernel copied into storage of its own at compile time (packed
+  // weights) and never reads through `in` at run time, each of which unpackConstant() can rebuild bit for
+  // bit. The plan may then release the module's copy (in[k][j].data is null while released) and asks for it
+  // back when a reference kernel needs it (docs/FAST.md, "Memory").
+  virtual std::vector<std::pair<int, int>> packedConstants() const { return {}; }
+  // The original tensor of a packedConstants() operand (its declared dtype and shape).
+  virtual Result<Tensor> unpackConstant(int op, int operand) const {
+    return Status::internal("kernel " + implName() + " keeps no copy of operand " + std::to_string(operand) +
+                            " of op " + std::to_string(op));
+  }
 };
 
 struct CompiledKernel {

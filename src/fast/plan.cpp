@@ -9,6 +9,7 @@
 
 #include <omp.h>
 
+#include "core/process_memory.h"
 #include "core/size_budget.h"
 #include "fast/kernels_common.h"
 #include "ref/kernel.h"
@@ -22,7 +23,20 @@ struct ExecutionPlan::Slot {
   Shape shape;
   int64_t bytes = 0;
   int inputIndex = -1;             // Input
-  const Tensor* constant = nullptr;  // Constant
+  const Tensor* constant = nullptr;  // Constant (null while released)
+  // Constant memory (docs/FAST.md, "Memory"): the module attribute that owns a tosa.const's tensor, or the
+  // index in foldedConstants_ of a folded one; while compiling, the reads not compiled yet and whether every
+  // compiled reader packed it; a kernel that can rebuild it (step, op, operand); whether it is released.
+  // A constant reshaped at compile time can also be rebuilt from the folded constant (foldedInto); when the
+  // fold is its only reader (onlyFolded), the folded constant stands for it in the plan's byte counts.
+  ir::Attribute* attribute = nullptr;
+  int foldedIndex = -1;
+  int foldedInto = -1, foldedFrom = -1;
+  bool onlyFolded = false;
+  int readsLeft = 0;
+  bool allReadersPacked = true;
+  int packedStep = -1, packedOp = -1, packedOperand = -1;
+  bool released = false;
   int aliasOf = -1;                // Alias: the slot whose bytes this one reinterprets (a reshape)
   int64_t offset = -1;             // Arena: byte offset
   int firstStep = INT_MAX, lastStep = -1;
@@ -162,6 +176,7 @@ bool functionNeedsInterpreter(const ir::Function& fn) {
 Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEnv& target, const PlanOptions& opts) {
   fn_ = &fn;
   target_ = &target;
+  releasePacked_ = opts.releasePackedConstants;
   std::map<const ir::Value*, int> slotOf;
   std::map<const ir::Value*, int> uses;
   const ir::Operation* ret = fn.body.terminator();
@@ -195,6 +210,8 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
       int s = newSlot(op->results[0]);
       slots_[s].kind = Slot::Kind::Constant;
       slots_[s].constant = values->tensor.get();
+      slots_[s].attribute = &op->attrs.find("values")->second;
+      slots_[s].readsLeft = uses[op->results[0]];
       constantBytes_ += slots_[s].bytes;
       continue;
     }
@@ -207,13 +224,22 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
       const ir::Value* r = op->results[0];
       if (it != slotOf.end() && slots_[it->second].kind == Slot::Kind::Constant &&
           slots_[it->second].dtype == r->type.dtype && numElements(slots_[it->second].shape) == numElements(r->type.dims)) {
-        auto folded = std::make_unique<Tensor>(*slots_[it->second].constant);
-        folded->reshape(r->type.dims);
+        // The copy is made when its first reader is compiled (materializeFold), not here: with every other
+        // layer packed and released by then, it does not add to the peak while compiling.
+        const int from = it->second;
         int s = newSlot(r);
         slots_[s].kind = Slot::Kind::Constant;
-        slots_[s].constant = folded.get();
+        slots_[s].foldedIndex = int(foldedConstants_.size());
+        slots_[s].readsLeft = uses[r];
+        slots_[s].foldedFrom = from;
+        foldedConstants_.push_back(nullptr);
+        // The fold is a read of the original that the folded constant can give back (one fold per original).
+        // Folds come before any step is compiled: a fold that is the last read is the only one.
+        Slot& src = slots_[from];
+        if (src.foldedInto >= 0) src.allReadersPacked = false;
+        else src.foldedInto = s;
+        src.onlyFolded = --src.readsLeft == 0 && src.packedStep < 0 && src.allReadersPacked;
         constantBytes_ += slots_[s].bytes;
-        foldedConstants_.push_back(std::move(folded));
         continue;
       }
     }
@@ -239,7 +265,7 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
       for (const ir::Value* v : op->operands) {
         auto it = slotOf.find(v);
         consts.push_back(it != slotOf.end() && slots_[it->second].kind == Slot::Kind::Constant
-                             ? slots_[it->second].constant : nullptr);
+                             ? materializeFold(it->second) : nullptr);
       }
       chain.constants.push_back(std::move(consts));
     }
@@ -314,6 +340,12 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
     step.profileIndex = int(profiles_.size()) - 1;
     i += step.ops.size();
     steps_.push_back(std::move(step));
+    noteConstantReads(steps_.back(), int(steps_.size()) - 1);
+  }
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    materializeFold(int(s));  // folds no step reads (outputs)
+    // A released original that only its fold read: the folded constant stands for it (counted once).
+    if (slots_[s].onlyFolded && slots_[s].released) constantBytes_ -= slots_[s].bytes;
   }
   for (const ir::Value* v : ret->operands) {
     auto it = slotOf.find(v);
@@ -321,6 +353,106 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
     outputSlots_.push_back(it->second);
   }
   return Status::ok();
+}
+
+// The value of a constant slot; a folded reshape of a constant is copied on first use.
+const Tensor* ExecutionPlan::materializeFold(int s) {
+  Slot& c = slots_[s];
+  if (c.constant || c.released || c.foldedFrom < 0) return c.constant;
+  auto t = std::make_unique<Tensor>(*materializeFold(c.foldedFrom));  // a reshape of a reshape: its source first
+  t->reshape(c.shape);
+  c.constant = t.get();
+  foldedConstants_[size_t(c.foldedIndex)] = std::move(t);
+  return c.constant;
+}
+
+// Counts the step's reads of constants; a constant whose reads are all compiled, each by a kernel that packed
+// it, is released right away, so that compiling holds at most one layer's weights twice (the peak RSS while
+// compiling stays near the packed weights, as while running).
+void ExecutionPlan::noteConstantReads(const Step& step, int stepIndex) {
+  const std::vector<std::pair<int, int>> packed =
+      step.kernel ? step.kernel->packedConstants() : std::vector<std::pair<int, int>>();
+  std::vector<int> done;
+  for (size_t k = 0; k < step.inSlots.size(); ++k)
+    for (size_t j = 0; j < step.inSlots[k].size(); ++j) {
+      const int s = step.inSlots[k][j];
+      if (s < 0 || slots_[s].kind != Slot::Kind::Constant) continue;
+      Slot& c = slots_[s];
+      --c.readsLeft;
+      if (std::find(packed.begin(), packed.end(), std::make_pair(int(k), int(j))) == packed.end()) {
+        c.allReadersPacked = false;
+      } else if (c.packedStep < 0) {
+        c.packedStep = stepIndex, c.packedOp = int(k), c.packedOperand = int(j);
+      }
+      if (c.readsLeft == 0) done.push_back(s);
+    }
+  for (int s : done) releaseConstant(s);
+}
+
+// Frees the module's copy of a constant (or the plan's folded one) when nothing but the plan can read it. Its
+// kernel gives it back when needed (unpackConstant checks what it rebuilds: see onednn_unpack.h); checking
+// here would hold a third copy of the layer while compiling, the peak of the whole run on resnet18.
+bool ExecutionPlan::releaseConstant(int s) {
+  Slot& c = slots_[s];
+  if (!releasePacked_ || c.released || !c.allReadersPacked || c.readsLeft != 0 || !c.constant) return false;
+  const bool viaFold = c.packedStep < 0 && c.foldedInto >= 0 && slots_[size_t(c.foldedInto)].released;
+  if (c.packedStep < 0 && !viaFold) return false;
+  if (c.attribute && c.attribute->tensor.use_count() != 1) return false;  // shared with another module
+  if (!c.attribute && c.foldedIndex < 0) return false;
+  if (c.attribute) c.attribute->tensor.reset();
+  else foldedConstants_[size_t(c.foldedIndex)].reset();
+  c.constant = nullptr;
+  c.released = true;
+  // The loader's tensors lie in the heap among live blocks (glibc raised its mmap threshold while parsing):
+  // freeing one does not return its pages until the heap is trimmed, and the next layer's packed copy rarely
+  // fits the hole. Trimmed now, compiling never holds much more than the packed weights.
+  returnFreedHeapToOs();
+  if (c.foldedFrom >= 0) releaseConstant(c.foldedFrom);  // now rebuildable from this one
+  return true;
+}
+
+// A released constant's tensor: from the kernel that packed it, or its folded reshape's (reshaped back).
+Result<Tensor> ExecutionPlan::rebuildConstant(int s) {
+  Slot& c = slots_[s];
+  if (c.packedStep < 0) {
+    TK_RETURN_IF_ERROR(restoreConstant(c.foldedInto));
+    Tensor t = *slots_[size_t(c.foldedInto)].constant;
+    t.reshape(c.shape);
+    return t;
+  }
+  const Step& step = steps_[size_t(c.packedStep)];
+  Result<Tensor> t = step.kernel->unpackConstant(c.packedOp, c.packedOperand);
+  if (t && (t->dtype() != c.dtype || t->shape() != c.shape))
+    return Status::internal(step.ops[0]->describe() + ": packed constant rebuilt as " + t->summary(0));
+  return t;
+}
+
+Status ExecutionPlan::restoreConstant(int s) {
+  Slot& c = slots_[s];
+  if (!c.released) return Status::ok();
+  Result<Tensor> t = rebuildConstant(s);
+  if (!t) return t.status();
+  if (c.attribute) {
+    c.attribute->tensor = std::make_shared<const Tensor>(std::move(*t));
+    c.constant = c.attribute->tensor.get();
+  } else {
+    foldedConstants_[size_t(c.foldedIndex)] = std::make_unique<Tensor>(std::move(*t));
+    c.constant = foldedConstants_[size_t(c.foldedIndex)].get();
+  }
+  c.released = false;
+  return Status::ok();
+}
+
+Status ExecutionPlan::restoreConstants() {
+  for (size_t s = 0; s < slots_.size(); ++s) TK_RETURN_IF_ERROR(restoreConstant(int(s)));
+  return Status::ok();
+}
+
+int64_t ExecutionPlan::releasedConstantBytes() const {
+  int64_t n = 0;
+  for (const Slot& s : slots_)
+    if (s.released && !s.onlyFolded) n += s.bytes;  // the folded constant counts for its original
+  return n;
 }
 
 // Lifetimes on root slots (aliases extend their root's), then a greedy first-fit placement of the largest
@@ -374,7 +506,8 @@ void* ExecutionPlan::dataOf(int s) const {
   const Slot& slot = slots_[s];
   switch (slot.kind) {
     case Slot::Kind::Input: return const_cast<uint8_t*>(inputTensors_[slot.inputIndex]->data());
-    case Slot::Kind::Constant: return const_cast<uint8_t*>(slot.constant->data());
+    case Slot::Kind::Constant:  // a released constant is read by no kernel (packedConstants())
+      return slot.constant ? const_cast<uint8_t*>(slot.constant->data()) : nullptr;
     case Slot::Kind::Arena: return arenaBase_ + slot.offset;
     case Slot::Kind::Alias: return dataOf(slot.aliasOf);
   }
@@ -429,6 +562,9 @@ Status ExecutionPlan::runStep(Step& step) {
 // The step's ops one after the other on their reference kernels (a fallback op, or a fast kernel that met a
 // case it leaves to the golden model). Constants and inputs are passed as they are; arena values are copied.
 Status ExecutionPlan::runStepOnReference(const Step& step) {
+  for (const auto& slots : step.inSlots)  // the reference kernels read the weights as TOSA stores them
+    for (int s : slots)
+      if (s >= 0) TK_RETURN_IF_ERROR(restoreConstant(s));
   std::vector<Tensor> chainValue;  // the previous op's results inside a fused chain
   std::vector<Tensor> out;
   for (size_t k = 0; k < step.ops.size(); ++k) {

@@ -19,6 +19,10 @@ namespace tosakit::fast {
 struct PlanOptions {
   // Fuse op chains. Off when every op's result must be observable (intermediates, calibration).
   bool fuse = true;
+  // Release the module's copy of a constant once every op reading it has been compiled into a kernel that
+  // packed it and can rebuild it bit for bit (OpKernel::packedConstants). Only when nothing else can read the
+  // module's tensor: the module holds the only reference, and no other plan of the function exists.
+  bool releasePackedConstants = false;
 };
 
 using StepProfile = OpProfile;
@@ -37,6 +41,11 @@ class ExecutionPlan {
   // Bytes of the activation arena and of the constants the plan keeps (weights, packed or not).
   int64_t arenaBytes() const { return arenaBytes_; }
   int64_t constantBytes() const { return constantBytes_; }
+  // Bytes of constants whose module copy is released at present (the packed copy remains in the kernels).
+  int64_t releasedConstantBytes() const;
+  // Gives every released constant back to the module (rebuilt from its kernel's packed copy), so that
+  // readers of the module (another plan of the function, Session::module()) see all values again.
+  Status restoreConstants();
   // Operators that run their reference kernel (op name -> count).
   std::vector<std::pair<std::string, int>> fallbackOps() const;
 
@@ -50,6 +59,11 @@ class ExecutionPlan {
   void* dataOf(int slot) const;
   Status runStep(Step& step);
   Status runStepOnReference(const Step& step);
+  const Tensor* materializeFold(int slot);
+  void noteConstantReads(const Step& step, int stepIndex);
+  bool releaseConstant(int slot);
+  Result<Tensor> rebuildConstant(int slot);
+  Status restoreConstant(int slot);
 
   const ir::Function* fn_ = nullptr;
   const ir::TargetEnv* target_ = nullptr;
@@ -62,6 +76,7 @@ class ExecutionPlan {
   int64_t arenaBytes_ = 0, constantBytes_ = 0;
   std::vector<const Tensor*> inputTensors_;  // bound per run
   bool profiling_ = false;
+  bool releasePacked_ = false;  // PlanOptions::releasePackedConstants
   std::vector<StepProfile> profiles_;
 };
 

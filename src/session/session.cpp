@@ -54,12 +54,21 @@ Result<std::unique_ptr<Session>> Session::create(std::unique_ptr<ir::Module> mod
   if (opts.backend == "fast") {
     setFastBackendThreads(opts.threads);
     s->backend_ = createFastBackend();
+    // The Session owns the module and hands it out only through module(), which restores the constants.
+    s->backend_->allowConstantRelease(true);
   } else {
     s->backend_ = createReferenceBackend();
   }
   s->backend_->setMaxLoopIterations(opts.maxLoopIterations);
   TK_RETURN_IF_ERROR(s->backend_->setPrecise(opts.precise));
   return s;
+}
+
+const ir::Module& Session::module() const {
+  // A failure (memory exhausted while rebuilding) leaves that constant's tensor null, which the readers of
+  // constants (plans, kernels, validation) report as a missing value rather than reading wrong ones.
+  (void)backend_->restoreConstants();
+  return *module_;
 }
 
 Status Session::validateOnce() {

@@ -21,13 +21,14 @@ TEST(BenchVerb, JsonIsTheLastLine) {
   std::string last = body.substr(body.rfind('\n') + 1);
   EXPECT_EQ(last.rfind("{\"model\":", 0), 0u) << last;
   for (const char* key : {"\"compile_ms\":", "\"latency_ms\":{\"min\":", "\"median\":", "\"max\":", "\"iterations\":3",
-                          "\"backend\":\"fast\"", "\"fallback_ops\":["})
+                          "\"backend\":\"fast\"", "\"weights_released_bytes\":", "\"fallback_ops\":["})
     EXPECT_NE(last.find(key), std::string::npos) << key << " in " << last;
 }
 
 // The memory report of a model whose 4 MiB weight (1024 x 1024 fp32, a hand count: 4,194,304 bytes) dwarfs
 // everything else: the run-time RSS above the process before loading cannot be less than those weights (they are
-// resident while the model runs), and the ratio printed is that RSS over weights + arena.
+// resident while the model runs), and the ratio printed is that RSS over weights + arena. The weight lives only
+// in the matmul's packed copy (the module's is released; the zero points stay: no kernel packs them).
 TEST(BenchVerb, MemoryReportCountsTheResidentWeights) {
   std::string model =
       (std::filesystem::temp_directory_path() / ("tosakit_bench_bigw_" + std::to_string(::getpid()) + ".mlir")).string();
@@ -47,6 +48,7 @@ TEST(BenchVerb, MemoryReportCountsTheResidentWeights) {
   };
   double weights = field("weights_bytes"), arena = field("arena_bytes"), model_rss = field("model_rss_bytes");
   EXPECT_GE(weights, 4194304.0);
+  EXPECT_EQ(field("weights_released_bytes"), 4194304.0);
   EXPECT_GE(model_rss, 4194304.0);
   EXPECT_GE(field("peak_rss_bytes"), field("rss_before_load_bytes") + model_rss - 1);
   EXPECT_NEAR(field("memory_ratio"), model_rss / (weights + arena), 1e-3 * model_rss / (weights + arena));

@@ -209,7 +209,8 @@ int benchVerb(const BenchArgs& a) {
             << "  max " << lat.max << "\n";
   const char* peakWhat = mem.peakIsRunOnly ? "peak RSS while running " : "peak RSS (whole process) ";
   if (st.compiled)
-    std::cout << std::setprecision(1) << "memory: weights " << st.constantBytes / 1048576.0 << " MiB, activation arena "
+    std::cout << std::setprecision(1) << "memory: weights " << st.constantBytes / 1048576.0 << " MiB ("
+              << st.releasedConstantBytes / 1048576.0 << " MiB of them only packed), activation arena "
               << st.arenaBytes / 1048576.0 << " MiB; " << peakWhat << mem.runPeak / 1048576.0 << " MiB, "
               << mem.modelBytes() / 1048576.0 << " MiB above the process before loading = " << std::setprecision(2)
               << memRatio << "x (weights + arena)\n";
@@ -225,6 +226,7 @@ int benchVerb(const BenchArgs& a) {
       << ",\"max\":" << lat.max << "},\"peak_rss_bytes\":" << mem.runPeak
       << ",\"rss_before_load_bytes\":" << mem.beforeLoad << ",\"model_rss_bytes\":" << mem.modelBytes()
       << ",\"memory_ratio\":" << memRatio << ",\"weights_bytes\":" << st.constantBytes
+      << ",\"weights_released_bytes\":" << st.releasedConstantBytes
       << ",\"arena_bytes\":" << st.arenaBytes << ",\"fallback_ops\":[";
     bool first = true;
     for (const OpProfile& p : st.steps)
