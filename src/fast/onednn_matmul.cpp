@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "fast/kernels_common.h"
 #include "fast/onednn_common.h"
 #include "fast/onednn_kernels.h"
 #include "fast/onednn_unpack.h"
@@ -65,7 +66,8 @@ class MatmulKernel : public OpKernel {
       return Status::internal(impl_ + ": " + e.what());
     }
     if (isInt_) makeExact(in[0][0].as<int8_t>(), in[0][1].as<int8_t>(), acc);
-    if (isInt_ && intEpi_.needsPass()) runIntEpilogue(intEpi_, acc, rows_, out[0], nullptr);
+    if (isInt_ && intEpi_.needsPass() && !runIntEpilogue(intEpi_, acc, rows_, out[0], nullptr))
+      return rerunOnReference();  // a REQUIRE (apply_scale_32's range, acc + bias overflow): the reference decides
     if (!isInt_) runManualFloatOps(floatEpi_, in, out[0]);
     return Status::ok();
   }

@@ -1,6 +1,7 @@
 // oneDNN MATMUL kernel vs the reference backend: random shapes and data with fixed seeds, constant and
 // run-time B; int8 bit-identical (zero points, results beyond 2^24, fused RESCALE/CLAMP), fp32/bf16 within
 // the spec's dot-product bound (fused ADD/CLAMP).
+#include "fast_test_util.h"
 #include "onednn_test_util.h"
 
 namespace tosakit::testing {
@@ -103,6 +104,32 @@ TEST(OneDnnMatmulTest, Int8Random) {
 TEST(OneDnnMatmulTest, Int8FusedRescaleClamp) {
   for (uint32_t seed = 121; seed <= 130; ++seed) int8MatmulCase(seed, 1 + int(seed % 2));
 }
+// A fused rescale whose input breaks apply_scale_32's REQUIRE (shift 4 allows values in [-8, 8)): hand
+// calculation, a = [50, 50], B = [1, 1]^T, so acc = 100. The fast backend must give the reference's verdict
+// ("unpredictable") through the Session, never a stored value; acc = 4 (a = [2, 2]) is in range: (4 * 2^30 +
+// 2^3) >> 4 = 2^28, saturated to 127 on both.
+TEST(OneDnnMatmulTest, Int8FusedRescaleRangeRequire) {
+  auto make = [] {
+    auto m = std::make_unique<ir::Module>();
+    ir::Builder bld(*m, "main");
+    ir::Value* a = bld.input(ValueType::tensor(DType::I8, {1, 1, 2}), "a");
+    ir::Value* b = bld.constant(Tensor::fromInts(DType::I8, {1, 2, 1}, {1, 1}));
+    ir::Value* zp = bld.constant(scalar1(DType::I8, 0));
+    ir::Value* y = bld.op1("tosa.matmul", {a, b, zp, zp}, ValueType::tensor(DType::I32, {1, 1, 1}));
+    ir::RescaleAttrs ra;
+    ra.multiplier = {int64_t(1) << 30}, ra.shift = {4};
+    bld.output({bld.rescale(y, DType::I8, ra)}, {"y"});
+    return m;
+  };
+  const NamedTensors out{{"a", Tensor::fromInts(DType::I8, {1, 1, 2}, {50, 50})}};
+  EXPECT_EQ(runOn(make(), "ref", out).status.code(), StatusCode::Unpredictable);
+  EXPECT_EQ(runOn(make(), "fast", out).status.code(), StatusCode::Unpredictable);
+  const NamedTensors in{{"a", Tensor::fromInts(DType::I8, {1, 1, 2}, {2, 2})}};
+  RunOutcome f = runOn(make(), "fast", in);
+  ASSERT_TRUE(f.status.isOk()) << f.status.toString();
+  EXPECT_EQ(f.outputs.at(0).second.getInt(0), 127);
+}
+
 TEST(OneDnnMatmulTest, Int8LargeAccumulatorsExact) {
   int8MatmulCase(141, 0, true);
   int8MatmulCase(142, 0, true);
