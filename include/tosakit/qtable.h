@@ -5,9 +5,11 @@
 //    the transposes/reshapes only it reads and its sole ReLU consumer) — the model quantized with those
 //    layers in `fpType` and everything else in the base mode; its mean output cosine against the float model.
 //    Sorted by cosine gain over all-quantized per float layer, most first.
-// 2. Greedy forward selection: each step quantizes the model with every candidate added to the layers chosen
-//    so far and keeps the one with the most cosine gain per new float layer (at most maxFloatLayers layers in
-//    all), until `expectedCos` is reached or no candidate raises the cosine.
+// 2. Greedy forward selection: each step quantizes the model with a candidate added to the layers chosen so
+//    far — for the 16 candidates with the highest gain measured so far and every candidate next to a chosen
+//    layer — and keeps the one with the most cosine gain per new float layer (at most maxFloatLayers layers
+//    in all; the others too when none of those raises the cosine, and the least harmful is taken when none
+//    does), until `expectedCos` is reached or the limit; not reached, the best table measured.
 #pragma once
 #include <map>
 #include <string>

@@ -1,6 +1,6 @@
 // Mixed-precision search (include/tosakit/qtable.h): per-candidate sensitivity, then the shortest prefix of
 // candidates chosen greedily (most output-cosine gain per float layer, measured with the layers already
-// chosen) until the expected output cosine.
+// chosen, among the best so far and the neighbours of the float region) until the expected output cosine.
 #include "tosakit/qtable.h"
 
 #include <algorithm>
@@ -72,6 +72,21 @@ std::string joinGroup(const std::vector<std::string>& layers) {
   std::string out;
   for (const auto& l : layers) out += (out.empty() ? "" : " + ") + l;
   return out;
+}
+
+// For every layer, the layers that produce its operands or read its results.
+std::map<std::string, std::set<std::string>> layerNeighbours(const ir::Function& fn) {
+  std::map<std::string, std::set<std::string>> n;
+  for (const auto& op : fn.body.ops) {
+    if (!isLayerOp(*op)) continue;
+    for (const ir::Value* o : op->operands) {
+      const Operation* p = o->definingOp;
+      if (!p || !isLayerOp(*p) || p->loc.name == op->loc.name) continue;
+      n[op->loc.name].insert(p->loc.name);
+      n[p->loc.name].insert(op->loc.name);
+    }
+  }
+  return n;
 }
 
 class Evaluator {
@@ -161,35 +176,70 @@ Result<QtableResult> searchQtable(const QtableOptions& o) {
   auto gainPerLayer = [&](const LayerSensitivity& s) { return (s.cosine - *all) / double(s.layers.size()); };
   std::stable_sort(r.sensitivity.begin(), r.sensitivity.end(),
                    [&](const LayerSensitivity& a, const LayerSensitivity& b) { return gainPerLayer(a) > gainPerLayer(b); });
-  // Greedy forward selection: each step measures every candidate together with the layers chosen so far and
-  // adds the one with the most cosine gain per new float layer, within --max-float-layers, until the target is
-  // reached or no candidate raises the cosine. Measured in context, not taken from the loss table: in a deep
-  // network one layer's gain depends on what precedes it (the noise an early INT8 layer adds is amplified by
-  // the rest; the layers after it gain little until it is float), and a layer whose own gain was noise is
-  // not chosen. Cost: one quantization and --input-num runs per candidate per step.
+  // Greedy forward selection: each step measures candidates together with the layers chosen so far and adds
+  // the one with the most cosine gain per new float layer, until the target is reached or --max-float-layers
+  // leaves no room. Measured in context, not taken from the loss table: in
+  // a deep network one layer's gain depends on what precedes it (the noise an early INT8 layer adds is
+  // amplified by the rest; the layers after it gain little until it is float), and a layer whose own gain was
+  // noise is not chosen. A step measures the kGreedyWindow candidates with the highest gain measured so far
+  // and every candidate next to the float layers chosen (reading or producing one of their tensors: widening
+  // a float region removes the quantization at its border), so a step costs tens of quantizations on a model
+  // of hundreds of layers; only when none of those raises the cosine are all the others measured.
+  constexpr size_t kGreedyWindow = 16;
+  std::map<std::string, std::set<std::string>> neighbours = layerNeighbours(fn);
+  std::vector<double> lastGain;
+  for (const auto& s : r.sensitivity) lastGain.push_back(gainPerLayer(s));
   size_t layerLimit = o.maxFloatLayers < 0 ? r.layerCount : size_t(o.maxFloatLayers);
-  std::vector<std::string> chosen;
-  std::set<std::string> in;
-  double cosine = *all;
+  std::vector<std::string> chosen, bestSeen;
+  std::set<std::string> in, next;  // chosen layers; layers adjacent to them
+  double cosine = *all, bestSeenCos = *all;
+  auto trialOf = [&](size_t i) {
+    std::vector<std::string> trial = chosen;
+    for (const auto& l : r.sensitivity[i].layers)
+      if (!in.count(l)) trial.push_back(l);
+    return trial;
+  };
   for (size_t step = 1; cosine < o.expectedCos; ++step) {
-    std::vector<std::string> best;
-    double bestCos = cosine, bestGain = 0;
+    std::vector<size_t> feasible;
     for (size_t i = 0; i < r.sensitivity.size(); ++i) {
-      std::vector<std::string> trial = chosen;
-      for (const auto& l : r.sensitivity[i].layers)
-        if (!in.count(l)) trial.push_back(l);
-      if (trial.size() == chosen.size() || trial.size() > layerLimit) continue;
-      auto c = eval.cosine(trial);
-      if (!c) return c.status();
-      double gain = (*c - cosine) / double(trial.size() - chosen.size());
-      if (gain > bestGain) best = std::move(trial), bestCos = *c, bestGain = gain;
-      if (o.progress) o.progress("search step " + std::to_string(step), i + 1, r.sensitivity.size());
+      size_t n = trialOf(i).size();
+      if (n > chosen.size() && n <= layerLimit) feasible.push_back(i);
     }
-    if (best.empty()) break;
+    std::stable_sort(feasible.begin(), feasible.end(), [&](size_t a, size_t b) { return lastGain[a] > lastGain[b]; });
+    std::vector<size_t> pool, rest;
+    for (size_t k = 0; k < feasible.size(); ++k) {
+      const auto& layers = r.sensitivity[feasible[k]].layers;
+      bool adjacent = std::any_of(layers.begin(), layers.end(), [&](const std::string& l) { return next.count(l); });
+      (k < kGreedyWindow || adjacent ? pool : rest).push_back(feasible[k]);
+    }
+    if (feasible.empty()) break;
+    std::vector<std::string> best;
+    double bestCos = cosine, bestGain = -2;
+    auto measure = [&](const std::vector<size_t>& candidates) -> Status {
+      for (size_t k = 0; k < candidates.size(); ++k) {
+        std::vector<std::string> trial = trialOf(candidates[k]);
+        auto c = eval.cosine(trial);
+        if (!c) return c.status();
+        double gain = (*c - cosine) / double(trial.size() - chosen.size());
+        lastGain[candidates[k]] = gain;
+        if (*c > bestSeenCos) bestSeen = trial, bestSeenCos = *c;
+        if (gain > bestGain) best = std::move(trial), bestCos = *c, bestGain = gain;
+        if (o.progress) o.progress("search step " + std::to_string(step), k + 1, candidates.size());
+      }
+      return Status::ok();
+    };
+    TK_RETURN_IF_ERROR(measure(pool));
+    if (bestGain <= 0) TK_RETURN_IF_ERROR(measure(rest));  // none of those helps: every candidate once
+    // Even a candidate that lowers the cosine is taken when none raises it: one float layer inside an INT8
+    // region may gain nothing while the region it starts does, so the search goes on until the target or
+    // the layer limit, and returns the best table it measured.
     cosine = bestCos;
     chosen = std::move(best);
     in.insert(chosen.begin(), chosen.end());
+    for (const auto& l : chosen)
+      if (auto it = neighbours.find(l); it != neighbours.end()) next.insert(it->second.begin(), it->second.end());
   }
+  if (cosine < o.expectedCos && bestSeenCos > cosine) chosen = bestSeen, cosine = bestSeenCos;
   r.floatLayers = chosen;
   r.finalCosine = cosine;
   r.reached = cosine >= o.expectedCos;
