@@ -618,9 +618,37 @@ class TransposeAsMatmulKernel : public OpKernel {
   std::string impl_;
 };
 
+// What our own fp32 convolution kernels share: a per-channel copy of the bias and the float epilogue
+// (ADD/MUL/CLAMP after the op) that the kernel applies itself, its run-time operands gathered per run.
+class OwnF32ConvKernel : public OpKernel {
+ public:
+  int absorbed() const { return epi_.absorbed; }
+
+ protected:
+  void copyBiasAndPlanEpilogue(const OpChain& c, const ConvGeom& g, const Tensor& b) {
+    bias_.resize(size_t(g.OC));
+    const float* bp = reinterpret_cast<const float*>(b.data());
+    for (int64_t ch = 0; ch < g.OC; ++ch) bias_[size_t(ch)] = bp[g.BC == 1 ? 0 : ch];
+    const dnnl::memory::desc unused;
+    epi_ = planFloatEpilogue(c, unused, 1, int(c.ops.size()) - 1, /*allowBinary=*/false, /*allowPostOps=*/false);
+  }
+  const std::vector<const float*>& epilogueOperands(const std::vector<std::vector<TensorView>>& in) {
+    operands_.clear();
+    for (const auto& m : epi_.manual)
+      operands_.push_back(m.kind == FloatEpilogueOp::Kind::Clamp ? nullptr : in[m.k][m.j].as<const float>());
+    return operands_;
+  }
+
+  std::vector<float> bias_;
+  FloatEpilogue epi_;
+
+ private:
+  std::vector<const float*> operands_;
+};
+
 // fp32 DEPTHWISE_CONV2D with multiplier 1 on our own kernel (kernels_depthwise.cpp): oneDNN 2.6's brdgmm_dw
 // reached 1-17 GFLOP/s on these NHWC layers. The whole float epilogue (ADD/MUL/CLAMP) runs in its registers.
-class DepthwiseF32Kernel : public OpKernel {
+class DepthwiseF32Kernel : public OwnF32ConvKernel {
  public:
   std::string implName() const override { return "fast:depthwise_f32"; }
   double flops() const override { return 2.0 * double(g_.N * g_.OH * g_.OW * g_.C) * double(g_.KH * g_.KW); }
@@ -640,15 +668,9 @@ class DepthwiseF32Kernel : public OpKernel {
     std::memcpy(weights_.data(), w->data(), weights_.size() * sizeof(float));  // [KH, KW, C, 1] as it is
     weightShape_ = w->shape();
     biasShape_ = b->shape();
-    bias_.resize(size_t(g.OC));
-    const float* bp = reinterpret_cast<const float*>(b->data());
-    for (int64_t ch = 0; ch < g.OC; ++ch) bias_[size_t(ch)] = bp[g.BC == 1 ? 0 : ch];
-    const dnnl::memory::desc unused;
-    epi_ = planFloatEpilogue(c, unused, 1, int(c.ops.size()) - 1, /*allowBinary=*/false, /*allowPostOps=*/false);
+    copyBiasAndPlanEpilogue(c, g, *b);
     return true;
   }
-
-  int absorbed() const { return epi_.absorbed; }
 
   // Weights and a per-channel bias are copies of their own, read from there at run time.
   std::vector<std::pair<int, int>> packedConstants() const override {
@@ -663,11 +685,8 @@ class DepthwiseF32Kernel : public OpKernel {
   }
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
-    operands_.clear();
-    for (const auto& m : epi_.manual)
-      operands_.push_back(m.kind == FloatEpilogueOp::Kind::Clamp ? nullptr : in[m.k][m.j].as<const float>());
     depthwiseF32(g_, in[0][0].as<const float>(), weights_.data(), bias_.data(), out[0].as<float>(), epi_.manual,
-                 operands_);
+                 epilogueOperands(in));
     return Status::ok();
   }
 
@@ -680,16 +699,14 @@ class DepthwiseF32Kernel : public OpKernel {
   }
 
   DepthwiseF32Geometry g_;
-  std::vector<float> weights_, bias_;
+  std::vector<float> weights_;
   Shape weightShape_, biasShape_;  // TOSA shapes of the constants (unpackConstant)
-  FloatEpilogue epi_;
-  std::vector<const float*> operands_;
 };
 
 // fp32 TRANSPOSE_CONV2D with kernel == stride and at most 96 taps per input pixel on our own kernel
 // (kernels_transpose_conv.cpp): oneDNN 2.6's strided matmuls ran PP-OCRv4 det's 24 -> 1 channel head at 3
 // GFLOP/s and its 24 -> 24 upsampling at 22. The float epilogue (ADD/MUL/CLAMP) runs over each row in cache.
-class TransposeF32Kernel : public OpKernel {
+class TransposeF32Kernel : public OwnF32ConvKernel {
  public:
   std::string implName() const override { return "fast:transpose_conv_f32"; }
   double flops() const override { return 2.0 * double(g_.N * g_.IH * g_.IW) * double(g_.IC * g_.OC * g_.KH * g_.KW); }
@@ -704,54 +721,40 @@ class TransposeF32Kernel : public OpKernel {
     if (!w || !b) return false;
     g_ = TransposeConvF32Geometry{g.N, g.IH, g.IW, g.IC, g.OC, g.KH, g.KW};
     weights_ = packTransposeConvF32Weights(g_, reinterpret_cast<const float*>(w->data()));
-    bias_.resize(size_t(g.OC));
-    const float* bp = reinterpret_cast<const float*>(b->data());
-    for (int64_t ch = 0; ch < g.OC; ++ch) bias_[size_t(ch)] = bp[g.BC == 1 ? 0 : ch];
-    const dnnl::memory::desc unused;
-    epi_ = planFloatEpilogue(c, unused, 1, int(c.ops.size()) - 1, /*allowBinary=*/false, /*allowPostOps=*/false);
+    copyBiasAndPlanEpilogue(c, g, *b);
     return true;
   }
 
-  int absorbed() const { return epi_.absorbed; }
-
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
-    operands_.clear();
-    for (const auto& m : epi_.manual)
-      operands_.push_back(m.kind == FloatEpilogueOp::Kind::Clamp ? nullptr : in[m.k][m.j].as<const float>());
     transposeConvF32(g_, in[0][0].as<const float>(), weights_.data(), bias_.data(), out[0].as<float>(), epi_.manual,
-                     operands_);
+                     epilogueOperands(in));
     return Status::ok();
   }
 
  private:
   TransposeConvF32Geometry g_;
-  std::vector<float> weights_, bias_;
-  FloatEpilogue epi_;
-  std::vector<const float*> operands_;
+  std::vector<float> weights_;
 };
+
+// An own kernel K built for the chain, or nothing when it does not take it.
+template <typename K>
+std::optional<CompiledKernel> compileOwnKernel(const OpChain& c, const ConvGeom& g) {
+  auto k = std::make_unique<K>();
+  if (!k->build(c, g)) return std::nullopt;
+  CompiledKernel ck;
+  ck.opsAbsorbed = 1 + k->absorbed();
+  ck.kernel = std::move(k);
+  return ck;
+}
 
 KernelFactory convFactory(ConvKind kind) {
   return [kind](const OpChain& c) -> Result<CompiledKernel> {
     auto g = parseConv(c, kind);
     if (!g) return CompiledKernel{};
-    if (DepthwiseF32Kernel::applies(*g)) {
-      auto k = std::make_unique<DepthwiseF32Kernel>();
-      if (k->build(c, *g)) {
-        CompiledKernel ck;
-        ck.opsAbsorbed = 1 + k->absorbed();
-        ck.kernel = std::move(k);
-        return ck;
-      }
-    }
-    if (TransposeF32Kernel::applies(c, *g)) {
-      auto k = std::make_unique<TransposeF32Kernel>();
-      if (k->build(c, *g)) {
-        CompiledKernel ck;
-        ck.opsAbsorbed = 1 + k->absorbed();
-        ck.kernel = std::move(k);
-        return ck;
-      }
-    }
+    if (DepthwiseF32Kernel::applies(*g))
+      if (auto ck = compileOwnKernel<DepthwiseF32Kernel>(c, *g)) return std::move(*ck);
+    if (TransposeF32Kernel::applies(c, *g))
+      if (auto ck = compileOwnKernel<TransposeF32Kernel>(c, *g)) return std::move(*ck);
     if (TransposeAsMatmulKernel::applies(c, *g))
       for (int maxOps = int(c.ops.size()) - 1; maxOps >= 0; --maxOps) {
         auto k = std::make_unique<TransposeAsMatmulKernel>();
