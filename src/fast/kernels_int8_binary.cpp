@@ -237,6 +237,7 @@ class FusedQuantBinaryKernel : public OpKernel {
   RescaleSpec inSpec_;
   FusedParams p_;
   std::vector<int32_t> aRow_, xRow_;  // per-run replicated rows of a broadcast operand (L_ values)
+  std::vector<int32_t> xValues_;      // the broadcast operand rescaled (C_ values or one)
 
  private:
   template <typename XT>
@@ -271,7 +272,8 @@ class FusedQuantBinaryKernel : public OpKernel {
   template <typename XT>
   bool rescaleBroadcastX(const XT* x) {
     const int64_t count = xB_ == Bcast::Scalar ? 1 : C_;
-    std::vector<int32_t> v(static_cast<size_t>(count));
+    std::vector<int32_t>& v = xValues_;  // kept between runs: no allocation per run
+    v.resize(static_cast<size_t>(count));
     for (int64_t c = 0; c < count; ++c) {
       const size_t ch = inSpec_.multiplier.size() == 1 ? 0 : size_t(c);
       const int64_t value = int64_t(x[c]) - inSpec_.inputZp, sh = inSpec_.shift[ch];

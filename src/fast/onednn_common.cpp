@@ -564,9 +564,12 @@ bool epilogueRows(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t r
 bool runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, const TensorView& out,
                     const void* runtimeBias) {
   const int64_t C = e.channels;
+  const bool avxReady = hasAvx512Epilogue() && !e.runtimeBias && !e.simd.bias.empty();
   std::vector<int32_t> rtBias;
   const int32_t* bias = e.biasTable.data();
-  if (e.runtimeBias) {
+  if (avxReady) {
+    // the lanes hold the constant bias already: no per-run vector
+  } else if (e.runtimeBias) {
     const int32_t* b = static_cast<const int32_t*>(runtimeBias);
     rtBias.assign(size_t(C), 0);
     for (int64_t ch = 0; ch < C; ++ch) rtBias[size_t(ch)] = e.runtimeBiasBroadcast ? b[0] : b[ch];
