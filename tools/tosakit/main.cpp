@@ -1,4 +1,5 @@
 // tosakit: a toolchain for TOSA 1.0. git-style verbs; each lives in its own file.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,21 +38,51 @@ void printNotes(const std::vector<std::string>& notes) {
 }
 
 // GNU OpenMP (the runtime of Debian's oneDNN) lets idle pool threads spin up to ~300k iterations at every
-// barrier. On a machine with more runnable processes than cores, a spinning thread burns the time slice the
+// barrier. On a machine with more runnable threads than cores, a spinning thread burns the time slice the
 // thread it waits for needs: measured on a shared 2-core machine, `bench --threads 2` of mobilenet_v2 took a
 // median 571 ms spinning vs 9.7 ms passive. On an idle machine spinning is the faster choice (the same bench:
-// 5.5 ms spinning vs 7.0 ms passive). libgomp reads OMP_WAIT_POLICY only when it loads, so the verbs that run
-// models re-execute themselves once with OMP_WAIT_POLICY=PASSIVE when the machine is already busy (1-minute
-// load average at least the number of online cores), unless the user chose a policy (OMP_WAIT_POLICY or
-// GOMP_SPINCOUNT set). Failure to read the load or to re-execute just continues as is.
-bool machineIsBusy() {
-  double load1 = 0;
-  FILE* f = std::fopen("/proc/loadavg", "r");
-  if (!f) return false;
-  const bool read = std::fscanf(f, "%lf", &load1) == 1;
-  std::fclose(f);
+// 5.5 ms spinning vs 7.0 ms passive; 2.2 vs 3.4 ms on a later build). libgomp reads OMP_WAIT_POLICY only when
+// it loads, so the verbs that run models re-execute themselves once with OMP_WAIT_POLICY=PASSIVE when the
+// machine is busy now, unless the user chose a policy (OMP_WAIT_POLICY or GOMP_SPINCOUNT set).
+//
+// "Busy now" is the number of other runnable threads at start (/proc/loadavg's running count, the most of
+// three samples 1 ms apart, less this process) plus the threads this run will use exceeding the cores. Not
+// the 1-minute load average: it lags by a minute, so a benchmark that alternates with another program (ONNX
+// Runtime spinning 2 threads in bench/vs_onnxruntime.sh) would find its own peer's past load and wait
+// passively on an idle machine. Failure to read the count or to re-execute just continues as is.
+int threadsRequested(int argc, char** argv, long cores) {
+  for (int i = 2; i < argc; ++i) {
+    const char* v = nullptr;
+    if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) v = argv[i + 1];
+    else if (std::strncmp(argv[i], "--threads=", 10) == 0) v = argv[i] + 10;
+    if (v) {
+      const long n = std::strtol(v, nullptr, 10);
+      return int(n > 0 && n < cores ? n : cores);
+    }
+  }
+  return int(cores);  // the default: all cores
+}
+
+long otherRunnableThreads() {
+  long most = 0;
+  for (int sample = 0; sample < 3; ++sample) {
+    if (sample > 0) usleep(1000);
+    FILE* f = std::fopen("/proc/loadavg", "r");
+    if (!f) return 0;
+    double l1, l5, l15;
+    long running = 0, total = 0;
+    const bool read = std::fscanf(f, "%lf %lf %lf %ld/%ld", &l1, &l5, &l15, &running, &total) == 5;
+    std::fclose(f);
+    if (!read) return 0;
+    most = std::max(most, running - 1);  // the count includes this process
+  }
+  return most;
+}
+
+bool machineIsBusy(int argc, char** argv) {
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return read && cores > 0 && load1 >= double(cores);
+  if (cores <= 0) return false;
+  return otherRunnableThreads() + threadsRequested(argc, argv, cores) > cores;
 }
 
 void preferPassiveOpenMpWait(int argc, char** argv) {
@@ -59,7 +90,7 @@ void preferPassiveOpenMpWait(int argc, char** argv) {
   if (argc < 2 || std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
   bool runsModels = false;
   for (const char* verb : kRunsModels) runsModels = runsModels || std::strcmp(argv[1], verb) == 0;
-  if (!runsModels || !machineIsBusy() || setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
+  if (!runsModels || !machineIsBusy(argc, argv) || setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
   execv("/proc/self/exe", argv);
 }
 
