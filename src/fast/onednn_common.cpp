@@ -171,7 +171,7 @@ TOSAKIT_VECTOR_LOOP float maxAbsF32(const float* x, int64_t n) {
 }
 
 FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int channelDim, int maxOps,
-                                bool allowBinary, bool allowPostOps, std::optional<ResultBound> bound) {
+                                bool allowBinary, bool allowPostOps, std::optional<ResultBound> bound, bool allowSum) {
   using Op = FloatEpilogueOp;
   FloatEpilogue e;
   // max |value| of a constant operand (tosa.mul/tosa.add), or nullopt for a run-time one.
@@ -205,7 +205,11 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
         else if (isAdd) bound->offset += *m;
         else bound->scale *= *m, bound->offset *= *m;
       }
-      if (allowBinary && !inPass) {
+      if (allowSum && isAdd && !inPass && e.postOps.len() == 0 && *kind == Op::Operand::Full && outT == DType::FP32) {
+        // dst = acc + dst in fp32, one rounding: the same as acc rounded, then + other rounded.
+        e.postOps.append_sum(1.f);
+        e.sumOperand = std::make_pair(k, other);
+      } else if (allowBinary && !inPass) {
         const dnnl::memory::desc md = operandMd(*kind, dstMd, channelDim, channels);
         e.binaryOperands.push_back({k, other, e.postOps.len(), md});
         e.postOps.append_binary(isAdd ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_mul, md);

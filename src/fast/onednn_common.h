@@ -78,6 +78,10 @@ struct FloatEpilogue {
   // most this limit no partial sum can overflow to an infinity (inf - inf and inf * 0 are the only ways to a
   // NaN). The kernel checks max|input| per run and leaves a larger input to the reference kernels.
   double inputAbsLimit = INFINITY;
+  // A tosa.add of a full-size run-time tensor as the first post-op became oneDNN's sum post-op (dst = acc +
+  // dst): the kernel copies that operand (ops[k] operand j) into the destination before running. brgconv takes
+  // sum where 2.6 falls back to its slower jit convolution for a binary add (resnet18's residual adds).
+  std::optional<std::pair<size_t, size_t>> sumOperand;
 };
 // How large the main op's result can get: |result| <= max|input| * scale + offset (fp32 convolutions with
 // constant weights and bias: scale = the largest sum of |weights| of one output channel, offset = max|bias|).
@@ -88,10 +92,11 @@ struct ResultBound {
 // computes every tosa.add/tosa.mul in the pass; allowPostOps=false computes everything in the pass (kernels of
 // our own). The other operand has the result's shape, is one value per channel (TOSA shape [1, ..., 1, C]) or
 // one value ([1, ..., 1]); channelDim is the channel's index in dstMd's (oneDNN logical) dimensions.
-// bound (optional): makes PROPAGATE clamps post-ops under FloatEpilogue::inputAbsLimit.
+// bound (optional): makes PROPAGATE clamps post-ops under FloatEpilogue::inputAbsLimit. allowSum: a first
+// tosa.add of a full-size fp32 tensor may become a sum post-op (FloatEpilogue::sumOperand).
 FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int channelDim, int maxOps,
                                 bool allowBinary = true, bool allowPostOps = true,
-                                std::optional<ResultBound> bound = std::nullopt);
+                                std::optional<ResultBound> bound = std::nullopt, bool allowSum = false);
 // max |x| over n fp32 values (NaN and infinities compare as the largest values).
 float maxAbsF32(const float* x, int64_t n);
 // The pass of FloatEpilogue::manual over `out` (fp32 or bf16) in place.

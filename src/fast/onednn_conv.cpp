@@ -170,6 +170,10 @@ class ConvKernel : public OpKernel {
       binaries_[i].set_data_handle(in[b.k][b.j].data);
     }
     int32_t* acc = isInt_ ? (accInOut ? out[0].as<int32_t>() : accScratch(rows_ * channels_)) : nullptr;
+    if (floatEpi_.sumOperand) {  // oneDNN's sum post-op adds what the destination holds
+      const TensorView& other = in[floatEpi_.sumOperand->first][floatEpi_.sumOperand->second];
+      if (other.data != out[0].data) std::memcpy(out[0].data, other.data, size_t(out[0].size()) * sizeof(float));
+    }
     dst_.set_data_handle(isInt_ ? static_cast<void*>(acc) : out[0].data);
     try {
       prim_.execute(stream(), args_);
@@ -217,7 +221,7 @@ class ConvKernel : public OpKernel {
 
   // Builds the primitive for g with at most maxOps following ops fused; false when oneDNN has no
   // non-reference implementation for it.
-  bool build(const OpChain& c, const ConvGeom& g, int maxOps, bool allowBinary) {
+  bool build(const OpChain& c, const ConvGeom& g, int maxOps, bool allowBinary, bool allowSum) {
     const dt inDt = *toDnnl(g.inT), outDt = isInt(g) ? dt::s32 : *toDnnl(g.outT);
     const dnnl::memory::desc srcMd({g.N, g.IC, g.IH, g.IW}, inDt, tag::nhwc);
     const dnnl::memory::desc dstMd({g.N, g.OC, g.OH, g.OW}, outDt, tag::nhwc);
@@ -238,7 +242,8 @@ class ConvKernel : public OpKernel {
         addZeroPointCompensation(g, *constOperand(c, 0, 1));
       }
     } else {
-      floatEpi_ = planFloatEpilogue(c, dstMd, 1, maxOps, allowBinary, true, resultBound(c, g, biasT));
+      floatEpi_ = planFloatEpilogue(c, dstMd, 1, maxOps, allowBinary, true, resultBound(c, g, biasT),
+                                    allowSum && sumPostOpSafe(g));
       attr.set_post_ops(floatEpi_.postOps);
       if (!biasT && g.BC != g.OC) return false;  // a broadcast run-time bias: reference fallback
     }
@@ -344,8 +349,23 @@ class ConvKernel : public OpKernel {
   // offsets (tests/fast/onednn_conv_test.cpp, Fp32Conv2dFusedAddClamp): fuse tosa.add only elsewhere.
   // The deconvolution's binary post-ops are very slow in 2.6 (a per-channel add made a 160x160x24 k2s2
   // transpose_conv2d 13x slower): the add goes to our pass there.
+  // oneDNN 2.6's brgconv with a sum post-op crashed (tests/fast/onednn_conv_test.cpp, Fp32Conv2dFusedAddClamp)
+  // on a geometry whose border outputs meet only padding (pad 2 with a 2-tap kernel): sum is offered only to
+  // plain convolutions (dilation 1, each side's padding at most half the kernel, stride at most the kernel),
+  // which covers the residual convolutions of real networks.
+  static bool sumPostOpSafe(const ConvGeom& g) {
+    if (g.kind != ConvKind::Conv2d || g.dilates != dims{0, 0}) return false;
+    const int64_t k[2] = {g.KH, g.KW};
+    for (int a = 0; a < 2; ++a)
+      if (2 * g.padL[size_t(a)] > k[a] || 2 * g.padR[size_t(a)] > k[a] || g.strides[size_t(a)] > k[a]) return false;
+    return true;
+  }
+
+  // The sum post-op is taken only where it buys brgconv (otherwise the binary add is built instead: jit and gemm
+  // convolutions with sum crashed in 2.6's tests here).
   bool binaryPostOpsExact(const dnnl::primitive_desc_base& pd) const {
     const std::string impl = pd.impl_info_str();
+    if (floatEpi_.sumOperand && impl.find("brg") == std::string::npos) return false;
     return floatEpi_.binaryOperands.empty() ||
            (impl.find("gemm") == std::string::npos && pd.get_kind() != dnnl::primitive::kind::deconvolution);
   }
@@ -766,9 +786,9 @@ KernelFactory convFactory(ConvKind kind) {
       }
     // Most fusion first; fall back to fewer fused ops when oneDNN declines a post-op combination.
     for (int maxOps = int(c.ops.size()) - 1; maxOps >= 0; --maxOps)
-      for (bool allowBinary : {true, false}) {
+      for (int mode : {0, 1, 2}) {  // sum post-op on brgconv, binary post-ops, neither
         auto k = std::make_unique<ConvKernel>();
-        if (!k->build(c, *g, maxOps, allowBinary)) continue;
+        if (!k->build(c, *g, maxOps, /*allowBinary=*/mode < 2, /*allowSum=*/mode == 0)) continue;
         CompiledKernel ck;
         ck.opsAbsorbed = 1 + k->absorbed();
         ck.kernel = std::move(k);

@@ -239,6 +239,41 @@ void affineCase(Kind kind, uint32_t seed) {
   expectDotProductCompliant(g, inputs, dotLength(c) + 2, a.clamp ? 4 : 3, what);
 }
 
+// A residual block's conv -> add(full-size run-time tensor) [-> clamp]: on brgconv the add is oneDNN's sum
+// post-op (the residual copied into the destination first), elsewhere a binary post-op; either way within the
+// dot-product bound plus one rounding for the add. Geometries of real networks: 3x3 pad 1, 1x1, stride 1/2.
+TEST(OneDnnConvTest, Fp32Conv2dResidualAdd) {
+  for (uint32_t seed = 481; seed <= 492; ++seed) {
+    Rng r(seed);
+    ConvCase c;
+    c.N = 1, c.IC = r.uniform(1, 70), c.OC = r.uniform(1, 70), c.IH = r.uniform(1, 15), c.IW = r.uniform(1, 15);
+    const bool threeByThree = seed % 3 != 0;
+    const int64_t s = seed % 4 == 0 ? 2 : 1;
+    c.KH = c.KW = threeByThree ? 3 : 1, c.stride = {s, s};
+    const int64_t p = threeByThree ? 1 : 0;
+    c.pad = {p, p, p, p};
+    if (s == 2) c.IH |= 1, c.IW |= 1;  // odd sizes: (size + 2p - K) divides by the stride exactly
+    c.OH = (c.IH + 2 * p - c.KH) / s + 1, c.OW = (c.IW + 2 * p - c.KW) / s + 1;
+    const bool clamp = seed % 2 == 0, residualFirst = seed % 5 < 2;
+    const DType t = DType::FP32;
+    Tensor x = r.floats(t, {1, c.IH, c.IW, c.IC}, -2, 2), w = r.floats(t, weightShape(c)), bias = r.floats(t, {c.OC});
+    Tensor res = r.floats(t, {1, c.OH, c.OW, c.OC}, -3, 3);
+    GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
+      ir::Value* xv = b.input(ValueType::tensor(t, x.shape()), "x");
+      ir::Value* rv = b.input(ValueType::tensor(t, res.shape()), "res");
+      ir::Value* y = convOp(b, c, xv, cst(w), cst(bias), cst(scalarTensor(t, 0)), cst(scalarTensor(t, 0)), t, t);
+      y = residualFirst ? b.add(rv, y) : b.add(y, rv);
+      if (clamp) {
+        std::map<std::string, Attribute> at{{"min_val", Attribute::floating(0)}, {"max_val", Attribute::floating(1e30)}};
+        y = b.op1("tosa.clamp", {y}, y->type, at);
+      }
+      b.output({y}, {"y"});
+    };
+    const std::string what = "seed " + std::to_string(seed) + " " + c.describe() + (clamp ? " clamp" : "");
+    expectDotProductCompliant(g, {{"x", x}, {"res", res}}, dotLength(c) + 1, clamp ? 3 : 2, what);
+  }
+}
+
 TEST(OneDnnConvTest, Fp32Conv2dFusedAffine) {
   for (uint32_t seed = 401; seed <= 416; ++seed) affineCase(Kind::Conv, seed);
 }
