@@ -203,6 +203,38 @@ TOSAKIT_VECTOR_LOOP void bf16RowToFloat(const uint16_t* in, float* out, int64_t 
   for (int64_t ch = 0; ch < C; ++ch) out[ch] = bf16ToFloat(in[ch]);
 }
 
+// One output row of an fp32 max pool, every pixel and tap in one call: a call per tap and pixel (9 per pixel
+// of resnet18's 3x3 pool over 64 channels) cost more than the comparisons (0.375 ms of a 16 ms run).
+template <bool kIgnoreNan>
+inline void maxPoolRowF32(const PoolGeom& g, const float* x, float* y, int64_t n, int64_t oy, float* acc) {
+  const int64_t C = g.C;
+  const int64_t y0 = std::max<int64_t>(oy * g.SY - g.PT, 0), y1 = std::min(oy * g.SY - g.PT + g.KY, g.IH);
+  for (int64_t ox = 0; ox < g.OW; ++ox) {
+    const int64_t x0 = std::max<int64_t>(ox * g.SX - g.PL, 0), x1 = std::min(ox * g.SX - g.PL + g.KX, g.IW);
+    const float init = kIgnoreNan ? std::numeric_limits<float>::quiet_NaN() : -INFINITY;
+    for (int64_t ch = 0; ch < C; ++ch) acc[ch] = init;
+    for (int64_t yy = y0; yy < y1; ++yy)
+      for (int64_t xx = x0; xx < x1; ++xx) {
+        const float* row = x + ((n * g.IH + yy) * g.IW + xx) * C;
+        for (int64_t ch = 0; ch < C; ++ch) {
+          const float m = acc[ch], v = row[ch];
+          if (kIgnoreNan) acc[ch] = m != m ? v : (v != v ? m : std::max(m, v));
+          else acc[ch] = (m != m || v != v) ? m + v : std::max(m, v);
+        }
+      }
+    float* o = y + ((n * g.OH + oy) * g.OW + ox) * C;
+    for (int64_t ch = 0; ch < C; ++ch) o[ch] = acc[ch];
+  }
+}
+TOSAKIT_VECTOR_LOOP void maxPoolRowF32Propagate(const PoolGeom& g, const float* x, float* y, int64_t n, int64_t oy,
+                                                float* acc) {
+  maxPoolRowF32<false>(g, x, y, n, oy, acc);
+}
+TOSAKIT_VECTOR_LOOP void maxPoolRowF32Ignore(const PoolGeom& g, const float* x, float* y, int64_t n, int64_t oy,
+                                             float* acc) {
+  maxPoolRowF32<true>(g, x, y, n, oy, acc);
+}
+
 template <typename T, bool kFloat, bool kIgnoreNan>
 class MaxPool : public OpKernel {
  public:
@@ -212,6 +244,17 @@ class MaxPool : public OpKernel {
     const T* x = in[0][0].as<T>();
     T* y = out[0].as<T>();
     const PoolGeom& g = g_;
+    if constexpr (std::is_same_v<T, float>) {
+#pragma omp parallel for collapse(2) schedule(static)
+      for (int64_t n = 0; n < g.N; ++n)
+        for (int64_t oy = 0; oy < g.OH; ++oy) {
+          thread_local std::vector<float> acc;
+          acc.resize(size_t(g.C));
+          if (kIgnoreNan) maxPoolRowF32Ignore(g, x, y, n, oy, acc.data());
+          else maxPoolRowF32Propagate(g, x, y, n, oy, acc.data());
+        }
+      return Status::ok();
+    }
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t n = 0; n < g.N; ++n)
       for (int64_t oy = 0; oy < g.OH; ++oy) {
