@@ -94,6 +94,15 @@ struct ResultBound {
 // one value ([1, ..., 1]); channelDim is the channel's index in dstMd's (oneDNN logical) dimensions.
 // bound (optional): makes PROPAGATE clamps post-ops under FloatEpilogue::inputAbsLimit. allowSum: a first
 // tosa.add of a full-size fp32 tensor may become a sum post-op (FloatEpilogue::sumOperand).
+// The CompiledKernel of a built kernel that computes its op and the absorbed() ops after it.
+template <typename K>
+CompiledKernel compiledKernel(std::unique_ptr<K> k) {
+  CompiledKernel ck;
+  ck.opsAbsorbed = 1 + k->absorbed();
+  ck.kernel = std::move(k);
+  return ck;
+}
+
 FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int channelDim, int maxOps,
                                 bool allowBinary = true, bool allowPostOps = true,
                                 std::optional<ResultBound> bound = std::nullopt, bool allowSum = false);

@@ -761,10 +761,7 @@ template <typename K>
 std::optional<CompiledKernel> compileOwnKernel(const OpChain& c, const ConvGeom& g) {
   auto k = std::make_unique<K>();
   if (!k->build(c, g)) return std::nullopt;
-  CompiledKernel ck;
-  ck.opsAbsorbed = 1 + k->absorbed();
-  ck.kernel = std::move(k);
-  return ck;
+  return compiledKernel(std::move(k));
 }
 
 KernelFactory convFactory(ConvKind kind) {
@@ -778,21 +775,14 @@ KernelFactory convFactory(ConvKind kind) {
     if (TransposeAsMatmulKernel::applies(c, *g))
       for (int maxOps = int(c.ops.size()) - 1; maxOps >= 0; --maxOps) {
         auto k = std::make_unique<TransposeAsMatmulKernel>();
-        if (!k->build(c, *g, maxOps)) continue;
-        CompiledKernel ck;
-        ck.opsAbsorbed = 1 + k->absorbed();
-        ck.kernel = std::move(k);
-        return ck;
+        if (k->build(c, *g, maxOps)) return compiledKernel(std::move(k));
       }
     // Most fusion first; fall back to fewer fused ops when oneDNN declines a post-op combination.
     for (int maxOps = int(c.ops.size()) - 1; maxOps >= 0; --maxOps)
       for (int mode : {0, 1, 2}) {  // sum post-op on brgconv, binary post-ops, neither
         auto k = std::make_unique<ConvKernel>();
-        if (!k->build(c, *g, maxOps, /*allowBinary=*/mode < 2, /*allowSum=*/mode == 0)) continue;
-        CompiledKernel ck;
-        ck.opsAbsorbed = 1 + k->absorbed();
-        ck.kernel = std::move(k);
-        return ck;
+        if (k->build(c, *g, maxOps, /*allowBinary=*/mode < 2, /*allowSum=*/mode == 0))
+          return compiledKernel(std::move(k));
       }
     return CompiledKernel{};
   };

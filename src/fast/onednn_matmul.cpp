@@ -201,11 +201,7 @@ Result<CompiledKernel> matmulFactory(const OpChain& c) {
   if (!g) return CompiledKernel{};
   for (int maxOps = int(c.ops.size()) - 1; maxOps >= 0; --maxOps) {
     auto k = std::make_unique<MatmulKernel>();
-    if (!k->build(c, *g, maxOps)) continue;
-    CompiledKernel ck;
-    ck.opsAbsorbed = 1 + k->absorbed();
-    ck.kernel = std::move(k);
-    return ck;
+    if (k->build(c, *g, maxOps)) return compiledKernel(std::move(k));
   }
   return CompiledKernel{};
 }
