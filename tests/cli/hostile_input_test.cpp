@@ -313,6 +313,15 @@ TEST_F(HostileInput, FuzzFindingOnnxPReluWithOneInput) {
   EXPECT_FALSE(exists("out.mlir"));
 }
 
+TEST_F(HostileInput, FuzzFindingOnnxConvZeroStride) {
+  // onnx_fuzz (found by the CI run's fuzz smoke): a Conv with strides [2, 0] passes ONNX 1.12's checker (it does
+  // not read attribute values) and its shape inference divided by the zero stride: SIGFPE inside libonnx, the
+  // process killed. strides/dilations/kernel_shape are now checked positive before any ONNX inference.
+  auto r = runTool("import " + kRegressions + "onnx_conv_zero_stride.onnx -o " + path("out.mlir"));
+  expectBadInput(r, {"onnx_conv_zero_stride.onnx", "(Conv)", "'strides' must be positive, got 0"}, "import");
+  EXPECT_FALSE(exists("out.mlir"));
+}
+
 // ---- an oversized request injected into each verb through --max-memory ----
 
 // The verbs `tosakit --help` lists (so a new verb is caught by the per-verb tests below).

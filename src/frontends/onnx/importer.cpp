@@ -995,6 +995,31 @@ bool allValuesDefined(const ::onnx::GraphProto& g, std::set<std::string> defined
   return true;
 }
 
+// ONNX 1.12's shape inference divides by `strides` and `dilations` and sizes by `kernel_shape`
+// (convPoolShapeInference) and divides by `blocksize` (SpaceToDepth/DepthToSpace) without checking them; the
+// checker does not look at attribute values. A zero stride in a hostile model raised SIGFPE inside libonnx
+// (onnx_fuzz, tests/fuzz/regressions/onnx_conv_zero_stride.onnx), so these attributes must be positive in every
+// node, subgraphs included, before the checker, the version converter or inference runs.
+Status checkDivisorAttributes(const ::onnx::GraphProto& g, const std::string& name) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    const ::onnx::NodeProto& n = g.node(i);
+    for (const auto& a : n.attribute()) {
+      const std::string& an = a.name();
+      const bool divisor = an == "strides" || an == "dilations" || an == "kernel_shape" || an == "blocksize";
+      std::vector<int64_t> values(a.ints().begin(), a.ints().end());
+      if (an == "blocksize") values.assign(1, a.i());
+      for (int64_t v : divisor ? values : std::vector<int64_t>{})
+        if (v <= 0)
+          return Status::parse(name + ": node " + (n.name().empty() ? "#" + std::to_string(i) : "'" + n.name() + "'") +
+                               " (" + n.op_type() + "): attribute '" + an + "' must be positive, got " +
+                               std::to_string(v));
+      if (a.has_g()) TK_RETURN_IF_ERROR(checkDivisorAttributes(a.g(), name));
+      for (const auto& sub : a.graphs()) TK_RETURN_IF_ERROR(checkDivisorAttributes(sub, name));
+    }
+  }
+  return Status::ok();
+}
+
 Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::string& name, const OnnxImportOptions& opts) {
   ::onnx::ModelProto model;
   if (bytes.empty()) return Status::parse(name + ": empty file");
@@ -1002,6 +1027,7 @@ Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::strin
     return Status::parse(name + ": not a valid ONNX model (truncated file or not a protobuf)");
   if (!model.has_graph() || model.ir_version() <= 0)
     return Status::parse(name + ": not an ONNX model (no graph or ir_version)");
+  TK_RETURN_IF_ERROR(checkDivisorAttributes(model.graph(), name));  // before the checker, converter, inference
   int opset = 0;
   for (const auto& o : model.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = int(o.version());
