@@ -322,6 +322,17 @@ TEST_F(HostileInput, FuzzFindingOnnxConvZeroStride) {
   EXPECT_FALSE(exists("out.mlir"));
 }
 
+TEST_F(HostileInput, FuzzFindingOnnxShapeInferenceSegv) {
+  // onnx_fuzz: an EyeLike whose value types are malformed passes ONNX 1.12's checker, and its shape inference
+  // dereferenced a missing shape (SEGV in onnx::propagateShape; the CLI died with exit 139). tosakit no longer
+  // runs ONNX's shape inference (the lowerings compute every shape); the input is reported unsupported.
+  auto r = runTool("import " + kRegressions + "onnx_eyelike_bad_type.onnx -o " + path("out.mlir"));
+  EXPECT_EQ(r.exitCode, 5) << r.out;
+  EXPECT_NE(r.out.find("onnx_eyelike_bad_type.onnx: input 'x': only tensor inputs are supported"), std::string::npos)
+      << r.out;
+  EXPECT_FALSE(exists("out.mlir"));
+}
+
 // ---- an oversized request injected into each verb through --max-memory ----
 
 // The verbs `tosakit --help` lists (so a new verb is caught by the per-verb tests below).
