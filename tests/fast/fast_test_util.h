@@ -4,12 +4,23 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <random>
 #include <string>
 
 #include "ir/graph.h"
 #include "tosakit/session.h"
 
 namespace tosakit::testing {
+
+// Random integers with fixed seeds, uniform in [lo, hi].
+inline int64_t uniform(std::mt19937& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+inline Tensor randomInts(DType t, const Shape& s, std::mt19937& rng, int64_t lo, int64_t hi) {
+  Tensor x(t, s);
+  for (int64_t i = 0; i < x.size(); ++i) x.setInt(i, uniform(rng, lo, hi));
+  return x;
+}
 
 struct RunOutcome {
   Status status;

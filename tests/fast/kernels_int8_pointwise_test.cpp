@@ -19,14 +19,6 @@ namespace {
 
 using ir::ValueType;
 
-int64_t uniform(std::mt19937& rng, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
-
-Tensor randomInts(DType t, const Shape& s, std::mt19937& rng, int64_t lo, int64_t hi) {
-  Tensor x(t, s);
-  for (int64_t i = 0; i < x.size(); ++i) x.setInt(i, uniform(rng, lo, hi));
-  return x;
-}
-
 struct PwCase {
   int64_t N = 1, H = 40, W = 40, IC = 16, OC = 96, inputZp = 0;
   Tensor w, bias;

@@ -27,12 +27,6 @@ std::unique_ptr<ir::Module> binary(const std::string& name, DType inT, const Sha
   return m;
 }
 
-Tensor randomInts(DType t, const Shape& s, std::mt19937& rng, int64_t lo, int64_t hi) {
-  Tensor x(t, s);
-  std::uniform_int_distribution<int64_t> d(lo, hi);
-  for (int64_t i = 0; i < x.size(); ++i) x.setInt(i, d(rng));
-  return x;
-}
 
 TEST(FastIntBinary, RandomShapesAndBroadcastsAreBitIdenticalToReference) {
   std::mt19937 rng(9201);

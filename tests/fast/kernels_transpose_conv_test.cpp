@@ -140,12 +140,6 @@ TEST(TransposeConvF32Test, ManyTapsStayOnOneDnn) {
 // Small integers: every product and partial sum is exact in any order, so the result must equal the
 // reference bit for bit, including infinities and NaNs in the input and weights (inf * 0 = NaN, inf - inf =
 // NaN) through the mul/add and both clamp NaN modes.
-Tensor integerFloats(Rng& r, Shape s, int64_t lo, int64_t hi) {
-  Tensor t(DType::FP32, std::move(s));
-  for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, double(r.uniform(lo, hi)));
-  return t;
-}
-
 TEST(TransposeConvF32Test, SpecialValuesExact) {
   for (uint32_t seed = 690; seed < 698; ++seed) {
     Rng r(seed);

@@ -284,12 +284,6 @@ TEST(OneDnnConvTest, Fp32DepthwiseOwnKernelFusedAffine) {
 // Small integers make every product and sum exact in any order, so the depthwise kernel must match the
 // reference bit for bit, including infinities and NaNs in the input (inf * 0 = NaN, inf + -inf = NaN,
 // padding taps skipped, not multiplied) and both clamp NaN modes after the fused mul/add.
-Tensor integerFloats(Rng& r, Shape s, int64_t lo, int64_t hi) {
-  Tensor t(DType::FP32, std::move(s));
-  for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, double(r.uniform(lo, hi)));
-  return t;
-}
-
 TEST(OneDnnConvTest, Fp32DepthwiseOwnKernelSpecialValuesExact) {
   for (uint32_t seed = 470; seed < 478; ++seed) {
     Rng r(seed);

@@ -195,4 +195,12 @@ struct Rng {
   }
 };
 
+// fp32 tensors of small integers in [lo, hi]: every product and partial sum of a small conv is then exact in
+// any order, so a kernel must match the reference bit for bit.
+inline Tensor integerFloats(Rng& r, Shape s, int64_t lo, int64_t hi) {
+  Tensor t(DType::FP32, std::move(s));
+  for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, double(r.uniform(lo, hi)));
+  return t;
+}
+
 }  // namespace tosakit::testing
