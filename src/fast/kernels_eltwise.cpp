@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "fast/kernels_common.h"
+#include "fast/kernels_quantize_input.h"
 #include "fast/op_kernel.h"
 
 namespace tosakit::fast {
@@ -691,6 +692,7 @@ Result<CompiledKernel> compileElementwise(const OpChain& chain) {
 }  // namespace
 
 void registerElementwiseKernels(FastKernelRegistry& r) {
+  r.add("tosa.mul", compileQuantizeInput);  // mul -> cast [-> transpose]: a quantized graph's input
   for (const char* name : {"tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tosa.clamp",
                            "tosa.abs", "tosa.negate", "tosa.reciprocal", "tosa.rsqrt", "tosa.exp", "tosa.sigmoid",
                            "tosa.tanh"})

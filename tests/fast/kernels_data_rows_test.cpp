@@ -55,5 +55,30 @@ TEST(FastDataRows, RankThreeAndFourBoxesSplitOverThreadsIdentical) {
   }
 }
 
+// fp32 [N, 3, H, W] -> [N, H, W, 3] (an imported network's input) on its own interleaving path: sizes with a
+// masked tail of positions, a multi-image batch, a tensor large enough to split over threads. Identical to the
+// reference, and the path was taken.
+TEST(FastDataRows, ThreeChannelImageToNhwcIdentical) {
+  std::mt19937 rng(92);
+  for (const Shape& s : {Shape{1, 3, 224, 224}, Shape{2, 3, 7, 9}, Shape{1, 3, 1, 1}, Shape{3, 3, 48, 19}}) {
+    auto make = [&]() {
+      auto m = std::make_unique<ir::Module>();
+      ir::Builder b(*m, "main");
+      ir::Value* x = b.input(ValueType::tensor(DType::FP32, s), "x");
+      b.output({b.transpose(x, {0, 2, 3, 1})}, {"y"});
+      return m;
+    };
+    const Tensor x = randomOf(DType::FP32, s, rng);
+    SingleOutcome ref = runSingle(make(), "ref", x, 1);
+    ASSERT_TRUE(ref.status.isOk()) << ref.status.toString();
+    for (int threads : {1, 2}) {
+      SingleOutcome fast = runSingle(make(), "fast", x, threads);
+      ASSERT_TRUE(fast.status.isOk()) << fast.status.toString();
+      EXPECT_EQ(fast.impl, __builtin_cpu_supports("avx512f") ? "fast:transpose_nhwc3" : "fast:transpose");
+      EXPECT_TRUE(fast.output.identical(ref.output)) << shapeToString(s) << " threads " << threads;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tosakit::testing
