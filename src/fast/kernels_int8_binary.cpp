@@ -3,14 +3,20 @@
 // (sub and mul alike; mul's operands carry no zero point). The plan offers the chain starting at the second
 // operand's rescale: [rescale(b8), add/sub/mul(a32, .), rescale, clamp?]; this kernel computes it in one pass
 // over b8 and a32, writing y8 directly (no i32 intermediates in memory). The other operand (a32) is whatever
-// i32 tensor the graph has there. Either operand may be broadcast along the last axis (one value per channel
-// or a single value: the squeeze-and-excitation gate of a mul), the other must have the result's shape.
+// i32 tensor the graph has there; when it is the result of a rescale(a8) used by nothing else, which the plan
+// held back (OpChain::Producer: it is not a linear predecessor), the kernel computes that rescale too and
+// reads a8 instead (a32 never exists). A tosa.table (i8) in front of b8's rescale (hard-sigmoid on an SE gate)
+// is absorbed as well: the chain then starts at the table. Either operand may be broadcast along the last axis
+// (one value per channel or a single value: the squeeze-and-excitation gate of a mul), the other must have the
+// result's shape.
 //
 // Exactness: every step is the reference's integer arithmetic in int64 (apply_scale_32 with single or double
 // rounding, per channel or per tensor; apply_add_s/apply_sub_s; MUL's shifted or truncating product). Every
 // REQUIRE (a value outside apply_scale_32's shift range, an i32 overflow of the sum, of the shifted product or
 // of the output zero-point addition) is watched; when one trips, the kernel returns rerunOnReference() and the
 // plan reruns the ops on their reference kernels, which give the verdict.
+#include <omp.h>
+
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -79,9 +85,51 @@ struct ScaleLanes {
   }
 };
 
+// apply_scale_32 of one value (its REQUIRE on the value's range checked: nullopt when it fails).
+std::optional<int32_t> scaleValue(const RescaleSpec& s, size_t ch, int64_t value) {
+  const int64_t sh = s.shift[ch];
+  if (value < -(int64_t(1) << (sh - 1)) || value >= (int64_t(1) << (sh - 1))) return std::nullopt;
+  int64_t round = int64_t(1) << (sh - 1);
+  if (s.doubleRound && sh > 31) round += value >= 0 ? (int64_t(1) << 30) : -(int64_t(1) << 30);
+  return int32_t((value * s.multiplier[ch] + round) >> sh);
+}
+
+// An i8 operand with one scale: its 256 rescaled values at v + 128 (through `table` first, if any), or empty
+// when one of them breaks apply_scale_32's range (then the values are rescaled, and checked, one by one).
+std::vector<int32_t> rescaleLut(const RescaleSpec& s, const std::vector<int8_t>& table) {
+  std::vector<int32_t> lut;
+  if (s.multiplier.size() != 1) return lut;
+  for (int64_t v = -128; v < 128; ++v) {
+    const int64_t x = table.empty() ? v : table[size_t(v + 128)];
+    std::optional<int32_t> r = scaleValue(s, 0, x - s.inputZp);
+    if (!r) return {};
+    lut.push_back(*r);
+  }
+  return lut;
+}
+
+// One row of L values rescaled to i32 (the held-back first operand's rescale, when it is not done in
+// registers): per-lane parameters, the REQUIRE on the value range flagged. Returns false when it would fail.
+template <typename AT>
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool rescaleRow(
+    const AT* __restrict a, int32_t* __restrict out, int64_t L, const ScaleLanes& p, int64_t zp) {
+  int64_t bad = 0;
+  const int32_t* m = p.mult.data();
+  const int64_t *rp = p.roundPos.data(), *rn = p.roundNeg.data(), *sh = p.shift.data();
+  const int64_t *lw = p.lowest.data(), *hg = p.highest.data();
+  for (int64_t i = 0; i < L; ++i) {
+    const int64_t v = int64_t(a[i]) - zp;
+    bad |= (v < lw[i]) | (v >= hg[i]);
+    const int64_t r = v >= 0 ? rp[i] : rn[i];
+    out[i] = int32_t((int64_t(int32_t(v)) * int64_t(m[i]) + r) >> sh[i]);
+  }
+  return !bad;
+}
+
 struct FusedParams {
   ScaleLanes in, out;  // the operand's rescale (to i32) and the result's rescale
-  int64_t inZp = 0, outZp = 0, lo = 0, hi = 0;
+  ScaleLanes a;        // the held-back first operand's rescale, when the kernel computes it
+  int64_t inZp = 0, outZp = 0, aZp = 0, lo = 0, hi = 0;
   int64_t mulShift = 0, mulRound = 0;
   std::vector<int32_t> inLut;  // i8 operand, one scale, no value breaking a REQUIRE: rescale(v) at v + 128
 };
@@ -156,10 +204,16 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRo
 // bits (apply_mul_s). The output rescale's value range is checked per lane; its result has |r| <= 2^30 under that
 // REQUIRE, so adding the output zero point cannot overflow. Even and odd lanes go through the 64-bit products
 // separately (vpmuldq) and are merged by a blend (kernels_int8_simd.h scale16).
-template <typename XT, typename OutT, BinOp kOp, bool kReady>
-TK_AVX512 bool fusedRowAvx512(const int32_t* __restrict a, const XT* __restrict x, OutT* __restrict out, int64_t L,
+// AT = int8_t: a is the held-back first operand's i8 input (one scale, no value of it breaking the REQUIRE),
+// rescaled here the same way.
+template <typename XT, typename AT, typename OutT, BinOp kOp, bool kReady>
+TK_AVX512 bool fusedRowAvx512(const AT* __restrict a, const XT* __restrict x, OutT* __restrict out, int64_t L,
                               const FusedParams& p) {
   const dnn::ScaleRegs in = dnn::scaleRegs(p.in.mult[0], p.in.roundPos[0], p.in.roundNeg[0], p.in.shift[0]);
+  const dnn::ScaleRegs as = std::is_same_v<AT, int8_t>
+                                ? dnn::scaleRegs(p.a.mult[0], p.a.roundPos[0], p.a.roundNeg[0], p.a.shift[0])
+                                : in;
+  const __m512i azp = _mm512_set1_epi32(int32_t(p.aZp));
   const dnn::ScaleRegs os = dnn::scaleRegs(p.out.mult[0], p.out.roundPos[0], p.out.roundNeg[0], p.out.shift[0]);
   // The output rescale's value range as inclusive i32 bounds (every i32 once shift >= 32).
   const __m512i rlo = _mm512_set1_epi32(int32_t(std::max<int64_t>(p.out.lowest[0], kI32Min)));
@@ -177,7 +231,11 @@ TK_AVX512 bool fusedRowAvx512(const int32_t* __restrict a, const XT* __restrict 
       const __m512i xv = _mm512_maskz_cvtepi8_epi32(m, _mm_maskz_loadu_epi8(m, x + i));
       b = dnn::scale16(_mm512_sub_epi32(xv, izp), in);
     }
-    const __m512i av = _mm512_maskz_loadu_epi32(m, a + i);
+    __m512i av;
+    if constexpr (std::is_same_v<AT, int8_t>)
+      av = dnn::scale16(_mm512_sub_epi32(_mm512_maskz_cvtepi8_epi32(m, _mm_maskz_loadu_epi8(m, a + i)), azp), as);
+    else
+      av = _mm512_maskz_loadu_epi32(m, a + i);
     __m512i v;
     if constexpr (kOp == BinOp::Add) {
       v = _mm512_add_epi32(av, b);  // overflow: the sum's sign differs from both operands'
@@ -213,35 +271,67 @@ std::optional<Bcast> broadcastOf(const Shape& operand, const Shape& out) {
   return std::nullopt;
 }
 
+bool hasVbmi() {
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vbmi");
+  return has;
+}
+
+// A row of i8 values through a 256-entry i8 table, 64 at a time with AVX512-VBMI byte permutes (as
+// kernels_table.cpp): u = x ^ 0x80 indexes the table, vpermi2b looks up 128-byte halves by u's low 7 bits, u's
+// top bit picks the half. Into a row buffer that stays in L1 for the fused row right after it (the row kernel
+// itself cannot carry the VBMI target: its other instantiations run on CPUs without it).
+__attribute__((target("avx512f,avx512bw,avx512vbmi")))
+void lookupRowVbmi(const int8_t* x, int8_t* out, int64_t n, const int8_t* table) {
+  const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
+  const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
+  const __m512i bias = _mm512_set1_epi8(char(0x80));
+  for (int64_t i = 0; i < n; i += 64) {
+    const __mmask64 m = n - i >= 64 ? ~__mmask64(0) : (__mmask64(1) << (n - i)) - 1;
+    const __m512i u = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x + i), bias);
+    const __m512i low = _mm512_permutex2var_epi8(t0, u, t1), high = _mm512_permutex2var_epi8(t2, u, t3);
+    _mm512_mask_storeu_epi8(out + i, m, _mm512_mask_blend_epi8(_mm512_movepi8_mask(u), low, high));
+  }
+}
+
 class FusedQuantBinaryKernel : public OpKernel {
  public:
   std::string implName() const override { return "fast:quant_binary"; }
 
+  // in: [rescale(a8) when absorbed], [table when absorbed], rescale(x), the op, the output rescale[, clamp].
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
-    const TensorView &x = in[0][0], &a = in[1][aIndex_];
+    const size_t base = aAbsorbed_ ? 1 : 0, opRow = base + (table_.empty() ? 1 : 2);
+    const TensorView &x = in[base][0], &a = aAbsorbed_ ? in[0][0] : in[opRow][aIndex_];
     bool ok = false;
     switch (xT_) {
-      case DType::I8: ok = dispatchOut(x.as<const int8_t>(), a.as<const int32_t>(), out[0]); break;
-      case DType::I16: ok = dispatchOut(x.as<const int16_t>(), a.as<const int32_t>(), out[0]); break;
+      case DType::I8: ok = dispatchOut(x.as<const int8_t>(), a.data, out[0]); break;
+      case DType::I16: ok = dispatchOut(x.as<const int16_t>(), a.data, out[0]); break;
       default: break;
     }
     return ok ? Status::ok() : rerunOnReference();
   }
 
   DType xT_ = DType::I8, outT_ = DType::I8;
+  DType aT_ = DType::I32;   // a's element type: i32 (used as it is) or i8/i16 (aAbsorbed_: rescaled here)
+  bool aAbsorbed_ = false;  // the held-back rescale(a8) is computed here
   BinOp op_ = BinOp::Add;
   size_t aIndex_ = 0;
   Bcast xB_ = Bcast::Full, aB_ = Bcast::Full;
   int64_t n_ = 0, C_ = 1, L_ = 1;
   bool scalar_ = false;  // both rescales per tensor
-  RescaleSpec inSpec_;
+  RescaleSpec inSpec_, aSpec_;
   FusedParams p_;
+  std::vector<int8_t> table_;         // the absorbed table in front of x's rescale (256 entries), or empty
+  std::vector<int32_t> aLut_;         // a8's 256 rescaled values (one scale, none breaking the REQUIRE), or empty
   std::vector<int32_t> aRow_, xRow_;  // per-run replicated rows of a broadcast operand (L_ values)
-  std::vector<int32_t> xValues_;      // the broadcast operand rescaled (C_ values or one)
+  std::vector<int32_t> xValues_, aValues_;  // the broadcast operand rescaled (C_ values or one)
+  // Per-thread rows: a rescaled to i32, x looked up in the table (allocated on the first run).
+  std::vector<std::vector<int32_t>> aScratch_;
+  std::vector<std::vector<int8_t>> xScratch_;
 
  private:
   template <typename XT>
-  bool dispatchOut(const XT* x, const int32_t* a, const TensorView& out) {
+  bool dispatchOut(const XT* x, const void* a, const TensorView& out) {
     switch (outT_) {
       case DType::I8: return dispatchOp(x, a, out.as<int8_t>());
       case DType::I16: return dispatchOp(x, a, out.as<int16_t>());
@@ -251,7 +341,7 @@ class FusedQuantBinaryKernel : public OpKernel {
   }
 
   template <typename XT, typename OutT>
-  bool dispatchOp(const XT* x, const int32_t* a, OutT* out) {
+  bool dispatchOp(const XT* x, const void* a, OutT* out) {
     switch (op_) {
       case BinOp::Add: return runRows<XT, OutT, BinOp::Add>(x, a, out);
       case BinOp::SubAB: return runRows<XT, OutT, BinOp::SubAB>(x, a, out);
@@ -268,44 +358,79 @@ class FusedQuantBinaryKernel : public OpKernel {
     for (int64_t i = 0; i < L; ++i) row[size_t(i)] = v[count == 1 ? 0 : i % count];
   }
 
-  // The broadcast operand x rescaled once (apply_scale_32 with its REQUIRE), then replicated.
-  template <typename XT>
-  bool rescaleBroadcastX(const XT* x) {
-    const int64_t count = xB_ == Bcast::Scalar ? 1 : C_;
-    std::vector<int32_t>& v = xValues_;  // kept between runs: no allocation per run
-    v.resize(static_cast<size_t>(count));
+  // A broadcast operand (count values) rescaled once (apply_scale_32 with its REQUIRE) into `values`, then
+  // replicated into `row`; through the table first when one is given.
+  template <typename T>
+  bool rescaleBroadcast(const T* x, int64_t count, const RescaleSpec& spec, const std::vector<int8_t>& table,
+                        std::vector<int32_t>& values, std::vector<int32_t>& row) {
+    values.resize(static_cast<size_t>(count));  // kept between runs: no allocation per run
     for (int64_t c = 0; c < count; ++c) {
-      const size_t ch = inSpec_.multiplier.size() == 1 ? 0 : size_t(c);
-      const int64_t value = int64_t(x[c]) - inSpec_.inputZp, sh = inSpec_.shift[ch];
-      if (value < -(int64_t(1) << (sh - 1)) || value >= (int64_t(1) << (sh - 1))) return false;
-      int64_t round = int64_t(1) << (sh - 1);
-      if (inSpec_.doubleRound && sh > 31) round += value >= 0 ? (int64_t(1) << 30) : -(int64_t(1) << 30);
-      v[size_t(c)] = int32_t((value * inSpec_.multiplier[ch] + round) >> sh);
+      const int64_t v = table.empty() ? int64_t(x[c]) : int64_t(table[size_t(int64_t(x[c]) + 128)]);
+      std::optional<int32_t> r = scaleValue(spec, spec.multiplier.size() == 1 ? 0 : size_t(c), v - spec.inputZp);
+      if (!r) return false;
+      values[size_t(c)] = *r;
     }
-    replicate(v.data(), count, L_, xRow_);
+    replicate(values.data(), count, L_, row);
     return true;
   }
 
+  // a's i32 values of the row starting at element b (m values): a itself, its broadcast row, or (absorbed
+  // rescale) the row rescaled into this thread's scratch. Null when a value breaks the rescale's REQUIRE.
+  const int32_t* aRowAt(const void* a, int64_t b, int64_t m) {
+    if (aB_ != Bcast::Full) return aRow_.data();
+    if (!aAbsorbed_) return static_cast<const int32_t*>(a) + b;
+    std::vector<int32_t>& row = aScratch_[size_t(omp_get_thread_num())];
+    const bool ok = aT_ == DType::I8 ? rescaleRow(static_cast<const int8_t*>(a) + b, row.data(), m, p_.a, p_.aZp)
+                                     : rescaleRow(static_cast<const int16_t*>(a) + b, row.data(), m, p_.a, p_.aZp);
+    return ok ? row.data() : nullptr;
+  }
+
   template <typename XT, typename OutT, BinOp kOp>
-  bool runRows(const XT* x, const int32_t* a, OutT* out) {
-    if (aB_ != Bcast::Full) replicate(a, aB_ == Bcast::Scalar ? 1 : C_, L_, aRow_);
+  bool runRows(const XT* x, const void* a, OutT* out) {
     const bool xFull = xB_ == Bcast::Full, aFull = aB_ == Bcast::Full;
-    if (!xFull && !rescaleBroadcastX(x)) return false;
+    const int64_t aCount = aB_ == Bcast::Scalar ? 1 : C_, xCount = xB_ == Bcast::Scalar ? 1 : C_;
+    if (!aFull && !aAbsorbed_) replicate(static_cast<const int32_t*>(a), aCount, L_, aRow_);
+    if (!aFull && aAbsorbed_) {
+      const bool ok = aT_ == DType::I8 ? rescaleBroadcast(static_cast<const int8_t*>(a), aCount, aSpec_, {}, aValues_, aRow_)
+                                       : rescaleBroadcast(static_cast<const int16_t*>(a), aCount, aSpec_, {}, aValues_, aRow_);
+      if (!ok) return false;
+    }
+    if (!xFull && !rescaleBroadcast(x, xCount, inSpec_, table_, xValues_, xRow_)) return false;
     const int64_t chunks = (n_ + L_ - 1) / L_;
     // The AVX-512 row: per-tensor scales, x an i8 operand with its lookup table (no REQUIRE in its values) or a
-    // rescaled broadcast row, no shifted product.
+    // rescaled broadcast row, no shifted product; a full-size i8 a rescaled in registers likewise when it has
+    // one scale and no value breaking the REQUIRE (else its row is rescaled first, in L1). A table in front of
+    // a full-size x: looked up into a row (VBMI) first.
     const bool avx = dnn::hasAvx512Epilogue() && scalar_ && kOp != BinOp::MulShift &&
-                     (!xFull || (std::is_same_v<XT, int8_t> && !p_.inLut.empty()));
+                     (!xFull || (std::is_same_v<XT, int8_t> && !p_.inLut.empty() && (table_.empty() || hasVbmi())));
+    const bool aInRegs = avx && aFull && aAbsorbed_ && !aLut_.empty();
+    const int threads = omp_get_max_threads();
+    if (aAbsorbed_ && aFull && !aInRegs && aScratch_.size() < size_t(threads))
+      aScratch_.resize(size_t(threads), std::vector<int32_t>(size_t(L_)));
+    const bool xLookedUp = avx && xFull && !table_.empty();
+    if (xLookedUp && xScratch_.size() < size_t(threads)) xScratch_.resize(size_t(threads), std::vector<int8_t>(size_t(L_)));
     int64_t bad = 0;
 #pragma omp parallel for schedule(static) reduction(| : bad) if (n_ > 65536)
     for (int64_t k = 0; k < chunks; ++k) {
       const int64_t b = k * L_, m = std::min(L_, n_ - b);
-      const int32_t* ar = aFull ? a + b : aRow_.data();
+      if (aInRegs) {
+        const int8_t* ab = static_cast<const int8_t*>(a) + b;
+        bad |= int64_t(!(xFull ? rowAvxA8<XT, OutT, kOp>(ab, x + b, out + b, m, xLookedUp)
+                               : fusedRowAvx512<int32_t, int8_t, OutT, kOp, true>(ab, xRow_.data(), out + b, m, p_)));
+        continue;
+      }
+      const int32_t* ar = aRowAt(a, b, m);
+      if (!ar) {
+        bad |= 1;
+        continue;
+      }
       bool ok;
       if (avx && !xFull)
-        ok = fusedRowAvx512<int32_t, OutT, kOp, true>(ar, xRow_.data(), out + b, m, p_);
+        ok = fusedRowAvx512<int32_t, int32_t, OutT, kOp, true>(ar, xRow_.data(), out + b, m, p_);
+      else if (xLookedUp)
+        ok = fusedRowAvx512<int8_t, int32_t, OutT, kOp, false>(ar, lookedUp(x, b, m), out + b, m, p_);
       else if (avx && std::is_same_v<XT, int8_t>)
-        ok = fusedRowAvx512<int8_t, OutT, kOp, false>(ar, reinterpret_cast<const int8_t*>(x) + b, out + b, m, p_);
+        ok = fusedRowAvx512<int8_t, int32_t, OutT, kOp, false>(ar, reinterpret_cast<const int8_t*>(x) + b, out + b, m, p_);
       else if (!xFull && scalar_)
         ok = fusedRow<int32_t, OutT, kOp, XMode::Ready, true>(ar, xRow_.data(), out + b, m, p_);
       else if (!xFull)
@@ -322,13 +447,57 @@ class FusedQuantBinaryKernel : public OpKernel {
     }
     return !bad;
   }
+
+  // x's row through the table into this thread's byte row (VBMI; only called when the CPU has it).
+  template <typename XT>
+  const int8_t* lookedUp(const XT* x, int64_t b, int64_t m) {
+    std::vector<int8_t>& row = xScratch_[size_t(omp_get_thread_num())];
+    lookupRowVbmi(reinterpret_cast<const int8_t*>(x) + b, row.data(), m, table_.data());
+    return row.data();
+  }
+
+  // A full-size i8 x (looked up in the table first when there is one) and a full-size a8, both in registers.
+  template <typename XT, typename OutT, BinOp kOp>
+  bool rowAvxA8(const int8_t* a, const XT* x, OutT* out, int64_t m, bool xLookedUp) {
+    if constexpr (!std::is_same_v<XT, int8_t>) {
+      return false;  // not reached: aInRegs with a full-size x needs an i8 x (avx)
+    } else {
+      const int8_t* xs = xLookedUp ? lookedUp(x, 0, m) : x;
+      return fusedRowAvx512<int8_t, int8_t, OutT, kOp, false>(a, xs, out, m, p_);
+    }
+  }
 };
 
+// The first operand's rescale, held back by the plan (OpChain::Producer) when nothing else uses its result:
+// computed here when it is an exact i8/i16 -> i32 rescale.
+std::optional<RescaleSpec> absorbableRescale(const OpChain::Producer& p) {
+  if (!p.op) return std::nullopt;
+  auto spec = parseRescale(*p.op, p.constants);
+  if (!spec) return std::nullopt;
+  const DType t = p.op->operands[0]->type.dtype;
+  if ((t != DType::I8 && t != DType::I16) || p.op->results[0]->type.dtype != DType::I32) return std::nullopt;
+  if ((t != DType::I8 && spec->inputZp != 0) || spec->outputZp != 0) return std::nullopt;  // ERROR_IFs
+  return spec;
+}
+
+// The absorbed table in front of x's rescale: i8 -> i8, 256 constant entries, same shape.
+std::optional<std::vector<int8_t>> tableOf(const ir::Operation& op, const std::vector<const Tensor*>& consts) {
+  if (op.operands.size() != 2 || op.results.size() != 1 || !consts[1]) return std::nullopt;
+  const Tensor& t = *consts[1];
+  if (op.operands[0]->type.dtype != DType::I8 || op.results[0]->type.dtype != DType::I8 || t.dtype() != DType::I8 ||
+      t.rank() != 1 || t.size() != 256 || op.operands[0]->type.dims != op.results[0]->type.dims)
+    return std::nullopt;
+  std::vector<int8_t> table;
+  for (int64_t i = 0; i < 256; ++i) table.push_back(int8_t(t.getInt(i)));
+  return table;
+}
+
 Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
-  if (chain.ops.size() < 3) return CompiledKernel{};
-  const ir::Operation &r0 = *chain.ops[0], &bin = *chain.ops[1], &r1 = *chain.ops[2];
-  auto inSpec = parseRescale(r0, chain.constants[0]);
-  auto outSpec = parseRescale(r1, chain.constants[2]);
+  const size_t t = chain.ops[0]->name == "tosa.table" ? 1 : 0;  // a table in front of x's rescale
+  if (chain.ops.size() < t + 3) return CompiledKernel{};
+  const ir::Operation &r0 = *chain.ops[t], &bin = *chain.ops[t + 1], &r1 = *chain.ops[t + 2];
+  auto inSpec = parseRescale(r0, chain.constants[t]);
+  auto outSpec = parseRescale(r1, chain.constants[t + 2]);
   if (!inSpec || !outSpec) return CompiledKernel{};
   const DType xT = r0.operands[0]->type.dtype, outT = r1.results[0]->type.dtype;
   if ((xT != DType::I8 && xT != DType::I16) || r0.results[0]->type.dtype != DType::I32) return CompiledKernel{};
@@ -339,6 +508,11 @@ Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
   if (outT != DType::I8 && outSpec->outputZp != 0) return CompiledKernel{};
 
   auto k = std::make_unique<FusedQuantBinaryKernel>();
+  if (t) {
+    auto table = tableOf(*chain.ops[0], chain.constants[0]);
+    if (!table) return CompiledKernel{};
+    k->table_ = std::move(*table);
+  }
   const ir::Value* b32 = r0.results[0];
   if (bin.operands.size() < 2 || bin.operands[0]->type.dtype != DType::I32 || bin.operands[1]->type.dtype != DType::I32)
     return CompiledKernel{};
@@ -350,7 +524,7 @@ Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
   } else if (bin.name == "tosa.sub" && bin.operands.size() == 2) {
     k->op_ = bIndex == 1 ? BinOp::SubAB : BinOp::SubBA;
   } else if (bin.name == "tosa.mul" && bin.operands.size() == 3) {
-    const Tensor* shift = chain.constants[1][2];
+    const Tensor* shift = chain.constants[t + 1][2];
     if (!shift || shift->size() != 1) return CompiledKernel{};
     const int64_t sh = shift->getInt(0);
     if (sh < 0 || sh > 63) return CompiledKernel{};  // a REQUIRE: the reference's verdict
@@ -383,31 +557,40 @@ Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
   k->p_.outZp = outSpec->outputZp;
   k->p_.lo = dtypeMin(outT);
   k->p_.hi = dtypeMax(outT);
-  // An i8 operand with one scale: its 256 rescaled values, unless one of them breaks apply_scale_32's range.
-  if (xT == DType::I8 && inSpec->multiplier.size() == 1) {
-    std::vector<int32_t> lut;
-    for (int64_t v = -128; v < 128 && lut.size() == size_t(v + 128); ++v) {
-      const int64_t value = v - inSpec->inputZp, sh = inSpec->shift[0];
-      if (value < -(int64_t(1) << (sh - 1)) || value >= (int64_t(1) << (sh - 1))) break;
-      int64_t round = int64_t(1) << (sh - 1);
-      if (inSpec->doubleRound && sh > 31) round += value >= 0 ? (int64_t(1) << 30) : -(int64_t(1) << 30);
-      lut.push_back(int32_t((value * inSpec->multiplier[0] + round) >> sh));
-    }
-    if (lut.size() == 256) k->p_.inLut = std::move(lut);
-  }
+  // An i8 operand with one scale: its 256 rescaled values (through the table, if any), unless one of them
+  // breaks apply_scale_32's range.
+  if (xT == DType::I8) k->p_.inLut = rescaleLut(*inSpec, k->table_);
+  // A table in front of a full-size x: its lookups composed with x's rescale (the 256 values above), or in
+  // registers (VBMI) before the AVX-512 row. Declined where neither pays: values breaking the REQUIRE, or an
+  // AVX-512 CPU without VBMI (the table's own step and the AVX-512 row are faster than composed lookups).
+  if (t && k->xB_ == Bcast::Full && (k->p_.inLut.empty() || (dnn::hasAvx512Epilogue() && !hasVbmi())))
+    return CompiledKernel{};
 
   CompiledKernel ck;
-  ck.opsAbsorbed = 3;
+  // The first operand's rescale when the plan held it back for this op (its result has no other user).
+  const OpChain::Producer* producer =
+      chain.producers.size() > t + 1 ? &chain.producers[t + 1][k->aIndex_] : nullptr;
+  if (std::optional<RescaleSpec> aSpec = producer ? absorbableRescale(*producer) : std::nullopt) {
+    k->aAbsorbed_ = true;
+    k->aT_ = producer->op->operands[0]->type.dtype;
+    k->aSpec_ = *aSpec;
+    k->p_.a.build(*aSpec, k->C_, k->L_);
+    k->p_.aZp = aSpec->inputZp;
+    if (k->aT_ == DType::I8) k->aLut_ = rescaleLut(*aSpec, {});
+    ck.producers.push_back({int(t + 1), int(k->aIndex_)});
+  }
+
+  ck.opsAbsorbed = int(t) + 3;
   // A following clamp on the result narrows the saturation bounds (integer bounds inside the type).
-  if (chain.ops.size() > 3 && outT != DType::I32) {
-    const ir::Operation& cl = *chain.ops[3];
+  if (chain.ops.size() > t + 3 && outT != DType::I32) {
+    const ir::Operation& cl = *chain.ops[t + 3];
     const ir::Attribute *lo = cl.attr("min_val"), *hi = cl.attr("max_val");
     if (cl.name == "tosa.clamp" && cl.results[0]->type.dtype == outT && lo && hi &&
         lo->kind == ir::Attribute::Kind::Int && hi->kind == ir::Attribute::Kind::Int && lo->i <= hi->i &&
         lo->i >= k->p_.lo && hi->i <= k->p_.hi) {
       k->p_.lo = lo->i;
       k->p_.hi = hi->i;
-      ck.opsAbsorbed = 4;
+      ck.opsAbsorbed = int(t) + 4;
     }
   }
   ck.kernel = std::move(k);
@@ -416,6 +599,10 @@ Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
 
 }  // namespace
 
-void registerInt8BinaryKernels(FastKernelRegistry& r) { r.add("tosa.rescale", compileFusedQuantBinary); }
+void registerInt8BinaryKernels(FastKernelRegistry& r) {
+  r.add("tosa.rescale", compileFusedQuantBinary);
+  r.add("tosa.table", compileFusedQuantBinary);  // registered before the table's own kernel (kernels_int.cpp)
+  r.allowProducer("tosa.rescale");               // the first operand's rescale (i8/i16 -> i32)
+}
 
 }  // namespace tosakit::fast

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,15 @@ struct OpChain {
   // constants[k][j]: the value of operand j of ops[k] when it is a compile-time constant (tosa.const), else
   // null. Constants can be packed at compile time (weights, bias, rescale multipliers, tables).
   std::vector<std::vector<const Tensor*>> constants;
+  // A producer the plan held back (FastKernelRegistry::allowProducer): an earlier op, not run yet, whose only
+  // result has no user but operand j of ops[k] — e.g. the first operand's rescale in front of a quantized add,
+  // which is not a linear predecessor of the chain. A kernel may compute it (CompiledKernel::producers);
+  // otherwise the plan runs it as its own step just before the kernel's.
+  struct Producer {
+    const ir::Operation* op = nullptr;     // null: operand j has no held-back producer
+    std::vector<const Tensor*> constants;  // as `constants`, for op's operands
+  };
+  std::vector<std::vector<Producer>> producers;  // producers[k][j]; empty when the plan offers none (unfused)
   const ir::TargetEnv* target = nullptr;
 };
 
@@ -46,12 +56,13 @@ class OpKernel {
   virtual std::string implName() const = 0;
   // Arithmetic work of one run (2 per multiply-accumulate) for GFLOP/s in profiles; 0 when not meaningful.
   virtual double flops() const { return 0; }
-  // in[k][j]: operand j of the k-th absorbed op (constants included, pointing at their data). For k > 0 the
-  // operand that is the previous op's result has data == nullptr (it is internal to the fused kernel).
+  // in[k][j]: operand j of the k-th op of the step (constants included, pointing at their data): first the
+  // absorbed producers (CompiledKernel::producers, in that order), then the absorbed ops of the chain. An
+  // operand that is the result of another op of the step has data == nullptr (internal to the fused kernel).
   // out: the result views of the LAST absorbed op, preallocated with their declared types.
   virtual Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) = 0;
 
-  // Constant operands (op k, operand j) this kernel copied into storage of its own at compile time (packed
+  // Constant operands (op k, operand j: `in`'s indices) this kernel copied into storage of its own at compile time (packed
   // weights) and never reads through `in` at run time, each of which unpackConstant() can rebuild bit for
   // bit. The plan may then release the module's copy (in[k][j].data is null while released) and asks for it
   // back when a reference kernel needs it (docs/FAST.md, "Memory").
@@ -66,6 +77,9 @@ class OpKernel {
 struct CompiledKernel {
   std::unique_ptr<OpKernel> kernel;  // null: not handled here
   int opsAbsorbed = 1;               // how many ops of the chain this kernel computes (>= 1 when kernel set)
+  // The held-back producers (OpChain::producers[k][j], as (k, j), k < opsAbsorbed) this kernel computes too:
+  // their results are never stored, their operands are the step's first `in` rows.
+  std::vector<std::pair<int, int>> producers;
 };
 
 // Returns a null kernel (not an error) for ops/types it does not handle; an error Status only for a real
@@ -80,9 +94,14 @@ class FastKernelRegistry {
     auto it = factories_.find(opName);
     return it == factories_.end() ? nullptr : &it->second;
   }
+  // An op some kernel may absorb as a held-back producer (OpChain::Producer). Only these are held back: holding
+  // an op back moves it later in the schedule, which is worth it only where a kernel may then remove it.
+  void allowProducer(const std::string& opName) { producerOps_.insert(opName); }
+  bool producerAllowed(const std::string& opName) const { return producerOps_.count(opName) != 0; }
 
  private:
   std::map<std::string, std::vector<KernelFactory>> factories_;
+  std::set<std::string> producerOps_;
 };
 
 // All fast kernels (built once). One registration function per kernel family file.

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <map>
 
 #include <omp.h>
@@ -43,9 +44,12 @@ struct ExecutionPlan::Slot {
 };
 
 struct ExecutionPlan::Step {
+  // The absorbed held-back producers (OpChain::Producer), then the chain's absorbed ops from chainBegin on: the
+  // order they run in on the reference kernels, and the order of the kernel's `in` rows.
   std::vector<const ir::Operation*> ops;
+  int chainBegin = 0;
   std::unique_ptr<OpKernel> kernel;   // null: the reference kernel of ops[0] (a single op)
-  std::vector<std::vector<int>> inSlots;  // per absorbed op, per operand; -1 = internal to the fused chain
+  std::vector<std::vector<int>> inSlots;  // per op, per operand; -1 = the result of an earlier op of the step
   std::vector<int> outSlots;              // results of the last absorbed op
   bool aliasOnly = false;                 // a reshape whose result aliases its input: nothing to run
   // oneDNN's blocked layouts multiply padding lanes by zero, so an inf/NaN input can turn a result the spec
@@ -249,32 +253,46 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
   }
 
   const FastKernelRegistry& registry = fastKernels();
-  for (size_t i = 0; i < ops.size();) {
-    // The longest chain starting at ops[i]: each next op is the only user of the previous op's only result.
-    OpChain chain;
-    chain.target = &target;
-    chain.ops.push_back(ops[i]);
-    for (size_t j = i + 1; opts.fuse && j < ops.size(); ++j) {
-      const ir::Operation* prev = chain.ops.back();
-      if (prev->results.size() != 1 || uses[prev->results[0]] != 1) break;
-      bool feeds = false;
-      for (const ir::Value* v : ops[j]->operands) feeds |= v == prev->results[0];
-      if (!feeds) break;
-      chain.ops.push_back(ops[j]);
+  auto constantsOf = [&](const ir::Operation* op) {
+    std::vector<const Tensor*> consts;
+    for (const ir::Value* v : op->operands) {
+      auto it = slotOf.find(v);
+      consts.push_back(it != slotOf.end() && slots_[it->second].kind == Slot::Kind::Constant
+                           ? materializeFold(it->second) : nullptr);
     }
-    for (const ir::Operation* op : chain.ops) {
-      std::vector<const Tensor*> consts;
-      for (const ir::Value* v : op->operands) {
-        auto it = slotOf.find(v);
-        consts.push_back(it != slotOf.end() && slots_[it->second].kind == Slot::Kind::Constant
-                             ? materializeFold(it->second) : nullptr);
-      }
-      chain.constants.push_back(std::move(consts));
-    }
+    return consts;
+  };
+  // Held back (fused plan only): an op some kernel may absorb as a producer (FastKernelRegistry::allowProducer)
+  // whose only result has one user, a later op that is not the next one (the next one would take it into a
+  // linear chain). It is compiled with its user's step: absorbed by that step's kernel, or as its own step just
+  // before it (OpChain::Producer). Its input then lives until that step (the memory plan reads the steps).
+  std::map<const ir::Value*, size_t> userIndex;  // a value's last user among ops
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (const ir::Value* v : ops[i]->operands) userIndex[v] = i;
+  std::map<const ir::Value*, const ir::Operation*> heldBack;  // result -> its producer, not compiled yet
+  auto holdBack = [&](size_t i) {
+    const ir::Operation* op = ops[i];
+    if (!opts.fuse || !registry.producerAllowed(op->name) || op->results.size() != 1) return false;
+    const ir::Value* r = op->results[0];
+    auto u = userIndex.find(r);
+    return uses[r] == 1 && u != userIndex.end() && u->second > i + 1;
+  };
 
+  // Compiles a chain into one step (the first ops of the chain its kernel absorbs, with the held-back producers
+  // it absorbs); returns how many ops of the chain the step computes.
+  std::function<Result<int>(OpChain&)> compileStep = [&](OpChain& chain) -> Result<int> {
+    chain.producers.clear();
+    for (const ir::Operation* op : chain.ops) {
+      std::vector<OpChain::Producer> row(op->operands.size());
+      for (size_t j = 0; j < op->operands.size(); ++j)
+        if (auto it = heldBack.find(op->operands[j]); it != heldBack.end()) row[j] = {it->second, constantsOf(it->second)};
+      chain.producers.push_back(std::move(row));
+    }
     Step step;
-    step.singleThread = isSmallStep(*ops[i]);
-    if (const auto* factories = registry.find(ops[i]->name)) {
+    step.singleThread = isSmallStep(*chain.ops[0]);
+    std::vector<const ir::Operation*> chainOps{chain.ops[0]};
+    std::vector<std::pair<int, int>> absorbed;  // held-back producers the kernel computes
+    if (const auto* factories = registry.find(chain.ops[0]->name)) {
       for (const KernelFactory& f : *factories) {
         // A small step's oneDNN primitive is created for one thread too (some fix their split at creation).
         OneThreadScope oneThread(step.singleThread);
@@ -282,29 +300,57 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
         if (!ck) return ck.status();
         if (ck->kernel) {
           step.kernel = std::move(ck->kernel);
-          step.ops.assign(chain.ops.begin(), chain.ops.begin() + std::max(1, ck->opsAbsorbed));
+          chainOps.assign(chain.ops.begin(), chain.ops.begin() + std::clamp<int>(ck->opsAbsorbed, 1, int(chain.ops.size())));
+          absorbed = ck->producers;
           break;
         }
       }
     }
-    if (!step.kernel) step.ops = {ops[i]};
+    for (auto [k, j] : absorbed)
+      if (k < 0 || size_t(k) >= chainOps.size() || j < 0 || size_t(j) >= chain.producers[k].size() ||
+          !chain.producers[k][j].op || std::count(absorbed.begin(), absorbed.end(), std::make_pair(k, j)) != 1)
+        return Status::internal(chain.ops[0]->describe() + ": kernel " + step.kernel->implName() +
+                                " claims a producer it was not offered");
     if (step.kernel && step.kernel->implName().rfind("onednn:", 0) == 0) {
-      for (size_t k = 0; k < step.ops.size() && step.kernel; ++k)
-        for (size_t j = 0; j < step.ops[k]->operands.size(); ++j) {
-          const ir::Value* v = step.ops[k]->operands[j];
+      for (size_t k = 0; k < chainOps.size() && step.kernel; ++k)
+        for (size_t j = 0; j < chainOps[k]->operands.size(); ++j) {
+          const ir::Value* v = chainOps[k]->operands[j];
           if (!isFloat(v->type.dtype)) continue;
           const Tensor* c = chain.constants[k][j];
           if (c && !allFinite(*c)) step.kernel.reset();  // special weights: the reference kernel always
         }
-      if (!step.kernel) step.ops = {ops[i]};
+      if (!step.kernel) chainOps = {chain.ops[0]}, absorbed.clear();
     }
 
+    for (auto [k, j] : absorbed) {
+      step.ops.push_back(chain.producers[k][j].op);
+      heldBack.erase(chainOps[k]->operands[j]);
+    }
+    step.chainBegin = int(step.ops.size());
+    step.ops.insert(step.ops.end(), chainOps.begin(), chainOps.end());
+    // An operand made by another op of the step is internal to it (-1); one whose producer is still held back
+    // (not absorbed by this kernel) gets that producer's step first.
+    auto madeInStep = [&](const ir::Value* v, size_t k) {
+      for (size_t m = 0; m < k; ++m)
+        if (std::find(step.ops[m]->results.begin(), step.ops[m]->results.end(), v) != step.ops[m]->results.end())
+          return true;
+      return false;
+    };
     for (size_t k = 0; k < step.ops.size(); ++k) {
       std::vector<int> in;
       for (const ir::Value* v : step.ops[k]->operands) {
-        if (k > 0 && v == step.ops[k - 1]->results[0]) {
+        if (madeInStep(v, k)) {
           in.push_back(-1);
           continue;
+        }
+        if (auto held = heldBack.find(v); held != heldBack.end()) {
+          OpChain alone;
+          alone.target = &target;
+          alone.ops = {held->second};
+          alone.constants = {constantsOf(held->second)};
+          heldBack.erase(held);
+          Result<int> done = compileStep(alone);
+          if (!done) return done.status();
         }
         auto it = slotOf.find(v);
         if (it == slotOf.end()) return Status::internal(step.ops[k]->describe() + ": operand used before definition");
@@ -334,16 +380,41 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
     }
     StepProfile p;
     p.opType = opTypeName(step.ops);
-    p.location = step.ops[0]->loc.name;
+    p.location = step.ops[size_t(step.chainBegin)]->loc.name;
     p.impl = step.aliasOnly ? "alias" : step.kernel ? step.kernel->implName() : "ref (fallback)";
     p.flops = step.kernel ? step.kernel->flops() : 0;
     p.fallback = !step.kernel && !step.aliasOnly;
     profiles_.push_back(p);
     step.profileIndex = int(profiles_.size()) - 1;
-    i += step.ops.size();
     steps_.push_back(std::move(step));
     noteConstantReads(steps_.back(), int(steps_.size()) - 1);
+    return int(chainOps.size());
+  };
+
+  for (size_t i = 0; i < ops.size();) {
+    if (holdBack(i)) {
+      heldBack[ops[i]->results[0]] = ops[i];
+      ++i;
+      continue;
+    }
+    // The longest chain starting at ops[i]: each next op is the only user of the previous op's only result.
+    OpChain chain;
+    chain.target = &target;
+    chain.ops.push_back(ops[i]);
+    for (size_t j = i + 1; opts.fuse && j < ops.size(); ++j) {
+      const ir::Operation* prev = chain.ops.back();
+      if (prev->results.size() != 1 || uses[prev->results[0]] != 1) break;
+      bool feeds = false;
+      for (const ir::Value* v : ops[j]->operands) feeds |= v == prev->results[0];
+      if (!feeds) break;
+      chain.ops.push_back(ops[j]);
+    }
+    for (const ir::Operation* op : chain.ops) chain.constants.push_back(constantsOf(op));
+    Result<int> done = compileStep(chain);
+    if (!done) return done.status();
+    i += size_t(*done);
   }
+  if (!heldBack.empty()) return Status::internal(heldBack.begin()->second->describe() + ": held back and never run");
   for (size_t s = 0; s < slots_.size(); ++s) {
     materializeFold(int(s));  // folds no step reads (outputs)
     // A released original that only its fold read: the folded constant stands for it (counted once).
@@ -567,7 +638,13 @@ Status ExecutionPlan::runStepOnReference(const Step& step) {
   for (const auto& slots : step.inSlots)  // the reference kernels read the weights as TOSA stores them
     for (int s : slots)
       if (s >= 0) TK_RETURN_IF_ERROR(restoreConstant(s));
-  std::vector<Tensor> chainValue;  // the previous op's results inside a fused chain
+  std::vector<std::vector<Tensor>> results(step.ops.size());  // each op's results, read by later ops of the step
+  auto internal = [&](const ir::Value* v, size_t k) -> const Tensor* {
+    for (size_t m = 0; m < k; ++m)
+      for (size_t r = 0; r < step.ops[m]->results.size(); ++r)
+        if (step.ops[m]->results[r] == v) return &results[m][r];
+    return nullptr;
+  };
   std::vector<Tensor> out;
   for (size_t k = 0; k < step.ops.size(); ++k) {
     const ir::Operation& op = *step.ops[k];
@@ -576,9 +653,12 @@ Status ExecutionPlan::runStepOnReference(const Step& step) {
     std::vector<Tensor> copies;
     copies.reserve(step.inSlots[k].size());
     std::vector<const Tensor*> in;
-    for (int s : step.inSlots[k]) {
+    for (size_t j = 0; j < step.inSlots[k].size(); ++j) {
+      const int s = step.inSlots[k][j];
       if (s < 0) {
-        in.push_back(&chainValue[0]);
+        const Tensor* t = internal(op.operands[j], k);
+        if (!t) return Status::internal(op.describe() + ": operand " + std::to_string(j) + " not made in its step");
+        in.push_back(t);
         continue;
       }
       const Slot& slot = slots_[s];
@@ -597,7 +677,7 @@ Status ExecutionPlan::runStepOnReference(const Step& step) {
     ref::KernelContext ctx(op, *target_, state);
     TK_RETURN_IF_ERROR((*kernel)(ctx, in, out));
     TK_RETURN_IF_ERROR(ctx.result());
-    if (k + 1 < step.ops.size()) chainValue = std::move(out);
+    if (k + 1 < step.ops.size()) results[k] = std::move(out);
   }
   const ir::Operation& op = *step.ops.back();
   for (size_t i = 0; i < out.size(); ++i) {

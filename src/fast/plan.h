@@ -1,6 +1,7 @@
 // ExecutionPlan: a TOSA function compiled once for the fast backend. Compilation resolves every value's type
 // and shape, turns constants into read-only slots, groups single-consumer op chains into fused kernels
-// (op_kernel.h), aliases reshapes onto their input, and assigns every intermediate an offset in one arena
+// (op_kernel.h; a kernel may also compute an earlier single-use producer of one of its operands, which the plan
+// holds back until then: OpChain::Producer), aliases reshapes onto their input, and assigns every intermediate an offset in one arena
 // (a static memory plan: values whose lifetimes do not overlap share bytes). Ops without a fast kernel run
 // their reference kernel inside the plan (per-op fallback), so every op the reference backend has works.
 #pragma once

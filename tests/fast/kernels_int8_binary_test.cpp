@@ -4,6 +4,9 @@
 // scales (per tensor and per channel, single and double rounding), zero points and data (fixed seeds):
 // bit-identical results, the fused kernel in use, and values that break a REQUIRE (i32 overflow of the sum,
 // apply_scale_32's shift range, the shifted product) give the reference's verdict on both backends.
+// The first operand's rescale (held back by the plan: not a linear predecessor) and an i8 table in front of
+// the second operand's rescale are computed by the same step: the whole graph is then one step, which the
+// tests assert; a first-operand rescale with a second user stays its own step.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -28,22 +31,47 @@ struct Case {
   int mulShift = 0;
   bool clamp = false;
   int64_t clampLo = -100, clampHi = 90;
+  bool aShared = false;  // a's rescale result is also a second output (two users: not absorbed)
+  bool aConst = false;   // a is a constant (aValues), not an input
+  Tensor aValues;
+  bool sameInput = false;  // both rescales read the same input ("a"; bShape == aShape, bT == aT)
+  int table = 0;  // 8: an i8 table (tableValues) in front of b's rescale; 16: an i16 -> i32 one
+  Tensor tableValues;
 };
+
+// The fused step computes the first operand's rescale when it rescales an i8/i16 value with no other user,
+// and an i8 table in front of b's rescale unless b is full-size with per-channel scales (then the table's
+// lookups cannot be composed with one rescale; the tests' scales keep every table value inside the REQUIRE).
+bool absorbsA(const Case& c) { return !c.aRaw && !c.aShared; }
+bool absorbsTable(const Case& c) { return c.table == 8 && (c.bShape != c.outShape || c.rb.multiplier.size() == 1); }
 
 std::unique_ptr<ir::Module> build(const Case& c) {
   auto m = std::make_unique<ir::Module>();
   ir::Builder b(*m, "main");
-  auto* a = b.input(ValueType::tensor(c.aT, c.aShape), "a");
-  auto* x = b.input(ValueType::tensor(c.bT, c.bShape), "b");
+  auto* a = c.aConst ? b.constant(c.aValues) : b.input(ValueType::tensor(c.aT, c.aShape), "a");
+  ir::Value* x = c.sameInput ? a : b.input(ValueType::tensor(c.bT, c.bShape), "b");
   ir::Value* a32 = c.aRaw ? a : b.rescale(a, DType::I32, c.ra, "in0");
+  if (c.table == 8)
+    x = b.op1("tosa.table", {x, b.constant(c.tableValues)}, ValueType::tensor(DType::I8, c.bShape), {}, "table");
+  if (c.table == 16)
+    x = b.op1("tosa.table", {x, b.constant(c.tableValues)}, ValueType::tensor(DType::I32, c.bShape), {}, "table");
   ir::Value* b32 = b.rescale(x, DType::I32, c.rb, "in1");
   ir::Value* lhs = c.rescaledFirst ? b32 : a32;
   ir::Value* rhs = c.rescaledFirst ? a32 : b32;
   ir::Value* s = c.op == "add" ? b.add(lhs, rhs) : c.op == "sub" ? b.sub(lhs, rhs) : b.mul(lhs, rhs, c.mulShift);
   ir::Value* y = b.rescale(s, c.outT, c.ro, "out");
   if (c.clamp) y = b.clamp(y, double(c.clampLo), double(c.clampHi));
-  b.output({y}, {"y"});
+  if (c.aShared) b.output({y, a32}, {"y", "a32"});
+  else b.output({y}, {"y"});
   return m;
+}
+
+// Inputs of a case: "a" unless it is a constant, "b" unless both rescales read "a".
+NamedTensors inputsOf(const Case& c, Tensor a, Tensor x) {
+  NamedTensors in;
+  if (!c.aConst) in.push_back({"a", std::move(a)});
+  if (!c.sameInput) in.push_back({"b", std::move(x)});
+  return in;
 }
 
 Tensor randomTensor(DType t, const Shape& s, std::mt19937& rng, int64_t lo, int64_t hi) {
@@ -64,18 +92,31 @@ void randomScale(ir::RescaleAttrs& r, int64_t channels, std::mt19937& rng, int s
   }
 }
 
-void expectSame(const Case& c, const NamedTensors& in, const std::string& what, bool expectFused = true) {
-  RunOutcome ref = runOn(build(c), "ref", in), fast = runOn(build(c), "fast", in);
+// expectFused: the fused kernel ran, absorbing exactly the ops absorbsA/absorbsTable say, and the plan has no
+// other steps than the ones left (so a test cannot pass by not fusing).
+void expectSame(const Case& c, const NamedTensors& in, const std::string& what, bool expectFused = true,
+                int threads = 0) {
+  RunOutcome ref = runOn(build(c), "ref", in), fast = runOn(build(c), "fast", in, threads);
   ASSERT_EQ(ref.status.code(), fast.status.code())
       << what << ": " << ref.status.toString() << " / " << fast.status.toString();
   if (ref.status.isOk()) {
-    EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << what;
+    ASSERT_EQ(ref.outputs.size(), fast.outputs.size()) << what;
+    for (size_t i = 0; i < ref.outputs.size(); ++i)
+      EXPECT_TRUE(ref.outputs[i].second.identical(fast.outputs[i].second)) << what << " output " << i;
   }
-  if (expectFused) {
-    bool fused = false;
-    for (const auto& s : fast.stats.steps) fused |= s.impl == "fast:quant_binary";
-    EXPECT_TRUE(fused) << what << ": the fused kernel was not used";
-  }
+  if (!expectFused) return;
+  const OpProfile* fused = nullptr;
+  for (const auto& s : fast.stats.steps)
+    if (s.impl == "fast:quant_binary") fused = &s;
+  ASSERT_TRUE(fused) << what << ": the fused kernel was not used";
+  const std::string opName = c.op == "add" ? "tosa.add" : c.op == "sub" ? "tosa.sub" : "tosa.mul";
+  std::string ops = "tosa.rescale+" + opName + "+tosa.rescale" + (c.clamp ? "+tosa.clamp" : "");
+  if (absorbsTable(c)) ops = "tosa.table+" + ops;
+  if (absorbsA(c)) ops = "tosa.rescale+" + ops;
+  EXPECT_EQ(fused->opType, ops) << what;
+  // The rest: the table's own step, the shared first operand's rescale.
+  const size_t steps = 1 + (c.table != 0 && !absorbsTable(c)) + c.aShared;
+  EXPECT_EQ(fast.stats.steps.size(), steps) << what;
 }
 
 // Both row kernels: the AVX-512 one (per-tensor scales, an i8 operand or a broadcast one) and the
@@ -99,6 +140,16 @@ void randomChains(uint32_t seed) {
     c.aRaw = rng() % 6 == 0;
     c.aT = c.aRaw ? DType::I32 : rng() % 5 ? DType::I8 : DType::I16;
     c.bT = rng() % 5 ? DType::I8 : DType::I16;
+    // The first operand's rescale with a second user, a constant first operand, both rescales of one input.
+    c.aShared = !c.aRaw && rng() % 8 == 0;
+    c.aConst = !c.aRaw && rng() % 8 == 0;
+    c.sameInput = !c.aRaw && !c.aConst && c.aShape == c.bShape && rng() % 8 == 0;
+    if (c.sameInput) c.bT = c.aT;
+    // An i8 table in front of b's rescale (the hard-sigmoid of an SE gate), random entries.
+    if (c.bT == DType::I8 && rng() % 4 == 0) {
+      c.table = 8;
+      c.tableValues = randomTensor(DType::I8, {256}, rng, -128, 127);
+    }
     const DType outs[] = {DType::I8, DType::I8, DType::I16, DType::I32};
     c.outT = outs[rng() % 4];
     const bool isMul = c.op == "mul";
@@ -112,9 +163,10 @@ void randomChains(uint32_t seed) {
     if (isMul) c.mulShift = rng() % 2 ? 0 : int(rng() % 20);
     c.clamp = c.outT != DType::I32 && rng() % 2;
     const int64_t aRange = c.aRaw ? (int64_t(1) << 26) : 2000;
-    NamedTensors in{{"a", randomTensor(c.aT, c.aShape, rng, -aRange, aRange)},
-                    {"b", randomTensor(c.bT, c.bShape, rng, -2000, 2000)}};
-    expectSame(c, in, "trial " + std::to_string(trial) + " " + c.op);
+    Tensor a = randomTensor(c.aT, c.aShape, rng, -aRange, aRange);
+    if (c.aConst) c.aValues = a;
+    NamedTensors in = inputsOf(c, a, randomTensor(c.bT, c.bShape, rng, -2000, 2000));
+    expectSame(c, in, "trial " + std::to_string(trial) + " " + c.op, true, trial % 2 ? 1 : 2);
   }
 }
 
@@ -144,6 +196,51 @@ TEST(FastQuantBinary, LargeTensorsRunInParallelChunksBitIdentically) {
   expectSame(c, in, "residual add 56x56x64");
 }
 
+// Large tensors split over two threads with the first operand's rescale absorbed: per-channel (each thread
+// rescales its rows into its own buffer), i16, and an i8 table in front of a full-size b (looked up per row).
+TEST(FastQuantBinary, LargeTensorsWithAbsorbedProducersRunInParallelBitIdentically) {
+  std::mt19937 rng(11);
+  for (int variant = 0; variant < 3; ++variant) {
+    Case c;
+    c.op = variant == 1 ? "mul" : "add";
+    c.outShape = c.aShape = c.bShape = {1, 40, 40, 48};
+    c.aT = variant == 1 ? DType::I16 : DType::I8;
+    randomScale(c.ra, 48, rng, 30, 31, variant == 0);
+    randomScale(c.rb, 48, rng, 30, 31, false);
+    randomScale(c.ro, 48, rng, 36, 40, false);
+    c.ra.inputZp = c.aT == DType::I8 && c.op != "mul" ? -7 : 0;
+    c.ro.outputZp = 3;
+    if (variant == 2) {
+      c.table = 8;
+      c.tableValues = randomTensor(DType::I8, {256}, rng, -128, 127);
+    }
+    NamedTensors in{{"a", randomTensor(c.aT, c.aShape, rng, -3000, 3000)},
+                    {"b", randomTensor(DType::I8, c.bShape, rng, -128, 127)}};
+    expectSame(c, in, "large, variant " + std::to_string(variant), true, 2);
+  }
+}
+
+// An i16 table (i16 -> i32, interpolated) in front of b's rescale: b's rescale then reads i32, which the fused
+// kernel does not take; the first operand's rescale, held back for it, runs as its own step before the add.
+TEST(FastQuantBinary, I16TableInFrontIsDeclinedAndHeldBackRescaleStillRuns) {
+  std::mt19937 rng(13);
+  Case c;
+  c.outShape = c.aShape = c.bShape = {1, 3, 5, 8};
+  c.bT = DType::I16;
+  c.table = 16;
+  c.tableValues = randomTensor(DType::I16, {513}, rng, -3000, 3000);
+  randomScale(c.ra, 8, rng, 16, 20, false);
+  randomScale(c.rb, 8, rng, 40, 44, false);
+  randomScale(c.ro, 8, rng, 36, 40, false);
+  NamedTensors in{{"a", randomTensor(DType::I8, c.aShape, rng, -128, 127)},
+                  {"b", randomTensor(DType::I16, c.bShape, rng, -32768, 32767)}};
+  expectSame(c, in, "i16 table", false);
+  RunOutcome fast = runOn(build(c), "fast", in);
+  bool loneRescale = false;
+  for (const auto& s : fast.stats.steps) loneRescale |= s.opType == "tosa.rescale" && s.location == "in0";
+  EXPECT_TRUE(loneRescale) << "the held-back first rescale did not run as its own step";
+}
+
 TEST(FastQuantBinary, RequireViolationsGiveTheReferenceVerdict) {
   {
     // apply_scale_32's value range: shift 2 allows [-2, 2); 5 is outside.
@@ -161,6 +258,19 @@ TEST(FastQuantBinary, RequireViolationsGiveTheReferenceVerdict) {
                        {"b", Tensor::fromInts(DType::I16, c.bShape, {1, -2, 1, 5, -2, 1})}};
     expectSame(c, range, "apply_scale_32 range REQUIRE (5 outside [-2, 2))");
     EXPECT_EQ(runOn(build(c), "fast", range).status.code(), StatusCode::Unpredictable);
+    // The same REQUIRE in the first operand's rescale, which the fused step computes (absorbed: the step
+    // reruns on the reference kernels, that rescale first, which gives the verdict).
+    NamedTensors rangeA{{"a", Tensor::fromInts(DType::I16, c.aShape, {1, -1, 0, -3, -2, 0})},
+                        {"b", Tensor::fromInts(DType::I16, c.bShape, {1, -2, 1, 0, -2, 1})}};
+    expectSame(c, rangeA, "apply_scale_32 range REQUIRE in the absorbed rescale (-3 outside [-2, 2))");
+    EXPECT_EQ(runOn(build(c), "fast", rangeA).status.code(), StatusCode::Unpredictable);
+    // Broadcast first operand (rescaled once per run): same verdict.
+    Case bc = c;
+    bc.aShape = {1, 1, 1, 3};
+    NamedTensors rangeBc{{"a", Tensor::fromInts(DType::I16, bc.aShape, {1, 2, 0})},
+                         {"b", Tensor::fromInts(DType::I16, bc.bShape, {1, -2, 1, 0, -2, 1})}};
+    expectSame(bc, rangeBc, "apply_scale_32 range REQUIRE in the absorbed broadcast rescale (2 outside [-2, 2))");
+    EXPECT_EQ(runOn(build(bc), "fast", rangeBc).status.code(), StatusCode::Unpredictable);
   }
   {
     // i32 overflow of the sum / difference: two rescaled values stay within [-2^30, 2^30], so the other
