@@ -187,6 +187,12 @@ Result<CompiledKernel> compileInt8Pointwise(const OpChain& c) {
 
 }  // namespace
 
-void registerInt8PointwiseKernels(FastKernelRegistry& r) { r.add("tosa.conv2d", compileInt8Pointwise); }
+// Defined in kernels_int8_pointwise_vnni.cpp: our own VNNI micro-kernel, tried first.
+Result<CompiledKernel> compileInt8PointwiseVnni(const OpChain& c);
+
+void registerInt8PointwiseKernels(FastKernelRegistry& r) {
+  r.add("tosa.conv2d", compileInt8PointwiseVnni);
+  r.add("tosa.conv2d", compileInt8Pointwise);
+}
 
 }  // namespace tosakit::fast

@@ -126,5 +126,63 @@ TEST(FastInt8Pointwise, BiasOverflowGivesTheReferenceVerdict) {
   }
 }
 
+// Our own VNNI micro-kernel (src/fast/kernels_int8_pointwise_vnni.cpp) for int8 1x1 conv -> rescale [-> clamp]
+// -> i8 of any size: small and odd shapes (input channels not a multiple of 4: the partial last group; output
+// channels not a multiple of 16: masked stores; pixel counts not a multiple of the 8-pixel block), input zero
+// points folded into the bias (-128: the unsigned grid of a ReLU's output), per-channel / per-tensor and single /
+// double rounding rescales, shifts <= 31 (the per-value range check), clamps, 1 and 2 threads (few pixels: the
+// channels are split) — bit-identical to the reference, and the kernel was the one that ran.
+bool hasVnni() { return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"); }
+
+TEST(FastInt8PointwiseVnni, RandomLayersAreBitIdenticalToReference) {
+  std::mt19937 rng(7310);
+  const int64_t ics[] = {1, 2, 3, 5, 16, 17, 24, 64, 96, 160};
+  const int64_t ocs[] = {1, 8, 16, 24, 40, 96, 100, 160};
+  for (int trial = 0; trial < 40; ++trial) {
+    PwCase c;
+    c.N = 1 + trial % 2;
+    c.H = uniform(rng, 1, 20), c.W = uniform(rng, 1, 20);
+    c.IC = ics[trial % 10], c.OC = ocs[(trial * 7 + trial / 10) % 8];
+    const int64_t zps[] = {0, -128, uniform(rng, -128, 127)};
+    c.inputZp = zps[trial % 3];
+    c.w = randomInts(DType::I8, {c.OC, 1, 1, c.IC}, rng, -128, 127);
+    c.bias = randomInts(DType::I32, {trial % 4 == 3 ? 1 : c.OC}, rng, -300000, 300000);
+    c.clamp = trial % 3 != 2;
+    c.ra.perChannel = trial % 4 != 1;
+    c.ra.roundingMode = trial % 2 ? "DOUBLE_ROUND" : "SINGLE_ROUND";
+    // Shifts 34..44 (every i32 in apply_scale_32's range), or 24..31 with multipliers small enough that the
+    // rescaled values stay in i8's neighbourhood: the per-value range check runs and passes.
+    const bool smallShift = trial % 5 == 4;
+    for (int64_t ch = 0; ch < (c.ra.perChannel ? c.OC : 1); ++ch) {
+      c.ra.multiplier.push_back(smallShift ? uniform(rng, 1, 1 << 12) : uniform(rng, int64_t(1) << 29, (int64_t(1) << 31) - 1));
+      c.ra.shift.push_back(smallShift ? uniform(rng, 28, 31) : uniform(rng, 34, 44));
+    }
+    c.ra.outputZp = uniform(rng, -30, 30);
+    Tensor x = randomInts(DType::I8, {c.N, c.H, c.W, c.IC}, rng, -128, 127);
+    const std::string what = "trial " + std::to_string(trial) + " IC " + std::to_string(c.IC) + " OC " +
+                             std::to_string(c.OC) + " " + std::to_string(c.H) + "x" + std::to_string(c.W);
+    const std::string impl = expectSame(c, x, 1 + trial % 2, what);
+    if (hasVnni()) EXPECT_EQ(impl, "fast:pointwise_int8_vnni") << what;
+  }
+}
+
+// The REQUIREs inside the fused epilogue give the reference's verdict (the step reruns on the reference
+// kernels). Inputs and weights of 127 over 64 channels: acc = 64 * 127 * 127 = 1032256 everywhere.
+// (a) a bias of 2^31 - 1000000 takes acc + bias past 2^31 - 1; (b) shift 20: apply_scale_32 requires the value
+// in [-2^19, 2^19) = [-524288, 524288), and 1032256 is outside.
+TEST(FastInt8PointwiseVnni, EpilogueRequiresGiveTheReferenceVerdict) {
+  for (int which : {0, 1}) {
+    PwCase c;
+    c.H = 3, c.W = 5, c.IC = 64, c.OC = 20;
+    c.w = Tensor::fromInts(DType::I8, {20, 1, 1, 64}, std::vector<int64_t>(20 * 64, 127));
+    c.bias = Tensor::fromInts(DType::I32, {1}, {which == 0 ? int64_t(2147483647) - 1000000 : 0});
+    c.ra.multiplier = {1 << 30};
+    c.ra.shift = {which == 0 ? 40 : 20};
+    Tensor x = Tensor::fromInts(DType::I8, {1, 3, 5, 64}, std::vector<int64_t>(3 * 5 * 64, 127));
+    const std::string impl = expectSame(c, x, 1, which == 0 ? "bias overflow" : "scale range", false);
+    if (hasVnni()) EXPECT_EQ(impl, "fast:pointwise_int8_vnni");
+  }
+}
+
 }  // namespace
 }  // namespace tosakit::testing

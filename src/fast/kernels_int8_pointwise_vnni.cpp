@@ -1,0 +1,237 @@
+// int8 1x1 conv2d (stride 1, no padding) -> RESCALE [-> CLAMP] to i8 as our own AVX-512 VNNI micro-kernel:
+// 8 pixels x 48 output channels of i32 accumulators held in registers over the whole reduction (`vpdpbusd`,
+// 4 input channels per instruction), then the exact epilogue (kernels_int8_simd.h) applied to the registers
+// and stored as i8. No s32 tensor is written: on mobilenet_v2's expansions (16-32 input channels, 96-192
+// output channels) oneDNN's matmul plus our epilogue pass over its s32 blocks spent most of the layer moving
+// accumulators, not multiplying (features.2: 0.23 of 0.25 ms was the matmul with a 16-deep reduction).
+//
+// Exact: `vpdpbusd` multiplies unsigned by signed bytes and adds in i32 without saturation. The input byte x is
+// read as u = x + 128 (its sign bit flipped), so sum u * w = sum x * w + 128 * sum w: every accumulator starts
+// at -128 * sum w of its channel and ends at sum x * w, exact (an i32 wraps modulo 2^32 on the way, and the
+// final sum is far inside i32: |sum x * w| <= 128 * 128 * K). The input zero point is folded into the bias
+// (acc - input_zp * sum w, in int64; a bias that leaves i32 declines the layer), so the epilogue's i32 overflow
+// check of acc + bias is the reference's REQUIRE on the true sum, as in kernels_int8_pointwise.cpp. Weight zero
+// points other than 0, other output types, a run-time bias: declined (the other kernels take them).
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "fast/kernels_common.h"
+#include "fast/kernels_int8_simd.h"
+#include "fast/onednn_common.h"
+
+namespace tosakit::fast {
+namespace {
+
+using namespace dnn;
+
+// GCC 12 reports the intrinsics' deliberately undefined pass-through operands (_mm512_undefined_*) as maybe
+// uninitialized once inlined into these register-blocked loops (GCC bug 105593); no undefined value is read.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#define TK_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+
+constexpr int kPixels = 8;    // pixels per register block
+constexpr int kVectors = 3;   // 16-channel vectors per register block: 8 x 3 accumulators + 3 weights + 1 input
+
+// Weights packed for `vpdpbusd`: group g (input channels 4g..4g+3) of channel vector v is 64 bytes, lane l
+// holding the four weights of output channel 16v + l; zeros pad both the channels and the last group.
+struct PackedWeights {
+  int64_t K = 0, groups = 0, vectors = 0;
+  std::vector<int8_t> w;      // [groups][vectors][16][4]
+  std::vector<int32_t> comp;  // [vectors * 16]: -128 * sum of the channel's weights (the u8 offset undone)
+};
+
+PackedWeights packWeights(const int8_t* w, int64_t OC, int64_t K) {
+  PackedWeights p;
+  p.K = K, p.groups = (K + 3) / 4, p.vectors = (OC + 15) / 16;
+  p.w.assign(size_t(p.groups * p.vectors * 64), 0);
+  p.comp.assign(size_t(p.vectors * 16), 0);
+  for (int64_t oc = 0; oc < OC; ++oc) {
+    int64_t sum = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      const int8_t v = w[oc * K + k];
+      p.w[size_t(((k / 4) * p.vectors + oc / 16) * 64 + (oc % 16) * 4 + k % 4)] = v;
+      sum += v;
+    }
+    p.comp[size_t(oc)] = int32_t(-128 * sum);
+  }
+  return p;
+}
+
+// P pixels (rows of x, K bytes apart) x NV channel vectors starting at vector v0: the reduction in registers,
+// then the epilogue on each accumulator, stored to y (rows C apart).
+template <int P, int NV, bool kDouble, bool kRange, bool kOverflow>
+TK_VNNI inline void block(const PackedWeights& pw, const IntEpilogueLanes& l, const int8_t* x, int8_t* y, int64_t C,
+                          int64_t v0, EpiFlags& f) {
+  // Fully unrolled so the accumulators stay in registers (GCC keeps a loop-indexed array on the stack).
+  __m512i acc[P][NV];
+  const int64_t K = pw.K, groups = pw.groups, fullGroups = K / 4, stride = pw.vectors * 64;
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const __m512i c = _mm512_loadu_si512(pw.comp.data() + (v0 + v) * 16);
+#pragma GCC unroll 8
+    for (int p = 0; p < P; ++p) acc[p][v] = c;
+  }
+  const __m512i flip = _mm512_set1_epi32(int32_t(0x80808080u));
+  const int8_t* wg = pw.w.data() + v0 * 64;
+  // One group of four input channels: the pixel's four bytes as u8 (sign bits flipped) in every lane.
+  auto group = [&](const int8_t* wv, auto load) __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) {
+    __m512i w[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) w[v] = _mm512_loadu_si512(wv + v * 64);
+#pragma GCC unroll 8
+    for (int p = 0; p < P; ++p) {
+      const __m512i u = _mm512_xor_si512(_mm512_set1_epi32(load(x + p * K)), flip);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[p][v] = _mm512_dpbusd_epi32(acc[p][v], u, w[v]);
+    }
+  };
+  for (int64_t g = 0; g < fullGroups; ++g, wg += stride)
+    group(wg, [&](const int8_t* row) {
+      int32_t b;
+      std::memcpy(&b, row + 4 * g, 4);
+      return b;
+    });
+  if (groups > fullGroups)  // the last 1-3 input channels; the padding weights are zero
+    group(wg, [&](const int8_t* row) {
+      uint32_t b = 0;
+      for (int64_t k = 4 * fullGroups; k < K; ++k) b |= uint32_t(uint8_t(row[k])) << (8 * (k - 4 * fullGroups));
+      return int32_t(b);
+    });
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const int64_t cb = (v0 + v) * 16;
+    const __mmask16 m = C - cb >= 16 ? __mmask16(0xffff) : __mmask16((1u << (C - cb)) - 1);
+    const EpiRegs r = loadEpi(l, l.bias.data(), cb);
+#pragma GCC unroll 8
+    for (int p = 0; p < P; ++p)
+      epilogue16<int8_t, true, kDouble, kRange, kOverflow>(acc[p][v], r, y + p * C + cb, m, f);
+  }
+}
+
+// Channel vectors [v0, v1) of P pixels starting at pixel p, kVectors at a time.
+template <int P, bool kDouble, bool kRange, bool kOverflow>
+TK_VNNI inline void channelBlocks(const PackedWeights& pw, const IntEpilogueLanes& l, const int8_t* x, int8_t* y,
+                                  int64_t C, int64_t p, int64_t v0, int64_t v1, EpiFlags& f) {
+  const int8_t* xp = x + p * pw.K;
+  int8_t* yp = y + p * C;
+  int64_t v = v0;
+  for (; v + kVectors <= v1; v += kVectors) block<P, kVectors, kDouble, kRange, kOverflow>(pw, l, xp, yp, C, v, f);
+  if (v1 - v == 1) block<P, 1, kDouble, kRange, kOverflow>(pw, l, xp, yp, C, v, f);
+  if (v1 - v == 2) block<P, 2, kDouble, kRange, kOverflow>(pw, l, xp, yp, C, v, f);
+}
+
+// Pixels [p0, p1) x channel vectors [v0, v1): blocks of kPixels pixels, then single pixels.
+template <bool kDouble, bool kRange, bool kOverflow>
+TK_VNNI bool pixels(const PackedWeights& pw, const IntEpilogueLanes& l, const int8_t* x, int8_t* y, int64_t C,
+                    int64_t p0, int64_t p1, int64_t v0, int64_t v1) {
+  EpiFlags f{_mm512_setzero_si512(), 0};
+  int64_t p = p0;
+  for (; p + kPixels <= p1; p += kPixels) channelBlocks<kPixels, kDouble, kRange, kOverflow>(pw, l, x, y, C, p, v0, v1, f);
+  for (; p < p1; ++p) channelBlocks<1, kDouble, kRange, kOverflow>(pw, l, x, y, C, p, v0, v1, f);
+  return epiFlagsOk(f);
+}
+
+#pragma GCC diagnostic pop
+
+bool hasVnni() {
+  static const bool has = __builtin_cpu_supports("avx512vnni");
+  return has;
+}
+
+class Int8PointwiseVnniKernel : public OpKernel {
+ public:
+  Int8PointwiseVnniKernel(PackedWeights pw, int64_t M, int64_t C) : pw_(std::move(pw)), M_(M), C_(C) {}
+  std::string implName() const override { return "fast:pointwise_int8_vnni"; }
+  double flops() const override { return 2.0 * double(M_ * pw_.K * C_); }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    const int8_t* x = in[0][0].as<const int8_t>();
+    int8_t* y = out[0].as<int8_t>();
+    // Work items of 64 pixels x a share of the channels over the threads: the channels are split too when there
+    // are few pixels (7x7 and 14x14 layers), so every thread has work. Below ~2M multiply-accumulates one
+    // thread (docs/FAST.md, Threads).
+    const int threads = flops() >= 4e6 ? omp_get_max_threads() : 1;
+    const int64_t chunk = 64, chunks = (M_ + chunk - 1) / chunk;
+    const int64_t vecBlocks = (pw_.vectors + kVectors - 1) / kVectors;
+    const int64_t splits = chunks >= 4 * threads ? 1 : std::min<int64_t>(threads, vecBlocks);
+    int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (threads > 1)
+    for (int64_t item = 0; item < chunks * splits; ++item) {
+      const int64_t c = item / splits, s = item % splits;
+      const int64_t v0 = vecBlocks * s / splits * kVectors, v1 = std::min(pw_.vectors, vecBlocks * (s + 1) / splits * kVectors);
+      bad |= int(!runItem(x, y, c * chunk, std::min(M_, (c + 1) * chunk), v0, v1));
+    }
+    return bad ? rerunOnReference() : Status::ok();
+  }
+
+  IntEpilogue epi_;
+
+ private:
+  bool runItem(const int8_t* x, int8_t* y, int64_t p0, int64_t p1, int64_t v0, int64_t v1) const {
+    const IntEpilogueLanes& l = epi_.simd;
+    const int64_t C = C_;
+    if (epi_.doubleRound) {
+      if (epi_.rangeCheck) return l.noOverflow ? pixels<true, true, false>(pw_, l, x, y, C, p0, p1, v0, v1)
+                                               : pixels<true, true, true>(pw_, l, x, y, C, p0, p1, v0, v1);
+      return l.noOverflow ? pixels<true, false, false>(pw_, l, x, y, C, p0, p1, v0, v1)
+                          : pixels<true, false, true>(pw_, l, x, y, C, p0, p1, v0, v1);
+    }
+    if (epi_.rangeCheck) return l.noOverflow ? pixels<false, true, false>(pw_, l, x, y, C, p0, p1, v0, v1)
+                                             : pixels<false, true, true>(pw_, l, x, y, C, p0, p1, v0, v1);
+    return l.noOverflow ? pixels<false, false, false>(pw_, l, x, y, C, p0, p1, v0, v1)
+                        : pixels<false, false, true>(pw_, l, x, y, C, p0, p1, v0, v1);
+  }
+
+  PackedWeights pw_;
+  int64_t M_, C_;
+};
+
+}  // namespace
+
+Result<CompiledKernel> compileInt8PointwiseVnni(const OpChain& c) {
+  const ir::Operation& op = *c.ops[0];
+  if (!hasVnni() || !hasAvx512Epilogue() || op.operands.size() != 5 || op.results.size() != 1) return CompiledKernel{};
+  const ir::ValueType &in = operandType(c, 0, 0), &wt = operandType(c, 0, 1), &out = resultType(c, 0);
+  if (!isStatic(in) || !isStatic(wt) || !isStatic(out) || in.rank() != 4 || wt.rank() != 4 || out.rank() != 4)
+    return CompiledKernel{};
+  if (in.dtype != DType::I8 || wt.dtype != DType::I8 || out.dtype != DType::I32) return CompiledKernel{};
+  auto acc = accType(op);
+  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
+  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
+  if (!acc || *acc != DType::I32 || !w || !bias || bias->dtype() != DType::I32 || !izp || !wzp || *wzp != 0)
+    return CompiledKernel{};
+  const int64_t N = in.dims[0], H = in.dims[1], W = in.dims[2], IC = in.dims[3], OC = wt.dims[0];
+  if (wt.dims != Shape{OC, 1, 1, IC} || out.dims != Shape{N, H, W, OC}) return CompiledKernel{};
+  if (bias->size() != OC && bias->size() != 1) return CompiledKernel{};
+  if (op.intArrayAttr("pad") != std::vector<int64_t>{0, 0, 0, 0} || op.intArrayAttr("stride") != std::vector<int64_t>{1, 1})
+    return CompiledKernel{};
+
+  // The input zero point folded into the bias (see the top); the accumulators stay far inside i32.
+  const int8_t* wp = reinterpret_cast<const int8_t*>(w->data());
+  std::vector<int32_t> folded(static_cast<size_t>(OC));
+  for (int64_t oc = 0; oc < OC; ++oc) {
+    int64_t sum = 0;
+    for (int64_t i = 0; i < IC; ++i) sum += wp[oc * IC + i];
+    const int64_t f = bias->getInt(bias->size() == 1 ? 0 : oc) - *izp * sum;
+    if (f < INT32_MIN || f > INT32_MAX) return CompiledKernel{};
+    folded[size_t(oc)] = int32_t(f);
+  }
+  if (IC > (int64_t(1) << 16)) return CompiledKernel{};  // 128 * 128 * IC stays below 2^31
+
+  IntEpilogue epi = planIntEpilogue(c, OC, nullptr);
+  // Only i8 results of a rescale (the quantized graph's conv -> rescale [-> clamp]), one bias class.
+  if (!epi.rescale || epi.outType != DType::I8 || epi.runtimeBias || !epi.rowClass.empty()) return CompiledKernel{};
+  auto k = std::make_unique<Int8PointwiseVnniKernel>(packWeights(wp, OC, IC), N * H * W, OC);
+  k->epi_ = std::move(epi);
+  k->epi_.biasTable = std::move(folded);
+  prepareIntEpilogue(k->epi_);
+  CompiledKernel ck;
+  ck.opsAbsorbed = 1 + k->epi_.absorbed;
+  ck.kernel = std::move(k);
+  return ck;
+}
+
+}  // namespace tosakit::fast
