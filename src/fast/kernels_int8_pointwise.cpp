@@ -189,9 +189,11 @@ Result<CompiledKernel> compileInt8Pointwise(const OpChain& c) {
 
 // Defined in kernels_int8_pointwise_vnni.cpp: our own VNNI micro-kernel, tried first.
 Result<CompiledKernel> compileInt8PointwiseVnni(const OpChain& c);
+Result<CompiledKernel> compileInt8MatmulVnni(const OpChain& c);
 
 void registerInt8PointwiseKernels(FastKernelRegistry& r) {
   r.add("tosa.conv2d", compileInt8PointwiseVnni);
+  r.add("tosa.matmul", compileInt8MatmulVnni);
   r.add("tosa.conv2d", compileInt8Pointwise);
 }
 

@@ -1,5 +1,5 @@
-// int8 1x1 conv2d (stride 1, no padding) -> RESCALE [-> CLAMP] to i8 as our own AVX-512 VNNI micro-kernel:
-// 8 pixels x 48 output channels of i32 accumulators held in registers over the whole reduction (`vpdpbusd`,
+// int8 1x1 conv2d (stride 1, no padding) and matmul by a constant -> RESCALE [-> CLAMP] to i8 as our own AVX-512
+// VNNI micro-kernel: 8 pixels (rows) x 48 output channels of i32 accumulators held in registers over the whole reduction (`vpdpbusd`,
 // 4 input channels per instruction), then the exact epilogue (kernels_int8_simd.h) applied to the registers
 // and stored as i8. No s32 tensor is written: on mobilenet_v2's expansions (16-32 input channels, 96-192
 // output channels) oneDNN's matmul plus our epilogue pass over its s32 blocks spent most of the layer moving
@@ -143,8 +143,9 @@ bool hasVnni() {
 
 class Int8PointwiseVnniKernel : public OpKernel {
  public:
-  Int8PointwiseVnniKernel(PackedWeights pw, int64_t M, int64_t C) : pw_(std::move(pw)), M_(M), C_(C) {}
-  std::string implName() const override { return "fast:pointwise_int8_vnni"; }
+  Int8PointwiseVnniKernel(std::string name, PackedWeights pw, int64_t M, int64_t C)
+      : name_(std::move(name)), pw_(std::move(pw)), M_(M), C_(C) {}
+  std::string implName() const override { return name_; }
   double flops() const override { return 2.0 * double(M_ * pw_.K * C_); }
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
@@ -185,12 +186,41 @@ class Int8PointwiseVnniKernel : public OpKernel {
                         : pixels<false, false, true>(pw_, l, x, y, C, p0, p1, v0, v1);
   }
 
+  std::string name_;
   PackedWeights pw_;
   int64_t M_, C_;
 };
 
+// The kernel for M rows of K input bytes times constant weights w[OC][K] (+ bias, one value or one per channel),
+// the chain's rescale [-> clamp] to i8 fused; null when the chain or the sizes do not fit (see the top).
+Result<CompiledKernel> buildKernel(const std::string& name, const OpChain& c, const int8_t* w, int64_t M, int64_t K, int64_t OC,
+                                   const std::vector<int64_t>& bias, int64_t inputZp) {
+  if (K > (int64_t(1) << 16)) return CompiledKernel{};  // 128 * 128 * K stays below 2^31
+  // The input zero point folded into the bias: acc - input_zp * sum w, which must stay an i32.
+  std::vector<int32_t> folded(static_cast<size_t>(OC));
+  for (int64_t oc = 0; oc < OC; ++oc) {
+    int64_t sum = 0;
+    for (int64_t i = 0; i < K; ++i) sum += w[oc * K + i];
+    const int64_t f = bias[bias.size() == 1 ? 0 : size_t(oc)] - inputZp * sum;
+    if (f < INT32_MIN || f > INT32_MAX) return CompiledKernel{};
+    folded[size_t(oc)] = int32_t(f);
+  }
+  IntEpilogue epi = planIntEpilogue(c, OC, nullptr);
+  // Only i8 results of a rescale (the quantized graph's conv/matmul -> rescale [-> clamp]), one bias class.
+  if (!epi.rescale || epi.outType != DType::I8 || epi.runtimeBias || !epi.rowClass.empty()) return CompiledKernel{};
+  auto k = std::make_unique<Int8PointwiseVnniKernel>(name, packWeights(w, OC, K), M, OC);
+  k->epi_ = std::move(epi);
+  k->epi_.biasTable = std::move(folded);
+  prepareIntEpilogue(k->epi_);
+  CompiledKernel ck;
+  ck.opsAbsorbed = 1 + k->epi_.absorbed;
+  ck.kernel = std::move(k);
+  return ck;
+}
+
 }  // namespace
 
+// conv2d [N, H, W, IC] x [OC, 1, 1, IC], stride 1, no padding: N * H * W rows of IC bytes.
 Result<CompiledKernel> compileInt8PointwiseVnni(const OpChain& c) {
   const ir::Operation& op = *c.ops[0];
   if (!hasVnni() || !hasAvx512Epilogue() || op.operands.size() != 5 || op.results.size() != 1) return CompiledKernel{};
@@ -208,30 +238,28 @@ Result<CompiledKernel> compileInt8PointwiseVnni(const OpChain& c) {
   if (bias->size() != OC && bias->size() != 1) return CompiledKernel{};
   if (op.intArrayAttr("pad") != std::vector<int64_t>{0, 0, 0, 0} || op.intArrayAttr("stride") != std::vector<int64_t>{1, 1})
     return CompiledKernel{};
+  return buildKernel("fast:pointwise_int8_vnni", c, reinterpret_cast<const int8_t*>(w->data()), N * H * W, IC, OC, bias->toInts(), *izp);
+}
 
-  // The input zero point folded into the bias (see the top); the accumulators stay far inside i32.
-  const int8_t* wp = reinterpret_cast<const int8_t*>(w->data());
-  std::vector<int32_t> folded(static_cast<size_t>(OC));
-  for (int64_t oc = 0; oc < OC; ++oc) {
-    int64_t sum = 0;
-    for (int64_t i = 0; i < IC; ++i) sum += wp[oc * IC + i];
-    const int64_t f = bias->getInt(bias->size() == 1 ? 0 : oc) - *izp * sum;
-    if (f < INT32_MIN || f > INT32_MAX) return CompiledKernel{};
-    folded[size_t(oc)] = int32_t(f);
-  }
-  if (IC > (int64_t(1) << 16)) return CompiledKernel{};  // 128 * 128 * IC stays below 2^31
-
-  IntEpilogue epi = planIntEpilogue(c, OC, nullptr);
-  // Only i8 results of a rescale (the quantized graph's conv -> rescale [-> clamp]), one bias class.
-  if (!epi.rescale || epi.outType != DType::I8 || epi.runtimeBias || !epi.rowClass.empty()) return CompiledKernel{};
-  auto k = std::make_unique<Int8PointwiseVnniKernel>(packWeights(wp, OC, IC), N * H * W, OC);
-  k->epi_ = std::move(epi);
-  k->epi_.biasTable = std::move(folded);
-  prepareIntEpilogue(k->epi_);
-  CompiledKernel ck;
-  ck.opsAbsorbed = 1 + k->epi_.absorbed;
-  ck.kernel = std::move(k);
-  return ck;
+// matmul [1, H, C] x constant [1, C, W] (B's zero point 0): H rows of C bytes, W output channels.
+Result<CompiledKernel> compileInt8MatmulVnni(const OpChain& c) {
+  const ir::Operation& op = *c.ops[0];
+  if (!hasVnni() || !hasAvx512Epilogue() || op.operands.size() != 4 || op.results.size() != 1) return CompiledKernel{};
+  const ir::ValueType &a = operandType(c, 0, 0), &b = operandType(c, 0, 1), &out = resultType(c, 0);
+  if (!isStatic(a) || !isStatic(b) || !isStatic(out) || a.rank() != 3 || b.rank() != 3 || out.rank() != 3)
+    return CompiledKernel{};
+  if (a.dtype != DType::I8 || b.dtype != DType::I8 || out.dtype != DType::I32) return CompiledKernel{};
+  const Tensor* bw = constOperand(c, 0, 1);
+  auto aZp = zeroPoint(c, 0, 2), bZp = zeroPoint(c, 0, 3);
+  if (!bw || !aZp || !bZp || *bZp != 0) return CompiledKernel{};
+  const int64_t H = a.dims[1], C = a.dims[2], W = b.dims[2];
+  if (a.dims[0] != 1 || b.dims != Shape{1, C, W} || out.dims != Shape{1, H, W}) return CompiledKernel{};
+  // B is [C, W]: the kernel wants one row of C weights per output channel.
+  const int8_t* bp = reinterpret_cast<const int8_t*>(bw->data());
+  std::vector<int8_t> w(size_t(W * C));
+  for (int64_t k = 0; k < C; ++k)
+    for (int64_t n = 0; n < W; ++n) w[size_t(n * C + k)] = bp[k * W + n];
+  return buildKernel("fast:matmul_int8_vnni", c, w.data(), H, C, W, {0}, *aZp);
 }
 
 }  // namespace tosakit::fast

@@ -184,5 +184,49 @@ TEST(FastInt8PointwiseVnni, EpilogueRequiresGiveTheReferenceVerdict) {
   }
 }
 
+// tosa.matmul [1, H, C] x constant [1, C, W] -> rescale [-> clamp] -> i8 on the same kernel (the classifier's
+// fully connected layer: H = 1; PP-OCR rec's projections: H = 40): A's zero point folded, random sizes,
+// bit-identical to the reference, and the kernel was the one that ran. B's zero point other than 0: declined.
+TEST(FastInt8PointwiseVnni, MatmulByConstantIsBitIdenticalToReference) {
+  std::mt19937 rng(7320);
+  const int64_t hs[] = {1, 1, 3, 40, 9}, cs[] = {1280, 7, 120, 120, 33}, ws[] = {1000, 5, 360, 6625, 17};
+  for (int trial = 0; trial < 6; ++trial) {
+    const int64_t H = hs[trial % 5], C = cs[trial % 5], W = ws[trial % 5];
+    const int64_t aZp = trial % 2 ? -128 : uniform(rng, -128, 127), bZp = trial == 5 ? 3 : 0;
+    ir::RescaleAttrs ra;
+    ra.perChannel = trial % 3 != 2;
+    ra.roundingMode = trial % 2 ? "DOUBLE_ROUND" : "SINGLE_ROUND";
+    for (int64_t ch = 0; ch < (ra.perChannel ? W : 1); ++ch) {
+      ra.multiplier.push_back(uniform(rng, int64_t(1) << 29, (int64_t(1) << 31) - 1));
+      ra.shift.push_back(uniform(rng, 36, 44));
+    }
+    ra.outputZp = uniform(rng, -20, 20);
+    const Tensor bw = randomInts(DType::I8, {1, C, W}, rng, -128, 127);
+    auto build = [&]() {
+      auto m = std::make_unique<ir::Module>();
+      ir::Builder b(*m, "main");
+      ir::Value* x = b.input(ValueType::tensor(DType::I8, {1, H, C}), "x");
+      ir::Value* y = b.op1("tosa.matmul", {x, b.constant(bw), b.constant(Tensor::fromInts(DType::I8, {1}, {aZp})),
+                                          b.constant(Tensor::fromInts(DType::I8, {1}, {bZp}))},
+                           ValueType::tensor(DType::I32, {1, H, W}));
+      y = b.rescale(y, DType::I8, ra);
+      if (trial % 2) y = b.clamp(y, -100, 127);
+      b.output({y}, {"y"});
+      return m;
+    };
+    const Tensor x = randomInts(DType::I8, {1, H, C}, rng, -128, 127);
+    const std::string what = "trial " + std::to_string(trial);
+    RunOutcome ref = runOn(build(), "ref", {{"x", x}}, 1), fast = runOn(build(), "fast", {{"x", x}}, 1 + trial % 2);
+    ASSERT_TRUE(ref.status.isOk()) << what << ": " << ref.status.toString();
+    ASSERT_TRUE(fast.status.isOk()) << what << ": " << fast.status.toString();
+    EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << what;
+    if (hasVnni()) {
+      ASSERT_FALSE(fast.stats.steps.empty());
+      if (bZp == 0) EXPECT_EQ(fast.stats.steps[0].impl, "fast:matmul_int8_vnni") << what;
+      else EXPECT_NE(fast.stats.steps[0].impl, "fast:matmul_int8_vnni") << what;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tosakit::testing
