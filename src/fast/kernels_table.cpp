@@ -1,5 +1,6 @@
 // tosa.table and tosa.cast on the fast backend, bit for bit the reference's results.
-//  - TABLE i8 -> i8: a 256-entry lookup (AVX512-VBMI byte permutes where the CPU has them). i16 -> i32: apply_lookup_s (spec 1.12.5), 513 entries, 7-bit
+//  - TABLE i8 -> i8: a 256-entry lookup (AVX512-VBMI byte permutes where the CPU has them); after another
+//    step's i8 result (its only user) in place by that step (withTrailingTable). i16 -> i32: apply_lookup_s (spec 1.12.5), 513 entries, 7-bit
 //    interpolation. A constant table is checked once at compile time for the slope REQUIRE
 //    (|next - base| fits i16); a table that fails it is left to the reference kernel, which gives the verdict.
 //  - CAST between fp32 and i8/i16/i32 (round to nearest, ties to even, saturating) and between integer widths
@@ -80,6 +81,38 @@ class TableKernel : public OpKernel {
   bool i16_ = false;
   std::vector<int8_t> table8_;
   std::vector<int32_t> base7_, slope_;
+};
+
+// A step's kernel followed by an i8 table on its result: the inner kernel writes the table's result buffer,
+// then the table is looked up in place while the values are still in cache (withTrailingTable).
+class TrailingTableKernel : public OpKernel {
+ public:
+  TrailingTableKernel(std::unique_ptr<OpKernel> inner, std::vector<int8_t> table)
+      : inner_(std::move(inner)), table_(std::move(table)) {}
+  std::string implName() const override { return inner_->implName() + "+table_i8"; }
+  double flops() const override { return inner_->flops(); }
+  std::vector<std::pair<int, int>> packedConstants() const override { return inner_->packedConstants(); }
+  Result<Tensor> unpackConstant(int op, int operand) const override { return inner_->unpackConstant(op, operand); }
+
+  // `in` has one more row than the inner kernel's (the table's), which the inner kernel does not read.
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    TK_RETURN_IF_ERROR(inner_->run(in, out));
+    int8_t* y = out[0].as<int8_t>();
+    const int64_t n = out[0].size();
+    const int64_t chunk = 16384, chunks = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) if (n > kParallelElements)
+    for (int64_t c = 0; c < chunks; ++c) {
+      const int64_t b = c * chunk, m = std::min(chunk, n - b);
+      if (vbmi_) lookupI8Vbmi(y + b, y + b, m, table_.data());  // in place: each block is read before it is written
+      else lookupI8(y + b, y + b, m, table_.data());
+    }
+    return Status::ok();
+  }
+
+ private:
+  std::unique_ptr<OpKernel> inner_;
+  std::vector<int8_t> table_;
+  const bool vbmi_ = hasVbmi();
 };
 
 Result<CompiledKernel> compileTable(const OpChain& chain) {
@@ -217,6 +250,20 @@ Result<CompiledKernel> compileCast(const OpChain& chain) {
 }
 
 }  // namespace
+
+std::unique_ptr<OpKernel> withTrailingTable(std::unique_ptr<OpKernel>& inner, const ir::Operation& table,
+                                            const std::vector<const Tensor*>& constants) {
+  if (table.name != "tosa.table" || table.operands.size() != 2 || table.results.size() != 1 || !constants[1])
+    return nullptr;
+  const Tensor& t = *constants[1];
+  const ir::ValueType &x = table.operands[0]->type, &y = table.results[0]->type;
+  if (x.dtype != DType::I8 || y.dtype != DType::I8 || x.dims != y.dims || t.dtype() != DType::I8 || t.rank() != 1 ||
+      t.size() != 256)
+    return nullptr;
+  std::vector<int8_t> entries;
+  for (int64_t i = 0; i < 256; ++i) entries.push_back(int8_t(t.getInt(i)));
+  return std::make_unique<TrailingTableKernel>(std::move(inner), std::move(entries));
+}
 
 void registerTableCastKernels(FastKernelRegistry& r) {
   r.add("tosa.table", compileTable);

@@ -113,6 +113,13 @@ void registerDataMovementKernels(FastKernelRegistry& r);// src/fast/kernels_data
 void registerResizeKernels(FastKernelRegistry& r);      // src/fast/kernels_resize.cpp: resize
 void registerReduceKernels(FastKernelRegistry& r);      // src/fast/kernels_reduce.cpp: reduce_*
 
+// A step whose last op's i8 result has one user, the next op, an i8 -> i8 TABLE with 256 constant entries: a
+// kernel computing both, `inner` writing the table's result buffer and the table looked up in place right after
+// (while the values are in cache; one step less). Takes `inner` (its `in` gets the table's row appended) and
+// returns null, leaving `inner` as it is, for any other table. kernels_table.cpp.
+std::unique_ptr<OpKernel> withTrailingTable(std::unique_ptr<OpKernel>& inner, const ir::Operation& table,
+                                            const std::vector<const Tensor*>& constants);
+
 // Threads used by fast kernels and oneDNN (one OpenMP pool for the process). 0 = all cores.
 void setNumThreads(int n);
 int numThreads();

@@ -321,6 +321,14 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
         }
       if (!step.kernel) chainOps = {chain.ops[0]}, absorbed.clear();
     }
+    // An i8 table next in the chain (the only user of the step's result) is looked up in place by the same step.
+    if (step.kernel && chainOps.size() < chain.ops.size()) {
+      const size_t t = chainOps.size();
+      if (std::unique_ptr<OpKernel> both = withTrailingTable(step.kernel, *chain.ops[t], chain.constants[t])) {
+        step.kernel = std::move(both);
+        chainOps.push_back(chain.ops[t]);
+      }
+    }
 
     for (auto [k, j] : absorbed) {
       step.ops.push_back(chain.producers[k][j].op);

@@ -96,6 +96,100 @@ TEST(FastTable, SlopeOutsideI16IsLeftToTheReferenceVerdict) {
   EXPECT_EQ(fast.stats.steps[0].impl, "ref (fallback)");
 }
 
+// An i8 table after another step's i8 result (its only user) is looked up in place by that step
+// (withTrailingTable): rescale -> table, conv2d -> rescale -> table (a quantized hard-swish after a conv), at
+// sizes on both sides of the parallel threshold, 1 and 2 threads. One step, bit-identical; a table whose input
+// has a second user stays its own step; a REQUIRE in the inner kernel reruns both ops on the reference.
+struct TrailingCase {
+  bool conv = false;         // x i8 [1, H, W, 4] -> conv2d 3x3 -> rescale, else x i32 -> rescale
+  bool sharedInput = false;  // the table's input is also an output
+  Shape shape;               // the table's shape
+  ir::RescaleAttrs rescale;
+  Tensor table, weights, bias;
+};
+
+std::unique_ptr<ir::Module> trailing(const TrailingCase& c) {
+  auto m = std::make_unique<ir::Module>();
+  ir::Builder b(*m, "main");
+  ir::Value* acc;
+  if (c.conv) {
+    auto* x = b.input(ValueType::tensor(DType::I8, {1, c.shape[1], c.shape[2], 4}), "x");
+    ir::Conv2dAttrs ca;
+    ca.pad = {1, 1, 1, 1};
+    ca.inputZp = 3;
+    acc = b.conv2d(x, b.constant(c.weights), b.constant(c.bias), ca, "conv");
+  } else {
+    acc = b.input(ValueType::tensor(DType::I32, c.shape), "x");
+  }
+  auto* q = b.rescale(acc, DType::I8, c.rescale, "rescale");
+  auto* y = b.op1("tosa.table", {q, b.constant(c.table)}, q->type, {}, "table");
+  if (c.sharedInput) b.output({y, q}, {"y", "q"});
+  else b.output({y}, {"y"});
+  return m;
+}
+
+TEST(FastTable, TableAfterAStepIsLookedUpInPlaceByThatStep) {
+  std::mt19937 rng(8105);
+  for (int trial = 0; trial < 16; ++trial) {
+    TrailingCase c;
+    c.conv = trial % 4 == 1;
+    c.sharedInput = trial % 4 == 3;
+    const int64_t C = c.conv ? 8 : 1 + int64_t(rng() % 40);
+    c.shape = {1, 1 + int64_t(rng() % 60), 1 + int64_t(rng() % 60), C};
+    c.rescale.perChannel = rng() % 2;
+    for (int64_t ch = 0; ch < (c.rescale.perChannel ? C : 1); ++ch) {
+      c.rescale.multiplier.push_back(int64_t(1u << 30) + int64_t(rng() % (1u << 30)));
+      c.rescale.shift.push_back(c.conv ? 38 : 32 + int64_t(rng() % 4));  // >= 32: every i32 inside the REQUIRE
+    }
+    c.rescale.outputZp = int64_t(rng() % 50) - 25;
+    c.table = randomInts(DType::I8, {256}, rng, -128, 127);
+    c.weights = randomInts(DType::I8, {C, 3, 3, 4}, rng, -127, 127);
+    c.bias = randomInts(DType::I32, {C}, rng, -5000, 5000);
+    Tensor x = c.conv ? randomInts(DType::I8, {1, c.shape[1], c.shape[2], 4}, rng, -128, 127)
+                      : randomInts(DType::I32, c.shape, rng, -(int64_t(1) << 31), (int64_t(1) << 31) - 1);
+    NamedTensors in{{"x", x}};
+    const int threads = 1 + trial % 2;
+    RunOutcome ref = runOn(trailing(c), "ref", in), fast = runOn(trailing(c), "fast", in, threads);
+    ASSERT_TRUE(ref.status.isOk() && fast.status.isOk()) << ref.status.toString() << " / " << fast.status.toString();
+    ASSERT_EQ(ref.outputs.size(), fast.outputs.size());
+    for (size_t i = 0; i < ref.outputs.size(); ++i)
+      EXPECT_TRUE(ref.outputs[i].second.identical(fast.outputs[i].second)) << "trial " << trial << " output " << i;
+    const std::string what = "trial " + std::to_string(trial);
+    if (c.sharedInput) {
+      ASSERT_EQ(fast.stats.steps.size(), 2u) << what;
+      EXPECT_EQ(fast.stats.steps[1].impl, "fast:table_i8") << what;
+      continue;
+    }
+    ASSERT_EQ(fast.stats.steps.size(), 1u) << what;
+    const std::string& impl = fast.stats.steps[0].impl;
+    EXPECT_EQ(fast.stats.steps[0].opType, c.conv ? "tosa.conv2d+tosa.rescale+tosa.table" : "tosa.rescale+tosa.table")
+        << what;
+    EXPECT_TRUE(impl.size() > 9 && impl.substr(impl.size() - 9) == "+table_i8") << what << ": " << impl;
+    if (!c.conv) EXPECT_EQ(impl, "fast:rescale+table_i8") << what;
+  }
+}
+
+TEST(FastTable, RequireInTheStepBeforeATableGivesTheReferenceVerdict) {
+  // apply_scale_32's value range with shift 2: [-2, 2); 7 is outside. The rescale's kernel leaves it to the
+  // reference, which reruns the step's ops (rescale, table) and gives the verdict.
+  TrailingCase c;
+  c.shape = {1, 1, 2, 2};
+  c.rescale.multiplier = {1 << 30};
+  c.rescale.shift = {2};
+  std::mt19937 rng(8106);
+  c.table = randomInts(DType::I8, {256}, rng, -128, 127);
+  NamedTensors ok{{"x", Tensor::fromInts(DType::I32, c.shape, {1, -2, 0, 1})}};
+  NamedTensors bad{{"x", Tensor::fromInts(DType::I32, c.shape, {1, -2, 7, 1})}};
+  RunOutcome refOk = runOn(trailing(c), "ref", ok), fastOk = runOn(trailing(c), "fast", ok);
+  ASSERT_TRUE(refOk.status.isOk() && fastOk.status.isOk());
+  EXPECT_TRUE(refOk.outputs[0].second.identical(fastOk.outputs[0].second));
+  ASSERT_EQ(fastOk.stats.steps.size(), 1u);
+  EXPECT_EQ(fastOk.stats.steps[0].impl, "fast:rescale+table_i8");
+  RunOutcome refBad = runOn(trailing(c), "ref", bad), fastBad = runOn(trailing(c), "fast", bad);
+  EXPECT_FALSE(refBad.status.isOk());
+  EXPECT_EQ(refBad.status.code(), fastBad.status.code()) << refBad.status.toString() << " / " << fastBad.status.toString();
+}
+
 TEST(FastCast, FloatToIntRoundsToEvenAndSaturatesLikeReference) {
   std::mt19937 rng(8103);
   const DType outs[] = {DType::I8, DType::I16, DType::I32};
