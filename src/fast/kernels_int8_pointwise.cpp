@@ -18,6 +18,7 @@
 #include <cstdlib>
 
 #include "fast/kernels_common.h"
+#include "fast/kernels_int8_pointwise.h"
 #include "fast/onednn_common.h"
 
 namespace tosakit::fast {
@@ -141,23 +142,11 @@ class Int8PointwiseKernel : public OpKernel {
 };
 
 Result<CompiledKernel> compileInt8Pointwise(const OpChain& c) {
-  const ir::Operation& op = *c.ops[0];
-  if (!exactInt8() || op.operands.size() != 5 || op.results.size() != 1) return CompiledKernel{};
-  const ir::ValueType &in = operandType(c, 0, 0), &wt = operandType(c, 0, 1), &out = resultType(c, 0);
-  if (!isStatic(in) || !isStatic(wt) || !isStatic(out) || in.rank() != 4 || wt.rank() != 4 || out.rank() != 4)
-    return CompiledKernel{};
-  if (in.dtype != DType::I8 || wt.dtype != DType::I8 || out.dtype != DType::I32) return CompiledKernel{};
-  auto acc = accType(op);
-  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
-  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
-  if (!acc || *acc != DType::I32 || !w || !bias || bias->dtype() != DType::I32 || !izp || !wzp || *wzp != 0)
-    return CompiledKernel{};
-  const int64_t N = in.dims[0], H = in.dims[1], W = in.dims[2], IC = in.dims[3], OC = wt.dims[0];
-  if (wt.dims != Shape{OC, 1, 1, IC} || out.dims != Shape{N, H, W, OC}) return CompiledKernel{};
-  if (bias->size() != OC && bias->size() != 1) return CompiledKernel{};
-  const std::vector<int64_t> pad = op.intArrayAttr("pad"), st = op.intArrayAttr("stride");
-  if (pad != std::vector<int64_t>{0, 0, 0, 0} || st != std::vector<int64_t>{1, 1}) return CompiledKernel{};
-  const int64_t M = N * H * W;
+  if (!exactInt8()) return CompiledKernel{};
+  const std::optional<Int8Pointwise> g = parseInt8Pointwise(c);
+  if (!g) return CompiledKernel{};
+  const int64_t M = g->M, IC = g->IC, OC = g->OC;
+  const Tensor *w = g->weights, *bias = g->bias;
   if (M * OC * 4 < kMinAccBytes) return CompiledKernel{};
 
   // Exactness (see the top): every accumulator far from f32's 2^24; the zero point folded into the bias.
@@ -170,7 +159,7 @@ Result<CompiledKernel> compileInt8Pointwise(const OpChain& c) {
       sum += v, absSum += std::abs(v);
     }
     if (128 * (absSum + std::abs(sum)) >= (int64_t(1) << 23)) return CompiledKernel{};
-    folded[size_t(oc)] = bias->getInt(bias->size() == 1 ? 0 : oc) - *izp * sum;
+    folded[size_t(oc)] = bias->getInt(bias->size() == 1 ? 0 : oc) - g->inputZp * sum;
     if (folded[size_t(oc)] < INT32_MIN || folded[size_t(oc)] > INT32_MAX) return CompiledKernel{};
   }
 
@@ -187,10 +176,27 @@ Result<CompiledKernel> compileInt8Pointwise(const OpChain& c) {
 
 }  // namespace
 
-// Defined in kernels_int8_pointwise_vnni.cpp: our own VNNI micro-kernel, tried first.
-Result<CompiledKernel> compileInt8PointwiseVnni(const OpChain& c);
-Result<CompiledKernel> compileInt8MatmulVnni(const OpChain& c);
+std::optional<Int8Pointwise> parseInt8Pointwise(const OpChain& c) {
+  const ir::Operation& op = *c.ops[0];
+  if (op.operands.size() != 5 || op.results.size() != 1) return std::nullopt;
+  const ir::ValueType &in = operandType(c, 0, 0), &wt = operandType(c, 0, 1), &out = resultType(c, 0);
+  if (!isStatic(in) || !isStatic(wt) || !isStatic(out) || in.rank() != 4 || wt.rank() != 4 || out.rank() != 4)
+    return std::nullopt;
+  if (in.dtype != DType::I8 || wt.dtype != DType::I8 || out.dtype != DType::I32) return std::nullopt;
+  auto acc = accType(op);
+  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
+  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
+  if (!acc || *acc != DType::I32 || !w || !bias || bias->dtype() != DType::I32 || !izp || !wzp || *wzp != 0)
+    return std::nullopt;
+  const int64_t N = in.dims[0], H = in.dims[1], W = in.dims[2], IC = in.dims[3], OC = wt.dims[0];
+  if (wt.dims != Shape{OC, 1, 1, IC} || out.dims != Shape{N, H, W, OC}) return std::nullopt;
+  if (bias->size() != OC && bias->size() != 1) return std::nullopt;
+  if (op.intArrayAttr("pad") != std::vector<int64_t>{0, 0, 0, 0} || op.intArrayAttr("stride") != std::vector<int64_t>{1, 1})
+    return std::nullopt;
+  return Int8Pointwise{N * H * W, IC, OC, *izp, w, bias};
+}
 
+// Our own VNNI micro-kernel first (kernels_int8_pointwise_vnni.cpp), then the blocked oneDNN matmuls.
 void registerInt8PointwiseKernels(FastKernelRegistry& r) {
   r.add("tosa.conv2d", compileInt8PointwiseVnni);
   r.add("tosa.matmul", compileInt8MatmulVnni);

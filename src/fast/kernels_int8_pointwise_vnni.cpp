@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "fast/kernels_common.h"
+#include "fast/kernels_int8_pointwise.h"
 #include "fast/kernels_int8_simd.h"
 #include "fast/onednn_common.h"
 
@@ -220,25 +221,13 @@ Result<CompiledKernel> buildKernel(const std::string& name, const OpChain& c, co
 
 }  // namespace
 
-// conv2d [N, H, W, IC] x [OC, 1, 1, IC], stride 1, no padding: N * H * W rows of IC bytes.
+// conv2d [N, H, W, IC] x [OC, 1, 1, IC], stride 1, no padding (parseInt8Pointwise): N * H * W rows of IC bytes.
 Result<CompiledKernel> compileInt8PointwiseVnni(const OpChain& c) {
-  const ir::Operation& op = *c.ops[0];
-  if (!hasVnni() || !hasAvx512Epilogue() || op.operands.size() != 5 || op.results.size() != 1) return CompiledKernel{};
-  const ir::ValueType &in = operandType(c, 0, 0), &wt = operandType(c, 0, 1), &out = resultType(c, 0);
-  if (!isStatic(in) || !isStatic(wt) || !isStatic(out) || in.rank() != 4 || wt.rank() != 4 || out.rank() != 4)
-    return CompiledKernel{};
-  if (in.dtype != DType::I8 || wt.dtype != DType::I8 || out.dtype != DType::I32) return CompiledKernel{};
-  auto acc = accType(op);
-  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
-  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
-  if (!acc || *acc != DType::I32 || !w || !bias || bias->dtype() != DType::I32 || !izp || !wzp || *wzp != 0)
-    return CompiledKernel{};
-  const int64_t N = in.dims[0], H = in.dims[1], W = in.dims[2], IC = in.dims[3], OC = wt.dims[0];
-  if (wt.dims != Shape{OC, 1, 1, IC} || out.dims != Shape{N, H, W, OC}) return CompiledKernel{};
-  if (bias->size() != OC && bias->size() != 1) return CompiledKernel{};
-  if (op.intArrayAttr("pad") != std::vector<int64_t>{0, 0, 0, 0} || op.intArrayAttr("stride") != std::vector<int64_t>{1, 1})
-    return CompiledKernel{};
-  return buildKernel("fast:pointwise_int8_vnni", c, reinterpret_cast<const int8_t*>(w->data()), N * H * W, IC, OC, bias->toInts(), *izp);
+  if (!hasVnni() || !hasAvx512Epilogue()) return CompiledKernel{};
+  const std::optional<Int8Pointwise> g = parseInt8Pointwise(c);
+  if (!g) return CompiledKernel{};
+  return buildKernel("fast:pointwise_int8_vnni", c, reinterpret_cast<const int8_t*>(g->weights->data()), g->M, g->IC,
+                     g->OC, g->bias->toInts(), g->inputZp);
 }
 
 // matmul [1, H, C] x constant [1, C, W] (B's zero point 0): H rows of C bytes, W output channels.
