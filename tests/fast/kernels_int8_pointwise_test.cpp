@@ -162,7 +162,9 @@ TEST(FastInt8PointwiseVnni, RandomLayersAreBitIdenticalToReference) {
     const std::string what = "trial " + std::to_string(trial) + " IC " + std::to_string(c.IC) + " OC " +
                              std::to_string(c.OC) + " " + std::to_string(c.H) + "x" + std::to_string(c.W);
     const std::string impl = expectSame(c, x, 1 + trial % 2, what);
-    if (hasVnni()) EXPECT_EQ(impl, "fast:pointwise_int8_vnni") << what;
+    if (hasVnni()) {
+      EXPECT_EQ(impl, "fast:pointwise_int8_vnni") << what;
+    }
   }
 }
 
@@ -180,7 +182,9 @@ TEST(FastInt8PointwiseVnni, EpilogueRequiresGiveTheReferenceVerdict) {
     c.ra.shift = {which == 0 ? 40 : 20};
     Tensor x = Tensor::fromInts(DType::I8, {1, 3, 5, 64}, std::vector<int64_t>(3 * 5 * 64, 127));
     const std::string impl = expectSame(c, x, 1, which == 0 ? "bias overflow" : "scale range", false);
-    if (hasVnni()) EXPECT_EQ(impl, "fast:pointwise_int8_vnni");
+    if (hasVnni()) {
+      EXPECT_EQ(impl, "fast:pointwise_int8_vnni");
+    }
   }
 }
 
