@@ -27,10 +27,12 @@ namespace {
 
 using namespace dnn;
 
-// GCC 12 reports the intrinsics' deliberately undefined pass-through operands (_mm512_undefined_*) as maybe
-// uninitialized once inlined into these register-blocked loops (GCC bug 105593); no undefined value is read.
+// GCC 12 reports the intrinsics' deliberately undefined pass-through operands (_mm512_undefined_*, under an
+// all-ones mask) as uninitialized once inlined into these register-blocked loops (GCC bug 105593); no undefined
+// value is read.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #define TK_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
 
 constexpr int kPixels = 8;    // pixels per register block
