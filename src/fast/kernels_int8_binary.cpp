@@ -352,10 +352,15 @@ class FusedQuantBinaryKernel : public OpKernel {
     return false;
   }
 
-  // A broadcast operand's C values (or one) repeated over a row of L lanes.
+  // A broadcast operand's C values (or one) repeated over a row of L lanes (L is a multiple of C): whole copies
+  // of the C values, no division per lane (`i % count` per lane cost as much as the SE gate's whole mul).
   static void replicate(const int32_t* v, int64_t count, int64_t L, std::vector<int32_t>& row) {
     row.resize(size_t(L));
-    for (int64_t i = 0; i < L; ++i) row[size_t(i)] = v[count == 1 ? 0 : i % count];
+    if (count == 1) {
+      std::fill(row.begin(), row.end(), v[0]);
+      return;
+    }
+    for (int64_t i = 0; i < L; i += count) std::copy(v, v + std::min(count, L - i), row.begin() + i);
   }
 
   // A broadcast operand (count values) rescaled once (apply_scale_32 with its REQUIRE) into `values`, then
