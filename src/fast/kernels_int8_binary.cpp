@@ -204,6 +204,11 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRo
 // bits (apply_mul_s). The output rescale's value range is checked per lane; its result has |r| <= 2^30 under that
 // REQUIRE, so adding the output zero point cannot overflow. Even and odd lanes go through the 64-bit products
 // separately (vpmuldq) and are merged by a blend (kernels_int8_simd.h scale16).
+// GCC 12 reports the intrinsics' deliberately undefined pass-through operands (_mm512_undefined_*, under an
+// all-ones mask) as maybe uninitialized once inlined into this row (GCC bug 105593); no undefined value is read.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 // AT = int8_t: a is the held-back first operand's i8 input (one scale, no value of it breaking the REQUIRE),
 // rescaled here the same way.
 template <typename XT, typename AT, typename OutT, BinOp kOp, bool kReady>
@@ -258,6 +263,8 @@ TK_AVX512 bool fusedRowAvx512(const AT* __restrict a, const XT* __restrict x, Ou
   }
   return _mm512_movepi32_mask(ovf) == 0 && outside == 0;
 }
+
+#pragma GCC diagnostic pop
 
 // How an operand meets the result: the result's shape, or one value per channel (last axis) / one value.
 enum class Bcast { Full, PerChannel, Scalar };
