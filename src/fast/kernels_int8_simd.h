@@ -1,5 +1,6 @@
 // The exact integer epilogue (kernels_int8.h) on 16 i32 lanes in AVX-512 registers, shared by the epilogue pass
-// after oneDNN (kernels_int8_epilogue.cpp) and the int8 depthwise kernel (kernels_int8_depthwise.cpp). Only for
+// after oneDNN (kernels_int8_epilogue.cpp), the int8 depthwise kernel (kernels_depthwise_int8.cpp) and the VNNI
+// 1x1/matmul kernel (kernels_int8_pointwise_vnni.cpp). Only for
 // functions compiled with TK_AVX512 and called after hasAvx512Epilogue().
 #pragma once
 #include <immintrin.h>

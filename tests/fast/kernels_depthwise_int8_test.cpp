@@ -1,0 +1,291 @@
+// The int8 depthwise kernel (src/fast/kernels_depthwise_int8.cpp: exact fp32 tap sums, the integer epilogue in
+// registers) through the Session as users run it, vs the reference backend: random layers (3x3, 5x5, 1x7, 7x1,
+// strides 1-3, dilations 1-2, any padding, channel counts with and without a 16-lane tail, N > 1, input and
+// weight zero points, per-channel / per-tensor scale32 and scale16 rescales, single / double rounding, i8/i16/
+// i32 results, clamps, 1 and 2 threads, fixed seeds): bit-identical, and the layer was taken by the kernel with
+// its epilogue fused (it cannot pass by falling back). The REQUIREs (acc + bias overflowing i32, a value
+// outside apply_scale_32's range) give the reference's verdict; a kernel whose sums could leave fp32's exact
+// integers is declined.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "fast/kernels_int8.h"
+#include "fast_test_util.h"
+#include "ir/builder.h"
+#include "tosakit/session.h"
+
+namespace tosakit::testing {
+namespace {
+
+using ir::Attribute;
+using ir::ValueType;
+
+constexpr const char* kImpl = "fast:depthwise_int8";
+
+struct DwCase {
+  int64_t N = 1, IH = 8, IW = 8, C = 16, KH = 3, KW = 3, OH = 8, OW = 8;
+  std::vector<int64_t> pad{1, 1, 1, 1}, stride{1, 1}, dilation{1, 1};
+  int64_t inputZp = 0, weightZp = 0;
+  Tensor w, bias;
+  bool rescale = true, clamp = false;
+  int64_t clampLo = -128, clampHi = 127;
+  DType outT = DType::I8;
+  ir::RescaleAttrs ra;
+  std::string describe() const {
+    return "N" + std::to_string(N) + " " + std::to_string(IH) + "x" + std::to_string(IW) + "x" + std::to_string(C) +
+           " k" + std::to_string(KH) + "x" + std::to_string(KW) + " s" + std::to_string(stride[0]) + "," +
+           std::to_string(stride[1]) + " d" + std::to_string(dilation[0]) + "," + std::to_string(dilation[1]) +
+           " pad " + std::to_string(pad[0]) + std::to_string(pad[1]) + std::to_string(pad[2]) +
+           std::to_string(pad[3]) + " zp " + std::to_string(inputZp) + "/" + std::to_string(weightZp);
+  }
+};
+
+std::unique_ptr<ir::Module> build(const DwCase& c) {
+  auto m = std::make_unique<ir::Module>();
+  ir::Builder b(*m, "main");
+  ir::Value* x = b.input(ValueType::tensor(DType::I8, {c.N, c.IH, c.IW, c.C}), "x");
+  ir::Value* y = b.op1("tosa.depthwise_conv2d",
+                       {x, b.constant(c.w), b.constant(c.bias), b.scalar1(DType::I8, double(c.inputZp)),
+                        b.scalar1(DType::I8, double(c.weightZp))},
+                       ValueType::tensor(DType::I32, {c.N, c.OH, c.OW, c.C}),
+                       {{"acc_type", Attribute::type(DType::I32)}, {"pad", Attribute::intArray(c.pad)},
+                        {"stride", Attribute::intArray(c.stride)}, {"dilation", Attribute::intArray(c.dilation)}});
+  if (c.rescale) y = b.rescale(y, c.outT, c.ra);
+  if (c.clamp) y = b.clamp(y, double(c.clampLo), double(c.clampHi));
+  b.output({y}, {"y"});
+  return m;
+}
+
+// The input size that gives OH/OW exactly (the spec's ERROR_IF: (IH - 1 + pads - (KH - 1) * d) % stride == 0).
+void fitInput(DwCase& c) {
+  c.IH = (c.OH - 1) * c.stride[0] + (c.KH - 1) * c.dilation[0] + 1 - c.pad[0] - c.pad[1];
+  c.IW = (c.OW - 1) * c.stride[1] + (c.KW - 1) * c.dilation[1] + 1 - c.pad[2] - c.pad[3];
+}
+
+struct Outcome {
+  std::string impl;
+  size_t steps = 0;
+  Tensor ref, fast;
+};
+
+// Both backends on x; the statuses must agree (expectOk: the reference's). Returns the fast plan's first step.
+Outcome expectSame(const DwCase& c, const Tensor& x, int threads, const std::string& what, bool expectOk = true) {
+  RunOutcome ref = runOn(build(c), "ref", {{"x", x}}, threads), fast = runOn(build(c), "fast", {{"x", x}}, threads);
+  EXPECT_EQ(ref.status.code(), fast.status.code())
+      << what << ": " << ref.status.toString() << " / " << fast.status.toString();
+  EXPECT_EQ(ref.status.isOk(), expectOk) << what << ": " << ref.status.toString();
+  Outcome o;
+  if (ref.status.isOk() && fast.status.isOk()) {
+    EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << what;
+    o.ref = ref.outputs[0].second, o.fast = fast.outputs[0].second;
+  }
+  o.steps = fast.stats.steps.size();
+  if (o.steps) o.impl = fast.stats.steps[0].impl;
+  return o;
+}
+
+// The kernel needs AVX-512 (F/BW/DQ/VL); elsewhere oneDNN or the reference computes the layer.
+bool avx512() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+}
+
+void expectTaken(const Outcome& o, const std::string& what) {
+  if (!avx512()) return;
+  EXPECT_EQ(o.impl, kImpl) << what;
+  EXPECT_EQ(o.steps, 1u) << what << ": the epilogue was not fused";
+}
+
+DwCase randomCase(std::mt19937& rng, int trial) {
+  DwCase c;
+  const int64_t kernels[][2] = {{3, 3}, {5, 5}, {1, 7}, {7, 1}, {3, 3}, {2, 3}};
+  c.KH = kernels[trial % 6][0], c.KW = kernels[trial % 6][1];
+  c.N = trial % 4 == 3 ? 2 : 1;
+  c.C = trial % 3 == 0 ? 16 * uniform(rng, 1, 3) : uniform(rng, 1, 70);  // whole vectors and 16-lane tails
+  c.stride = {uniform(rng, 1, 3), uniform(rng, 1, 3)};
+  c.dilation = {uniform(rng, 1, 2), uniform(rng, 1, 2)};
+  c.pad = {uniform(rng, 0, c.KH - 1), uniform(rng, 0, c.KH - 1), uniform(rng, 0, c.KW - 1), uniform(rng, 0, c.KW - 1)};
+  c.OH = uniform(rng, 1, 14), c.OW = uniform(rng, 1, 21);  // blocks of 8, 4 and single pixels
+  fitInput(c);
+  while (c.IH < 1) ++c.OH, fitInput(c);
+  while (c.IW < 1) ++c.OW, fitInput(c);
+  c.inputZp = trial % 2 ? uniform(rng, -128, 127) : -128;
+  c.weightZp = trial % 3 == 1 ? uniform(rng, -128, 127) : 0;
+  c.w = randomInts(DType::I8, {c.KH, c.KW, c.C, 1}, rng, -128, 127);
+  c.bias = randomInts(DType::I32, {trial % 5 == 4 ? 1 : c.C}, rng, -2000000, 2000000);
+  return c;
+}
+
+// A random rescale: scale32 (shifts 34..44, multipliers up to 2^31 - 1) or scale16 (shifts 16..30).
+void randomRescale(DwCase& c, std::mt19937& rng, int trial) {
+  c.rescale = true;
+  const DType outs[] = {DType::I8, DType::I16, DType::I8, DType::I32};
+  c.outT = outs[trial % 4];
+  c.ra = ir::RescaleAttrs{};
+  c.ra.scale32 = trial % 5 != 2;
+  c.ra.perChannel = trial % 3 != 1;
+  c.ra.roundingMode = c.ra.scale32 && trial % 2 ? "DOUBLE_ROUND" : "SINGLE_ROUND";
+  for (int64_t ch = 0; ch < (c.ra.perChannel ? c.C : 1); ++ch) {
+    if (c.ra.scale32) {
+      c.ra.multiplier.push_back(uniform(rng, int64_t(1) << 29, (int64_t(1) << 31) - 1));
+      c.ra.shift.push_back(uniform(rng, 34, 44));
+    } else {
+      c.ra.multiplier.push_back(uniform(rng, 1, 32767));
+      c.ra.shift.push_back(uniform(rng, 16, 30));
+    }
+  }
+  c.ra.outputZp = c.outT == DType::I8 ? uniform(rng, -30, 30) : 0;
+  c.clamp = c.outT == DType::I8 && trial % 3 != 2;
+  c.clampLo = c.ra.outputZp, c.clampHi = 100;  // relu6-style: the zero point up
+}
+
+// Strided layers stay on oneDNN by default (as fast there); these tests let the kernel take them too, so its
+// strided paths are checked as well.
+class FastInt8Depthwise : public ::testing::Test {
+ protected:
+  void SetUp() override { fast::setDepthwiseInt8StridedForTesting(true); }
+  void TearDown() override { fast::setDepthwiseInt8StridedForTesting(false); }
+};
+
+TEST_F(FastInt8Depthwise, RandomLayersAreBitIdenticalToReference) {
+  std::mt19937 rng(8100);
+  for (int trial = 0; trial < 36; ++trial) {
+    DwCase c = randomCase(rng, trial);
+    randomRescale(c, rng, trial);
+    Tensor x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -128, 127);
+    const std::string what = "trial " + std::to_string(trial) + " " + c.describe();
+    expectTaken(expectSame(c, x, 1 + trial % 2, what), what);
+  }
+}
+
+// Larger layers: several output rows per thread (the ring of converted rows wraps), both thread counts.
+TEST_F(FastInt8Depthwise, LargeLayersOverThreads) {
+  std::mt19937 rng(8101);
+  for (int trial = 0; trial < 6; ++trial) {
+    DwCase c = randomCase(rng, trial);
+    c.OH = uniform(rng, 24, 40), c.OW = uniform(rng, 24, 40);
+    c.C = trial % 2 ? 96 : 40;
+    fitInput(c);
+    c.w = randomInts(DType::I8, {c.KH, c.KW, c.C, 1}, rng, -128, 127);
+    c.bias = randomInts(DType::I32, {c.C}, rng, -2000000, 2000000);
+    randomRescale(c, rng, trial);
+    Tensor x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -128, 127);
+    for (int threads : {1, 2}) {
+      const std::string what = "trial " + std::to_string(trial) + " threads " + std::to_string(threads) + " " + c.describe();
+      expectTaken(expectSame(c, x, threads, what), what);
+    }
+  }
+}
+
+// Epilogues without a rescale (i32 results), and rescales whose fp64 form the
+// compile-time bounds cannot prove exact: biases beyond 2^24, or shifts 18..20 whose apply_scale_32 range
+// [-2^(shift-1), 2^(shift-1)) the weights' bound (up to 25 * 128 * 128) does not prove but the inputs in
+// [-8, 8] keep (|sum| <= 25 * 8 * 128 = 25600 < 2^17). The integer epilogue computes them: still identical.
+TEST_F(FastInt8Depthwise, IntegerEpiloguePathsAreBitIdentical) {
+  std::mt19937 rng(8102);
+  for (int trial = 0; trial < 12; ++trial) {
+    DwCase c = randomCase(rng, trial);
+    Tensor x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -128, 127);
+    if (trial % 3 == 0) {  // i32 result (CLAMP has no i32 form in TOSA 1.0)
+      c.rescale = false;
+    } else if (trial % 3 == 1) {  // |bias| up to 2^30: beyond fp32's exact integers
+      randomRescale(c, rng, trial);
+      c.bias = randomInts(DType::I32, {c.C}, rng, -(int64_t(1) << 30), int64_t(1) << 30);
+    } else {
+      randomRescale(c, rng, 0);  // scale32, i8, per channel, single rounding, clamp
+      for (auto& s : c.ra.shift) s = uniform(rng, 18, 20);
+      for (auto& m : c.ra.multiplier) m = uniform(rng, 1, 1 << 20);
+      c.inputZp = 0;
+      c.bias = randomInts(DType::I32, {c.C}, rng, -1000, 1000);
+      x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -8, 8);
+    }
+    const std::string what = "trial " + std::to_string(trial) + " " + c.describe();
+    expectTaken(expectSame(c, x, 1 + trial % 2, what), what);
+  }
+}
+
+// Hand calculation at the exactness bound: x = -128 with input_zp 127 and w = -128 with weight_zp 127 make
+// every tap (-255) * (-255) = 65025. A 15x15 kernel bounds the sum by 225 * 65025 = 14630625 < 2^24: taken, and
+// an interior output (all 225 taps in bounds) is bias 7 + 14630625 = 14630632. A 17x17 kernel (289 taps,
+// 18792225 >= 2^24) is declined and still computed exactly by the other kernels.
+TEST_F(FastInt8Depthwise, SumsUpToTheExactLimit) {
+  for (int64_t k : {15, 17}) {
+    DwCase c;
+    c.KH = c.KW = k, c.C = 20, c.OH = 4, c.OW = 9;
+    c.pad = {1, 1, 1, 1};
+    fitInput(c);
+    c.inputZp = 127, c.weightZp = 127;
+    c.w = Tensor::fromInts(DType::I8, {k, k, c.C, 1}, std::vector<int64_t>(size_t(k * k * c.C), -128));
+    c.bias = Tensor::fromInts(DType::I32, {1}, {7});
+    c.rescale = false;
+    Tensor x = Tensor::fromInts(DType::I8, {1, c.IH, c.IW, c.C}, std::vector<int64_t>(size_t(c.IH * c.IW * c.C), -128));
+    const Outcome o = expectSame(c, x, 1, "k" + std::to_string(k));
+    if (k == 15) {
+      expectTaken(o, "k15");
+      ASSERT_EQ(o.fast.size(), c.OH * c.OW * c.C);
+      const int64_t interior = (1 * c.OW + 1) * c.C;  // oy = 1, ox = 1: rows 0..14 and columns 0..14 of the input
+      EXPECT_EQ(o.fast.getInt(interior), 14630632);
+    } else {
+      EXPECT_NE(o.impl, kImpl);
+    }
+  }
+}
+
+// acc + bias overflowing i32 (a REQUIRE of the convolution): 9 taps of 127 * 127 = 16129 with input 127 make
+// 145161 at an interior pixel; a bias of 2^31 - 100000 takes it past 2^31 - 1. The reference reports the
+// REQUIRE and so must the fast backend. The same layer with a bias of 2^31 - 200000 fits: identical results.
+TEST_F(FastInt8Depthwise, BiasOverflowGivesTheReferenceVerdict) {
+  for (int64_t margin : {100000, 200000}) {
+    DwCase c;
+    c.C = 24, c.OH = 6, c.OW = 10;
+    fitInput(c);
+    c.w = Tensor::fromInts(DType::I8, {3, 3, c.C, 1}, std::vector<int64_t>(size_t(9 * c.C), 127));
+    c.bias = Tensor::fromInts(DType::I32, {1}, {int64_t(2147483647) - margin});
+    c.rescale = false;
+    Tensor x = Tensor::fromInts(DType::I8, {1, c.IH, c.IW, c.C}, std::vector<int64_t>(size_t(c.IH * c.IW * c.C), 127));
+    const Outcome o = expectSame(c, x, 1, "margin " + std::to_string(margin), margin == 200000);
+    expectTaken(o, "margin " + std::to_string(margin));
+  }
+}
+
+// apply_scale_32's REQUIRE: with shift 20 the value must be in [-2^19, 2^19). Inputs of 127 and weights of 64
+// make 9 * 127 * 64 = 73152 at an interior pixel; a bias of 500000 takes it to 573152 >= 2^19 = 524288 (the
+// reference's verdict), a bias of 400000 keeps every value in range (identical results).
+TEST_F(FastInt8Depthwise, RescaleRangeGivesTheReferenceVerdict) {
+  for (int64_t bias : {500000, 400000}) {
+    DwCase c;
+    c.C = 17, c.OH = 5, c.OW = 9;
+    fitInput(c);
+    c.w = Tensor::fromInts(DType::I8, {3, 3, c.C, 1}, std::vector<int64_t>(size_t(9 * c.C), 64));
+    c.bias = Tensor::fromInts(DType::I32, {1}, {bias});
+    c.ra.multiplier = {1 << 20}, c.ra.shift = {20};
+    Tensor x = Tensor::fromInts(DType::I8, {1, c.IH, c.IW, c.C}, std::vector<int64_t>(size_t(c.IH * c.IW * c.C), 127));
+    c.outT = DType::I32;
+    const Outcome o = expectSame(c, x, 2, "bias " + std::to_string(bias), bias == 400000);
+    expectTaken(o, "bias " + std::to_string(bias));
+  }
+}
+
+// The default policy: a stride-1 layer is taken, the same layer with stride 2 is left to oneDNN (both
+// bit-identical to the reference).
+TEST(FastInt8DepthwisePolicy, StridedLayersStayOnOneDnn) {
+  std::mt19937 rng(8105);
+  for (int64_t s : {1, 2}) {
+    DwCase c;
+    c.C = 32, c.OH = 12, c.OW = 12, c.stride = {s, s};
+    fitInput(c);
+    c.w = randomInts(DType::I8, {c.KH, c.KW, c.C, 1}, rng, -128, 127);
+    c.bias = randomInts(DType::I32, {c.C}, rng, -2000000, 2000000);
+    randomRescale(c, rng, 0);
+    Tensor x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -128, 127);
+    const Outcome o = expectSame(c, x, 1, "stride " + std::to_string(s));
+    if (avx512()) {
+      if (s == 1) EXPECT_EQ(o.impl, kImpl);
+      else EXPECT_NE(o.impl, kImpl);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tosakit::testing
