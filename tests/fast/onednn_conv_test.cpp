@@ -1,6 +1,9 @@
 // oneDNN CONV2D / DEPTHWISE_CONV2D / TRANSPOSE_CONV2D kernels vs the reference backend: random shapes,
 // attributes and data with fixed seeds; int8 bit-identical (with input_zp, bias, fused RESCALE and CLAMP),
 // floats within the spec's dot-product bound (fused ADD and CLAMP included).
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -509,6 +512,129 @@ TEST(OneDnnConvTest, Int8LargeAccumulatorsExact) {
   int8ConvCase(Kind::Depthwise, 173, 0, true);
   int8ConvCase(Kind::Transpose, 174, 0, true);
   int8ConvCase(Kind::Transpose, 175, 1, true, true);  // kernel == stride: our own accumulator, input_zp -128
+}
+
+// ---- int8 conv2d / depthwise_conv2d in bands of output rows (s32 result > 2 MB, or > 512 KB on brgconv) ----
+
+// A layer large enough to be banded: OH x OW x OC chosen so that the s32 result exceeds the banding threshold
+// and OH is not a multiple of the band height (~192 KB of s32 per band: a partial last band); pad top/bottom
+// 0..2, strides 1..2, dilation 1..2, random input zero point (its border classes), per-channel or per-tensor
+// rescale, the clamp, N 1..2. Geometry from randomCase's rules (exact division).
+ConvCase bandedCase(Rng& r, Kind kind) {
+  ConvCase c;
+  c.kind = kind;
+  c.N = r.uniform(1, 2);
+  c.KH = r.uniform(1, 4), c.KW = r.uniform(1, 3);
+  c.stride = {r.uniform(1, 2), r.uniform(1, 2)};
+  c.dilation = {r.uniform(1, 2), r.uniform(1, 2)};
+  c.IC = kind == Kind::Depthwise ? 32 : r.uniform(3, 12);
+  c.M = kind == Kind::Depthwise ? 2 : 1;
+  c.OC = kind == Kind::Depthwise ? c.IC * c.M : r.uniform(44, 52);
+  // Output size first (big enough: >= 2.1 MB of s32), then the input size and padding that give it exactly.
+  c.OW = kind == Kind::Depthwise ? 96 : 100 + r.uniform(0, 7);
+  c.OH = (kind == Kind::Depthwise ? 97 : 120) + r.uniform(0, 9);
+  for (int axis = 0; axis < 2; ++axis) {
+    const int64_t o = axis == 0 ? c.OH : c.OW, k = axis == 0 ? c.KH : c.KW;
+    const int64_t s = c.stride[size_t(axis)], d = c.dilation[size_t(axis)];
+    const int64_t lo = r.uniform(0, std::min<int64_t>(2, (k - 1) * d)), hi = r.uniform(0, std::min<int64_t>(2, (k - 1) * d));
+    // (o - 1) * s = in - 1 + lo + hi - (k - 1) * d
+    const int64_t in = (o - 1) * s + (k - 1) * d + 1 - lo - hi;
+    c.pad[size_t(2 * axis)] = lo, c.pad[size_t(2 * axis + 1)] = hi;
+    (axis == 0 ? c.IH : c.IW) = in;
+  }
+  return c;
+}
+
+struct BandedOptions {
+  bool bigAccumulators = false;  // |acc| > 2^24: the recompute must see the band's absolute rows
+  bool runtimeBias = false;      // the bias a graph input (input_zp 0)
+};
+
+void int8BandedCase(Kind kind, uint32_t seed, int threads, BandedOptions opt = {}) {
+  Rng r(seed);
+  ConvCase c = bandedCase(r, kind);
+  if (opt.bigAccumulators) {
+    c.IC = 128, c.OC = 40, c.KH = c.KW = 3, c.stride = {1, 1}, c.dilation = {1, 1}, c.N = 1;
+    // OH = IH - 1 + 1 + 2 - 2 + 1 = IH + 1 (pad bottom 2); 10 rows per band: 12 bands and a partial one of 1.
+    c.pad = {1, 2, 1, 1}, c.OH = 121, c.OW = 120, c.IH = 120, c.IW = 120;
+  }
+  const int64_t inputZp = opt.runtimeBias ? 0 : opt.bigAccumulators ? -128 : r.uniform(-128, 127);
+  Tensor x = opt.bigAccumulators ? r.ints(DType::I8, {c.N, c.IH, c.IW, c.IC}, 120, 127)
+                                 : r.ints(DType::I8, {c.N, c.IH, c.IW, c.IC}, -128, 127);
+  Tensor w = opt.bigAccumulators ? r.ints(DType::I8, weightShape(c), 120, 127) : r.ints(DType::I8, weightShape(c), -128, 127);
+  Tensor bias = r.ints(DType::I32, {r.uniform(0, 3) == 0 ? 1 : c.OC}, -5000, 5000);
+  const bool perChannel = seed % 2 == 0, doubleRound = seed % 3 == 0, clamp = seed % 4 < 2;
+  std::vector<int64_t> mult, shift;
+  for (int64_t i = 0; i < (perChannel ? c.OC : 1); ++i) {
+    mult.push_back(r.uniform(1 << 29, (int64_t(1) << 31) - 1));
+    // Big accumulators (~2^25 after the zero point's 128 * sum(w)): a shift that keeps the result unsaturated.
+    shift.push_back(opt.bigAccumulators ? r.uniform(50, 51) : r.uniform(32, 40));
+  }
+  const int64_t outZp = r.uniform(-20, 20);
+  GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
+    ir::Value* xv = b.input(ValueType::tensor(DType::I8, x.shape()), "x");
+    ir::Value* bv = opt.runtimeBias ? b.input(ValueType::tensor(DType::I32, bias.shape()), "bias") : cst(bias);
+    ir::Value* y = convOp(b, c, xv, cst(w), bv, cst(scalarTensor(DType::I8, double(inputZp))),
+                          cst(scalarTensor(DType::I8, 0)), DType::I32, DType::I32);
+    ir::RescaleAttrs ra;
+    ra.multiplier = mult, ra.shift = shift, ra.outputZp = outZp;
+    ra.perChannel = perChannel, ra.roundingMode = doubleRound ? "DOUBLE_ROUND" : "SINGLE_ROUND";
+    y = b.rescale(y, DType::I8, ra);
+    if (clamp) y = b.clamp(y, -100, 90);
+    b.output({y}, {"y"});
+  };
+  NamedTensors inputs{{"x", x}};
+  if (opt.runtimeBias) inputs.push_back({"bias", bias});
+  const std::string what = "seed " + std::to_string(seed) + " threads " + std::to_string(threads) + " " + c.describe();
+  omp_set_num_threads(threads);
+  FastResult f = runFast(g, inputs);
+  omp_set_num_threads(omp_get_num_procs());
+  if (!f.compiled && !kernelAvailable(DType::I8)) return;  // reference fallback on this CPU
+  ASSERT_TRUE(f.compiled) << what;
+  EXPECT_EQ(f.opsAbsorbed, clamp ? 3 : 2) << what;
+  // The banded path ran (not the whole-layer primitive), with more than one band and a partial last one.
+  EXPECT_NE(f.impl.find(" bands of "), std::string::npos) << what << ": " << f.impl;
+  EXPECT_FALSE(f.rerunOnReference) << what;
+  Tensor ref = runReference(g, inputs, false);
+  ASSERT_EQ(ref.shape(), f.output.shape()) << what;
+  for (int64_t i = 0; i < ref.size(); ++i)
+    if (ref.getInt(i) != f.output.getInt(i)) {
+      ADD_FAILURE() << what << " [" << f.impl << "]: element " << i << ": fast " << f.output.getInt(i) << ", ref "
+                    << ref.getInt(i);
+      return;
+    }
+}
+
+TEST(OneDnnConvTest, Int8Conv2dBanded) {
+  for (uint32_t seed = 201; seed <= 208; ++seed) int8BandedCase(Kind::Conv, seed, 1 + int(seed % 2));
+}
+TEST(OneDnnConvTest, Int8DepthwiseBanded) {
+  for (uint32_t seed = 211; seed <= 214; ++seed) int8BandedCase(Kind::Depthwise, seed, 1 + int(seed % 2));
+}
+TEST(OneDnnConvTest, Int8BandedLargeAccumulatorsAndRuntimeBias) {
+  for (int threads : {1, 2}) {
+    int8BandedCase(Kind::Conv, 221, threads, BandedOptions{true, false});
+    int8BandedCase(Kind::Conv, 222, threads, BandedOptions{false, true});
+  }
+}
+// Below the threshold the layer stays one primitive (the band machinery must not take small layers).
+TEST(OneDnnConvTest, Int8SmallLayerNotBanded) {
+  Rng r(231);
+  ConvCase c;
+  c.IH = c.IW = 32, c.OH = c.OW = 32, c.IC = 8, c.OC = 64, c.pad = {1, 1, 1, 1};  // 256 KB of s32
+  Tensor x = r.ints(DType::I8, {1, 32, 32, 8}, -128, 127), w = r.ints(DType::I8, weightShape(c), -128, 127);
+  GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
+    ir::Value* y = convOp(b, c, b.input(ValueType::tensor(DType::I8, x.shape()), "x"), cst(w),
+                          cst(Tensor(DType::I32, {64})), cst(scalarTensor(DType::I8, 3)), cst(scalarTensor(DType::I8, 0)),
+                          DType::I32, DType::I32);
+    ir::RescaleAttrs ra;
+    ra.multiplier = {1 << 30}, ra.shift = {36};
+    b.output({b.rescale(y, DType::I8, ra)}, {"y"});
+  };
+  FastResult f = runFast(g, {{"x", x}});
+  if (!f.compiled) return;
+  EXPECT_EQ(f.impl.find(" bands of "), std::string::npos) << f.impl;
+  expectBitExact(g, {{"x", x}}, 2, "small conv2d");
 }
 
 // Not handled exactly, so no kernel (the plan falls back to the reference kernel): weight_zp != 0.
