@@ -42,8 +42,10 @@ namespace {
 
 using namespace dnn;
 
-// Below ~2M multiply-accumulates an OpenMP region costs more than it saves (docs/FAST.md, Threads).
-constexpr double kParallelFlops = 4e6;
+// Below 200K multiply-accumulates an OpenMP region costs more than it saves (docs/FAST.md, Threads; the plan's
+// small-step bound). A depthwise layer does few operations per byte: mobilenet_v2's 28x28x192 layer (1.35M)
+// takes ~50 us on one thread, which two halve.
+constexpr double kParallelFlops = 4e5;
 constexpr int64_t kChunk = 64;  // channels per sweep of a row (4 vectors)
 constexpr int64_t kExactLimit = int64_t(1) << 24;    // fp32 represents every integer of smaller magnitude
 constexpr int64_t kExactLimit64 = int64_t(1) << 53;  // fp64 likewise
