@@ -405,12 +405,9 @@ std::optional<Geometry> parseGeometry(const OpChain& c) {
   const ir::ValueType &in = operandType(c, 0, 0), &wt = operandType(c, 0, 1), &out = resultType(c, 0);
   if (!isStatic(in) || !isStatic(wt) || !isStatic(out) || in.rank() != 4 || wt.rank() != 4 || out.rank() != 4)
     return std::nullopt;
-  const std::vector<int64_t> pad = op.intArrayAttr("pad"), st = op.intArrayAttr("stride"),
-                             dil = op.intArrayAttr("dilation");
-  if (pad.size() != 4 || st.size() != 2 || dil.size() != 2) return std::nullopt;
-  for (int64_t v : pad)
-    if (v < 0) return std::nullopt;
-  if (st[0] < 1 || st[1] < 1 || dil[0] < 1 || dil[1] < 1) return std::nullopt;
+  const std::optional<ConvWindow> win = convWindow(op);
+  if (!win) return std::nullopt;
+  const std::vector<int64_t> &pad = win->pad, &st = win->stride, &dil = win->dilation;
   Geometry g;
   g.N = in.dims[0], g.IH = in.dims[1], g.IW = in.dims[2], g.C = in.dims[3];
   g.KH = wt.dims[0], g.KW = wt.dims[1];

@@ -76,6 +76,15 @@ std::optional<DType> accType(const ir::Operation& op) {
 
 bool isStatic(const ir::ValueType& t) { return t.kind == ir::ValueType::Kind::Tensor && t.isStatic(); }
 
+std::optional<ConvWindow> convWindow(const ir::Operation& op) {
+  ConvWindow w{op.intArrayAttr("pad"), op.intArrayAttr("stride"), op.intArrayAttr("dilation")};
+  if (w.pad.size() != 4 || w.stride.size() != 2 || w.dilation.size() != 2) return std::nullopt;
+  for (int64_t v : w.pad)
+    if (v < 0) return std::nullopt;
+  if (w.stride[0] < 1 || w.stride[1] < 1 || w.dilation[0] < 1 || w.dilation[1] < 1) return std::nullopt;
+  return w;
+}
+
 namespace {
 
 // The operand of ops[k] that is the previous op's result, or -1.

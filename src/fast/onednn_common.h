@@ -51,6 +51,13 @@ std::optional<int64_t> zeroPoint(const OpChain& c, size_t k, size_t j);
 // acc_type attribute of a convolution/pool.
 std::optional<DType> accType(const ir::Operation& op);
 bool isStatic(const ir::ValueType& t);
+// conv2d/depthwise_conv2d's pad [top, bottom, left, right], stride [y, x] and dilation [y, x] attributes when
+// they are well formed (no negative padding, strides and dilations >= 1); otherwise the reference kernel gives
+// the verdict.
+struct ConvWindow {
+  std::vector<int64_t> pad, stride, dilation;
+};
+std::optional<ConvWindow> convWindow(const ir::Operation& op);
 
 // ---- fused epilogues ----
 

@@ -97,12 +97,9 @@ std::optional<ConvGeom> parseConv(const OpChain& c, ConvKind kind) {
     g.padL = {-op_[0], -op_[2]};
     g.padR = {-op_[1], -op_[3]};
   } else {
-    const std::vector<int64_t> pad = op.intArrayAttr("pad"), st = op.intArrayAttr("stride"),
-                               dil = op.intArrayAttr("dilation");
-    if (pad.size() != 4 || st.size() != 2 || dil.size() != 2) return std::nullopt;
-    for (int64_t v : pad)
-      if (v < 0) return std::nullopt;
-    if (st[0] < 1 || st[1] < 1 || dil[0] < 1 || dil[1] < 1) return std::nullopt;
+    const std::optional<ConvWindow> win = convWindow(op);
+    if (!win) return std::nullopt;
+    const std::vector<int64_t> &pad = win->pad, &st = win->stride, &dil = win->dilation;
     if (kind == ConvKind::Conv2d) {
       g.OC = w.dims[0], g.KH = w.dims[1], g.KW = w.dims[2];
       if (w.dims[3] != g.IC) return std::nullopt;

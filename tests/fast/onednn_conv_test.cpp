@@ -595,14 +595,7 @@ void int8BandedCase(Kind kind, uint32_t seed, int threads, BandedOptions opt = {
   // The banded path ran (not the whole-layer primitive), with more than one band and a partial last one.
   EXPECT_NE(f.impl.find(" bands of "), std::string::npos) << what << ": " << f.impl;
   EXPECT_FALSE(f.rerunOnReference) << what;
-  Tensor ref = runReference(g, inputs, false);
-  ASSERT_EQ(ref.shape(), f.output.shape()) << what;
-  for (int64_t i = 0; i < ref.size(); ++i)
-    if (ref.getInt(i) != f.output.getInt(i)) {
-      ADD_FAILURE() << what << " [" << f.impl << "]: element " << i << ": fast " << f.output.getInt(i) << ", ref "
-                    << ref.getInt(i);
-      return;
-    }
+  expectSameInts(runReference(g, inputs, false), f, what);
 }
 
 TEST(OneDnnConvTest, Int8Conv2dBanded) {

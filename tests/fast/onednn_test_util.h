@@ -142,14 +142,8 @@ inline bool kernelAvailable(DType t) {
   return runFast(g, {{"x", Tensor(t, {1, 2, 2, 8})}}).compiled;
 }
 
-// Integer results: bit-identical to the reference backend.
-inline void expectBitExact(const GraphFn& g, const NamedTensors& inputs, int expectAbsorbed,
-                           const std::string& what) {
-  FastResult f = runFast(g, inputs);
-  if (!f.compiled && !kernelAvailable(inputs.at(0).second.dtype())) return;  // reference fallback on this CPU
-  ASSERT_TRUE(f.compiled) << what << ": no fast kernel";
-  EXPECT_EQ(f.opsAbsorbed, expectAbsorbed) << what;
-  Tensor ref = runReference(g, inputs, false);
+// The fast result's integers equal the reference's, element for element (the first difference is reported).
+inline void expectSameInts(const Tensor& ref, const FastResult& f, const std::string& what) {
   ASSERT_EQ(ref.dtype(), f.output.dtype()) << what;
   ASSERT_EQ(ref.shape(), f.output.shape()) << what;
   for (int64_t i = 0; i < ref.size(); ++i)
@@ -158,6 +152,16 @@ inline void expectBitExact(const GraphFn& g, const NamedTensors& inputs, int exp
                     << ref.getInt(i);
       return;
     }
+}
+
+// Integer results: bit-identical to the reference backend.
+inline void expectBitExact(const GraphFn& g, const NamedTensors& inputs, int expectAbsorbed,
+                           const std::string& what) {
+  FastResult f = runFast(g, inputs);
+  if (!f.compiled && !kernelAvailable(inputs.at(0).second.dtype())) return;  // reference fallback on this CPU
+  ASSERT_TRUE(f.compiled) << what << ": no fast kernel";
+  EXPECT_EQ(f.opsAbsorbed, expectAbsorbed) << what;
+  expectSameInts(runReference(g, inputs, false), f, what);
 }
 
 // Float results: the spec's dot-product compliance (1.10.3) against the fp64 reference, bounds from the same
