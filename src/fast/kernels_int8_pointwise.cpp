@@ -74,6 +74,7 @@ class Int8PointwiseKernel : public OpKernel {
   }
 
   IntEpilogue epi_;
+  int absorbed() const { return epi_.absorbed; }
 
  private:
   struct Prim {
@@ -168,10 +169,7 @@ Result<CompiledKernel> compileInt8Pointwise(const OpChain& c) {
   k->epi_ = planIntEpilogue(c, OC, nullptr);
   k->epi_.biasTable.assign(folded.begin(), folded.end());
   prepareIntEpilogue(k->epi_);
-  CompiledKernel ck;
-  ck.opsAbsorbed = 1 + k->epi_.absorbed;
-  ck.kernel = std::move(k);
-  return ck;
+  return compiledKernel(std::move(k));
 }
 
 }  // namespace

@@ -172,6 +172,7 @@ class Int8PointwiseVnniKernel : public OpKernel {
   }
 
   IntEpilogue epi_;
+  int absorbed() const { return epi_.absorbed; }
 
  private:
   bool runItem(const int8_t* x, int8_t* y, int64_t p0, int64_t p1, int64_t v0, int64_t v1) const {
@@ -215,10 +216,7 @@ Result<CompiledKernel> buildKernel(const std::string& name, const OpChain& c, co
   k->epi_ = std::move(epi);
   k->epi_.biasTable = std::move(folded);
   prepareIntEpilogue(k->epi_);
-  CompiledKernel ck;
-  ck.opsAbsorbed = 1 + k->epi_.absorbed;
-  ck.kernel = std::move(k);
-  return ck;
+  return compiledKernel(std::move(k));
 }
 
 }  // namespace
