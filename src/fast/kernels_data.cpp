@@ -115,14 +115,21 @@ void copyBox(const uint8_t* in, uint8_t* out, Shape box, std::vector<int64_t> in
 #define TK_AVX512F __attribute__((target("avx512f")))
 TK_AVX512F void nchwToNhwc3(const float* x, float* y, int64_t P, int64_t n, int64_t p0, int64_t p1) {
   // Result float g of a 16-position block is channel g % 3 of position g / 3. First a permute takes channels 0
-  // and 1 from (a, b), then one puts channel 2 in from c.
-  alignas(64) int32_t ab[3][16], abc[3][16];
-  for (int k = 0; k < 3; ++k)
-    for (int j = 0; j < 16; ++j) {
-      const int g = 16 * k + j, pos = g / 3, ch = g % 3;
-      ab[k][j] = ch == 1 ? 16 + pos : pos;
-      abc[k][j] = ch == 2 ? 16 + pos : j;
+  // and 1 from (a, b), then one puts channel 2 in from c (index tables built once).
+  struct Tables {
+    alignas(64) int32_t ab[3][16], abc[3][16];
+    Tables() {
+      for (int k = 0; k < 3; ++k)
+        for (int j = 0; j < 16; ++j) {
+          const int g = 16 * k + j, pos = g / 3, ch = g % 3;
+          ab[k][j] = ch == 1 ? 16 + pos : pos;
+          abc[k][j] = ch == 2 ? 16 + pos : j;
+        }
     }
+  };
+  static const Tables t;
+  const auto& ab = t.ab;
+  const auto& abc = t.abc;
   const float* a = x + n * 3 * P;
   float* out = y + n * 3 * P;
   for (int64_t p = p0; p < p1; p += 16) {

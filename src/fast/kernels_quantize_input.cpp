@@ -47,10 +47,15 @@ bool quantizeScalar(const float* x, OutT* y, float scale, float lo, float hi, in
 
 // The 48 bytes of 16 positions x 3 channels in NHWC order from three 16-byte channel vectors held in lanes
 // 0..2 of one register: byte j of the result is channel j % 3 of position j / 3.
-TK_AVX512_VBMI inline __m512i interleave3Index() {
+struct Interleave3 {
   alignas(64) uint8_t idx[64] = {};
-  for (int j = 0; j < 48; ++j) idx[j] = uint8_t((j % 3) * 16 + j / 3);
-  return _mm512_load_si512(idx);
+  Interleave3() {
+    for (int j = 0; j < 48; ++j) idx[j] = uint8_t((j % 3) * 16 + j / 3);
+  }
+};
+TK_AVX512_VBMI inline __m512i interleave3Index() {
+  static const Interleave3 t;  // built once
+  return _mm512_load_si512(t.idx);
 }
 
 // 16 values (mask m) times the scale, NaN lanes flagged, clipped to [lo, hi] in fp32, rounded to nearest even.
