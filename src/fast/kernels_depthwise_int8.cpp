@@ -59,10 +59,6 @@ struct Geometry {
   int64_t rowFloats() const { return IWp * Cp; }
 };
 
-__mmask16 laneMask(int64_t C, int64_t cb) {
-  return C - cb >= 16 ? __mmask16(0xffff) : __mmask16((1u << (C - cb)) - 1);
-}
-
 // Padded row py of image n as fp32: x inside the input, input_zp outside it (a zero contribution once the
 // accumulators' start subtracts input_zp * sum(w): see the top), 0 in the channel padding (zero weights there).
 TK_AVX512 void convertRow(const Geometry& g, const int8_t* x, int64_t n, int64_t py, float zp, float* row) {

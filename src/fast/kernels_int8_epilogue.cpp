@@ -21,7 +21,7 @@ TK_AVX512 bool rowsAvx512(const IntEpilogue& e, const int32_t* acc, OutT* out, i
   for (int64_t rb = r0; rb < r1; rb += kRowBlock) {
     const int64_t re = std::min(r1, rb + kRowBlock);
     for (int64_t cb = 0; cb < C; cb += 16) {
-      const __mmask16 m = C - cb >= 16 ? __mmask16(0xffff) : __mmask16((1u << (C - cb)) - 1);
+      const __mmask16 m = laneMask(C, cb);
       EpiRegs r = loadEpi(l, l.bias.data(), cb);
       for (int64_t row = rb; row < re; ++row) {
         // Zero-point compensation: the bias vector of the position's class.

@@ -106,7 +106,7 @@ TK_VNNI inline void block(const PackedWeights& pw, const IntEpilogueLanes& l, co
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) {
     const int64_t cb = (v0 + v) * 16;
-    const __mmask16 m = C - cb >= 16 ? __mmask16(0xffff) : __mmask16((1u << (C - cb)) - 1);
+    const __mmask16 m = laneMask(C, cb);
     const EpiRegs r = loadEpi(l, l.bias.data(), cb);
 #pragma GCC unroll 8
     for (int p = 0; p < P; ++p)

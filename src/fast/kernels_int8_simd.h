@@ -11,6 +11,11 @@
 
 namespace tosakit::fast::dnn {
 
+// The lanes of channels cb..cb+15 that exist among C channels.
+inline __mmask16 laneMask(int64_t C, int64_t cb) {
+  return C - cb >= 16 ? __mmask16(0xffff) : __mmask16((1u << (C - cb)) - 1);
+}
+
 // The parameters of channels cb..cb+15 (bias of the given class row).
 struct EpiRegs {
   __m512i bias, rlo, rhi, mE, mO, shE, shO, rpE, rpO, rnE, rnO, zp, lo, hi;
