@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "fast/kernels_int8_simd.h"
 #include "fast/onednn_common.h"
 #include "fast/onednn_kernels.h"
 
@@ -235,16 +236,68 @@ TOSAKIT_VECTOR_LOOP void maxPoolRowF32Ignore(const PoolGeom& g, const float* x, 
   maxPoolRowF32<true>(g, x, y, n, oy, acc);
 }
 
+// maxPoolRowF32<false> (nan_mode PROPAGATE) on AVX-512, up to 4 vectors of 16 channels per pass over a window:
+// the compiled loop above kept the running maximum in memory and blended NaN cases on every tap (resnet18's
+// 112x112x64 pool took 0.29 ms at one thread, ONNX Runtime's 0.07 at two). The same function of the same
+// values per tap: max_ps(v, acc) is v if v > acc, else acc — std::max(acc, v), ties (+0/-0) included — and
+// keeps a NaN acc; a NaN v (rare: one mask test per tap) makes the lane the reference's canonical quiet NaN
+// (0x7fc00000, whatever the input's sign and payload), which max_ps then keeps.
+TK_AVX512 void maxPoolRowF32PropagateAvx512(const PoolGeom& g, const float* x, float* y, int64_t n, int64_t oy) {
+  const int64_t C = g.C;
+  const int64_t y0 = std::max<int64_t>(oy * g.SY - g.PT, 0), y1 = std::min(oy * g.SY - g.PT + g.KY, g.IH);
+  for (int64_t ox = 0; ox < g.OW; ++ox) {
+    const int64_t x0 = std::max<int64_t>(ox * g.SX - g.PL, 0), x1 = std::min(ox * g.SX - g.PL + g.KX, g.IW);
+    float* o = y + ((n * g.OH + oy) * g.OW + ox) * C;
+    const __m512 canonicalNan = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000));
+    for (int64_t c0 = 0; c0 < C; c0 += 64) {
+      __mmask16 m[4];
+      __m512 acc[4];
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) {
+        m[v] = c0 + 16 * v < C ? laneMask(C, c0 + 16 * v) : __mmask16(0);
+        acc[v] = _mm512_set1_ps(-INFINITY);
+      }
+      for (int64_t yy = y0; yy < y1; ++yy)
+        for (int64_t xx = x0; xx < x1; ++xx) {
+          const float* row = x + ((n * g.IH + yy) * g.IW + xx) * C + c0;
+          __m512 val[4];
+          __mmask16 nan = 0;
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) {
+            val[v] = _mm512_maskz_loadu_ps(m[v], row + 16 * v);
+            nan |= _mm512_cmp_ps_mask(val[v], val[v], _CMP_UNORD_Q);
+          }
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) {
+            const __m512 r = _mm512_max_ps(val[v], acc[v]);
+            acc[v] = nan ? _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(val[v], val[v], _CMP_UNORD_Q), canonicalNan) : r;
+          }
+        }
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v)
+        if (m[v]) _mm512_mask_storeu_ps(o + c0 + 16 * v, m[v], acc[v]);
+    }
+  }
+}
+
 template <typename T, bool kFloat, bool kIgnoreNan>
 class MaxPool : public OpKernel {
  public:
   explicit MaxPool(PoolGeom g) : g_(g) {}
-  std::string implName() const override { return "fast:max_pool2d"; }
+  std::string implName() const override {
+    return std::is_same_v<T, float> && !kIgnoreNan && useAvx512_ ? "fast:max_pool2d_avx512" : "fast:max_pool2d";
+  }
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     const T* x = in[0][0].as<T>();
     T* y = out[0].as<T>();
     const PoolGeom& g = g_;
     if constexpr (std::is_same_v<T, float>) {
+      if (!kIgnoreNan && useAvx512_) {
+#pragma omp parallel for collapse(2) schedule(static)
+        for (int64_t n = 0; n < g.N; ++n)
+          for (int64_t oy = 0; oy < g.OH; ++oy) maxPoolRowF32PropagateAvx512(g, x, y, n, oy);
+        return Status::ok();
+      }
 #pragma omp parallel for collapse(2) schedule(static)
       for (int64_t n = 0; n < g.N; ++n)
         for (int64_t oy = 0; oy < g.OH; ++oy) {
@@ -299,6 +352,7 @@ class MaxPool : public OpKernel {
     else return T(v);
   }
   PoolGeom g_;
+  const bool useAvx512_ = hasAvx512Epilogue();
 };
 
 template <typename T>

@@ -1,6 +1,7 @@
 // AVG_POOL2D / MAX_POOL2D kernels vs the reference backend: random geometry and data with fixed seeds; integer
 // and max results bit-identical (NaN handling of both nan_modes included), float averages within the spec's
 // dot-product bound.
+#include <cstring>
 #include <limits>
 
 #include "onednn_test_util.h"
@@ -125,6 +126,53 @@ TEST(OneDnnPoolTest, MaxPoolRandomWithNaN) {
         break;
       }
     }
+  }
+}
+
+// The AVX-512 fp32 PROPAGATE path (fast:max_pool2d_avx512, the pool of every imported network): channel counts
+// around its 64-channel passes and 16-lane tails, windows clipped by padding, and values chosen to tell apart
+// what a max instruction could get wrong: +0/-0 ties (TOSA's max(a, b) keeps the earlier value: 0.0 > -0.0 is
+// false), NaNs of both signs with distinct payloads (the reference gives its canonical quiet NaN 0x7fc00000),
+// and infinities. Compared bit for bit with the reference backend.
+TEST(OneDnnPoolTest, MaxPoolFp32PropagateBitExact) {
+  const int64_t channels[] = {1, 15, 16, 17, 63, 64, 65, 130};
+  for (uint32_t seed = 61; seed <= 76; ++seed) {
+    Rng r(seed);
+    PoolCase p = randomCase(r);
+    p.C = channels[seed % 8];
+    Tensor x = r.floats(DType::FP32, {p.N, p.IH, p.IW, p.C}, -4, 4);
+    float* xv = reinterpret_cast<float*>(x.data());
+    for (int64_t i = 0; i < x.size(); ++i) {
+      const int64_t k = r.uniform(0, 19);
+      if (k < 4) xv[i] = k % 2 ? 0.0f : -0.0f;  // ties of zeros of both signs
+      else if (k == 4) xv[i] = r.uniform(0, 1) ? INFINITY : -INFINITY;
+      else if (k == 5) {  // a quiet NaN of either sign with a payload naming the element
+        const uint32_t bits = 0x7fc00000u | uint32_t(i & 0x3fffff) | (r.uniform(0, 1) ? 0x80000000u : 0u);
+        std::memcpy(&xv[i], &bits, 4);
+      }
+    }
+    GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>&) {
+      auto attrs = poolAttrs(p);
+      attrs["nan_mode"] = Attribute::enumCase("PROPAGATE");
+      ir::Value* y = b.op1("tosa.max_pool2d", {b.input(ValueType::tensor(DType::FP32, x.shape()), "x")},
+                           ValueType::tensor(DType::FP32, {p.N, p.OH, p.OW, p.C}), attrs);
+      b.output({y}, {"y"});
+    };
+    FastResult f = runFast(g, {{"x", x}});
+    ASSERT_TRUE(f.compiled);
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+      EXPECT_EQ(f.impl, "fast:max_pool2d_avx512");
+    Tensor ref = runReference(g, {{"x", x}}, false);
+    ASSERT_EQ(ref.size(), f.output.size());
+    const uint32_t* a = reinterpret_cast<const uint32_t*>(f.output.data());
+    const uint32_t* e = reinterpret_cast<const uint32_t*>(ref.data());
+    for (int64_t i = 0; i < ref.size(); ++i)
+      if (a[i] != e[i]) {
+        ADD_FAILURE() << "seed " << seed << " " << describe(p) << " element " << i << ": fast bits " << std::hex
+                      << a[i] << ", ref bits " << e[i];
+        break;
+      }
   }
 }
 
