@@ -263,13 +263,15 @@ TK_AVX512 void maxPoolRowF32PropagateAvx512(const PoolGeom& g, const float* x, f
           __m512 val[4];
           __mmask16 nan = 0;
 #pragma GCC unroll 4
-      for (int v = 0; v < 4; ++v) {
+          for (int v = 0; v < 4; ++v) {
             val[v] = _mm512_maskz_loadu_ps(m[v], row + 16 * v);
             nan |= _mm512_cmp_ps_mask(val[v], val[v], _CMP_UNORD_Q);
           }
 #pragma GCC unroll 4
-      for (int v = 0; v < 4; ++v) {
-            const __m512 r = _mm512_max_ps(val[v], acc[v]);
+          for (int v = 0; v < 4; ++v) {
+            // The all-lanes zero-masking form is the plain instruction; GCC 12's unmasked intrinsic passes an
+            // "undefined" vector that -Wmaybe-uninitialized reports (GCC bug 105593).
+            const __m512 r = _mm512_maskz_max_ps(0xffff, val[v], acc[v]);
             acc[v] = nan ? _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(val[v], val[v], _CMP_UNORD_Q), canonicalNan) : r;
           }
         }
