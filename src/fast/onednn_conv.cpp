@@ -356,13 +356,16 @@ class ConvKernel : public OpKernel {
   // transpose_conv2d 13x slower): the add goes to our pass there.
   // oneDNN 2.6's brgconv with a sum post-op crashed (tests/fast/onednn_conv_test.cpp, Fp32Conv2dFusedAddClamp)
   // on a geometry whose border outputs meet only padding (pad 2 with a 2-tap kernel): sum is offered only to
-  // plain convolutions (dilation 1, each side's padding at most half the kernel, stride at most the kernel),
-  // which covers the residual convolutions of real networks.
+  // plain convolutions (dilation 1, each side's padding at most half the kernel, stride at most the kernel, or
+  // no padding at all: no output then meets only padding), which covers the residual convolutions of real
+  // networks, resnet's 1x1 stride-2 downsampling included (binary add: jit, 0.075 ms; sum: brgconv_1x1, 0.053).
   static bool sumPostOpSafe(const ConvGeom& g) {
     if (g.kind != ConvKind::Conv2d || g.dilates != dims{0, 0}) return false;
     const int64_t k[2] = {g.KH, g.KW};
+    const bool unpadded = g.padL == dims{0, 0} && g.padR == dims{0, 0};
     for (int a = 0; a < 2; ++a)
-      if (2 * g.padL[size_t(a)] > k[a] || 2 * g.padR[size_t(a)] > k[a] || g.strides[size_t(a)] > k[a]) return false;
+      if (2 * g.padL[size_t(a)] > k[a] || 2 * g.padR[size_t(a)] > k[a] || (g.strides[size_t(a)] > k[a] && !unpadded))
+        return false;
     return true;
   }
 
