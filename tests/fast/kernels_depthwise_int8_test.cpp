@@ -178,6 +178,44 @@ TEST_F(FastInt8Depthwise, LargeLayersOverThreads) {
   }
 }
 
+// Layers with 1-3 output rows over 2 threads (PP-OCR cls's 5x5 layers: 2-3 rows of 96 pixels) are split by
+// channels, each thread converting and computing only its own vectors of 16 channels (the kernel's split(): fewer
+// than 8 output rows per thread and at least one vector per thread); with a single vector (C <= 16) they stay
+// in bands of rows. Channel counts with and without a 16-lane tail, an odd number of vectors (the bands differ by
+// one vector), stride 1 (the unrolled unit-step taps) and strided/dilated layers, N = 1 and 2. Each layer has
+// at least 4e5 operations (the kernel's parallel threshold) so the 2-thread run does split.
+TEST_F(FastInt8Depthwise, FewRowsSplitByChannelsAreBitIdentical) {
+  std::mt19937 rng(8106);
+  const int64_t channels[] = {88, 200, 40, 13, 64, 104, 33, 16};
+  for (int trial = 0; trial < 16; ++trial) {
+    DwCase c;
+    c.KH = c.KW = trial % 4 == 3 ? 3 : 5;
+    c.C = channels[trial % 8];
+    c.N = trial % 5 == 4 ? 2 : 1;
+    c.OH = 1 + trial % 3;  // 1-3 rows, at least 96 pixels wide, wider when the layer is small; blocks of 8 and 4
+                           // and single pixels
+    c.OW = std::max<int64_t>(96, 400000 / (2 * c.N * c.OH * c.C * c.KH * c.KW) + 1) + trial % 7;
+    const bool strided = trial % 6 == 5;
+    c.stride = {strided ? 2 : 1, strided ? 2 : 1};
+    c.dilation = {trial % 8 == 6 ? 2 : 1, trial % 8 == 6 ? 2 : 1};
+    const int64_t ph = c.KH / 2 * c.dilation[0], pw = c.KW / 2 * c.dilation[1];
+    c.pad = {ph, ph, pw, pw};
+    fitInput(c);
+    if (c.IH < 1) c.pad = {0, 0, pw, pw}, fitInput(c);
+    c.inputZp = trial % 2 ? uniform(rng, -128, 127) : -128;
+    c.weightZp = trial % 3 == 1 ? uniform(rng, -128, 127) : 0;
+    c.w = randomInts(DType::I8, {c.KH, c.KW, c.C, 1}, rng, -128, 127);
+    c.bias = randomInts(DType::I32, {c.C}, rng, -2000000, 2000000);
+    randomRescale(c, rng, trial);
+    Tensor x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -128, 127);
+    ASSERT_GE(2 * c.N * c.OH * c.OW * c.C * c.KH * c.KW, 400000) << c.describe();
+    for (int threads : {2, 1}) {
+      const std::string what = "trial " + std::to_string(trial) + " threads " + std::to_string(threads) + " " + c.describe();
+      expectTaken(expectSame(c, x, threads, what), what);
+    }
+  }
+}
+
 // Epilogues without a rescale (i32 results), and rescales whose fp64 form the
 // compile-time bounds cannot prove exact: biases beyond 2^24, or shifts 18..20 whose apply_scale_32 range
 // [-2^(shift-1), 2^(shift-1)) the weights' bound (up to 25 * 128 * 128) does not prove but the inputs in
