@@ -23,22 +23,14 @@
 #include <type_traits>
 
 #include "fast/kernels_common.h"
+#include "fast/kernels_int8_binary.h"
 #include "fast/kernels_int8_simd.h"
 #include "fast/op_kernel.h"
 
 namespace tosakit::fast {
 namespace {
-
 constexpr int64_t kI32Min = std::numeric_limits<int32_t>::min(), kI32Max = std::numeric_limits<int32_t>::max();
-
-enum class BinOp { Add, SubAB, SubBA, Mul, MulShift };  // SubAB: a - b (b = the rescaled operand); SubBA: b - a
-
-// One tosa.rescale with constant parameters, per channel (NC = 1 for a per-tensor scale).
-struct RescaleSpec {
-  std::vector<int64_t> multiplier, shift;
-  int64_t inputZp = 0, outputZp = 0;
-  bool doubleRound = false;
-};
+}  // namespace
 
 std::optional<RescaleSpec> parseRescale(const ir::Operation& op, const std::vector<const Tensor*>& consts) {
   if (op.name != "tosa.rescale" || op.operands.size() != 5 || op.results.size() != 1) return std::nullopt;
@@ -64,6 +56,8 @@ std::optional<RescaleSpec> parseRescale(const ir::Operation& op, const std::vect
   return s;
 }
 
+namespace {
+
 // apply_scale_32's parameters for every lane of a row of L = k * C elements (lane i is channel i % C).
 struct ScaleLanes {
   std::vector<int32_t> mult;
@@ -71,13 +65,11 @@ struct ScaleLanes {
 
   void build(const RescaleSpec& s, int64_t C, int64_t L) {
     for (int64_t i = 0; i < L; ++i) {
-      const size_t c = s.multiplier.size() == 1 ? 0 : size_t(i % C);
-      const int64_t sh = s.shift[c];
-      int64_t rp = int64_t(1) << (sh - 1), rn = rp;
-      if (s.doubleRound && sh > 31) rp += int64_t(1) << 30, rn -= int64_t(1) << 30;
-      mult.push_back(int32_t(s.multiplier[c]));
-      roundPos.push_back(rp);
-      roundNeg.push_back(rn);
+      const ScaleParams p = scaleParams(s, s.multiplier.size() == 1 ? 0 : size_t(i % C));
+      const int64_t sh = p.shift;
+      mult.push_back(int32_t(p.mult));
+      roundPos.push_back(p.roundPos);
+      roundNeg.push_back(p.roundNeg);
       shift.push_back(sh);
       lowest.push_back(-(int64_t(1) << (sh - 1)));
       highest.push_back(int64_t(1) << (sh - 1));
@@ -94,8 +86,9 @@ std::optional<int32_t> scaleValue(const RescaleSpec& s, size_t ch, int64_t value
   return int32_t((value * s.multiplier[ch] + round) >> sh);
 }
 
-// An i8 operand with one scale: its 256 rescaled values at v + 128 (through `table` first, if any), or empty
-// when one of them breaks apply_scale_32's range (then the values are rescaled, and checked, one by one).
+}  // namespace
+
+// Values breaking the range: the binary pass rescales, and checks, them one by one.
 std::vector<int32_t> rescaleLut(const RescaleSpec& s, const std::vector<int8_t>& table) {
   std::vector<int32_t> lut;
   if (s.multiplier.size() != 1) return lut;
@@ -107,6 +100,8 @@ std::vector<int32_t> rescaleLut(const RescaleSpec& s, const std::vector<int8_t>&
   }
   return lut;
 }
+
+namespace {
 
 // One row of L values rescaled to i32 (the held-back first operand's rescale, when it is not done in
 // registers): per-lane parameters, the REQUIRE on the value range flagged. Returns false when it would fail.
@@ -199,11 +194,9 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRo
 // The same row in AVX-512 registers, 16 lanes at a time, for the usual case: both rescales per tensor, x an i8
 // operand looked up (no value of it breaks apply_scale_32's range) or an already rescaled broadcast row, and
 // add/sub/mul without a shift. Instead of the 256-entry table, x's rescale is computed: (x - zp) * m + round,
-// shifted, as apply_scale_32 does (the table holds exactly these values). Sums and differences wrap in i32 and
-// flag an overflow by the operands' and the result's signs (the reference's i32 REQUIRE); mul keeps the low 32
-// bits (apply_mul_s). The output rescale's value range is checked per lane; its result has |r| <= 2^30 under that
-// REQUIRE, so adding the output zero point cannot overflow. Even and odd lanes go through the 64-bit products
-// separately (vpmuldq) and are merged by a blend (kernels_int8_simd.h scale16).
+// shifted, as apply_scale_32 does (the table holds exactly these values). The op and the output rescale:
+// binaryTail16 (kernels_int8_binary.h). Even and odd lanes go through the 64-bit products separately (vpmuldq)
+// and are merged by a blend (kernels_int8_simd.h scale16).
 // GCC 12 reports the intrinsics' deliberately undefined pass-through operands (_mm512_undefined_*, under an
 // all-ones mask) as maybe uninitialized once inlined into this row (GCC bug 105593); no undefined value is read.
 #pragma GCC diagnostic push
@@ -219,12 +212,9 @@ TK_AVX512 bool fusedRowAvx512(const AT* __restrict a, const XT* __restrict x, Ou
                                 ? dnn::scaleRegs(p.a.mult[0], p.a.roundPos[0], p.a.roundNeg[0], p.a.shift[0])
                                 : in;
   const __m512i azp = _mm512_set1_epi32(int32_t(p.aZp));
-  const dnn::ScaleRegs os = dnn::scaleRegs(p.out.mult[0], p.out.roundPos[0], p.out.roundNeg[0], p.out.shift[0]);
-  // The output rescale's value range as inclusive i32 bounds (every i32 once shift >= 32).
-  const __m512i rlo = _mm512_set1_epi32(int32_t(std::max<int64_t>(p.out.lowest[0], kI32Min)));
-  const __m512i rhi = _mm512_set1_epi32(int32_t(std::min<int64_t>(p.out.highest[0] - 1, kI32Max)));
-  const __m512i izp = _mm512_set1_epi32(int32_t(p.inZp)), ozp = _mm512_set1_epi32(int32_t(p.outZp));
-  const __m512i lo = _mm512_set1_epi32(int32_t(p.lo)), hi = _mm512_set1_epi32(int32_t(p.hi));
+  const BinaryTailRegs tail = binaryTailRegs({p.out.mult[0], p.out.roundPos[0], p.out.roundNeg[0], p.out.shift[0]},
+                                             p.outZp, p.lo, p.hi);
+  const __m512i izp = _mm512_set1_epi32(int32_t(p.inZp));
   __m512i ovf = _mm512_setzero_si512();
   __mmask16 outside = 0;
   for (int64_t i = 0; i < L; i += 16) {
@@ -241,22 +231,7 @@ TK_AVX512 bool fusedRowAvx512(const AT* __restrict a, const XT* __restrict x, Ou
       av = dnn::scale16(_mm512_sub_epi32(_mm512_maskz_cvtepi8_epi32(m, _mm_maskz_loadu_epi8(m, a + i)), azp), as);
     else
       av = _mm512_maskz_loadu_epi32(m, a + i);
-    __m512i v;
-    if constexpr (kOp == BinOp::Add) {
-      v = _mm512_add_epi32(av, b);  // overflow: the sum's sign differs from both operands'
-      ovf = _mm512_ternarylogic_epi32(ovf, _mm512_xor_si512(av, v), _mm512_xor_si512(b, v), 0xf8);
-    } else if constexpr (kOp == BinOp::SubAB) {
-      v = _mm512_sub_epi32(av, b);  // overflow: operands of different signs and the result's differs from a's
-      ovf = _mm512_ternarylogic_epi32(ovf, _mm512_xor_si512(av, b), _mm512_xor_si512(av, v), 0xf8);
-    } else if constexpr (kOp == BinOp::SubBA) {
-      v = _mm512_sub_epi32(b, av);
-      ovf = _mm512_ternarylogic_epi32(ovf, _mm512_xor_si512(b, av), _mm512_xor_si512(b, v), 0xf8);
-    } else {
-      v = _mm512_mullo_epi32(av, b);
-    }
-    outside |= _mm512_mask_cmplt_epi32_mask(m, v, rlo) | _mm512_mask_cmpgt_epi32_mask(m, v, rhi);
-    v = _mm512_add_epi32(dnn::scale16(v, os), ozp);
-    v = _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
+    const __m512i v = binaryTail16<kOp>(av, b, tail, m, ovf, outside);
     if constexpr (sizeof(OutT) == 1) _mm512_mask_cvtepi32_storeu_epi8(out + i, m, v);
     else if constexpr (sizeof(OutT) == 2) _mm512_mask_cvtepi32_storeu_epi16(out + i, m, v);
     else _mm512_mask_storeu_epi32(out + i, m, v);
@@ -480,6 +455,8 @@ class FusedQuantBinaryKernel : public OpKernel {
   }
 };
 
+}  // namespace
+
 // The first operand's rescale, held back by the plan (OpChain::Producer) when nothing else uses its result:
 // computed here when it is an exact i8/i16 -> i32 rescale.
 std::optional<RescaleSpec> absorbableRescale(const OpChain::Producer& p) {
@@ -491,6 +468,16 @@ std::optional<RescaleSpec> absorbableRescale(const OpChain::Producer& p) {
   if ((t != DType::I8 && spec->inputZp != 0) || spec->outputZp != 0) return std::nullopt;  // ERROR_IFs
   return spec;
 }
+
+std::optional<std::pair<int64_t, int64_t>> quantClampBounds(const ir::Operation& cl, DType t, int64_t lo, int64_t hi) {
+  if (cl.name != "tosa.clamp" || cl.results.size() != 1 || cl.results[0]->type.dtype != t) return std::nullopt;
+  const ir::Attribute *min = cl.attr("min_val"), *max = cl.attr("max_val");
+  if (!min || !max || min->kind != ir::Attribute::Kind::Int || max->kind != ir::Attribute::Kind::Int) return std::nullopt;
+  if (min->i > max->i || min->i < lo || max->i > hi) return std::nullopt;
+  return std::make_pair(min->i, max->i);
+}
+
+namespace {
 
 // The absorbed table in front of x's rescale: i8 -> i8, 256 constant entries, same shape.
 std::optional<std::vector<int8_t>> tableOf(const ir::Operation& op, const std::vector<const Tensor*>& consts) {
@@ -595,13 +582,9 @@ Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
   ck.opsAbsorbed = int(t) + 3;
   // A following clamp on the result narrows the saturation bounds (integer bounds inside the type).
   if (chain.ops.size() > t + 3 && outT != DType::I32) {
-    const ir::Operation& cl = *chain.ops[t + 3];
-    const ir::Attribute *lo = cl.attr("min_val"), *hi = cl.attr("max_val");
-    if (cl.name == "tosa.clamp" && cl.results[0]->type.dtype == outT && lo && hi &&
-        lo->kind == ir::Attribute::Kind::Int && hi->kind == ir::Attribute::Kind::Int && lo->i <= hi->i &&
-        lo->i >= k->p_.lo && hi->i <= k->p_.hi) {
-      k->p_.lo = lo->i;
-      k->p_.hi = hi->i;
+    if (auto b = quantClampBounds(*chain.ops[t + 3], outT, k->p_.lo, k->p_.hi)) {
+      k->p_.lo = b->first;
+      k->p_.hi = b->second;
       ck.opsAbsorbed = int(t) + 4;
     }
   }

@@ -12,12 +12,27 @@
 // (acc - input_zp * sum w, in int64; a bias that leaves i32 declines the layer), so the epilogue's i32 overflow
 // check of acc + bias is the reference's REQUIRE on the true sum, as in kernels_int8_pointwise.cpp. Weight zero
 // points other than 0, other output types, a run-time bias: declined (the other kernels take them).
+//
+// Residual add: when the i8 result's only user is a quantized add (or sub) as `tosakit quantize` lowers it,
+//     y8 = rescale(add(rescale(skip8), rescale(this i8))) [-> clamp]
+// and the skip operand's rescale is a held-back producer (OpChain::Producer), the kernel computes the add too:
+// each work item's i8 results, just stored and still in L1, are read back with the skip operand's bytes and
+// replaced by the add's results. The add needs no step of its own, its i8 input never goes through L2/memory,
+// and it runs on the convolution's threads (the separate pass stayed on one thread below 65536 elements). Its
+// arithmetic is the quantized binary pass's (kernels_int8_binary.h): both operand rescales and the output
+// rescale per tensor, each apply_scale_32 with the REQUIRE on its value range (the operands': checked for all
+// 256 i8 values at compile time, else declined; the output's: per value), the i32 overflow of the sum watched;
+// a tripped REQUIRE reruns the step (producer, convolution, add) on the reference kernels. (Computing the add on
+// the accumulator registers themselves, before the store, was slower: with 24 accumulators live the add's 19
+// constant registers spill; mobilenet_v2's 10 projections took 0.274 ms vs 0.255 for the two steps.)
 #include <omp.h>
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "fast/kernels_common.h"
+#include "fast/kernels_int8_binary.h"
 #include "fast/kernels_int8_pointwise.h"
 #include "fast/kernels_int8_simd.h"
 #include "fast/onednn_common.h"
@@ -137,6 +152,72 @@ TK_VNNI bool pixels(const PackedWeights& pw, const IntEpilogueLanes& l, const in
   return epiFlagsOk(f);
 }
 
+// The residual add after the epilogue (see the top): the rescales of the i8 result (x) and of the skip operand
+// (a), all per tensor, the op, the output rescale and its clip.
+struct Residual;
+using ResidualRow = bool (*)(const int8_t* a, int8_t* y, int64_t n, const Residual& r);
+struct Residual {
+  BinOp op = BinOp::Add;
+  ScaleParams x, a, out;
+  int64_t xZp = 0, aZp = 0, outZp = 0, lo = -128, hi = 127;
+  int ops = 0;                         // chain ops after the epilogue's: rescale, add/sub, rescale[, clamp]
+  std::pair<int, int> producer{0, 0};  // the skip operand's rescale: OpChain::producers[op][operand]
+  ResidualRow row = nullptr;
+};
+
+// apply_scale_32 of an operand value v = i8 - zero point (|v| <= 255) with a shift <= 22 in 32-bit lanes: with
+// m = q * 2^shift + rem (0 <= rem < 2^shift), (v * m + round) >> shift = v * q + ((v * rem + round) >> shift)
+// exactly, where |v * rem| + round < 255 * 2^22 + 2^21 < 2^31 fits an i32 and v * q is kept modulo 2^32, as the
+// reference's int32 result is. (The rounding term has one sign: double rounding only differs for shifts > 31.)
+struct SmallScaleRegs {
+  __m512i q, rem, round;
+  int shift;
+};
+TK_AVX512 inline SmallScaleRegs smallScaleRegs(const ScaleParams& p) {
+  const int64_t q = p.mult >> p.shift, rem = p.mult & ((int64_t(1) << p.shift) - 1);
+  return {_mm512_set1_epi32(int32_t(q)), _mm512_set1_epi32(int32_t(rem)), _mm512_set1_epi32(int32_t(p.roundPos)),
+          int(p.shift)};
+}
+TK_AVX512 inline __m512i scaleSmall(__m512i v, const SmallScaleRegs& r) {
+  const __m512i low = _mm512_srai_epi32(_mm512_add_epi32(_mm512_mullo_epi32(v, r.rem), r.round), r.shift);
+  return _mm512_add_epi32(_mm512_mullo_epi32(v, r.q), low);
+}
+bool isSmallShift(const ScaleParams& p) { return p.shift <= 22; }
+
+// n contiguous i8 results y (in place) and skip values a -> the residual op's i8 results. False: a REQUIRE
+// failed (an i32 overflow of the sum, or a sum outside the output rescale's value range). kSmall: both operand
+// rescales have shifts <= 22 (scaleSmall; tosakit quantize writes 10..12); kSignedRound: some rescale's
+// rounding term depends on the value's sign.
+template <BinOp kOp, bool kSmall, bool kSignedRound>
+TK_AVX512 bool residualRow(const int8_t* a, int8_t* y, int64_t n, const Residual& r) {
+  const ScaleRegs xs = scaleRegs(r.x), as = scaleRegs(r.a);
+  const SmallScaleRegs xss = smallScaleRegs(kSmall ? r.x : ScaleParams{0, 0, 0, 2});
+  const SmallScaleRegs ass = smallScaleRegs(kSmall ? r.a : ScaleParams{0, 0, 0, 2});
+  const __m512i xZp = _mm512_set1_epi32(int32_t(r.xZp)), aZp = _mm512_set1_epi32(int32_t(r.aZp));
+  const BinaryTailRegs tail = binaryTailRegs(r.out, r.outZp, r.lo, r.hi);
+  __m512i ovf = _mm512_setzero_si512();
+  __mmask16 outside = 0;
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = laneMask(n, i);
+    const __m512i c = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, y + i)), xZp);
+    const __m512i s = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, a + i)), aZp);
+    __m512i b, av;
+    if constexpr (kSmall) {
+      b = scaleSmall(c, xss), av = scaleSmall(s, ass);
+    } else {
+      b = scaleLanes<kSignedRound>(c, xs), av = scaleLanes<kSignedRound>(s, as);
+    }
+    _mm512_mask_cvtepi32_storeu_epi8(y + i, m, binaryTail16<kOp, kSignedRound>(av, b, tail, m, ovf, outside));
+  }
+  return _mm512_movepi32_mask(ovf) == 0 && outside == 0;
+}
+
+template <BinOp kOp>
+ResidualRow residualRowFor(bool small, bool signedRound) {
+  if (small) return signedRound ? residualRow<kOp, true, true> : residualRow<kOp, true, false>;
+  return signedRound ? residualRow<kOp, false, true> : residualRow<kOp, false, false>;
+}
+
 #pragma GCC diagnostic pop
 
 bool hasVnni() {
@@ -151,8 +232,10 @@ class Int8PointwiseVnniKernel : public OpKernel {
   std::string implName() const override { return name_; }
   double flops() const override { return 2.0 * double(M_ * pw_.K * C_); }
 
+  // in: [the skip operand's rescale, when the residual add is fused], the conv/matmul, its epilogue's ops, ...
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
-    const int8_t* x = in[0][0].as<const int8_t>();
+    const int8_t* a = res_ ? in[0][0].as<const int8_t>() : nullptr;
+    const int8_t* x = in[res_ ? 1 : 0][0].as<const int8_t>();
     int8_t* y = out[0].as<int8_t>();
     // Work items of 64 pixels x a share of the channels over the threads: the channels are split too when there
     // are few pixels (7x7 and 14x14 layers), so every thread has work. Below ~2M multiply-accumulates one
@@ -166,15 +249,28 @@ class Int8PointwiseVnniKernel : public OpKernel {
     for (int64_t item = 0; item < chunks * splits; ++item) {
       const int64_t c = item / splits, s = item % splits;
       const int64_t v0 = vecBlocks * s / splits * kVectors, v1 = std::min(pw_.vectors, vecBlocks * (s + 1) / splits * kVectors);
-      bad |= int(!runItem(x, y, c * chunk, std::min(M_, (c + 1) * chunk), v0, v1));
+      const int64_t p0 = c * chunk, p1 = std::min(M_, (c + 1) * chunk);
+      bad |= int(!runItem(x, y, p0, p1, v0, v1));
+      if (res_) bad |= int(!residualRows(a, y, p0, p1, v0 * 16, std::min(C_, v1 * 16)));
     }
     return bad ? rerunOnReference() : Status::ok();
   }
 
   IntEpilogue epi_;
-  int absorbed() const { return epi_.absorbed; }
+  std::optional<Residual> res_;  // the residual add computed after the epilogue
+  int absorbed() const { return epi_.absorbed + (res_ ? res_->ops : 0); }
+  void rename(std::string name) { name_ = std::move(name); }
 
  private:
+  // The residual add on pixels [p0, p1) x channels [c0, c1) of y, in place: one run when the item has every
+  // channel (the rows are contiguous), else one per pixel.
+  bool residualRows(const int8_t* a, int8_t* y, int64_t p0, int64_t p1, int64_t c0, int64_t c1) const {
+    if (c0 == 0 && c1 == C_) return res_->row(a + p0 * C_, y + p0 * C_, (p1 - p0) * C_, *res_);
+    bool ok = true;
+    for (int64_t p = p0; p < p1; ++p) ok &= res_->row(a + p * C_ + c0, y + p * C_ + c0, c1 - c0, *res_);
+    return ok;
+  }
+
   bool runItem(const int8_t* x, int8_t* y, int64_t p0, int64_t p1, int64_t v0, int64_t v1) const {
     const IntEpilogueLanes& l = epi_.simd;
     const int64_t C = C_;
@@ -195,8 +291,49 @@ class Int8PointwiseVnniKernel : public OpKernel {
   int64_t M_, C_;
 };
 
+// The residual add after the epilogue's last op, chain op n - 1 (an i8 result of shape `dims`): chain ops n..
+// are rescale(that i8) -> add/sub(a32, .) -> rescale -> i8 [-> clamp] and a32 is a held-back rescale of an i8
+// skip tensor of the same shape, every rescale per tensor and no operand value breaking its range (see the top).
+std::optional<Residual> parseResidual(const OpChain& c, size_t n, const Shape& dims) {
+  if (c.ops.size() < n + 3 || c.producers.size() < n + 3) return std::nullopt;
+  const ir::Operation &r0 = *c.ops[n], &bin = *c.ops[n + 1], &r1 = *c.ops[n + 2];
+  auto x = parseRescale(r0, c.constants[n]), out = parseRescale(r1, c.constants[n + 2]);
+  if (!x || !out || x->multiplier.size() != 1 || out->multiplier.size() != 1) return std::nullopt;
+  if (r0.operands[0] != c.ops[n - 1]->results[0] || r0.results[0]->type.dtype != DType::I32 || x->outputZp != 0)
+    return std::nullopt;
+  if (rescaleLut(*x, {}).empty()) return std::nullopt;
+  if ((bin.name != "tosa.add" && bin.name != "tosa.sub") || bin.operands.size() != 2 || bin.results.size() != 1)
+    return std::nullopt;
+  const ir::Value* b32 = r0.results[0];
+  const size_t bIndex = bin.operands[0] == b32 ? 0 : 1, aIndex = 1 - bIndex;
+  if (bin.operands[bIndex] != b32 || bin.operands[aIndex] == b32 || bin.results[0]->type.dims != dims) return std::nullopt;
+  const OpChain::Producer& producer = c.producers[n + 1][aIndex];
+  auto a = absorbableRescale(producer);
+  if (!a || a->multiplier.size() != 1 || producer.op->operands[0]->type.dtype != DType::I8 ||
+      producer.op->operands[0]->type.dims != dims || rescaleLut(*a, {}).empty())
+    return std::nullopt;
+  if (r1.operands[0] != bin.results[0] || out->inputZp != 0 || r1.results[0]->type.dtype != DType::I8 ||
+      r1.results[0]->type.dims != dims)
+    return std::nullopt;
+  Residual r;
+  r.op = bin.name == "tosa.add" ? BinOp::Add : bIndex == 1 ? BinOp::SubAB : BinOp::SubBA;
+  r.x = scaleParams(*x, 0), r.a = scaleParams(*a, 0), r.out = scaleParams(*out, 0);
+  r.xZp = x->inputZp, r.aZp = a->inputZp, r.outZp = out->outputZp;
+  r.ops = 3;
+  r.producer = {int(n + 1), int(aIndex)};
+  if (c.ops.size() > n + 3)
+    if (auto b = quantClampBounds(*c.ops[n + 3], DType::I8, r.lo, r.hi)) r.lo = b->first, r.hi = b->second, r.ops = 4;
+  const bool signedRound = r.x.roundPos != r.x.roundNeg || r.a.roundPos != r.a.roundNeg || r.out.roundPos != r.out.roundNeg;
+  const bool small = isSmallShift(r.x) && isSmallShift(r.a);
+  r.row = r.op == BinOp::Add     ? residualRowFor<BinOp::Add>(small, signedRound)
+          : r.op == BinOp::SubAB ? residualRowFor<BinOp::SubAB>(small, signedRound)
+                                 : residualRowFor<BinOp::SubBA>(small, signedRound);
+  return r;
+}
+
 // The kernel for M rows of K input bytes times constant weights w[OC][K] (+ bias, one value or one per channel),
-// the chain's rescale [-> clamp] to i8 fused; null when the chain or the sizes do not fit (see the top).
+// the chain's rescale [-> clamp] to i8 fused, and a residual add after it when there is one; null when the
+// chain or the sizes do not fit (see the top).
 Result<CompiledKernel> buildKernel(const std::string& name, const OpChain& c, const int8_t* w, int64_t M, int64_t K, int64_t OC,
                                    const std::vector<int64_t>& bias, int64_t inputZp) {
   if (K > (int64_t(1) << 16)) return CompiledKernel{};  // 128 * 128 * K stays below 2^31
@@ -213,10 +350,16 @@ Result<CompiledKernel> buildKernel(const std::string& name, const OpChain& c, co
   // Only i8 results of a rescale (the quantized graph's conv/matmul -> rescale [-> clamp]), one bias class.
   if (!epi.rescale || epi.outType != DType::I8 || epi.runtimeBias || !epi.rowClass.empty()) return CompiledKernel{};
   auto k = std::make_unique<Int8PointwiseVnniKernel>(name, packWeights(w, OC, K), M, OC);
+  const size_t n = size_t(1 + epi.absorbed);
+  k->res_ = parseResidual(c, n, c.ops[n - 1]->results[0]->type.dims);
+  if (k->res_) k->rename(name + (k->res_->op == BinOp::Add ? "+add" : "+sub"));
   k->epi_ = std::move(epi);
   k->epi_.biasTable = std::move(folded);
   prepareIntEpilogue(k->epi_);
-  return compiledKernel(std::move(k));
+  const std::optional<Residual> res = k->res_;
+  CompiledKernel ck = compiledKernel(std::move(k));
+  if (res) ck.producers.push_back(res->producer);
+  return ck;
 }
 
 }  // namespace

@@ -399,28 +399,42 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
     return int(chainOps.size());
   };
 
-  for (size_t i = 0; i < ops.size();) {
+  std::vector<bool> scheduled(ops.size(), false);  // compiled into a step, or held back
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (scheduled[i]) continue;
     if (holdBack(i)) {
       heldBack[ops[i]->results[0]] = ops[i];
-      ++i;
+      scheduled[i] = true;
       continue;
     }
-    // The longest chain starting at ops[i]: each next op is the only user of the previous op's only result.
+    // The longest chain starting at ops[i]: each next op is the only user of the previous op's only result. An
+    // op in between that is held back anyway (holdBack) does not end it: it is held back now, and offered to
+    // the chain's kernel as a producer of its user. E.g. the skip operand's rescale between a 1x1 convolution's
+    // rescale and the residual add's rescale of the convolution's result, which the convolution's kernel may
+    // compute in its epilogue (kernels_int8_pointwise_vnni.cpp).
     OpChain chain;
     chain.target = &target;
     chain.ops.push_back(ops[i]);
+    std::vector<size_t> chainIndex{i};
     for (size_t j = i + 1; opts.fuse && j < ops.size(); ++j) {
+      if (scheduled[j]) continue;
       const ir::Operation* prev = chain.ops.back();
       if (prev->results.size() != 1 || uses[prev->results[0]] != 1) break;
       bool feeds = false;
       for (const ir::Value* v : ops[j]->operands) feeds |= v == prev->results[0];
+      if (!feeds && holdBack(j)) {
+        heldBack[ops[j]->results[0]] = ops[j];
+        scheduled[j] = true;
+        continue;
+      }
       if (!feeds) break;
       chain.ops.push_back(ops[j]);
+      chainIndex.push_back(j);
     }
     for (const ir::Operation* op : chain.ops) chain.constants.push_back(constantsOf(op));
     Result<int> done = compileStep(chain);
     if (!done) return done.status();
-    i += size_t(*done);
+    for (int k = 0; k < *done; ++k) scheduled[chainIndex[size_t(k)]] = true;
   }
   if (!heldBack.empty()) return Status::internal(heldBack.begin()->second->describe() + ": held back and never run");
   for (size_t s = 0; s < slots_.size(); ++s) {
