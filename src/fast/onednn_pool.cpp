@@ -113,11 +113,38 @@ Reciprocal reciprocalScale(uint32_t value) {
   return {numerator / value, 30 + k};
 }
 
+// The window sums of accumulateRow for int8 on AVX-512, 64 channels of i32 sums in registers over the whole
+// window: the compiled loop kept them in memory and was called once per pixel (PP-OCR cls's squeeze-and-excite
+// global pools over 192 pixels x 200 channels). sum(x - zp) is computed as sum(x) - count * zp, the same
+// integer (|sum| <= 255 * count, far inside i32).
+TK_AVX512 void windowSumsI8Avx512(const int8_t* x, int64_t rowStride, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
+                                  int64_t C, int32_t zp, int32_t* acc) {
+  const __m512i zpTimesCount = _mm512_set1_epi32(zp * int32_t((y1 - y0) * (x1 - x0)));
+  for (int64_t c0 = 0; c0 < C; c0 += 64) {
+    const __mmask64 m = C - c0 >= 64 ? ~__mmask64(0) : (__mmask64(1) << (C - c0)) - 1;
+    __m512i sum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+    for (int64_t yy = y0; yy < y1; ++yy)
+      for (int64_t xx = x0; xx < x1; ++xx) {
+        const __m512i v = _mm512_maskz_loadu_epi8(m, x + yy * rowStride + xx * C + c0);
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q)
+          // All-lanes masked forms: GCC 12's unmasked intrinsics trip -Wmaybe-uninitialized (bug 105593).
+          sum[q] = _mm512_add_epi32(sum[q], _mm512_maskz_cvtepi8_epi32(0xffff, _mm512_maskz_extracti32x4_epi32(0xf, v, q)));
+      }
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q)
+      if (c0 + 16 * q < C)
+        _mm512_mask_storeu_epi32(acc + c0 + 16 * q, laneMask(C, c0 + 16 * q), _mm512_sub_epi32(sum[q], zpTimesCount));
+  }
+}
+
 template <typename T>
 class IntAvgPool : public OpKernel {
  public:
   IntAvgPool(PoolGeom g, int64_t inZp, int64_t outZp) : g_(g), inZp_(inZp), outZp_(outZp) {}
-  std::string implName() const override { return "fast:avg_pool2d_int"; }
+  std::string implName() const override {
+    return std::is_same_v<T, int8_t> && useAvx512_ ? "fast:avg_pool2d_int8_avx512" : "fast:avg_pool2d_int";
+  }
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     const T* x = in[0][0].as<T>();
     T* y = out[0].as<T>();
@@ -129,6 +156,14 @@ class IntAvgPool : public OpKernel {
         for (int64_t ox = 0; ox < g.OW; ++ox) {
           const int64_t y0 = std::max<int64_t>(oy * g.SY - g.PT, 0), y1 = std::min(oy * g.SY - g.PT + g.KY, g.IH);
           const int64_t x0 = std::max<int64_t>(ox * g.SX - g.PL, 0), x1 = std::min(ox * g.SX - g.PL + g.KX, g.IW);
+          if constexpr (std::is_same_v<T, int8_t>) {
+            if (useAvx512_) {
+              windowSumsI8Avx512(x + n * g.IH * g.IW * g.C, g.IW * g.C, y0, y1, x0, x1, g.C, int32_t(inZp_), acc.data());
+              const Reciprocal r = reciprocalScale(uint32_t((y1 - y0) * (x1 - x0)));
+              scaleRow(acc.data(), y + ((n * g.OH + oy) * g.OW + ox) * g.C, r.multiplier, r.shift, outZp_, g.C);
+              continue;
+            }
+          }
           std::fill(acc.begin(), acc.end(), 0);
           for (int64_t yy = y0; yy < y1; ++yy)
             for (int64_t xx = x0; xx < x1; ++xx) {
@@ -144,6 +179,7 @@ class IntAvgPool : public OpKernel {
  private:
   PoolGeom g_;
   int64_t inZp_, outZp_;
+  const bool useAvx512_ = hasAvx512Epilogue();
 };
 
 Result<CompiledKernel> avgPoolFactory(const OpChain& c) {

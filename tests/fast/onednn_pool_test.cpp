@@ -96,6 +96,28 @@ TEST(OneDnnPoolTest, AvgPoolIntRandom) {
   }
 }
 
+// int8 windows on AVX-512 (fast:avg_pool2d_int8_avx512): channel counts around its 64-channel passes and
+// 16-lane tails, global pools (the squeeze-and-excite form) and padded windows, random zero points.
+TEST(OneDnnPoolTest, AvgPoolInt8WideChannels) {
+  const int64_t channels[] = {1, 17, 64, 65, 130, 200};
+  for (uint32_t seed = 91; seed <= 102; ++seed) {
+    Rng r(seed);
+    PoolCase p = randomCase(r);
+    p.C = channels[seed % 6];
+    if (seed % 2) {  // global: one window over the whole image
+      p.KY = p.IH, p.KX = p.IW, p.SY = p.SX = 1, p.pad = {0, 0, 0, 0}, p.OH = p.OW = 1;
+    }
+    Tensor x = r.ints(DType::I8, {p.N, p.IH, p.IW, p.C}, -128, 127);
+    const int64_t inZp = r.uniform(-128, 127), outZp = r.uniform(-128, 127);
+    const GraphFn g = avgPoolGraph(p, DType::I8, DType::I32, inZp, outZp);
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
+      EXPECT_EQ(runFast(g, {{"x", x}}).impl, "fast:avg_pool2d_int8_avx512");
+    }
+    expectBitExact(g, {{"x", x}}, 1, "seed " + std::to_string(seed) + " " + describe(p));
+  }
+}
+
 TEST(OneDnnPoolTest, MaxPoolRandomWithNaN) {
   for (uint32_t seed = 41; seed <= 56; ++seed) {
     Rng r(seed);
@@ -161,8 +183,9 @@ TEST(OneDnnPoolTest, MaxPoolFp32PropagateBitExact) {
     FastResult f = runFast(g, {{"x", x}});
     ASSERT_TRUE(f.compiled);
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
       EXPECT_EQ(f.impl, "fast:max_pool2d_avx512");
+    }
     Tensor ref = runReference(g, {{"x", x}}, false);
     ASSERT_EQ(ref.size(), f.output.size());
     const uint32_t* a = reinterpret_cast<const uint32_t*>(f.output.data());
