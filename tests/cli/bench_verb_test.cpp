@@ -53,6 +53,11 @@ TEST(BenchVerb, MemoryReportCountsTheResidentWeights) {
   EXPECT_GE(field("peak_rss_bytes"), field("rss_before_load_bytes") + model_rss - 1);
   EXPECT_NEAR(field("memory_ratio"), model_rss / (weights + arena), 1e-3 * model_rss / (weights + arena));
   EXPECT_NE(r.out.find("peak RSS while running"), std::string::npos) << r.out;
+  // Compiling is measured on its own: the 4 MiB weight is resident then (the module's copy, then the packed one).
+  const double compileAbove = field("compile_peak_rss_bytes") - field("rss_before_load_bytes");
+  EXPECT_GE(compileAbove, 4194304.0);
+  EXPECT_NEAR(field("compile_memory_ratio"), compileAbove / (weights + arena), 1e-3 * compileAbove / (weights + arena));
+  EXPECT_NE(r.out.find("while compiling"), std::string::npos) << r.out;
 }
 
 TEST(BenchVerb, ProfileListsStepsAndFallbacks) {
