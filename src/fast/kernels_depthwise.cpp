@@ -99,8 +99,11 @@ struct RowContext {
   int64_t oy;
 };
 
-// B adjacent output pixels starting at ox whose taps are all inside the row (no checks on x).
-template <int B, int K, bool kFull, int kMode>
+// B adjacent output pixels starting at ox whose taps are all inside the row (no checks on x). kUnitX (stride
+// and dilation 1 along x, K unrolled): pixel i's tap kx reads input pixel i + kx, so a row's B + K - 1 input
+// vectors are loaded once and reused by the K taps (the general form loads B * K: the loads, not the FMAs,
+// bound the 3x3 layers, as in the int8 kernel). Each accumulator sees the same taps in the same order.
+template <int B, int K, bool kFull, int kMode, bool kUnitX = false>
 TOSAKIT_AVX512 inline void interiorBlock(const RowContext& r, const Epilogue& e, int64_t ox, int64_t c, __mmask16 m) {
   const DepthwiseF32Geometry& g = r.g;
   const int64_t KH = K ? K : g.KH, KW = K ? K : g.KW, C = g.C;
@@ -113,6 +116,15 @@ TOSAKIT_AVX512 inline void interiorBlock(const RowContext& r, const Epilogue& e,
     if (iy < 0 || iy >= g.IH) continue;
     const float* xr = r.x + (iy * g.IW + ox * g.strideX - g.padLeft) * C + c;
     const float* wr = r.w + ky * KW * C + c;
+    if constexpr (kUnitX && K != 0) {
+      __m512 xv[B + K - 1];
+      for (int j = 0; j < B + K - 1; ++j) xv[j] = load16<kFull>(xr + j * C, m);
+      for (int kx = 0; kx < K; ++kx) {
+        const __m512 wv = load16<kFull>(wr + kx * C, m);
+        for (int i = 0; i < B; ++i) acc[i] = _mm512_fmadd_ps(xv[i + kx], wv, acc[i]);
+      }
+      continue;
+    }
     for (int64_t kx = 0; kx < KW; ++kx) {
       const __m512 wv = load16<kFull>(wr + kx * C, m);
       const float* p = xr + kx * g.dilationX * C;
@@ -180,7 +192,7 @@ void interiorRange(const DepthwiseF32Geometry& g, int64_t& oxA, int64_t& oxB) {
 
 // The row in blocks of output pixels; within a block, every 16-channel vector of the chunk (the block's input
 // pixels stay in L1 while their channels are swept; the tail vector masked).
-template <int K, int kMode>
+template <int K, int kMode, bool kUnitX = false>
 TOSAKIT_AVX512 void rowAvx512(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
   int64_t oxA, oxB;
   interiorRange(r.g, oxA, oxB);
@@ -196,12 +208,12 @@ TOSAKIT_AVX512 void rowAvx512(const RowContext& r, const Epilogue& e, int64_t c0
   int64_t ox = 0;
   for (; ox < oxA; ++ox) border(ox);
   for (; ox + 8 <= oxB; ox += 8) {
-    for (int64_t c = c0; c < cFull; c += 16) interiorBlock<8, K, true, kMode>(r, e, ox, c, 0xffff);
-    if (cFull < c1) interiorBlock<8, K, false, kMode>(r, e, ox, cFull, tail);
+    for (int64_t c = c0; c < cFull; c += 16) interiorBlock<8, K, true, kMode, kUnitX>(r, e, ox, c, 0xffff);
+    if (cFull < c1) interiorBlock<8, K, false, kMode, kUnitX>(r, e, ox, cFull, tail);
   }
   for (; ox + 4 <= oxB; ox += 4) {
-    for (int64_t c = c0; c < cFull; c += 16) interiorBlock<4, K, true, kMode>(r, e, ox, c, 0xffff);
-    if (cFull < c1) interiorBlock<4, K, false, kMode>(r, e, ox, cFull, tail);
+    for (int64_t c = c0; c < cFull; c += 16) interiorBlock<4, K, true, kMode, kUnitX>(r, e, ox, c, 0xffff);
+    if (cFull < c1) interiorBlock<4, K, false, kMode, kUnitX>(r, e, ox, cFull, tail);
   }
   for (; ox < oxB; ++ox) border(ox);  // the last 1-3 interior pixels: the channel vectors side by side
   for (; ox < r.g.OW; ++ox) border(ox);
@@ -209,7 +221,10 @@ TOSAKIT_AVX512 void rowAvx512(const RowContext& r, const Epilogue& e, int64_t c0
 
 template <int kMode>
 void rowAvx512(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
-  if (r.g.KH == 3 && r.g.KW == 3) rowAvx512<3, kMode>(r, e, c0, c1);
+  const bool unitX = r.g.strideX == 1 && r.g.dilationX == 1;
+  if (unitX && r.g.KH == 3 && r.g.KW == 3) rowAvx512<3, kMode, true>(r, e, c0, c1);
+  else if (unitX && r.g.KH == 5 && r.g.KW == 5) rowAvx512<5, kMode, true>(r, e, c0, c1);
+  else if (r.g.KH == 3 && r.g.KW == 3) rowAvx512<3, kMode>(r, e, c0, c1);
   else if (r.g.KH == 5 && r.g.KW == 5) rowAvx512<5, kMode>(r, e, c0, c1);
   else rowAvx512<0, kMode>(r, e, c0, c1);
 }
