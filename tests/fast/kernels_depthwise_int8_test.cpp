@@ -216,6 +216,43 @@ TEST_F(FastInt8Depthwise, FewRowsSplitByChannelsAreBitIdentical) {
   }
 }
 
+// Stride and dilation 1 along x with 3x3 and 5x5 kernels (the taps reusing each loaded input vector): rows of
+// 1-17 pixels give every remainder after the blocks of 8 (a block of 4, single pixels with up to 4 vectors
+// side by side), channel counts make whole chunks of 64, a lone last vector and a 16-lane tail; a dilation or
+// stride along y changes nothing along x. 12 output rows over 2 threads split by channels when the layer
+// reaches the parallel threshold (4e5 operations: at least 8 of the layers here), so each thread's vectors
+// must stop at the other's channels.
+TEST_F(FastInt8Depthwise, UnitStepRowsOfEveryWidthAreBitIdentical) {
+  std::mt19937 rng(8107);
+  const int64_t channels[] = {13, 40, 88, 200, 100};
+  int parallel = 0;
+  for (int trial = 0; trial < 34; ++trial) {
+    DwCase c;
+    c.KH = c.KW = trial % 2 ? 5 : 3;
+    c.OW = 1 + trial / 2, c.OH = 12;
+    c.C = channels[trial % 5];
+    c.stride = {trial % 7 == 3 ? 2 : 1, 1};
+    c.dilation = {trial % 9 == 4 ? 2 : 1, 1};
+    const int64_t ph = c.KH / 2 * c.dilation[0], pw = c.KW / 2;
+    c.pad = {ph, trial % 3 == 0 ? 0 : ph, pw, trial % 4 == 1 ? 0 : pw};
+    fitInput(c);
+    while (c.IH < 1) ++c.OH, fitInput(c);
+    while (c.IW < 1) ++c.OW, fitInput(c);
+    c.inputZp = uniform(rng, -128, 127);
+    c.weightZp = trial % 3 == 1 ? uniform(rng, -128, 127) : 0;
+    c.w = randomInts(DType::I8, {c.KH, c.KW, c.C, 1}, rng, -128, 127);
+    c.bias = randomInts(DType::I32, {c.C}, rng, -2000000, 2000000);
+    randomRescale(c, rng, trial);
+    Tensor x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -128, 127);
+    parallel += 2 * c.OH * c.OW * c.C * c.KH * c.KW >= 400000;
+    for (int threads : {1, 2}) {
+      const std::string what = "trial " + std::to_string(trial) + " threads " + std::to_string(threads) + " " + c.describe();
+      expectTaken(expectSame(c, x, threads, what), what);
+    }
+  }
+  EXPECT_GE(parallel, 8);
+}
+
 // Epilogues without a rescale (i32 results), and rescales whose fp64 form the
 // compile-time bounds cannot prove exact: biases beyond 2^24, or shifts 18..20 whose apply_scale_32 range
 // [-2^(shift-1), 2^(shift-1)) the weights' bound (up to 25 * 128 * 128) does not prove but the inputs in
