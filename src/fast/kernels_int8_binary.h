@@ -31,7 +31,8 @@ std::vector<int32_t> rescaleLut(const RescaleSpec& s, const std::vector<int8_t>&
 // A held-back first operand's rescale (OpChain::Producer) a kernel can compute: i8/i16 -> i32, exact.
 std::optional<RescaleSpec> absorbableRescale(const OpChain::Producer& p);
 // The bounds of a tosa.clamp after the output rescale: integer bounds inside [lo, hi] of type t, or nullopt.
-std::optional<std::pair<int64_t, int64_t>> quantClampBounds(const ir::Operation& clamp, DType t, int64_t lo, int64_t hi);
+std::optional<std::pair<int64_t, int64_t>> quantClampBounds(const ir::Operation& clamp, DType t, int64_t lo,
+                                                            int64_t hi);
 
 // apply_scale_32's parameters of channel c: the multiplier, the rounding terms for values >= 0 and < 0 (equal
 // unless double rounding with a shift > 31), the shift.
@@ -57,7 +58,8 @@ TK_AVX512 inline __m512i scaleLanes(__m512i v, const dnn::ScaleRegs& r) {
     return dnn::scale16(v, r);
   } else {
     const __m512i e = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(v, r.mult), r.round), r.shift);
-    const __m512i o = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(v, 32), r.mult), r.round), r.shift);
+    const __m512i vO = _mm512_srli_epi64(v, 32);
+    const __m512i o = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(vO, r.mult), r.round), r.shift);
     return _mm512_mask_blend_epi32(__mmask16(0xaaaa), e, _mm512_slli_epi64(o, 32));
   }
 }

@@ -306,7 +306,8 @@ std::optional<Residual> parseResidual(const OpChain& c, size_t n, const Shape& d
     return std::nullopt;
   const ir::Value* b32 = r0.results[0];
   const size_t bIndex = bin.operands[0] == b32 ? 0 : 1, aIndex = 1 - bIndex;
-  if (bin.operands[bIndex] != b32 || bin.operands[aIndex] == b32 || bin.results[0]->type.dims != dims) return std::nullopt;
+  if (bin.operands[bIndex] != b32 || bin.operands[aIndex] == b32 || bin.results[0]->type.dims != dims)
+    return std::nullopt;
   const OpChain::Producer& producer = c.producers[n + 1][aIndex];
   auto a = absorbableRescale(producer);
   if (!a || a->multiplier.size() != 1 || producer.op->operands[0]->type.dtype != DType::I8 ||
@@ -321,13 +322,15 @@ std::optional<Residual> parseResidual(const OpChain& c, size_t n, const Shape& d
   r.xZp = x->inputZp, r.aZp = a->inputZp, r.outZp = out->outputZp;
   r.ops = 3;
   r.producer = {int(n + 1), int(aIndex)};
-  if (c.ops.size() > n + 3)
+  if (c.ops.size() > n + 3) {
     if (auto b = quantClampBounds(*c.ops[n + 3], DType::I8, r.lo, r.hi)) r.lo = b->first, r.hi = b->second, r.ops = 4;
-  const bool signedRound = r.x.roundPos != r.x.roundNeg || r.a.roundPos != r.a.roundNeg || r.out.roundPos != r.out.roundNeg;
+  }
+  auto signedRound = [](const ScaleParams& p) { return p.roundPos != p.roundNeg; };
   const bool small = isSmallShift(r.x) && isSmallShift(r.a);
-  r.row = r.op == BinOp::Add     ? residualRowFor<BinOp::Add>(small, signedRound)
-          : r.op == BinOp::SubAB ? residualRowFor<BinOp::SubAB>(small, signedRound)
-                                 : residualRowFor<BinOp::SubBA>(small, signedRound);
+  const bool anySigned = signedRound(r.x) || signedRound(r.a) || signedRound(r.out);
+  r.row = r.op == BinOp::Add     ? residualRowFor<BinOp::Add>(small, anySigned)
+          : r.op == BinOp::SubAB ? residualRowFor<BinOp::SubAB>(small, anySigned)
+                                 : residualRowFor<BinOp::SubBA>(small, anySigned);
   return r;
 }
 

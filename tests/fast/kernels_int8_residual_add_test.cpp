@@ -1,18 +1,21 @@
-// The residual add fused into the VNNI 1x1 kernel's epilogue (src/fast/kernels_int8_pointwise_vnni.cpp): a
+// The residual add computed by the VNNI 1x1 kernel's step (src/fast/kernels_int8_pointwise_vnni.cpp): a
 // MobileNetV2 block as `tosakit quantize` lowers it,
 //     h8   = clamp(rescale(conv1x1(s8)))                       expansion (s8 has two users: not fused)
 //     p8   = rescale(conv1x1(h8))                              projection: the step that absorbs the add
 //     a32  = rescale(s8), b32 = rescale(p8)                    the add's operands (a32: a held-back producer)
 //     y8   = [clamp](rescale(add(a32, b32) | sub))
-// through the Session as users run it, vs the reference backend: random shapes (channels not a multiple of 16
-// or 48, pixels not a multiple of 8), per-channel conv rescales, single / double rounding, zero points, both
-// operand orders, add and both subs, a skip tensor made in the graph or a function input, 1 and 2 threads, fixed
-// seeds: bit-identical, and the fused step ran (no separate quantized-binary step). An output rescale whose value
-// range REQUIRE fails gives the reference's verdict; a projection result with a second user is not fused.
+// through the Session as users run it, vs the reference backend: random shapes (channels not a multiple of 16 or
+// 48, pixels not a multiple of 8), per-channel conv rescales, single / double rounding, zero points, both operand
+// orders, add and both subs, operand rescale shifts <= 22 and above (the kernel's two ways), scales fine enough
+// that every rounded bit reaches the i8 result, a skip tensor made in the graph or a function input, 1 and 2
+// threads, fixed seeds: bit-identical, and the fused step ran (no separate quantized-binary step). An output
+// rescale whose value range REQUIRE fails gives the reference's verdict; a projection result with a second user, a
+// skip rescale right before the add, or a CPU path without the AVX-512 passes: not fused, and exact.
 #include <gtest/gtest.h>
 
 #include <random>
 
+#include "fast/kernels_int8.h"
 #include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"
@@ -31,6 +34,7 @@ struct BlockCase {
   Op op = Op::Add;
   bool outClamp = true;
   bool secondUser = false;    // p8 is also a function result
+  bool skipRescaleLast = false;  // "Add/in0" emitted after "Add/in1", right before the add (not held back)
   Tensor w1, b1, w2, b2;
   int64_t zp1 = 0, zp2 = 0;   // input zero points of the two convolutions
   ir::RescaleAttrs r1, r2;    // the convolutions' rescales (per channel)
@@ -44,10 +48,17 @@ std::unique_ptr<ir::Module> build(const BlockCase& c) {
   ir::Value* s8 = c.skipIsInput ? x : b.clamp(x, -100, 120);
   ir::Conv2dAttrs a1, a2;
   a1.inputZp = c.zp1, a2.inputZp = c.zp2;
-  ir::Value* h8 = b.clamp(b.rescale(b.conv2d(s8, b.constant(c.w1), b.constant(c.b1), a1), DType::I8, c.r1), -128, 110);
+  ir::Value* acc1 = b.conv2d(s8, b.constant(c.w1), b.constant(c.b1), a1);
+  ir::Value* h8 = b.clamp(b.rescale(acc1, DType::I8, c.r1), -128, 110);
   ir::Value* p8 = b.rescale(b.conv2d(h8, b.constant(c.w2), b.constant(c.b2), a2), DType::I8, c.r2);
-  ir::Value* a32 = b.rescale(s8, DType::I32, c.ra);  // "Add/in0": before "Add/in1", as the quantizer emits them
-  ir::Value* b32 = b.rescale(p8, DType::I32, c.rb);
+  ir::Value *a32 = nullptr, *b32 = nullptr;
+  if (c.skipRescaleLast) {
+    b32 = b.rescale(p8, DType::I32, c.rb);
+    a32 = b.rescale(s8, DType::I32, c.ra);
+  } else {
+    a32 = b.rescale(s8, DType::I32, c.ra);  // "Add/in0": before "Add/in1", as the quantizer emits them
+    b32 = b.rescale(p8, DType::I32, c.rb);
+  }
   ir::Value* first = c.convFirst ? b32 : a32;
   ir::Value* second = c.convFirst ? a32 : b32;
   ir::Value* s = c.op == Op::Add ? b.add(first, second) : b.sub(first, second);
@@ -72,7 +83,8 @@ std::string addStep(const PlanStats& stats) {
 }
 
 // Runs the block on both backends: same status code, identical outputs. Returns the add's step.
-std::string expectSame(const BlockCase& c, const Tensor& x, int threads, const std::string& what, bool expectOk = true) {
+std::string expectSame(const BlockCase& c, const Tensor& x, int threads, const std::string& what,
+                       bool expectOk = true) {
   RunOutcome ref = runOn(build(c), "ref", {{"x", x}}, threads), fast = runOn(build(c), "fast", {{"x", x}}, threads);
   EXPECT_EQ(ref.status.code(), fast.status.code())
       << what << ": " << ref.status.toString() << " / " << fast.status.toString();
@@ -186,6 +198,25 @@ TEST(FastInt8ResidualAdd, SecondUserIsNotFused) {
   }
 }
 
+// Without the AVX-512 passes (the VNNI kernel declines too) nothing is fused: the add is its own quantized-binary
+// step, exact. With the skip operand's rescale emitted right before the add (its user is the next op: not held
+// back, so it ends the convolution's chain) the add is not fused either, and stays exact.
+TEST(FastInt8ResidualAdd, OtherwiseTheAddIsItsOwnStep) {
+  std::mt19937 rng(7415);
+  for (int trial = 0; trial < 6; ++trial) {
+    BlockCase c = randomBlock(rng, trial);
+    const bool generic = trial % 2 == 0;
+    c.skipRescaleLast = !generic;
+    const Tensor x = randomInts(DType::I8, {c.N, c.H, c.W, c.C}, rng, -128, 127);
+    const std::string what = describe(c, trial) + (generic ? " generic passes" : " skip rescale last");
+    fast::dnn::setIntEpilogueGenericForTesting(generic);
+    const std::string step = expectSame(c, x, 1 + trial % 2, what);
+    fast::dnn::setIntEpilogueGenericForTesting(false);
+    EXPECT_EQ(step.find("vnni"), std::string::npos) << what << ": " << step;
+    EXPECT_EQ(step.rfind("fast:quant_binary", 0), 0u) << what << ": " << step;
+  }
+}
+
 // The output rescale's REQUIRE: shift 20 requires the sum in [-2^19, 2^19). Hand calculation: the operands are
 // (v - zp) * 2^30 >> 10 = (v - zp) * 2^20, so any sum of two nonzero i8 values of one sign is outside. Skip
 // inputs all 100 (zero point 0): a32 = 100 * 2^20 = 104857600 at every element; the projection's values are
@@ -200,7 +231,8 @@ TEST(FastInt8ResidualAdd, OutputRescaleRequireGivesTheReferenceVerdict) {
     c.ra.multiplier = {1 << 30}, c.ra.shift = {10}, c.ra.inputZp = 0;
     c.rb.multiplier = {1 << 30}, c.rb.shift = {10};
     c.ry.multiplier = {1 << 30}, c.ry.shift = {shift};
-    const Tensor x = Tensor::fromInts(DType::I8, {c.N, c.H, c.W, c.C}, std::vector<int64_t>(size_t(c.N * c.H * c.W * c.C), 100));
+    const Shape shape{c.N, c.H, c.W, c.C};
+    const Tensor x = Tensor::fromInts(DType::I8, shape, std::vector<int64_t>(size_t(numElements(shape)), 100));
     const std::string what = "output shift " + std::to_string(shift);
     const std::string step = expectSame(c, x, 1, what, shift == 40);
     if (hasVnni()) {
