@@ -217,11 +217,11 @@ TEST_F(FastInt8Depthwise, FewRowsSplitByChannelsAreBitIdentical) {
 }
 
 // Stride and dilation 1 along x with 3x3 and 5x5 kernels (the taps reusing each loaded input vector): rows of
-// 1-17 pixels give every remainder after the blocks of 8 (a block of 4, single pixels with up to 4 vectors
-// side by side), channel counts make whole chunks of 64, a lone last vector and a 16-lane tail; a dilation or
-// stride along y changes nothing along x. 12 output rows over 2 threads split by channels when the layer
-// reaches the parallel threshold (4e5 operations: at least 8 of the layers here), so each thread's vectors
-// must stop at the other's channels.
+// 1-17 pixels give every remainder after the blocks of 8 (a block of 4, then 1-3 pixels as one block with 4 or
+// 2 channel vectors side by side), channel counts make whole groups, a lone last vector and a 16-lane tail; a
+// dilation or stride along y changes nothing along x. 12 output rows over 2 threads split by channels when the
+// layer reaches the parallel threshold (4e5 operations: at least 8 of the layers here), so a group of vectors
+// must stop at the other thread's channels.
 TEST_F(FastInt8Depthwise, UnitStepRowsOfEveryWidthAreBitIdentical) {
   std::mt19937 rng(8107);
   const int64_t channels[] = {13, 40, 88, 200, 100};
