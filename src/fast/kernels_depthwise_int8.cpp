@@ -103,27 +103,6 @@ TK_AVX512 void convertRow(const Geometry& g, const int8_t* x, int64_t n, int64_t
     }
 }
 
-// An array whose data() is 64-byte aligned: the vectors of the weights, starts and rescale terms are then
-// loaded from one cache line each (see ringScratch). Movable (the buffer moves with its offset), not copyable
-// (a copy's buffer could have another offset).
-template <typename T>
-class Aligned64 {
- public:
-  Aligned64() = default;
-  Aligned64(Aligned64&&) = default;
-  Aligned64& operator=(Aligned64&&) = default;
-  Aligned64(const Aligned64&) = delete;
-  Aligned64& operator=(const Aligned64&) = delete;
-  void assign(size_t n, T value) { buf_.assign(n + 64 / sizeof(T), value); }
-  T* data() { return buf_.data() + offset(); }
-  const T* data() const { return buf_.data() + offset(); }
-  T& operator[](size_t i) { return data()[i]; }
-
- private:
-  size_t offset() const { return (64 - reinterpret_cast<uintptr_t>(buf_.data()) % 64) % 64 / sizeof(T); }
-  std::vector<T> buf_;
-};
-
 // The calling thread's ring of fp32 rows (reused by every layer).
 // 64-byte aligned: every vector of a row (Cp floats per pixel) then sits in one cache line. With malloc's
 // 16-byte alignment a run got 0, 16, 32 or 48 bytes of offset by chance, and an offset split every load in two

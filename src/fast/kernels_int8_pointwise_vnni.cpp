@@ -57,8 +57,8 @@ constexpr int kVectors = 3;   // 16-channel vectors per register block: 8 x 3 ac
 // holding the four weights of output channel 16v + l; zeros pad both the channels and the last group.
 struct PackedWeights {
   int64_t K = 0, groups = 0, vectors = 0;
-  std::vector<int8_t> w;      // [groups][vectors][16][4]
-  std::vector<int32_t> comp;  // [vectors * 16]: -128 * sum of the channel's weights (the u8 offset undone)
+  Aligned64<int8_t> w;      // [groups][vectors][16][4]
+  Aligned64<int32_t> comp;  // [vectors * 16]: -128 * sum of the channel's weights (the u8 offset undone)
 };
 
 PackedWeights packWeights(const int8_t* w, int64_t OC, int64_t K) {
