@@ -170,13 +170,44 @@ bool zeroShift(const OpChain& c, size_t k) {
 
 }  // namespace
 
-TOSAKIT_VECTOR_LOOP float maxAbsF32(const float* x, int64_t n) {
-  const uint32_t* p = reinterpret_cast<const uint32_t*>(x);
+namespace {
+constexpr int64_t kScanChunk = 1 << 16;  // values per thread's piece of a scan; one thread below two pieces
+
+TOSAKIT_VECTOR_LOOP uint32_t maxAbsBits(const uint32_t* p, int64_t n) {
   uint32_t m = 0;
   for (int64_t i = 0; i < n; ++i) m = std::max(m, p[i] & 0x7fffffffu);
+  return m;
+}
+TOSAKIT_VECTOR_LOOP uint32_t copyF32Specials(const uint32_t* src, uint32_t* dst, int64_t n) {
+  uint32_t special = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    dst[i] = src[i];
+    special |= uint32_t((src[i] & 0x7f800000u) == 0x7f800000u);
+  }
+  return special;
+}
+}  // namespace
+
+float maxAbsF32(const float* x, int64_t n) {
+  const uint32_t* p = reinterpret_cast<const uint32_t*>(x);
+  uint32_t m = 0;
+#pragma omp parallel for schedule(static) reduction(max : m) if (n >= 2 * kScanChunk)
+  for (int64_t b = 0; b < n; b += kScanChunk) m = std::max(m, maxAbsBits(p + b, std::min(kScanChunk, n - b)));
   float f;
   std::memcpy(&f, &m, 4);
   return f;  // NaN bit patterns sort above infinity: a NaN input gives a NaN (compares as not <= any limit)
+}
+
+bool copyAllFiniteF32(const float* src, float* dst, int64_t n) {
+  const uint32_t* s = reinterpret_cast<const uint32_t*>(src);
+  uint32_t* d = reinterpret_cast<uint32_t*>(dst);
+  uint32_t special = 0;
+#pragma omp parallel for schedule(static) reduction(| : special) if (n >= 2 * kScanChunk)
+  for (int64_t b = 0; b < n; b += kScanChunk) {
+    const int64_t len = std::min(kScanChunk, n - b);
+    special |= src == dst ? uint32_t(maxAbsBits(s + b, len) >= 0x7f800000u) : copyF32Specials(s + b, d + b, len);
+  }
+  return !special;
 }
 
 FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstMd, int channelDim, int maxOps,

@@ -157,6 +157,13 @@ class ConvKernel : public OpKernel {
  public:
   std::string implName() const override { return impl_; }
   double flops() const override { return flops_; }
+  // The bound check below reads the input's bit patterns (an inf or NaN fails it); the sum post-op's residual is
+  // checked while it is copied into the destination.
+  bool rejectsNonFinite(int op, int operand) const override {
+    if (op == 0 && operand == 0 && floatEpi_.inputAbsLimit != INFINITY) return true;
+    return floatEpi_.sumOperand && floatEpi_.sumOperand->first == size_t(op) &&
+           floatEpi_.sumOperand->second == size_t(operand);
+  }
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     if (floatEpi_.inputAbsLimit != INFINITY &&
@@ -174,7 +181,7 @@ class ConvKernel : public OpKernel {
     int32_t* acc = isInt_ ? (accInOut ? out[0].as<int32_t>() : accScratch(rows_ * channels_)) : nullptr;
     if (floatEpi_.sumOperand) {  // oneDNN's sum post-op adds what the destination holds
       const TensorView& other = in[floatEpi_.sumOperand->first][floatEpi_.sumOperand->second];
-      if (other.data != out[0].data) std::memcpy(out[0].data, other.data, size_t(out[0].size()) * sizeof(float));
+      if (!copyAllFiniteF32(other.as<const float>(), out[0].as<float>(), out[0].size())) return rerunOnReference();
     }
     dst_.set_data_handle(isInt_ ? static_cast<void*>(acc) : out[0].data);
     try {

@@ -62,6 +62,11 @@ class OpKernel {
   // out: the result views of the LAST absorbed op, preallocated with their declared types.
   virtual Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) = 0;
 
+  // Whether run() itself returns rerunOnReference() when run-time operand j of op k (`in`'s indices) holds an
+  // inf or NaN: it reads every value anyway (a bound check), so the plan's finiteness scan of that operand
+  // before a oneDNN step would be a second pass over it (ExecutionPlan::Step::specialGuard).
+  virtual bool rejectsNonFinite(int /*op*/, int /*operand*/) const { return false; }
+
   // Constant operands (op k, operand j: `in`'s indices) this kernel copied into storage of its own at compile time (packed
   // weights) and never reads through `in` at run time, each of which unpackConstant() can rebuild bit for
   // bit. The plan may then release the module's copy (in[k][j].data is null while released) and asks for it

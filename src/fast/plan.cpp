@@ -374,8 +374,10 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
     }
     if (step.kernel && step.kernel->implName().rfind("onednn:", 0) == 0)
       for (size_t k = 0; k < step.ops.size(); ++k)
-        for (int s : step.inSlots[k])
-          if (s >= 0 && isFloat(slots_[s].dtype) && slots_[s].kind != Slot::Kind::Constant) step.specialGuard.push_back(s);
+        for (size_t j = 0; j < step.inSlots[k].size(); ++j)
+          if (int s = step.inSlots[k][j]; s >= 0 && isFloat(slots_[s].dtype) && slots_[s].kind != Slot::Kind::Constant &&
+                                          !step.kernel->rejectsNonFinite(int(k), int(j)))
+            step.specialGuard.push_back(s);
     // A reshape only renames bytes: its result aliases its input (no copy, no extra memory).
     if (!step.kernel && last->name == "tosa.reshape" && step.outSlots.size() == 1) {
       int src = step.inSlots[0][0];

@@ -347,6 +347,37 @@ TEST(OneDnnConvTest, Fp32DepthwiseOwnKernelSpecialValuesExact) {
   }
 }
 
+// The sum post-op's residual is checked while it is copied into the destination (the plan then does not scan
+// it: OpKernel::rejectsNonFinite): an inf or NaN in it leaves the step to the reference kernels.
+TEST(OneDnnConvTest, SumPostOpResidualNonFiniteRerunsOnReference) {
+  ConvCase c;
+  c.IH = c.IW = 10, c.IC = c.OC = 32, c.KH = c.KW = 3, c.pad = {1, 1, 1, 1}, c.OH = c.OW = 10;
+  Rng r(8);
+  Tensor x = integerFloats(r, {1, 10, 10, 32}, -3, 3);
+  Tensor w = integerFloats(r, weightShape(c), -2, 2), bias = integerFloats(r, {32}, -2, 2);
+  for (double special : {0.0, double(INFINITY), double(NAN)}) {
+    Tensor res = integerFloats(r, {1, 10, 10, 32}, -3, 3);
+    if (special != 0.0) res.setFloat(333, special);
+    GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
+      ir::Value* xv = b.input(ValueType::tensor(DType::FP32, x.shape()), "x");
+      ir::Value* rv = b.input(ValueType::tensor(DType::FP32, res.shape()), "res");
+      ir::Value* y = convOp(b, c, xv, cst(w), cst(bias), cst(scalarTensor(DType::FP32, 0)),
+                            cst(scalarTensor(DType::FP32, 0)), DType::FP32, DType::FP32);
+      y = b.op1("tosa.clamp", {b.add(y, rv)}, y->type, {{"min_val", Attribute::floating(0)}, {"max_val", Attribute::floating(1e30)}});
+      b.output({y}, {"y"});
+    };
+    FastResult f = runFast(g, {{"x", x}, {"res", res}});
+    ASSERT_TRUE(f.compiled);
+    EXPECT_EQ(f.opsAbsorbed, 3);
+    if (f.impl.find("brg") == std::string::npos) continue;  // the sum post-op is taken on brgconv only
+    EXPECT_EQ(f.rerunOnReference, special != 0.0) << f.impl << " residual value " << special;
+    if (special == 0.0) {  // small integers: exact in any order
+      Tensor ref = runReference(g, {{"x", x}, {"res", res}}, false);
+      EXPECT_TRUE(ref.identical(f.output)) << ref.summary() << " vs " << f.output.summary();
+    }
+  }
+}
+
 // clamp nan_mode PROPAGATE keeps a NaN produced by the convolution; IGNORE maps it to min_val.
 TEST(OneDnnConvTest, FusedClampNanModes) {
   for (const char* mode : {"PROPAGATE", "IGNORE"}) {
