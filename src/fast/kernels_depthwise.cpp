@@ -317,4 +317,24 @@ void depthwiseF32(const DepthwiseF32Geometry& g, const float* x, const float* w,
     }
 }
 
+double epilogueAbsBound(const std::vector<FloatEpilogueOp>& epilogue, const std::vector<double>& operandMaxAbs,
+                        double accBound) {
+  // Below half of FLT_MAX no value or rounding reaches an infinity, so no NaN can arise (inf - inf, inf * 0);
+  // each fp32 rounding grows a magnitude by at most a factor 1 + 2^-24, covered by the slack.
+  constexpr double kLimit = 3.4e38 / 2, kSlack = 1 + 1e-5;
+  double b = accBound < kLimit ? accBound * kSlack : INFINITY;
+  for (size_t i = 0; i < epilogue.size(); ++i) {
+    const FloatEpilogueOp& op = epilogue[i];
+    if (op.kind == Kind::Clamp) {
+      // IGNORE maps NaN to min_val: always within the bounds; PROPAGATE only while no NaN can reach it.
+      if (b < INFINITY || op.ignoreNan) b = std::min(b, std::max(std::fabs(double(op.lo)), std::fabs(double(op.hi))));
+      continue;
+    }
+    const double m = i < operandMaxAbs.size() ? operandMaxAbs[i] : INFINITY;
+    b = op.kind == Kind::Add ? (b + m) * kSlack : b * m * kSlack;
+    if (!(b < kLimit)) b = INFINITY;
+  }
+  return b < kLimit ? b : INFINITY;
+}
+
 }  // namespace tosakit::fast

@@ -22,6 +22,14 @@ struct FloatEpilogueOp {
   bool ignoreNan = false;
 };
 
+// A bound on |every result| of the ops `epilogue` applied in order to values with |v| <= accBound, all of them
+// then finite: no intermediate can overflow while each op's bound stays below FLT_MAX / 2, so no NaN arises
+// (inf - inf, inf * 0), and a clamp bounds what reaches it (a PROPAGATE one only when no NaN can; an IGNORE one
+// always). operandMaxAbs[i]: max|operand| of epilogue[i] (ADD/MUL), INFINITY for a run-time operand. INFINITY
+// when the results cannot be bounded.
+double epilogueAbsBound(const std::vector<FloatEpilogueOp>& epilogue, const std::vector<double>& operandMaxAbs,
+                        double accBound);
+
 struct DepthwiseF32Geometry {
   int64_t N = 0, IH = 0, IW = 0, C = 0, KH = 0, KW = 0, OH = 0, OW = 0;
   int64_t strideY = 1, strideX = 1, dilationY = 1, dilationX = 1, padTop = 0, padLeft = 0;

@@ -284,6 +284,8 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
     }
     e.absorbed = int(k);
   }
+  // (Below FLT_MAX by more than a rounding: every value finite. The consumer checks magnitudes itself.)
+  if (bound && bound->scale == 0 && e.manual.empty() && bound->offset <= 3.4e38) e.staticAbsBound = bound->offset;
   return e;
 }
 

@@ -89,7 +89,12 @@ struct FloatEpilogue {
   // dst): the kernel copies that operand (ops[k] operand j) into the destination before running. brgconv takes
   // sum where 2.6 falls back to its slower jit convolution for a binary add (resnet18's residual adds).
   std::optional<std::pair<size_t, size_t>> sumOperand;
+  // A bound on |result| that holds whatever the input (every value then finite), when the post-ops end in a clip
+  // followed only by constant adds/muls and nothing is left to the pass (a PROPAGATE clip is only fused under the
+  // run-time input check, so no NaN reaches it): OpKernel::resultAbsBound. INFINITY otherwise.
+  double staticAbsBound = INFINITY;
 };
+
 // How large the main op's result can get: |result| <= max|input| * scale + offset (fp32 convolutions with
 // constant weights and bias: scale = the largest sum of |weights| of one output channel, offset = max|bias|).
 struct ResultBound {

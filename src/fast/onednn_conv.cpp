@@ -157,6 +157,7 @@ class ConvKernel : public OpKernel {
  public:
   std::string implName() const override { return impl_; }
   double flops() const override { return flops_; }
+  double resultAbsBound(double) const override { return isInt_ ? INFINITY : floatEpi_.staticAbsBound; }
   // The bound check below reads the input's bit patterns (an inf or NaN fails it); the sum post-op's residual is
   // checked while it is copied into the destination.
   bool rejectsNonFinite(int op, int operand) const override {
@@ -828,7 +829,29 @@ class OwnF32ConvKernel : public OpKernel {
     for (int64_t ch = 0; ch < g.OC; ++ch) bias_[size_t(ch)] = bp[g.BC == 1 ? 0 : ch];
     const dnnl::memory::desc unused;
     epi_ = planFloatEpilogue(c, unused, 1, int(c.ops.size()) - 1, /*allowBinary=*/false, /*allowPostOps=*/false);
+    operandMaxAbs_.clear();
+    for (const FloatEpilogueOp& m : epi_.manual) {
+      const Tensor* t = m.kind == FloatEpilogueOp::Kind::Clamp ? nullptr : constOperand(c, m.k, m.j);
+      operandMaxAbs_.push_back(t ? maxAbsOf(*t) : INFINITY);
+    }
+    maxAbsBias_ = 0;
+    for (float v : bias_) maxAbsBias_ = std::max(maxAbsBias_, std::fabs(double(v)));
+    for (float v : bias_)
+      if (!std::isfinite(v)) maxAbsBias_ = INFINITY;
   }
+  // |result| <= the epilogue's bound of accBound (|bias + sum of products|), INFINITY when it cannot be bounded.
+  double epilogueBound(double accBound) const { return epilogueAbsBound(epi_.manual, operandMaxAbs_, accBound); }
+  static double maxAbsOf(const Tensor& t) {
+    double m = 0;
+    for (int64_t i = 0; i < t.size(); ++i) {
+      const double v = std::fabs(t.getFloat(i));
+      if (!std::isfinite(v)) return INFINITY;
+      m = std::max(m, v);
+    }
+    return m;
+  }
+
+  double maxAbsBias_ = 0;
   const std::vector<const float*>& epilogueOperands(const std::vector<std::vector<TensorView>>& in) {
     operands_.clear();
     for (const auto& m : epi_.manual)
@@ -841,6 +864,7 @@ class OwnF32ConvKernel : public OpKernel {
 
  private:
   std::vector<const float*> operands_;
+  std::vector<double> operandMaxAbs_;  // per epi_.manual op: max|constant operand|, INFINITY when run-time
 };
 
 // fp32 DEPTHWISE_CONV2D with multiplier 1 on our own kernel (kernels_depthwise.cpp): oneDNN 2.6's brdgmm_dw
@@ -866,7 +890,17 @@ class DepthwiseF32Kernel : public OwnF32ConvKernel {
     weightShape_ = w->shape();
     biasShape_ = b->shape();
     copyBiasAndPlanEpilogue(c, g, *b);
+    // The largest sum of |weights| over one channel's taps (TOSA [KH, KW, C, 1]).
+    std::vector<double> sumAbs(size_t(g_.C), 0.0);
+    for (size_t i = 0; i < weights_.size(); ++i) sumAbs[i % size_t(g_.C)] += std::fabs(double(weights_[i]));
+    maxSumAbsW_ = 0;
+    for (double v : sumAbs) maxSumAbsW_ = std::isfinite(v) ? std::max(maxSumAbsW_, v) : INFINITY;
     return true;
+  }
+
+  // With |x| <= xBound, |bias + sum of x * w| <= xBound * max sum|w| + max|bias|, then the epilogue's bound.
+  double resultAbsBound(double xBound) const override {
+    return epilogueBound(xBound * maxSumAbsW_ + maxAbsBias_);
   }
 
   // Weights and a per-channel bias are copies of their own, read from there at run time.
@@ -898,6 +932,7 @@ class DepthwiseF32Kernel : public OwnF32ConvKernel {
   DepthwiseF32Geometry g_;
   std::vector<float> weights_;
   Shape weightShape_, biasShape_;  // TOSA shapes of the constants (unpackConstant)
+  double maxSumAbsW_ = INFINITY;
 };
 
 // fp32 TRANSPOSE_CONV2D with kernel == stride and at most 96 taps per input pixel on our own kernel

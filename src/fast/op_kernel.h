@@ -6,6 +6,7 @@
 // Kernels must reproduce the reference backend bit for bit on integer results and stay within the spec's
 // compliance bounds on floating-point results; tests/fast checks both against src/ref.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -66,6 +67,13 @@ class OpKernel {
   // inf or NaN: it reads every value anyway (a bound check), so the plan's finiteness scan of that operand
   // before a oneDNN step would be a second pass over it (ExecutionPlan::Step::specialGuard).
   virtual bool rejectsNonFinite(int /*op*/, int /*operand*/) const { return false; }
+
+  // After a successful run(): a bound on |every value| of the step's float results, which are then all finite,
+  // given `firstOperandBound`, a bound on |in[0][0]| (INFINITY when unknown); INFINITY when the kernel cannot
+  // vouch for them (an inf or NaN might be among them). The plan skips the finiteness scan of a value with a
+  // finite bound, so a kernel returns one only when its arithmetic proves it (e.g. a clamp that no NaN can
+  // reach), never from the data.
+  virtual double resultAbsBound(double /*firstOperandBound*/) const { return INFINITY; }
 
   // Constant operands (op k, operand j: `in`'s indices) this kernel copied into storage of its own at compile time (packed
   // weights) and never reads through `in` at run time, each of which unpackConstant() can rebuild bit for

@@ -647,13 +647,26 @@ Status ExecutionPlan::runStep(Step& step) {
     }
     bool special = false;
     for (int s : step.specialGuard)
-      special = special || !allFinite(dataOf(s), slots_[s].dtype, numElements(slots_[s].shape));
+      special = special || (!(runAbsBound_[size_t(rootOf(s))] < INFINITY) &&
+                            !allFinite(dataOf(s), slots_[s].dtype, numElements(slots_[s].shape)));
     if (!special) {
       Status st = step.kernel->run(step.inViews, step.outViews);
-      if (!isRerunOnReference(st)) return st;
+      if (!isRerunOnReference(st)) {
+        const int first = step.inSlots.empty() || step.inSlots[0].empty() ? -1 : step.inSlots[0][0];
+        const double firstBound = first >= 0 ? runAbsBound_[size_t(rootOf(first))] : INFINITY;
+        const double bound = st.isOk() ? step.kernel->resultAbsBound(firstBound) : INFINITY;
+        for (int o : step.outSlots) runAbsBound_[size_t(rootOf(o))] = bound;
+        return st;
+      }
     }
   }
+  for (int o : step.outSlots) runAbsBound_[size_t(rootOf(o))] = INFINITY;
   return runStepOnReference(step);
+}
+
+int ExecutionPlan::rootOf(int s) const {
+  while (slots_[size_t(s)].kind == Slot::Kind::Alias) s = slots_[size_t(s)].aliasOf;
+  return s;
 }
 
 // The step's ops one after the other on their reference kernels (a fallback op, or a fast kernel that met a
@@ -723,6 +736,7 @@ Status ExecutionPlan::run(const std::vector<Tensor>& inputs, std::vector<Tensor>
     uintptr_t p = reinterpret_cast<uintptr_t>(arena_.data());
     arenaBase_ = arena_.data() + (kAlign - p % kAlign) % kAlign;
   }
+  runAbsBound_.assign(slots_.size(), INFINITY);
   using Clock = std::chrono::steady_clock;
   for (Step& step : steps_) {
     auto t0 = profiling_ ? Clock::now() : Clock::time_point();

@@ -60,6 +60,7 @@ class ExecutionPlan {
   void* dataOf(int slot) const;
   Status runStep(Step& step);
   Status runStepOnReference(const Step& step);
+  int rootOf(int slot) const;
   const Tensor* materializeFold(int slot);
   void noteConstantReads(const Step& step, int stepIndex);
   bool releaseConstant(int slot);
@@ -76,6 +77,10 @@ class ExecutionPlan {
   uint8_t* arenaBase_ = nullptr;
   int64_t arenaBytes_ = 0, constantBytes_ = 0;
   std::vector<const Tensor*> inputTensors_;  // bound per run
+  // Per root slot, this run: a bound on |every value| its producing step's kernel vouched for (every value
+  // finite), INFINITY when unknown (inputs, reference kernels). A oneDNN step's finiteness scan skips an operand
+  // with a finite bound (OpKernel::resultAbsBound).
+  std::vector<double> runAbsBound_;
   bool profiling_ = false;
   bool releasePacked_ = false;  // PlanOptions::releasePackedConstants
   std::vector<StepProfile> profiles_;
