@@ -157,6 +157,7 @@ class TransposeKernel : public OpKernel {
   TransposeKernel(Shape out, std::vector<int64_t> inStride, size_t elem)
       : out_(std::move(out)), inStride_(std::move(inStride)), elem_(elem) {}
   std::string implName() const override { return image3_ ? "fast:transpose_nhwc3" : "fast:transpose"; }
+  double resultAbsBound(double inputBound) const override { return inputBound; }  // the same values, moved
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     if (image3_) {
       runImage3(in[0][0].as<const float>(), out[0].as<float>());
@@ -271,6 +272,7 @@ class SliceKernel : public OpKernel {
   SliceKernel(Shape out, int64_t startOffset, std::vector<int64_t> inStride, size_t elem)
       : out_(std::move(out)), start_(startOffset), inStride_(std::move(inStride)), elem_(elem) {}
   std::string implName() const override { return "fast:slice"; }
+  double resultAbsBound(double inputBound) const override { return inputBound; }  // a subset of the values
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     copyBox(static_cast<const uint8_t*>(in[0][0].data) + start_ * int64_t(elem_), static_cast<uint8_t*>(out[0].data),
             out_, inStride_, stridesOf(out_), elem_);

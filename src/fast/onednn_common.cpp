@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/numeric.h"
 
@@ -284,8 +285,10 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
     }
     e.absorbed = int(k);
   }
-  // (Below FLT_MAX by more than a rounding: every value finite. The consumer checks magnitudes itself.)
-  if (bound && bound->scale == 0 && e.manual.empty() && bound->offset <= 3.4e38) e.staticAbsBound = bound->offset;
+  // Every value finite: the exact results are at most FLT_MAX (ReLU's clamp to FLT_MAX included), so their fp32
+  // roundings are too. Consumers check magnitudes themselves.
+  if (bound && bound->scale == 0 && e.manual.empty() && bound->offset <= double(std::numeric_limits<float>::max()))
+    e.staticAbsBound = bound->offset;
   return e;
 }
 

@@ -325,6 +325,7 @@ class MaxPool : public OpKernel {
   std::string implName() const override {
     return std::is_same_v<T, float> && !kIgnoreNan && useAvx512_ ? "fast:max_pool2d_avx512" : "fast:max_pool2d";
   }
+  double resultAbsBound(double inputBound) const override { return inputBound; }  // maxima of bounded values
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     const T* x = in[0][0].as<T>();
     T* y = out[0].as<T>();
