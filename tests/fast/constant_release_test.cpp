@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "ir/builder.h"
+#include "onednn_test_util.h"
 #include "tosakit/session.h"
 
 namespace tosakit::testing {
@@ -19,12 +19,10 @@ namespace {
 
 using ir::ValueType;
 
+// Small integers in [-3, 3] (onednn_test_util.h): every dot product here is exact in fp32 in any order.
 Tensor smallInts(Shape s, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(-3, 3);
-  Tensor t(DType::FP32, std::move(s));
-  for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, d(rng));
-  return t;
+  Rng r(seed);
+  return integerFloats(r, std::move(s), -3, 3);
 }
 
 // x [1,6,6,4] -> conv2d (w [8,3,3,4], bias [8], pad 1; oneDNN) -> depthwise_conv2d (dw [3,3,8,1], dbias [8],

@@ -18,10 +18,10 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <random>
 
 #include "fast/kernels_depthwise.h"
 #include "ir/builder.h"
+#include "onednn_test_util.h"
 #include "tosakit/session.h"
 
 namespace tosakit::testing {
@@ -29,12 +29,10 @@ namespace {
 
 using ir::ValueType;
 
+// Small integers in [-3, 3] (onednn_test_util.h): every dot product here is exact in fp32 in any order.
 Tensor smallInts(Shape s, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(-3, 3);
-  Tensor t(DType::FP32, std::move(s));
-  for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, d(rng));
-  return t;
+  Rng r(seed);
+  return integerFloats(r, std::move(s), -3, 3);
 }
 
 // x [1,12,12,32] -> conv2d 3x3 pad 1 (w [32,3,3,32], bias) [-> add(., r)] -> clamp [0, 1e30] PROPAGATE -> y:
