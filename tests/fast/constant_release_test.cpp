@@ -19,11 +19,6 @@ namespace {
 
 using ir::ValueType;
 
-// Small integers in [-3, 3] (onednn_test_util.h): every dot product here is exact in fp32 in any order.
-Tensor smallInts(Shape s, uint32_t seed) {
-  Rng r(seed);
-  return integerFloats(r, std::move(s), -3, 3);
-}
 
 // x [1,6,6,4] -> conv2d (w [8,3,3,4], bias [8], pad 1; oneDNN) -> depthwise_conv2d (dw [3,3,8,1], dbias [8],
 // pad 1; the own fp32 kernel) -> reshape [1,36,8] -> matmul (B [1,8,5]; oneDNN) -> y [1,36,5].

@@ -206,5 +206,10 @@ inline Tensor integerFloats(Rng& r, Shape s, int64_t lo, int64_t hi) {
   for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, double(r.uniform(lo, hi)));
   return t;
 }
+// The same in [-3, 3] from a seed of its own.
+inline Tensor smallInts(Shape s, uint32_t seed) {
+  Rng r(seed);
+  return integerFloats(r, std::move(s), -3, 3);
+}
 
 }  // namespace tosakit::testing

@@ -29,11 +29,6 @@ namespace {
 
 using ir::ValueType;
 
-// Small integers in [-3, 3] (onednn_test_util.h): every dot product here is exact in fp32 in any order.
-Tensor smallInts(Shape s, uint32_t seed) {
-  Rng r(seed);
-  return integerFloats(r, std::move(s), -3, 3);
-}
 
 // x [1,12,12,32] -> conv2d 3x3 pad 1 (w [32,3,3,32], bias) [-> add(., r)] -> clamp [0, 1e30] PROPAGATE -> y:
 // a residual block's second convolution (with the add) or its first (without).
