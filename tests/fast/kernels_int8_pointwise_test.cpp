@@ -168,6 +168,35 @@ TEST(FastInt8PointwiseVnni, RandomLayersAreBitIdenticalToReference) {
   }
 }
 
+// The split of a layer over 2 threads: pixel counts of mobilenet's 7x7, 14x14 and 28x28 layers and odd ones
+// around the chunking bounds (chunks evened out per thread; channel shares round robin when the pixels are few),
+// large enough to run in parallel — bit-identical to the reference.
+TEST(FastInt8PointwiseVnni, WorkSplitsOverTwoThreadsAreBitIdentical) {
+  std::mt19937 rng(7311);
+  const int64_t pixels[][2] = {{7, 7}, {14, 14}, {28, 28}, {1, 449}, {13, 77}, {3, 170}};
+  for (int trial = 0; trial < 12; ++trial) {
+    PwCase c;
+    c.H = pixels[trial % 6][0], c.W = pixels[trial % 6][1];
+    c.IC = 64, c.OC = trial % 2 ? 96 : 200;
+    c.inputZp = -128;
+    c.w = randomInts(DType::I8, {c.OC, 1, 1, c.IC}, rng, -128, 127);
+    c.bias = randomInts(DType::I32, {c.OC}, rng, -300000, 300000);
+    c.clamp = true;
+    c.ra.perChannel = true;
+    for (int64_t ch = 0; ch < c.OC; ++ch) {
+      c.ra.multiplier.push_back(uniform(rng, int64_t(1) << 29, (int64_t(1) << 31) - 1));
+      c.ra.shift.push_back(uniform(rng, 34, 40));
+    }
+    Tensor x = randomInts(DType::I8, {1, c.H, c.W, c.IC}, rng, -128, 127);
+    const std::string what = "trial " + std::to_string(trial) + " " + std::to_string(c.H) + "x" + std::to_string(c.W) +
+                             " OC " + std::to_string(c.OC);
+    const std::string impl = expectSame(c, x, 2, what);
+    if (hasVnni()) {
+      EXPECT_EQ(impl, "fast:pointwise_int8_vnni") << what;
+    }
+  }
+}
+
 // The REQUIREs inside the fused epilogue give the reference's verdict (the step reruns on the reference
 // kernels). Inputs and weights of 127 over 64 channels: acc = 64 * 127 * 127 = 1032256 everywhere.
 // (a) a bias of 2^31 - 1000000 takes acc + bias past 2^31 - 1; (b) shift 20: apply_scale_32 requires the value
