@@ -199,6 +199,16 @@ float maxAbsF32(const float* x, int64_t n) {
   return f;  // NaN bit patterns sort above infinity: a NaN input gives a NaN (compares as not <= any limit)
 }
 
+double maxAbsValue(const Tensor& t) {
+  double m = 0;
+  for (int64_t i = 0; i < t.size(); ++i) {
+    const double v = std::fabs(t.getFloat(i));
+    if (!std::isfinite(v)) return INFINITY;
+    m = std::max(m, v);
+  }
+  return m;
+}
+
 bool copyAllFiniteF32(const float* src, float* dst, int64_t n) {
   const uint32_t* s = reinterpret_cast<const uint32_t*>(src);
   uint32_t* d = reinterpret_cast<uint32_t*>(dst);
@@ -218,10 +228,7 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
   // max |value| of a constant operand (tosa.mul/tosa.add), or nullopt for a run-time one.
   auto constMaxAbs = [&](size_t k, size_t j) -> std::optional<double> {
     const Tensor* t = constOperand(c, k, j);
-    if (!t) return std::nullopt;
-    double m = 0;
-    for (int64_t i = 0; i < t->size(); ++i) m = std::max(m, std::fabs(t->getFloat(i)));
-    return m;
+    return t ? std::optional<double>(maxAbsValue(*t)) : std::nullopt;
   };
   const DType outT = resultType(c, 0).dtype;
   const bool passable = outT == DType::FP32 || outT == DType::BF16;

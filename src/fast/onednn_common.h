@@ -120,6 +120,9 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
                                 std::optional<ResultBound> bound = std::nullopt, bool allowSum = false);
 // max |x| over n fp32 values (NaN and infinities compare as the largest values).
 float maxAbsF32(const float* x, int64_t n);
+// max |value| of a (constant) float tensor, INFINITY when one is an inf or NaN: the bounds built from it then
+// bound nothing.
+double maxAbsValue(const Tensor& t);
 // Copies n fp32 values (none when src == dst) and says whether all of them are finite: one pass for the sum
 // post-op's copy of the residual and the finiteness check the plan would otherwise make of it.
 bool copyAllFiniteF32(const float* src, float* dst, int64_t n);

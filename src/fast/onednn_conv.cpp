@@ -213,8 +213,7 @@ class ConvKernel : public OpKernel {
     }
     ResultBound b;
     b.scale = *std::max_element(sum.begin(), sum.end());
-    const float* bp = reinterpret_cast<const float*>(biasT->data());
-    for (int64_t i = 0; i < biasT->size(); ++i) b.offset = std::max(b.offset, std::fabs(double(bp[i])));
+    b.offset = maxAbsValue(*biasT);
     return b;
   }
 
@@ -832,25 +831,12 @@ class OwnF32ConvKernel : public OpKernel {
     operandMaxAbs_.clear();
     for (const FloatEpilogueOp& m : epi_.manual) {
       const Tensor* t = m.kind == FloatEpilogueOp::Kind::Clamp ? nullptr : constOperand(c, m.k, m.j);
-      operandMaxAbs_.push_back(t ? maxAbsOf(*t) : INFINITY);
+      operandMaxAbs_.push_back(t ? maxAbsValue(*t) : INFINITY);
     }
-    maxAbsBias_ = 0;
-    for (float v : bias_) maxAbsBias_ = std::max(maxAbsBias_, std::fabs(double(v)));
-    for (float v : bias_)
-      if (!std::isfinite(v)) maxAbsBias_ = INFINITY;
+    maxAbsBias_ = maxAbsValue(b);
   }
   // |result| <= the epilogue's bound of accBound (|bias + sum of products|), INFINITY when it cannot be bounded.
   double epilogueBound(double accBound) const { return epilogueAbsBound(epi_.manual, operandMaxAbs_, accBound); }
-  static double maxAbsOf(const Tensor& t) {
-    double m = 0;
-    for (int64_t i = 0; i < t.size(); ++i) {
-      const double v = std::fabs(t.getFloat(i));
-      if (!std::isfinite(v)) return INFINITY;
-      m = std::max(m, v);
-    }
-    return m;
-  }
-
   double maxAbsBias_ = 0;
   const std::vector<const float*>& epilogueOperands(const std::vector<std::vector<TensorView>>& in) {
     operands_.clear();

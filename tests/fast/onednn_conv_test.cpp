@@ -378,6 +378,36 @@ TEST(OneDnnConvTest, SumPostOpResidualNonFiniteRerunsOnReference) {
   }
 }
 
+// A NaN or inf in the constant bias bounds nothing (maxAbsValue): a PROPAGATE clamp after it must keep the NaN
+// the bias makes (oneDNN's clip would turn it into min_val) and clamp the infinity, as the reference does.
+TEST(OneDnnConvTest, NonFiniteBiasUnderPropagateClamp) {
+  for (double special : {double(NAN), double(INFINITY)}) {
+    ConvCase c;
+    c.IH = c.IW = 4, c.IC = 3, c.OC = 5, c.KH = c.KW = 1, c.OH = c.OW = 4;
+    Rng r(9);
+    Tensor x = integerFloats(r, {1, 4, 4, 3}, -3, 3), w = integerFloats(r, weightShape(c), -2, 2);
+    Tensor bias = integerFloats(r, {5}, -2, 2);
+    bias.setFloat(2, special);
+    GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
+      ir::Value* y = convOp(b, c, b.input(ValueType::tensor(DType::FP32, x.shape()), "x"), cst(w), cst(bias),
+                            cst(scalarTensor(DType::FP32, 0)), cst(scalarTensor(DType::FP32, 0)), DType::FP32,
+                            DType::FP32);
+      y = b.op1("tosa.clamp", {y}, y->type, {{"min_val", Attribute::floating(-1)}, {"max_val", Attribute::floating(2)}});
+      b.output({y}, {"y"});
+    };
+    FastResult f = runFast(g, {{"x", x}});
+    if (!f.compiled) continue;  // left to the reference kernels altogether: nothing to compare
+    Tensor ref = runReference(g, {{"x", x}}, false);
+    // Hand check: channel 2 of every pixel is NaN (NaN bias) or 2 (inf clamped to max_val), the rest in [-1, 2].
+    for (int64_t i = 0; i < ref.size(); ++i) {
+      const double a = f.output.getFloat(i), e = ref.getFloat(i);
+      if (i % 5 == 2) EXPECT_TRUE(std::isnan(special) ? std::isnan(e) : e == 2) << i;
+      EXPECT_TRUE((std::isnan(a) && std::isnan(e)) || a == e) << "bias " << special << " element " << i << ": fast "
+                                                               << a << ", ref " << e;
+    }
+  }
+}
+
 // clamp nan_mode PROPAGATE keeps a NaN produced by the convolution; IGNORE maps it to min_val.
 TEST(OneDnnConvTest, FusedClampNanModes) {
   for (const char* mode : {"PROPAGATE", "IGNORE"}) {
