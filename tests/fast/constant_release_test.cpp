@@ -42,9 +42,7 @@ std::unique_ptr<ir::Module> convMatmul() {
   auto m = std::make_unique<ir::Module>();
   ir::Builder b(*m, "main");
   auto* x = b.input(ValueType::tensor(DType::FP32, {1, 6, 6, 4}), "x");
-  ir::Conv2dAttrs ca;
-  ca.pad = {1, 1, 1, 1};
-  ca.accType = DType::FP32;
+  const ir::Conv2dAttrs ca = fp32ConvAttrs(1);
   auto* c = b.conv2d(x, b.constant(convWeights(), "w"), b.constant(smallInts({8}, 3), "bias"), ca, "conv");
   auto* fzp = b.scalar1(DType::FP32, 0);
   auto* d = b.op1("tosa.depthwise_conv2d",

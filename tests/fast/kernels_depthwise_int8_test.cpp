@@ -63,6 +63,20 @@ void fitInput(DwCase& c) {
   c.IW = (c.OW - 1) * c.stride[1] + (c.KW - 1) * c.dilation[1] + 1 - c.pad[2] - c.pad[3];
 }
 
+// A 3x3 layer of C channels and OH x OW outputs whose weights are all `weight` and whose bias is one value, and
+// its input of all `value`: the hand-calculated REQUIRE cases below.
+DwCase uniformLayer(int64_t C, int64_t OH, int64_t OW, int64_t weight, int64_t bias) {
+  DwCase c;
+  c.C = C, c.OH = OH, c.OW = OW;
+  fitInput(c);
+  c.w = Tensor::fromInts(DType::I8, {3, 3, C, 1}, std::vector<int64_t>(size_t(9 * C), weight));
+  c.bias = Tensor::fromInts(DType::I32, {1}, {bias});
+  return c;
+}
+Tensor uniformInput(const DwCase& c, int64_t value) {
+  return Tensor::fromInts(DType::I8, {1, c.IH, c.IW, c.C}, std::vector<int64_t>(size_t(c.IH * c.IW * c.C), value));
+}
+
 struct Outcome {
   std::string impl;
   size_t steps = 0;
@@ -312,13 +326,9 @@ TEST_F(FastInt8Depthwise, SumsUpToTheExactLimit) {
 // REQUIRE and so must the fast backend. The same layer with a bias of 2^31 - 200000 fits: identical results.
 TEST_F(FastInt8Depthwise, BiasOverflowGivesTheReferenceVerdict) {
   for (int64_t margin : {100000, 200000}) {
-    DwCase c;
-    c.C = 24, c.OH = 6, c.OW = 10;
-    fitInput(c);
-    c.w = Tensor::fromInts(DType::I8, {3, 3, c.C, 1}, std::vector<int64_t>(size_t(9 * c.C), 127));
-    c.bias = Tensor::fromInts(DType::I32, {1}, {int64_t(2147483647) - margin});
+    DwCase c = uniformLayer(24, 6, 10, 127, int64_t(2147483647) - margin);
     c.rescale = false;
-    Tensor x = Tensor::fromInts(DType::I8, {1, c.IH, c.IW, c.C}, std::vector<int64_t>(size_t(c.IH * c.IW * c.C), 127));
+    const Tensor x = uniformInput(c, 127);
     const Outcome o = expectSame(c, x, 1, "margin " + std::to_string(margin), margin == 200000);
     expectTaken(o, "margin " + std::to_string(margin));
   }
@@ -329,13 +339,9 @@ TEST_F(FastInt8Depthwise, BiasOverflowGivesTheReferenceVerdict) {
 // reference's verdict), a bias of 400000 keeps every value in range (identical results).
 TEST_F(FastInt8Depthwise, RescaleRangeGivesTheReferenceVerdict) {
   for (int64_t bias : {500000, 400000}) {
-    DwCase c;
-    c.C = 17, c.OH = 5, c.OW = 9;
-    fitInput(c);
-    c.w = Tensor::fromInts(DType::I8, {3, 3, c.C, 1}, std::vector<int64_t>(size_t(9 * c.C), 64));
-    c.bias = Tensor::fromInts(DType::I32, {1}, {bias});
+    DwCase c = uniformLayer(17, 5, 9, 64, bias);
     c.ra.multiplier = {1 << 20}, c.ra.shift = {20};
-    Tensor x = Tensor::fromInts(DType::I8, {1, c.IH, c.IW, c.C}, std::vector<int64_t>(size_t(c.IH * c.IW * c.C), 127));
+    const Tensor x = uniformInput(c, 127);
     c.outT = DType::I32;
     const Outcome o = expectSame(c, x, 2, "bias " + std::to_string(bias), bias == 400000);
     expectTaken(o, "bias " + std::to_string(bias));

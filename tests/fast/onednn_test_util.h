@@ -206,6 +206,14 @@ inline Tensor integerFloats(Rng& r, Shape s, int64_t lo, int64_t hi) {
   for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, double(r.uniform(lo, hi)));
   return t;
 }
+// conv2d attributes with an fp32 accumulator and `pad` on every side (stride and dilation 1).
+inline ir::Conv2dAttrs fp32ConvAttrs(int64_t pad) {
+  ir::Conv2dAttrs a;
+  a.pad = {pad, pad, pad, pad};
+  a.accType = DType::FP32;
+  return a;
+}
+
 // The same in [-3, 3] from a seed of its own.
 inline Tensor smallInts(Shape s, uint32_t seed) {
   Rng r(seed);

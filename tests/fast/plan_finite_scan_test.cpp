@@ -38,9 +38,7 @@ std::unique_ptr<ir::Module> residualBlock(bool residual) {
   const Shape shape{1, 12, 12, 32};
   auto* x = b.input(ValueType::tensor(DType::FP32, shape), "x");
   auto* r = residual ? b.input(ValueType::tensor(DType::FP32, shape), "r") : nullptr;
-  ir::Conv2dAttrs ca;
-  ca.pad = {1, 1, 1, 1};
-  ca.accType = DType::FP32;
+  const ir::Conv2dAttrs ca = fp32ConvAttrs(1);
   ir::Value* y = b.conv2d(x, b.constant(smallInts({32, 3, 3, 32}, 1), "w"), b.constant(smallInts({32}, 2), "bias"),
                           ca, "conv");
   if (residual) y = b.add(y, r, "add");
@@ -100,8 +98,7 @@ std::unique_ptr<ir::Module> invertedResidual(bool expansion) {
   auto m = std::make_unique<ir::Module>();
   ir::Builder b(*m, "main");
   auto* x = b.input(ValueType::tensor(DType::FP32, {1, 10, 10, 16}), "x");
-  ir::Conv2dAttrs one;
-  one.accType = DType::FP32;
+  const ir::Conv2dAttrs one = fp32ConvAttrs(0);
   ir::Value* h = x;
   int64_t c = 16;
   if (expansion) {
@@ -172,9 +169,7 @@ std::unique_ptr<ir::Module> reluThenUnclamped(bool pool) {
   auto m = std::make_unique<ir::Module>();
   ir::Builder b(*m, "main");
   auto* x = b.input(ValueType::tensor(DType::FP32, {1, 13, 13, 16}), "x");
-  ir::Conv2dAttrs three;
-  three.pad = {1, 1, 1, 1};
-  three.accType = DType::FP32;
+  const ir::Conv2dAttrs three = fp32ConvAttrs(1);
   ir::Value* h = b.clamp(b.conv2d(x, b.constant(smallInts({16, 3, 3, 16}, 21), "w1"), b.constant(smallInts({16}, 22), "b1"),
                                   three, "conv1"),
                          0, double(std::numeric_limits<float>::max()), "relu");
@@ -187,8 +182,7 @@ std::unique_ptr<ir::Module> reluThenUnclamped(bool pool) {
     h = b.op1("tosa.slice", {h, b.constShape({0, 0, 0, 0}), b.constShape({1, 12, 12, 16})},
               ValueType::tensor(DType::FP32, {1, 12, 12, 16}), {}, "slice");
   }
-  ir::Conv2dAttrs one;
-  one.accType = DType::FP32;
+  const ir::Conv2dAttrs one = fp32ConvAttrs(0);
   ir::Value* y = b.conv2d(h, b.constant(smallInts({16, 1, 1, 16}, 23), "w2"), b.constant(smallInts({16}, 24), "b2"), one,
                           "conv2");
   b.output({y}, {"y"});
