@@ -555,12 +555,8 @@ int64_t ExecutionPlan::releasedConstantBytes() const {
 // Lifetimes on root slots (aliases extend their root's), then a greedy first-fit placement of the largest
 // buffers first: a value's bytes are reused once every reader of it has run.
 Status ExecutionPlan::planMemory() {
-  auto root = [&](int s) {
-    while (slots_[s].kind == Slot::Kind::Alias) s = slots_[s].aliasOf;
-    return s;
-  };
   auto touch = [&](int s, int step) {
-    Slot& r = slots_[root(s)];
+    Slot& r = slots_[size_t(rootOf(s))];
     r.firstStep = std::min(r.firstStep, step);
     r.lastStep = std::max(r.lastStep, step);
   };

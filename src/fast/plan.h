@@ -60,7 +60,7 @@ class ExecutionPlan {
   void* dataOf(int slot) const;
   Status runStep(Step& step);
   Status runStepOnReference(const Step& step);
-  int rootOf(int slot) const;
+  int rootOf(int slot) const;  // the slot whose bytes an alias (a reshape) reinterprets; any other slot itself
   const Tensor* materializeFold(int slot);
   void noteConstantReads(const Step& step, int stepIndex);
   bool releaseConstant(int slot);
