@@ -25,6 +25,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
@@ -132,29 +133,13 @@ struct RowArgs {
   const IntEpilogueLanes& epi;
   const ScaledRescale& sr;
   int64_t c0 = 0, c1 = 0;  // the channels of this band: c0 a multiple of 16, c1 <= C
+  int64_t ky0 = 0, ky1 = 0;  // the kernel rows that read input rows (the others read only padding: skipped)
 };
 
 // kInteger: the accumulators start at 0 and the shared integer epilogue (bias with its overflow check, the
 // rescale with its range check) runs on the i32 sums; kIntegerNoRescale the same without a rescale (an i32
 // result); kScaled/kScaledDouble: the bias in the accumulators, the fp64 rescale (single/double rounding).
 enum Path { kIntegerNoRescale, kInteger, kScaled, kScaledDouble };
-
-// The narrowing in a register, then a plain store (a full vector) or a masked one: the memory forms of
-// vpmovdb/vpmovdw are slow on some CPUs (AMD Zen 4).
-template <typename OutT>
-TK_AVX512 inline void storeNarrow(OutT* out, __m512i v, __mmask16 m) {
-  if constexpr (sizeof(OutT) == 1) {
-    const __m128i b = _mm512_cvtepi32_epi8(v);
-    if (m == 0xffff) _mm_storeu_si128(reinterpret_cast<__m128i*>(out), b);
-    else _mm_mask_storeu_epi8(out, m, b);
-  } else if constexpr (sizeof(OutT) == 2) {
-    const __m256i h = _mm512_cvtepi32_epi16(v);
-    if (m == 0xffff) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), h);
-    else _mm256_mask_storeu_epi16(out, m, h);
-  } else {
-    _mm512_mask_storeu_epi32(out, m, v);
-  }
-}
 
 struct ScaledRegs {
   __m512d mLo, mHi, rpLo, rpHi, rnLo, rnHi;
@@ -197,7 +182,7 @@ TK_AVX512 inline void scaledEpilogue16(__m512 acc, const ScaledRegs& r, OutT* ou
 template <int B, int NV, int K, typename OutT, Path P, bool kUnitX = false>
 TK_AVX512 inline void pixelBlock(const RowArgs& a, int64_t ox, int64_t cb, OutT* out, EpiFlags& f) {
   const Geometry& g = a.g;
-  const int64_t KH = K ? K : g.KH, KW = K ? K : g.KW, Cp = g.Cp;
+  const int64_t KW = K ? K : g.KW, Cp = g.Cp;
   const int64_t stepX = g.strideX * Cp, stepK = g.dilationX * Cp;
   __m512 acc[B * NV];
   for (int v = 0; v < NV; ++v) {
@@ -205,7 +190,7 @@ TK_AVX512 inline void pixelBlock(const RowArgs& a, int64_t ox, int64_t cb, OutT*
     for (int i = 0; i < B; ++i) acc[i * NV + v] = start;
   }
   if constexpr (kUnitX && K != 0 && NV == 1) {
-    for (int ky = 0; ky < K; ++ky) {
+    for (int64_t ky = a.ky0; ky < a.ky1; ++ky) {
       const float* xr = a.rows[ky] + ox * Cp + cb;
       const float* wr = a.w + ky * K * Cp + cb;
       __m512 xv[B + K - 1];
@@ -217,7 +202,7 @@ TK_AVX512 inline void pixelBlock(const RowArgs& a, int64_t ox, int64_t cb, OutT*
       }
     }
   } else {
-    for (int64_t ky = 0; ky < KH; ++ky) {
+    for (int64_t ky = a.ky0; ky < a.ky1; ++ky) {
       const float* xr = a.rows[ky] + ox * stepX + cb;
       const float* wr = a.w + ky * KW * Cp + cb;
       for (int64_t kx = 0; kx < KW; ++kx) {
@@ -258,7 +243,7 @@ TK_AVX512 void unitTailBlock(const RowArgs& a, int64_t ox, int64_t cb, OutT* out
   __m512 acc[B * NV];
   for (int v = 0; v < NV; ++v)
     for (int i = 0; i < B; ++i) acc[i * NV + v] = _mm512_loadu_ps(a.start + cb + 16 * v);
-  for (int ky = 0; ky < K; ++ky) {
+  for (int64_t ky = a.ky0; ky < a.ky1; ++ky) {
     const float* xr = a.rows[ky] + ox * Cp + cb;
     const float* wr = a.w + ky * K * Cp + cb;
     for (int v = 0; v < NV; ++v) {
@@ -335,24 +320,62 @@ struct Work {
   int64_t n = 0, oy0 = 0, oy1 = 0, c0 = 0, c1 = 0;
 };
 
+// Kernel rows whose input rows lie wholly in the padding add input_zp * (w - weight_zp) over their taps:
+// skipping them, an output row starts from start + input_zp * those rows' weight sums instead (RowSkip). The
+// short feature maps of PP-LCNet (2-3 rows under a 5x5 kernel padded by 2) spent over half their taps there.
+struct RowSkip {
+  bool on = false;
+  const int64_t* start = nullptr;    // [Cp] the accumulators' start as an integer
+  const int64_t* rowSums = nullptr;  // [KH][Cp] sum over kx of (w - weight_zp)
+  int64_t zp = 0;
+};
+
+// The kernel rows [ky0, ky1) of output row oy that read input rows (all of them without RowSkip).
+inline std::pair<int64_t, int64_t> liveKernelRows(const Geometry& g, int64_t oy, bool skip) {
+  if (!skip) return {0, g.KH};
+  const int64_t iy0 = oy * g.strideY - g.padTop, d = g.dilationY;  // the input row of ky = 0
+  const int64_t ky0 = iy0 >= 0 ? 0 : (-iy0 + d - 1) / d;
+  const int64_t ky1 = g.IH - 1 - iy0 < 0 ? 0 : std::min(g.KH, (g.IH - 1 - iy0) / d + 1);
+  return {std::min(ky0, ky1), ky1};
+}
+
+std::atomic<int64_t> skippedRows{0};  // depthwiseInt8SkippedRowsForTesting
+
 // The work item on the calling thread; false: a REQUIRE of the epilogue failed.
 template <typename OutT, Path P>
-TK_AVX512 bool band(const RowArgs& proto, const int8_t* x, float zp, const Work& w, OutT* y) {
+TK_AVX512 bool band(const RowArgs& proto, const RowSkip& skip, const int8_t* x, float zp, const Work& w, OutT* y) {
   const int64_t n = w.n, oy0 = w.oy0, oy1 = w.oy1;
   const Geometry& g = proto.g;
   const int64_t rowFloats = g.rowFloats();
   float* ring = ringScratch(g.ring * rowFloats);
   std::vector<const float*> rows(size_t(g.KH));
+  thread_local Aligned64<float> rowStart;  // the start of an output row that skips kernel rows
   EpiFlags f{_mm512_setzero_si512(), 0};
   int64_t next = 0;  // the first padded row not yet converted
   for (int64_t oy = oy0; oy < oy1; ++oy) {
     const int64_t top = oy * g.strideY, bottom = top + (g.KH - 1) * g.dilationY;
     // Rows below `top` are not read again; the slot of row py is py % ring, so the rows converted here only
-    // replace rows before `top`.
-    for (int64_t py = std::max(next, top); py <= bottom; ++py) convertRow(g, x, n, py, w.c0, w.c1, zp, ring + (py % g.ring) * rowFloats);
+    // replace rows before `top`. With RowSkip the padding rows are never read: not filled.
+    for (int64_t py = std::max(next, top); py <= bottom; ++py) {
+      const bool padding = py < g.padTop || py >= g.padTop + g.IH;
+      if (!(skip.on && padding)) convertRow(g, x, n, py, w.c0, w.c1, zp, ring + (py % g.ring) * rowFloats);
+    }
     next = bottom + 1;
     for (int64_t ky = 0; ky < g.KH; ++ky) rows[size_t(ky)] = ring + ((top + ky * g.dilationY) % g.ring) * rowFloats;
-    const RowArgs a{g, rows.data(), proto.w, proto.start, proto.epi, proto.sr, w.c0, w.c1};
+    const auto [ky0, ky1] = liveKernelRows(g, oy, skip.on);
+    const float* start = proto.start;
+    if (ky1 - ky0 != g.KH) {  // exact: |start| + input_zp * the skipped sums < 2^24 (DepthwiseInt8Kernel::build)
+      if (rowStart.size() < size_t(g.Cp)) rowStart.assign(size_t(g.Cp), 0.0f);
+      for (int64_t c = 0; c < g.Cp; ++c) {
+        int64_t v = skip.start[c];
+        for (int64_t ky = 0; ky < g.KH; ++ky)
+          if (ky < ky0 || ky >= ky1) v += skip.zp * skip.rowSums[ky * g.Cp + c];
+        rowStart[size_t(c)] = float(v);
+      }
+      start = rowStart.data();
+      skippedRows.fetch_add(1, std::memory_order_relaxed);
+    }
+    const RowArgs a{g, rows.data(), proto.w, start, proto.epi, proto.sr, w.c0, w.c1, ky0, ky1};
     outputRowAnyK<OutT, P>(a, y + (n * g.OH + oy) * g.OW * g.C, f);
   }
   return epiFlagsOk(f);
@@ -394,12 +417,14 @@ class DepthwiseInt8Kernel : public OpKernel {
     // Per channel: the largest |sum| of (x - input_zp) * (w - weight_zp) (any input), and the accumulators'
     // start without the bias: -input_zp * sum(w - weight_zp) (the padding holds input_zp).
     std::vector<int64_t> accBound(size_t(g.C)), zpStart(size_t(g.C)), partialBound(size_t(g.C));
+    rowSums_.assign(size_t(g.KH * g.Cp), 0);
     for (int64_t ch = 0; ch < g.C; ++ch) {
       int64_t absSum = 0, sum = 0;
       for (int64_t t = 0; t < taps; ++t) {
         const int64_t v = int64_t(wp[t * g.C + ch]) - weightZp;  // TOSA [KH, KW, C, 1]
         absSum += std::abs(v), sum += v;
         weights_[size_t(t * g.Cp + ch)] = float(v);
+        rowSums_[size_t(t / g.KW * g.Cp + ch)] += v;
       }
       const size_t i = size_t(ch);
       accBound[i] = absSum * maxAbsX;
@@ -415,13 +440,19 @@ class DepthwiseInt8Kernel : public OpKernel {
     prepareIntEpilogue(epi_);
     const std::vector<int64_t> b = bias.toInts();
     start_.assign(size_t(g.Cp), 0.0f);
-    if (epi_.rescale && planScaled(accBound, zpStart, partialBound, b)) {
-      path_ = epi_.doubleRound ? kScaledDouble : kScaled;
-      for (int64_t ch = 0; ch < g.C; ++ch) start_[size_t(ch)] = float(b[b.size() == 1 ? 0 : size_t(ch)] + zpStart[size_t(ch)]);
-    } else {
-      path_ = epi_.rescale ? kInteger : kIntegerNoRescale;  // the bias in the integer epilogue
-      for (int64_t ch = 0; ch < g.C; ++ch) start_[size_t(ch)] = float(zpStart[size_t(ch)]);
-    }
+    startInt_.assign(size_t(g.Cp), 0);
+    const bool scaled = epi_.rescale && planScaled(accBound, zpStart, partialBound, b);
+    path_ = scaled ? (epi_.doubleRound ? kScaledDouble : kScaled) : epi_.rescale ? kInteger : kIntegerNoRescale;
+    // The scaled paths start from the bias too; the integer ones add it in their epilogue.
+    for (int64_t ch = 0; ch < g.C; ++ch)
+      startInt_[size_t(ch)] = (scaled ? b[b.size() == 1 ? 0 : size_t(ch)] : 0) + zpStart[size_t(ch)];
+    for (int64_t ch = 0; ch < g.Cp; ++ch) start_[size_t(ch)] = float(startInt_[size_t(ch)]);
+    // RowSkip keeps every partial sum exact when the row's start, startInt - input_zp * (the sums of the rows
+    // kept) moved by input_zp * (the sums skipped), stays exact too: |startInt| + 2 * 128 * sum |w - weight_zp|
+    // bounds both it and the partial sums.
+    skipRows_ = true;
+    for (int64_t ch = 0; ch < g.C; ++ch)
+      if (std::abs(startInt_[size_t(ch)]) + 2 * partialBound[size_t(ch)] >= kExactLimit) skipRows_ = false;
     return true;
   }
 
@@ -485,24 +516,28 @@ class DepthwiseInt8Kernel : public OpKernel {
   template <Path P>
   bool runBandAs(const RowArgs& a, const int8_t* x, const Work& w, void* y) const {
     switch (epi_.outType) {
-      case DType::I8: return band<int8_t, P>(a, x, zp_, w, static_cast<int8_t*>(y));
-      case DType::I16: return band<int16_t, P>(a, x, zp_, w, static_cast<int16_t*>(y));
-      default: return band<int32_t, P>(a, x, zp_, w, static_cast<int32_t*>(y));
+      case DType::I8: return band<int8_t, P>(a, skip(), x, zp_, w, static_cast<int8_t*>(y));
+      case DType::I16: return band<int16_t, P>(a, skip(), x, zp_, w, static_cast<int16_t*>(y));
+      default: return band<int32_t, P>(a, skip(), x, zp_, w, static_cast<int32_t*>(y));
     }
   }
 
   bool runBand(const int8_t* x, const Work& w, void* y) const {
-    const RowArgs a{g_, nullptr, weights_.data(), start_.data(), epi_.simd, scaled_};
+    const RowArgs a{g_, nullptr, weights_.data(), start_.data(), epi_.simd, scaled_, 0, 0, 0, g_.KH};
     switch (path_) {
-      case kIntegerNoRescale: return band<int32_t, kIntegerNoRescale>(a, x, zp_, w, static_cast<int32_t*>(y));
+      case kIntegerNoRescale: return band<int32_t, kIntegerNoRescale>(a, skip(), x, zp_, w, static_cast<int32_t*>(y));
       case kInteger: return runBandAs<kInteger>(a, x, w, y);
       case kScaled: return runBandAs<kScaled>(a, x, w, y);
       default: return runBandAs<kScaledDouble>(a, x, w, y);
     }
   }
 
+  RowSkip skip() const { return {skipRows_, startInt_.data(), rowSums_.data(), int64_t(zp_)}; }
+
   Geometry g_;
   float zp_ = 0;  // input_zp: the padding's value
+  bool skipRows_ = false;  // RowSkip: kernel rows over padding rows skipped
+  std::vector<int64_t> startInt_, rowSums_;  // RowSkip's start [Cp] and sums [KH][Cp]
   Aligned64<float> weights_;
   IntEpilogue epi_;
   Path path_ = kInteger;
@@ -556,7 +591,7 @@ Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c) {
   if (!g || (bias->size() != g->C && bias->size() != 1)) return CompiledKernel{};
   // A strided layer converts stride^2 input pixels per output: mobilenet_v2's four stride-2 layers ran at
   // 0.88-1.02x oneDNN jit_int8 + the epilogue pass at one thread (stride 1: 1.07-1.36x), so they stay on oneDNN.
-  if ((g->strideY != 1 || g->strideX != 1) && !stridedForTesting) return CompiledKernel{};
+  if (g->strideX != 1 && !stridedForTesting) return CompiledKernel{};
   auto k = std::make_unique<DepthwiseInt8Kernel>();
   if (!k->build(c, *g, *w, *izp, *wzp, *bias)) return CompiledKernel{};
   return compiledKernel(std::move(k));
@@ -565,6 +600,7 @@ Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c) {
 }  // namespace
 
 void setDepthwiseInt8StridedForTesting(bool on) { stridedForTesting = on; }
+int64_t depthwiseInt8SkippedRowsForTesting() { return skippedRows.load(); }
 
 void registerInt8DepthwiseKernels(FastKernelRegistry& r) { r.add("tosa.depthwise_conv2d", compileDepthwiseInt8); }
 

@@ -90,9 +90,7 @@ TK_AVX512 void computeRescaleI8(const int8_t* __restrict in, Out* __restrict out
     const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
     const __m512i x = _mm512_sub_epi32(_mm512_maskz_cvtepi8_epi32(m, _mm_maskz_loadu_epi8(m, in + i)), izp);
     const __m512i v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(dnn::scale16(x, r), ozp), lo), hi);
-    if constexpr (sizeof(Out) == 1) _mm512_mask_cvtepi32_storeu_epi8(out + i, m, v);
-    else if constexpr (sizeof(Out) == 2) _mm512_mask_cvtepi32_storeu_epi16(out + i, m, v);
-    else _mm512_mask_storeu_epi32(out + i, m, v);
+    dnn::storeNarrow(out + i, v, m);
   }
 }
 

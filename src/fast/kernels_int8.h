@@ -95,4 +95,9 @@ void registerInt8PointwiseKernels(FastKernelRegistry& r);
 void registerInt8DepthwiseKernels(FastKernelRegistry& r);
 // Tests: let the int8 depthwise kernel take strided layers too (by default they stay on oneDNN, which is as fast).
 void setDepthwiseInt8StridedForTesting(bool on);
+// Tests: how many output rows the int8 depthwise kernel has computed without their kernel rows over padding
+// rows (RowSkip), and how many runs of the fused quantized mul took the fp64 row for a broadcast gate
+// (kernels_int8_binary.cpp, scaledMulRowAvx512): the tests' proof that those paths ran.
+int64_t depthwiseInt8SkippedRowsForTesting();
+int64_t quantBinaryScaledMulRunsForTesting();
 }  // namespace tosakit::fast

@@ -18,6 +18,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <type_traits>
@@ -29,6 +31,7 @@
 
 namespace tosakit::fast {
 namespace {
+std::atomic<int64_t> scaledMulRuns{0};  // quantBinaryScaledMulRunsForTesting
 constexpr int64_t kI32Min = std::numeric_limits<int32_t>::min(), kI32Max = std::numeric_limits<int32_t>::max();
 }  // namespace
 
@@ -232,11 +235,33 @@ TK_AVX512 bool fusedRowAvx512(const AT* __restrict a, const XT* __restrict x, Ou
     else
       av = _mm512_maskz_loadu_epi32(m, a + i);
     const __m512i v = binaryTail16<kOp>(av, b, tail, m, ovf, outside);
-    if constexpr (sizeof(OutT) == 1) _mm512_mask_cvtepi32_storeu_epi8(out + i, m, v);
-    else if constexpr (sizeof(OutT) == 2) _mm512_mask_cvtepi32_storeu_epi16(out + i, m, v);
-    else _mm512_mask_storeu_epi32(out + i, m, v);
+    dnn::storeNarrow(out + i, v, m);
   }
   return _mm512_movepi32_mask(ovf) == 0 && outside == 0;
+}
+
+// The squeeze-and-excitation gate's mul in fp64 (FusedQuantBinaryKernel::prepareScaledMul): y = clamp(floor(a8 *
+// K + R)) with K, R per lane (one value per channel, replicated over the row). Each FMA's exact result is an
+// integer times 2^-shift below 2^53 in magnitude (checked per run), so it is representable and the FMA's one
+// rounding leaves it exact; the conversion rounding towards -inf gives the arithmetic shift.
+template <typename OutT>
+TK_AVX512 void scaledMulRowAvx512(const int8_t* __restrict a, const double* __restrict K, const double* __restrict R,
+                                  OutT* __restrict out, int64_t L, int64_t lo, int64_t hi) {
+  constexpr int kFloor = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+  const __m512i vlo = _mm512_set1_epi32(int32_t(lo)), vhi = _mm512_set1_epi32(int32_t(hi));
+  for (int64_t i = 0; i < L; i += 16) {
+    const __mmask16 m = L - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (L - i)) - 1);
+    const __mmask8 mLo = __mmask8(m), mHi = __mmask8(m >> 8);
+    const __m512i v = _mm512_maskz_cvtepi8_epi32(m, _mm_maskz_loadu_epi8(m, a + i));
+    const __m512d dLo = _mm512_maskz_cvtepi32_pd(mLo, _mm512_castsi512_si256(v));
+    const __m512d dHi = _mm512_maskz_cvtepi32_pd(mHi, _mm512_maskz_extracti64x4_epi64(0xf, v, 1));
+    const __m512d yLo = _mm512_fmadd_pd(dLo, _mm512_maskz_loadu_pd(mLo, K + i), _mm512_maskz_loadu_pd(mLo, R + i));
+    const __m512d yHi = _mm512_fmadd_pd(dHi, _mm512_maskz_loadu_pd(mHi, K + i + 8), _mm512_maskz_loadu_pd(mHi, R + i + 8));
+    const __m256i iLo = _mm512_maskz_cvt_roundpd_epi32(0xff, yLo, kFloor);
+    const __m256i iHi = _mm512_maskz_cvt_roundpd_epi32(0xff, yHi, kFloor);
+    const __m512i y = _mm512_min_epi32(_mm512_max_epi32(_mm512_inserti64x4(_mm512_zextsi256_si512(iLo), iHi, 1), vlo), vhi);
+    dnn::storeNarrow(out + i, y, m);
+  }
 }
 
 #pragma GCC diagnostic pop
@@ -310,6 +335,12 @@ class FusedQuantBinaryKernel : public OpKernel {
   // Per-thread rows: a rescaled to i32, x looked up in the table (allocated on the first run).
   std::vector<std::vector<int32_t>> aScratch_;
   std::vector<std::vector<int8_t>> xScratch_;
+  // The squeeze-and-excitation gate's mul (a full-size a8, x broadcast, one output scale) in fp64
+  // (scaledMulRowAvx512), set at compile time: a's rescale is exactly (a8 - aZp) * aFactor_ (0: it is not, or
+  // the path does not apply). Per run: K, R per channel, then per lane of a row (prepareScaledMul).
+  int64_t aFactor_ = 0;
+  RescaleSpec outSpec_;
+  Aligned64<double> mulK_, mulR_;
 
  private:
   template <typename XT>
@@ -345,11 +376,11 @@ class FusedQuantBinaryKernel : public OpKernel {
     for (int64_t i = 0; i < L; i += count) std::copy(v, v + std::min(count, L - i), row.begin() + i);
   }
 
-  // A broadcast operand (count values) rescaled once (apply_scale_32 with its REQUIRE) into `values`, then
-  // replicated into `row`; through the table first when one is given.
+  // A broadcast operand (count values) rescaled once (apply_scale_32 with its REQUIRE) into `values`; through
+  // the table first when one is given.
   template <typename T>
-  bool rescaleBroadcast(const T* x, int64_t count, const RescaleSpec& spec, const std::vector<int8_t>& table,
-                        std::vector<int32_t>& values, std::vector<int32_t>& row) {
+  static bool rescaleBroadcast(const T* x, int64_t count, const RescaleSpec& spec, const std::vector<int8_t>& table,
+                               std::vector<int32_t>& values) {
     values.resize(static_cast<size_t>(count));  // kept between runs: no allocation per run
     for (int64_t c = 0; c < count; ++c) {
       const int64_t v = table.empty() ? int64_t(x[c]) : int64_t(table[size_t(int64_t(x[c]) + 128)]);
@@ -357,7 +388,6 @@ class FusedQuantBinaryKernel : public OpKernel {
       if (!r) return false;
       values[size_t(c)] = *r;
     }
-    replicate(values.data(), count, L_, row);
     return true;
   }
 
@@ -378,12 +408,26 @@ class FusedQuantBinaryKernel : public OpKernel {
     const int64_t aCount = aB_ == Bcast::Scalar ? 1 : C_, xCount = xB_ == Bcast::Scalar ? 1 : C_;
     if (!aFull && !aAbsorbed_) replicate(static_cast<const int32_t*>(a), aCount, L_, aRow_);
     if (!aFull && aAbsorbed_) {
-      const bool ok = aT_ == DType::I8 ? rescaleBroadcast(static_cast<const int8_t*>(a), aCount, aSpec_, {}, aValues_, aRow_)
-                                       : rescaleBroadcast(static_cast<const int16_t*>(a), aCount, aSpec_, {}, aValues_, aRow_);
+      const bool ok = aT_ == DType::I8 ? rescaleBroadcast(static_cast<const int8_t*>(a), aCount, aSpec_, {}, aValues_)
+                                       : rescaleBroadcast(static_cast<const int16_t*>(a), aCount, aSpec_, {}, aValues_);
       if (!ok) return false;
+      replicate(aValues_.data(), aCount, L_, aRow_);
     }
-    if (!xFull && !rescaleBroadcast(x, xCount, inSpec_, table_, xValues_, xRow_)) return false;
     const int64_t chunks = (n_ + L_ - 1) / L_;
+    if (!xFull) {
+      if (!rescaleBroadcast(x, xCount, inSpec_, table_, xValues_)) return false;
+      if (kOp == BinOp::Mul && aFactor_ != 0 && prepareScaledMul()) {
+        const int8_t* a8 = static_cast<const int8_t*>(a);
+#pragma omp parallel for schedule(static) if (n_ > 65536)
+        for (int64_t k = 0; k < chunks; ++k) {
+          const int64_t b = k * L_;
+          scaledMulRowAvx512(a8 + b, mulK_.data(), mulR_.data(), out + b, std::min(L_, n_ - b), p_.lo, p_.hi);
+        }
+        scaledMulRuns.fetch_add(1, std::memory_order_relaxed);
+        return true;
+      }
+      replicate(xValues_.data(), xCount, L_, xRow_);
+    }
     // The AVX-512 row: per-tensor scales, x an i8 operand with its lookup table (no REQUIRE in its values) or a
     // rescaled broadcast row, no shifted product; a full-size i8 a rescaled in registers likewise when it has
     // one scale and no value breaking the REQUIRE (else its row is rescaled first, in L1). A table in front of
@@ -433,6 +477,50 @@ class FusedQuantBinaryKernel : public OpKernel {
       bad |= int64_t(!ok);
     }
     return !bad;
+  }
+
+  // K and R of scaledMulRowAvx512 for this run's gate, when the fp64 form is exact for it: per channel, with
+  // G = aFactor_ * gate (the rescaled broadcast value), the product P = (a8 - aZp) * G is an i32 inside the
+  // output rescale's value range for every i8 a8 (MUL's low 32 bits are then P itself, and the REQUIRE holds),
+  // and N = P * m + round + outZp * 2^shift, apply_scale_32's sum with the zero point moved in front of the
+  // shift, stays below 2^53 in magnitude. P is bilinear in a8 and G, N and the terms below linear in P or G:
+  // the ends of a8's range and the smallest and largest G bound them all (checked in __int128).
+  // K = G * m * 2^-shift and R = (round + outZp * 2^shift) * 2^-shift - aZp * K are then exact doubles (each
+  // operation's exact result is an integer below 2^53 times a power of two), with a8 * K + R = N * 2^-shift,
+  // and floor(N * 2^-shift) = (P * m + round >> shift) + outZp. False: the general row runs (and checks the
+  // REQUIREs).
+  bool prepareScaledMul() {
+    const int64_t count = int64_t(xValues_.size());
+    const auto [gMin, gMax] = std::minmax_element(xValues_.begin(), xValues_.end());
+    const int64_t m = outSpec_.multiplier[0], sh = outSpec_.shift[0];
+    const __int128 round = __int128(1) << (sh - 1), zpTerm = __int128(p_.outZp) << sh;
+    const __int128 lowest = std::max<int64_t>(kI32Min, -(int64_t(1) << (sh - 1)));
+    const __int128 highest = std::min<int64_t>(kI32Max, (int64_t(1) << (sh - 1)) - 1);
+    const __int128 exact = __int128(1) << 53;
+    const auto inExact = [&](__int128 v) { return v > -exact && v < exact; };
+    if (!inExact(__int128(aFactor_) * m) || !inExact(round + zpTerm)) return false;
+    for (const int64_t g : {int64_t(*gMin), int64_t(*gMax)}) {
+      const __int128 G = __int128(aFactor_) * g, H = G * m;
+      if (!inExact(H) || !inExact(p_.aZp * H) || !inExact(round + zpTerm - p_.aZp * H)) return false;
+      for (const int64_t v : {int64_t(-128), int64_t(127)}) {
+        const __int128 P = (v - p_.aZp) * G;
+        if (P < lowest || P > highest || !inExact(P * m + round + zpTerm)) return false;
+      }
+    }
+    if (mulK_.size() != size_t(L_)) mulK_.assign(size_t(L_), 0.0), mulR_.assign(size_t(L_), 0.0);
+    double *K = mulK_.data(), *R = mulR_.data();
+    const double km = double(aFactor_) * double(m) * std::ldexp(1.0, -int(sh));  // exact: |F * m| < 2^53
+    const double r0 = double(int64_t(round + zpTerm)) * std::ldexp(1.0, -int(sh)), zp = double(p_.aZp);
+    for (int64_t c = 0; c < count; ++c) {
+      K[c] = double(xValues_[size_t(c)]) * km;
+      R[c] = r0 - zp * K[c];
+    }
+    for (int64_t i = count; i < L_; i += count) {
+      const int64_t n = std::min(count, L_ - i);
+      std::copy(K, K + n, K + i);
+      std::copy(R, R + n, R + i);
+    }
+    return true;
   }
 
   // x's row through the table into this thread's byte row (VBMI; only called when the CPU has it).
@@ -489,6 +577,16 @@ std::optional<std::vector<int8_t>> tableOf(const ir::Operation& op, const std::v
   std::vector<int8_t> table;
   for (int64_t i = 0; i < 256; ++i) table.push_back(int8_t(t.getInt(i)));
   return table;
+}
+
+// F when an i8 operand's 256 rescaled values (at v + 128) are exactly (v - zp) * F, else 0: a rescale by a
+// whole power of two, as `tosakit quantize` gives a mul's feature-map operand (1 << 30 >> 30).
+int64_t linearFactor(const std::vector<int32_t>& lut, int64_t zp) {
+  const int64_t v1 = zp < 127 ? zp + 1 : zp - 1;
+  const int64_t F = (v1 - zp) * int64_t(lut[size_t(v1 + 128)]);  // v1 - zp is +-1
+  for (int64_t v = -128; v < 128; ++v)
+    if (int64_t(lut[size_t(v + 128)]) != (v - zp) * F) return 0;
+  return F;
 }
 
 Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
@@ -577,6 +675,11 @@ Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
     k->p_.aZp = aSpec->inputZp;
     if (k->aT_ == DType::I8) k->aLut_ = rescaleLut(*aSpec, {});
     ck.producers.push_back({int(t + 1), int(k->aIndex_)});
+    const bool outSignedRound = outSpec->doubleRound && outSpec->shift[0] > 31;
+    if (k->op_ == BinOp::Mul && k->aB_ == Bcast::Full && k->xB_ != Bcast::Full && k->aLut_.size() == 256 &&
+        outSpec->multiplier.size() == 1 && !outSignedRound && dnn::hasAvx512Epilogue())
+      k->aFactor_ = linearFactor(k->aLut_, k->p_.aZp);
+    k->outSpec_ = *outSpec;
   }
 
   ck.opsAbsorbed = int(t) + 3;
@@ -593,6 +696,8 @@ Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
 }
 
 }  // namespace
+
+int64_t quantBinaryScaledMulRunsForTesting() { return scaledMulRuns.load(); }
 
 void registerInt8BinaryKernels(FastKernelRegistry& r) {
   r.add("tosa.rescale", compileFusedQuantBinary);

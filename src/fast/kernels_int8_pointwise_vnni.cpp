@@ -207,7 +207,7 @@ TK_AVX512 bool residualRow(const int8_t* a, int8_t* y, int64_t n, const Residual
     } else {
       b = scaleLanes<kSignedRound>(c, xs), av = scaleLanes<kSignedRound>(s, as);
     }
-    _mm512_mask_cvtepi32_storeu_epi8(y + i, m, binaryTail16<kOp, kSignedRound>(av, b, tail, m, ovf, outside));
+    dnn::storeNarrow(y + i, binaryTail16<kOp, kSignedRound>(av, b, tail, m, ovf, outside), m);
   }
   return _mm512_movepi32_mask(ovf) == 0 && outside == 0;
 }

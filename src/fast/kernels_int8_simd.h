@@ -16,6 +16,23 @@ inline __mmask16 laneMask(int64_t C, int64_t cb) {
   return C - cb >= 16 ? __mmask16(0xffff) : __mmask16((1u << (C - cb)) - 1);
 }
 
+// The narrowing in a register, then a plain store (a full vector) or a masked one: the memory forms of
+// vpmovdb/vpmovdw are slow on some CPUs (AMD Zen 4).
+template <typename OutT>
+TK_AVX512 inline void storeNarrow(OutT* out, __m512i v, __mmask16 m) {
+  if constexpr (sizeof(OutT) == 1) {
+    const __m128i b = _mm512_cvtepi32_epi8(v);
+    if (m == 0xffff) _mm_storeu_si128(reinterpret_cast<__m128i*>(out), b);
+    else _mm_mask_storeu_epi8(out, m, b);
+  } else if constexpr (sizeof(OutT) == 2) {
+    const __m256i h = _mm512_cvtepi32_epi16(v);
+    if (m == 0xffff) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), h);
+    else _mm256_mask_storeu_epi16(out, m, h);
+  } else {
+    _mm512_mask_storeu_epi32(out, m, v);
+  }
+}
+
 // The parameters of channels cb..cb+15 (bias of the given class row).
 struct EpiRegs {
   __m512i bias, rlo, rhi, mE, mO, shE, shO, rpE, rpO, rnE, rnO, zp, lo, hi;
@@ -67,9 +84,7 @@ TK_AVX512 inline void epilogue16(__m512i acc, const EpiRegs& r, OutT* out, __mma
     v = _mm512_add_epi32(v, r.zp);
   }
   v = _mm512_min_epi32(_mm512_max_epi32(v, r.lo), r.hi);
-  if constexpr (sizeof(OutT) == 1) _mm512_mask_cvtepi32_storeu_epi8(out, m, v);
-  else if constexpr (sizeof(OutT) == 2) _mm512_mask_cvtepi32_storeu_epi16(out, m, v);
-  else _mm512_mask_storeu_epi32(out, m, v);
+  storeNarrow(out, v, m);
 }
 
 struct ScaleRegs {

@@ -348,22 +348,61 @@ TEST_F(FastInt8Depthwise, RescaleRangeGivesTheReferenceVerdict) {
   }
 }
 
-// The default policy: a stride-1 layer is taken, the same layer with stride 2 is left to oneDNN (both
-// bit-identical to the reference).
-TEST(FastInt8DepthwisePolicy, StridedLayersStayOnOneDnn) {
-  std::mt19937 rng(8105);
-  for (int64_t s : {1, 2}) {
+// Kernel rows that read only padding rows are skipped, the output row's start corrected by input_zp times
+// their weight sums: PP-LCNet's 5x5 layers over 2-3 rows padded by 2 (stride 1 and stride (2, 1)), padding
+// wider than the kernel (output rows reading no input row at all: the start alone, i.e. bias - input_zp *
+// sum(w - weight_zp) over no taps = the bias), dilated rows, N = 2, and both thread counts. Bit-identical to
+// the reference, and the skipping ran (depthwiseInt8SkippedRowsForTesting grew by at least the rows that
+// must skip: every output row of these layers reads some padding row).
+TEST_F(FastInt8Depthwise, PaddingRowsAreSkippedBitIdentically) {
+  std::mt19937 rng(8108);
+  struct Shape {
+    int64_t K, IH, pad, strideY, dilation, C, N;
+  };
+  const Shape shapes[] = {{5, 2, 2, 1, 1, 200, 1}, {5, 3, 2, 1, 1, 88, 1}, {5, 3, 2, 2, 1, 104, 1},
+                          {3, 2, 3, 1, 1, 24, 1},  {5, 3, 4, 1, 2, 40, 2}, {3, 1, 1, 2, 1, 17, 1}};
+  for (size_t i = 0; i < std::size(shapes); ++i) {
+    const Shape& sh = shapes[i];
     DwCase c;
-    c.C = 32, c.OH = 12, c.OW = 12, c.stride = {s, s};
+    c.KH = c.KW = sh.K, c.C = sh.C, c.N = sh.N, c.IH = sh.IH, c.IW = 96;
+    c.stride = {sh.strideY, 1}, c.dilation = {sh.dilation, 1};
+    c.pad = {sh.pad, sh.pad, sh.K / 2, sh.K / 2};
+    c.OH = (c.IH - 1 + 2 * sh.pad - (c.KH - 1) * sh.dilation) / sh.strideY + 1;
+    c.OW = c.IW;
+    ASSERT_EQ((c.IH - 1 + 2 * sh.pad - (c.KH - 1) * sh.dilation) % sh.strideY, 0);
+    c.inputZp = uniform(rng, -128, 127);
+    c.weightZp = i % 2 ? uniform(rng, -128, 127) : 0;
+    c.w = randomInts(DType::I8, {c.KH, c.KW, c.C, 1}, rng, -128, 127);
+    c.bias = randomInts(DType::I32, {c.C}, rng, -2000000, 2000000);
+    randomRescale(c, rng, int(i));
+    Tensor x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -128, 127);
+    for (int threads : {1, 2}) {
+      const std::string what = "shape " + std::to_string(i) + " threads " + std::to_string(threads) + " " + c.describe();
+      const int64_t before = fast::depthwiseInt8SkippedRowsForTesting();
+      expectTaken(expectSame(c, x, threads, what), what);
+      if (avx512()) EXPECT_GE(fast::depthwiseInt8SkippedRowsForTesting() - before, c.N * c.OH) << what;
+    }
+  }
+}
+
+// The default policy: layers with stride 1 along x are taken (stride 1, and stride 2 along y only: PP-LCNet's
+// downsampling of the rows), the others are left to oneDNN (each bit-identical to the reference).
+TEST(FastInt8DepthwisePolicy, LayersStridedAlongXStayOnOneDnn) {
+  std::mt19937 rng(8105);
+  const std::vector<int64_t> strides[] = {{1, 1}, {2, 1}, {2, 2}, {1, 2}};
+  for (const std::vector<int64_t>& s : strides) {
+    DwCase c;
+    c.C = 32, c.OH = 12, c.OW = 12, c.stride = s;
     fitInput(c);
     c.w = randomInts(DType::I8, {c.KH, c.KW, c.C, 1}, rng, -128, 127);
     c.bias = randomInts(DType::I32, {c.C}, rng, -2000000, 2000000);
     randomRescale(c, rng, 0);
     Tensor x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -128, 127);
-    const Outcome o = expectSame(c, x, 1, "stride " + std::to_string(s));
+    const std::string what = "stride " + std::to_string(s[0]) + "," + std::to_string(s[1]);
+    const Outcome o = expectSame(c, x, 1, what);
     if (avx512()) {
-      if (s == 1) EXPECT_EQ(o.impl, kImpl);
-      else EXPECT_NE(o.impl, kImpl);
+      if (s[1] == 1) EXPECT_EQ(o.impl, kImpl) << what;
+      else EXPECT_NE(o.impl, kImpl) << what;
     }
   }
 }

@@ -241,6 +241,61 @@ TEST(FastQuantBinary, I16TableInFrontIsDeclinedAndHeldBackRescaleStillRuns) {
   EXPECT_TRUE(loneRescale) << "the held-back first rescale did not run as its own step";
 }
 
+// The squeeze-and-excitation gate's mul as `tosakit quantize` emits it: the feature map a8's rescale a whole
+// power of two ((a8 - zp) * F: multiplier 2^30, shift 30 - log2 F), the gate [1, 1, 1, C] (or one value)
+// through a table and its rescale, mul with shift 0, one output scale [+ clamp]. Per run the kernel computes it
+// in fp64 (scaledMulRowAvx512) when the gate's products stay inside i32 and the output rescale's range and its
+// sums below 2^53; otherwise, and with double rounding of a shift > 31, the general row runs. Both kinds here,
+// bit-identical to the reference, the fp64 row counted exactly when it must run.
+TEST(FastQuantBinary, GateMulInFp64IsBitIdenticalAndFallsBackOutsideItsBounds) {
+  std::mt19937 rng(20261128);
+  for (int trial = 0; trial < 16; ++trial) {
+    Case c;
+    c.op = "mul";
+    c.rescaledFirst = trial % 2;
+    const int64_t C = trial % 3 == 0 ? 200 : 1 + int64_t(rng() % 40);
+    c.outShape = c.aShape = {1, 1 + int64_t(rng() % 3), 8 + int64_t(rng() % 90), C};
+    c.bShape = trial % 5 == 4 ? Shape{1, 1, 1, 1} : Shape{1, 1, 1, C};
+    c.table = 8;
+    c.tableValues = randomTensor(DType::I8, {256}, rng, -128, 127);
+    const int64_t log2F = trial % 4;  // F = 1, 2, 4, 8
+    c.ra.multiplier = {int64_t(1) << 30}, c.ra.shift = {30 - log2F};
+    c.ra.inputZp = trial % 3 == 1 ? int64_t(rng() % 256) - 128 : 0;
+    c.rb.multiplier = {int64_t(1) << 30}, c.rb.shift = {30}, c.rb.inputZp = -128;  // the gate: 0..255
+    randomScale(c.ro, C, rng, 34, 40, false);
+    c.ro.roundingMode = "SINGLE_ROUND";
+    c.ro.outputZp = int64_t(rng() % 41) - 20;
+    c.clamp = trial % 2;
+    c.clampLo = c.ro.outputZp;
+    // Expected path: the fp64 row, except where a bound fails (by construction below).
+    bool fp64 = true;
+    if (trial == 13) {  // double rounding with shift > 31: the rounding term follows each product's sign
+      c.ro.roundingMode = "DOUBLE_ROUND";
+      fp64 = false;
+    }
+    if (trial == 14) {  // F = 2^21: products up to 128 * 255 * 2^21 leave i32 (MUL keeps the low 32 bits:
+      c.ra.shift = {9};   // the general row); shift 9 takes every a8 - 0 (apply_scale_32's range [-256, 256))
+      c.ra.inputZp = 0;
+      fp64 = false;
+    }
+    if (trial == 15) {  // output shift 20 < 32: apply_scale_32 takes only |P| < 2^19; with F = 2^8 and the gate
+      c.ra.shift = {22};  // at 255, any |a8| >= 9 breaks it: the general row, the reference's REQUIRE verdict
+      c.ro.shift = {20};
+      fp64 = false;
+    }
+    NamedTensors in{{"a", randomTensor(DType::I8, c.aShape, rng, -128, 127)},
+                    {"b", randomTensor(DType::I8, c.bShape, rng, -128, 127)}};
+    // Trial 15's gate must reach beyond the range: table entries of 127 (gate 255) on every input.
+    if (trial == 15) c.tableValues = Tensor::fromInts(DType::I8, {256}, std::vector<int64_t>(256, 127));
+    const int64_t before = fast::quantBinaryScaledMulRunsForTesting();
+    const std::string what = "trial " + std::to_string(trial);
+    expectSame(c, in, what, true, trial % 2 ? 1 : 2);
+    if (trial == 15) EXPECT_EQ(runOn(build(c), "ref", in).status.code(), StatusCode::Unpredictable) << what;
+    if (fast::dnn::hasAvx512Epilogue())
+      EXPECT_EQ(fast::quantBinaryScaledMulRunsForTesting() - before, fp64 ? 1 : 0) << what;
+  }
+}
+
 TEST(FastQuantBinary, RequireViolationsGiveTheReferenceVerdict) {
   {
     // apply_scale_32's value range: shift 2 allows [-2, 2); 5 is outside.
