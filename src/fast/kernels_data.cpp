@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include "fast/op_kernel.h"
+#include "fast/parallel_items.h"
 
 namespace tosakit::fast {
 namespace {
@@ -192,11 +193,10 @@ class TransposeKernel : public OpKernel {
  private:
   void runImage3(const float* x, float* y) const {
     const int64_t N = out_[0], P = out_[1] * out_[2], block = 4096, perImage = (P + block - 1) / block;
-#pragma omp parallel for schedule(static) if (N * P * 3 > 65536 && omp_get_max_threads() > 1)
-    for (int64_t b = 0; b < N * perImage; ++b) {
+    parallelItems(N * perImage, N * P * 3 > 65536 && omp_get_max_threads() > 1, [&](int64_t b) {
       const int64_t n = b / perImage, p0 = (b % perImage) * block;
       nchwToNhwc3(x, y, P, n, p0, std::min(P, p0 + block));
-    }
+    });
   }
 
   Shape out_, box_;
@@ -314,8 +314,8 @@ void fill(uint8_t* dst, const uint8_t* value, int64_t n) {
   T* p = reinterpret_cast<T*>(dst);
   constexpr int64_t kChunk = 16384;
   const int64_t chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) if (n > 4 * kChunk)
-  for (int64_t c = 0; c < chunks; ++c) std::fill(p + c * kChunk, p + std::min(n, (c + 1) * kChunk), v);
+  parallelItems(chunks, n > 4 * kChunk,
+                [&](int64_t c) { std::fill(p + c * kChunk, p + std::min(n, (c + 1) * kChunk), v); });
 }
 
 class PadKernel : public OpKernel {

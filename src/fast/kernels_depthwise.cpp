@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fast/parallel_items.h"
+
 namespace tosakit::fast {
 namespace {
 
@@ -304,9 +306,8 @@ void depthwiseF32(const DepthwiseF32Geometry& g, const float* x, const float* w,
   const Mode mode = chooseMode(epilogue, operands, e);
   const int64_t rows = g.N * g.OH, chunks = (g.C + kChunk - 1) / kChunk;
   const double work = double(rows) * double(g.OW) * double(g.C) * double(g.KH * g.KW);
-#pragma omp parallel for collapse(2) schedule(static) if (work > 100000)
-  for (int64_t row = 0; row < rows; ++row)
-    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+  parallelItems(rows * chunks, work > 100000, [&](int64_t item) {
+      const int64_t row = item / chunks, chunk = item % chunks;
       const int64_t n = row / g.OH, oy = row % g.OH;
       const RowContext r{g, x + n * g.IH * g.IW * g.C, w, bias, y + row * g.OW * g.C, row * g.OW * g.C, oy};
       const int64_t c0 = chunk * kChunk, c1 = std::min(g.C, c0 + kChunk);
@@ -314,7 +315,7 @@ void depthwiseF32(const DepthwiseF32Geometry& g, const float* x, const float* w,
       else if (mode == kGeneral) rowAvx512<kGeneral>(r, e, c0, c1);
       else if (mode == kAffine) rowAvx512<kAffine>(r, e, c0, c1);
       else rowAvx512<kClamp>(r, e, c0, c1);
-    }
+  });
 }
 
 double epilogueAbsBound(const std::vector<FloatEpilogueOp>& epilogue, const std::vector<double>& operandMaxAbs,

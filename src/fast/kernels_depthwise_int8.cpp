@@ -33,6 +33,7 @@
 #include "fast/kernels_common.h"
 #include "fast/kernels_int8_simd.h"
 #include "fast/onednn_common.h"
+#include "fast/parallel_items.h"
 
 // GCC 12 reports the intrinsics' deliberately undefined pass-through operands (_mm512_undefined_*, under an
 // all-ones mask) as uninitialized once inlined into these loops (GCC bug 105593); no undefined value is read.
@@ -392,17 +393,15 @@ class DepthwiseInt8Kernel : public OpKernel {
     const int64_t threads = parallel ? omp_get_max_threads() : 1;
     const Split sp = split(threads);
     const int64_t items = g_.N * sp.rowBands * sp.chanBands, vectors = g_.Cp / 16;
-    int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (parallel)
-    for (int64_t item = 0; item < items; ++item) {
+    const bool ok = parallelItems(items, parallel, [&](int64_t item) {
       const int64_t n = item / (sp.rowBands * sp.chanBands), rb = item / sp.chanBands % sp.rowBands;
       const int64_t cb = item % sp.chanBands;
       Work w;
       w.n = n, w.oy0 = rb * sp.rowsPerBand, w.oy1 = std::min(g_.OH, w.oy0 + sp.rowsPerBand);
       w.c0 = cb * vectors / sp.chanBands * 16, w.c1 = std::min(g_.C, (cb + 1) * vectors / sp.chanBands * 16);
-      if (w.oy0 < w.oy1 && w.c0 < w.c1) bad |= int(!runBand(x, w, out[0].data));
-    }
-    return bad ? rerunOnReference() : Status::ok();
+      return w.oy0 >= w.oy1 || w.c0 >= w.c1 || runBand(x, w, out[0].data);
+    });
+    return ok ? Status::ok() : rerunOnReference();
   }
 
   bool build(const OpChain& c, const Geometry& g, const Tensor& w, int64_t inputZp, int64_t weightZp,

@@ -19,6 +19,7 @@
 #include "fast/kernels_common.h"
 #include "fast/kernels_quantize_input.h"
 #include "fast/op_kernel.h"
+#include "fast/parallel_items.h"
 
 namespace tosakit::fast {
 namespace {
@@ -363,8 +364,7 @@ class FloatChainKernel : public OpKernel {
     float* dst = out[0].as<float>();
     std::vector<const float*> ptrs;
     for (auto [k, j] : refs_) ptrs.push_back(in[size_t(k)][size_t(j)].as<const float>());
-#pragma omp parallel for schedule(static) if (rows * inner > 65536)
-    for (int64_t r = 0; r < rows; ++r) {
+    parallelItems(rows, rows * inner > 65536, [&](int64_t r) {
       float* acc = dst + r * inner;
       const RowMap& m0 = maps_[size_t(first_)];
       const float* src = ptrs[size_t(first_)] + m0.base[size_t(r)];
@@ -381,7 +381,7 @@ class FloatChainKernel : public OpKernel {
           applyFloatUnary(s.op, acc, inner);
         }
       }
-    }
+    });
     return Status::ok();
   }
 
@@ -404,8 +404,7 @@ class FloatChainKernel : public OpKernel {
       }
       ptrs.push_back(p);
     }
-#pragma omp parallel for schedule(static) if (total > 65536)
-    for (int64_t t = 0; t < tiles; ++t) {
+    parallelItems(tiles, total > 65536, [&](int64_t t) {
       const int64_t begin = t * tile_, n = std::min(tile_, total - begin);
       float* acc = dst + begin;
       auto at = [&](int m) {
@@ -420,7 +419,7 @@ class FloatChainKernel : public OpKernel {
           strides[k] = steps_[k].other >= 0 ? stride(steps_[k].other) : 0;
         }
         fusedChainTile(acc, at(first_), stride(first_), n, steps_, others, strides);
-        continue;
+        return;
       }
       if (stride(first_)) std::memcpy(acc, at(first_), size_t(n) * sizeof(float));
       else std::fill(acc, acc + n, at(first_)[0]);
@@ -429,7 +428,7 @@ class FloatChainKernel : public OpKernel {
         else if (s.other >= 0) applyFloatBinary(s.op, acc, at(s.other), n, stride(s.other), s.chainOperand == 0);
         else applyFloatUnary(s.op, acc, n);
       }
-    }
+    });
     return Status::ok();
   }
 
@@ -609,16 +608,12 @@ class IntBinaryKernel : public OpKernel {
   bool compute(const T* x, const T* y, int32_t* dst) const {
     const int64_t inner = out_.empty() ? 1 : out_.back();
     const int64_t rows = inner ? numElements(out_) / inner : 0;
-    bool overflow = false;
-#pragma omp parallel for schedule(static) reduction(| : overflow) if (rows * inner > 65536)
-    for (int64_t r = 0; r < rows; ++r) {
+    return parallelItems(rows, rows * inner > 65536, [&](int64_t r) {
       const T* xa = x + a_.base[size_t(r)];
       const T* yb = y + b_.base[size_t(r)];
       int32_t* o = dst + r * inner;
-      if (a_.innerStride == 1) {  // the common case: a contiguous row, the other operand contiguous or scalar
-        overflow |= intRow(xa, yb, b_.innerStride, o, inner, op_, shift_) != 0;
-        continue;
-      }
+      if (a_.innerStride == 1)  // the common case: a contiguous row, the other operand contiguous or scalar
+        return intRow(xa, yb, b_.innerStride, o, inner, op_, shift_) == 0;
       bool ovf = false;
       for (int64_t i = 0; i < inner; ++i) {
         int64_t v1 = xa[i * a_.innerStride], v2 = yb[i * b_.innerStride], v = 0;
@@ -636,9 +631,8 @@ class IntBinaryKernel : public OpKernel {
         ovf |= v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max();
         o[i] = int32_t(v);
       }
-      overflow |= ovf;
-    }
-    return !overflow;
+      return !ovf;
+    });
   }
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {

@@ -10,6 +10,7 @@
 #include "fast/kernels_common.h"
 #include "fast/kernels_int8_simd.h"
 #include "fast/op_kernel.h"
+#include "fast/parallel_items.h"
 
 // GCC 12 reports the intrinsics' deliberately undefined pass-through operands (_mm512_undefined_*, under an
 // all-ones mask) as uninitialized once inlined (GCC bug 105593); no undefined value is read.
@@ -127,18 +128,14 @@ class RescaleKernel : public OpKernel {
   bool compute(const In* in, Out* out, int64_t n) const {
     const int64_t C = int64_t(ch_.size());
     const int64_t rows = n / C;
-    bool bad = false;
     if (scale32_) {
       const int64_t k = rowsPerBlock_, blocks = (rows + k - 1) / k;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (n > 65536)
-      for (int64_t b = 0; b < blocks; ++b) {
+      return parallelItems(blocks, n > 65536, [&](int64_t b) {
         const int64_t r0 = b * k, m = (std::min(rows, r0 + k) - r0) * C;
-        bad |= !rescale32Row(in + r0 * C, out + r0 * C, m, rows_);
-      }
-      return !bad;
+        return rescale32Row(in + r0 * C, out + r0 * C, m, rows_);
+      });
     }
-#pragma omp parallel for schedule(static) reduction(| : bad) if (n > 65536)
-    for (int64_t r = 0; r < rows; ++r) {
+    return parallelItems(rows, n > 65536, [&](int64_t r) {
       bool b = false;
       for (int64_t c = 0; c < C; ++c) {
         const ChannelScale& s = ch_[size_t(c)];
@@ -157,9 +154,8 @@ class RescaleKernel : public OpKernel {
         o = std::min(std::max(o, lo_), hi_);
         out[r * C + c] = Out(o);
       }
-      bad |= b;
-    }
-    return !bad;
+      return !b;
+    });
   }
 
   template <typename In>
@@ -190,12 +186,11 @@ class RescaleKernel : public OpKernel {
     // The parameters are those of every lane (a per-tensor scale), and apply_scale_32's result (|r| <= 2^30
     // under its REQUIRE) plus the zero point stays in i32.
     const bool avx = dnn::hasAvx512Epilogue() && rows_.inputZp >= -128 && rows_.inputZp <= 127;
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (int64_t c = 0; c < chunks; ++c) {
+    parallelItems(chunks, n > 65536, [&](int64_t c) {
       const int64_t b = c * chunk;
       if (avx) computeRescaleI8(x + b, y + b, std::min(chunk, n - b), rows_);
       else lookupRescaleI8(x + b, y + b, std::min(chunk, n - b), lut_.data());
-    }
+    });
   }
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {

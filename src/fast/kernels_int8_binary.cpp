@@ -28,6 +28,7 @@
 #include "fast/kernels_int8_binary.h"
 #include "fast/kernels_int8_simd.h"
 #include "fast/op_kernel.h"
+#include "fast/parallel_items.h"
 
 namespace tosakit::fast {
 namespace {
@@ -418,11 +419,10 @@ class FusedQuantBinaryKernel : public OpKernel {
       if (!rescaleBroadcast(x, xCount, inSpec_, table_, xValues_)) return false;
       if (kOp == BinOp::Mul && aFactor_ != 0 && prepareScaledMul()) {
         const int8_t* a8 = static_cast<const int8_t*>(a);
-#pragma omp parallel for schedule(static) if (n_ > 65536)
-        for (int64_t k = 0; k < chunks; ++k) {
+        parallelItems(chunks, n_ > 65536, [&](int64_t k) {
           const int64_t b = k * L_;
           scaledMulRowAvx512(a8 + b, mulK_.data(), mulR_.data(), out + b, std::min(L_, n_ - b), p_.lo, p_.hi);
-        }
+        });
         scaledMulRuns.fetch_add(1, std::memory_order_relaxed);
         return true;
       }
@@ -440,21 +440,15 @@ class FusedQuantBinaryKernel : public OpKernel {
       aScratch_.resize(size_t(threads), std::vector<int32_t>(size_t(L_)));
     const bool xLookedUp = avx && xFull && !table_.empty();
     if (xLookedUp && xScratch_.size() < size_t(threads)) xScratch_.resize(size_t(threads), std::vector<int8_t>(size_t(L_)));
-    int64_t bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (n_ > 65536)
-    for (int64_t k = 0; k < chunks; ++k) {
+    return parallelItems(chunks, n_ > 65536, [&](int64_t k) {
       const int64_t b = k * L_, m = std::min(L_, n_ - b);
       if (aInRegs) {
         const int8_t* ab = static_cast<const int8_t*>(a) + b;
-        bad |= int64_t(!(xFull ? rowAvxA8<XT, OutT, kOp>(ab, x + b, out + b, m, xLookedUp)
-                               : fusedRowAvx512<int32_t, int8_t, OutT, kOp, true>(ab, xRow_.data(), out + b, m, p_)));
-        continue;
+        return xFull ? rowAvxA8<XT, OutT, kOp>(ab, x + b, out + b, m, xLookedUp)
+                     : fusedRowAvx512<int32_t, int8_t, OutT, kOp, true>(ab, xRow_.data(), out + b, m, p_);
       }
       const int32_t* ar = aRowAt(a, b, m);
-      if (!ar) {
-        bad |= 1;
-        continue;
-      }
+      if (!ar) return false;
       bool ok;
       if (avx && !xFull)
         ok = fusedRowAvx512<int32_t, int32_t, OutT, kOp, true>(ar, xRow_.data(), out + b, m, p_);
@@ -474,9 +468,8 @@ class FusedQuantBinaryKernel : public OpKernel {
         ok = fusedRow<XT, OutT, kOp, XMode::Rescale, true>(ar, x + b, out + b, m, p_);
       else
         ok = fusedRow<XT, OutT, kOp, XMode::Rescale, false>(ar, x + b, out + b, m, p_);
-      bad |= int64_t(!ok);
-    }
-    return !bad;
+      return ok;
+    });
   }
 
   // K and R of scaledMulRowAvx512 for this run's gate, when the fp64 form is exact for it: per channel, with

@@ -36,6 +36,7 @@
 #include "fast/kernels_int8_pointwise.h"
 #include "fast/kernels_int8_simd.h"
 #include "fast/onednn_common.h"
+#include "fast/parallel_items.h"
 
 namespace tosakit::fast {
 namespace {
@@ -249,18 +250,16 @@ class Int8PointwiseVnniKernel : public OpKernel {
       chunk = ((M_ + chunks - 1) / chunks + kPixels - 1) / kPixels * kPixels;
       chunks = (M_ + chunk - 1) / chunk;
     }
-    int bad = 0;
     // Round robin: with channel splits, thread t takes share t of every chunk (contiguous blocks of items gave
     // one thread three full chunks of a 14x14 layer and the other one and a 4-pixel remainder).
-#pragma omp parallel for schedule(static, 1) reduction(| : bad) if (threads > 1)
-    for (int64_t item = 0; item < chunks * splits; ++item) {
+    const bool ok = parallelItems<true>(chunks * splits, threads > 1, [&](int64_t item) {
       const int64_t c = item / splits, s = item % splits;
       const int64_t v0 = vecBlocks * s / splits * kVectors, v1 = std::min(pw_.vectors, vecBlocks * (s + 1) / splits * kVectors);
       const int64_t p0 = c * chunk, p1 = std::min(M_, (c + 1) * chunk);
-      bad |= int(!runItem(x, y, p0, p1, v0, v1));
-      if (res_) bad |= int(!residualRows(a, y, p0, p1, v0 * 16, std::min(C_, v1 * 16)));
-    }
-    return bad ? rerunOnReference() : Status::ok();
+      const bool conv = runItem(x, y, p0, p1, v0, v1);
+      return conv && (!res_ || residualRows(a, y, p0, p1, v0 * 16, std::min(C_, v1 * 16)));
+    });
+    return ok ? Status::ok() : rerunOnReference();
   }
 
   IntEpilogue epi_;

@@ -18,6 +18,7 @@
 
 #include "fast/kernels_common.h"
 #include "fast/kernels_quantize_input.h"
+#include "fast/parallel_items.h"
 
 namespace tosakit::fast {
 namespace {
@@ -110,12 +111,10 @@ class QuantizeInputKernel : public OpKernel {
     const int64_t total = s_.N * s_.C * s_.P;
     // Blocks of positions of one image, split over the threads when the tensor is large.
     const int64_t block = 4096, perImage = (s_.P + block - 1) / block, blocks = s_.N * perImage;
-    bool ok = true;
-#pragma omp parallel for schedule(static) reduction(& : ok) if (total > 65536 && omp_get_max_threads() > 1)
-    for (int64_t b = 0; b < blocks; ++b) {
+    const bool ok = parallelItems(blocks, total > 65536, [&](int64_t b) {
       const int64_t n = b / perImage, p0 = (b % perImage) * block, p1 = std::min(s_.P, p0 + block);
-      ok &= runBlock(x, out[0].data, n, p0, p1);
-    }
+      return runBlock(x, out[0].data, n, p0, p1);
+    });
     return ok ? Status::ok() : rerunOnReference();
   }
 

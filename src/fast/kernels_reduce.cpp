@@ -26,6 +26,7 @@
 #include "core/numeric.h"
 #include "fast/kernels_common.h"
 #include "fast/op_kernel.h"
+#include "fast/parallel_items.h"
 
 namespace tosakit::fast {
 namespace {
@@ -42,8 +43,7 @@ constexpr int64_t kParallelWork = 65536; // input elements below which one threa
 // Runs f(item) for item in [0, items), split over the OpenMP threads when the work is large.
 template <typename F>
 void forItems(int64_t items, int64_t work, F&& f) {
-#pragma omp parallel for schedule(static) if (work > kParallelWork && items > 1)
-  for (int64_t i = 0; i < items; ++i) f(i);
+  parallelItems(items, work > kParallelWork, f);
 }
 
 // Middle-axis driver: for each outer index and block of the inner row, f(src, dst, n) where src points at
@@ -141,11 +141,8 @@ int64_t intSumRows(const int32_t* __restrict x, int64_t* __restrict acc, int64_t
 
 bool reduceIntSum(const Geometry& g, const int32_t* in, int32_t* out) {
   constexpr int64_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
-  int64_t bad = 0;
   if (g.inner == 1) {
-    const int64_t blocks = g.outer;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (g.outer * g.axis > kParallelWork && blocks > 1)
-    for (int64_t l = 0; l < blocks; ++l) {
+    return parallelItems(g.outer, g.outer * g.axis > kParallelWork, [&](int64_t l) {
       const int32_t* row = in + l * g.axis;
       int64_t acc = 0, b = 0;
       for (int64_t i = 0; i < g.axis; ++i) {
@@ -153,22 +150,19 @@ bool reduceIntSum(const Geometry& g, const int32_t* in, int32_t* out) {
         b |= int64_t(acc < lo) | int64_t(acc > hi);
       }
       out[l] = int32_t(acc);
-      bad |= b;
-    }
-    return bad == 0;
+      return b == 0;
+    });
   }
   const int64_t blocks = (g.inner + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (g.outer * g.axis * g.inner > kParallelWork)
-  for (int64_t item = 0; item < g.outer * blocks; ++item) {
+  return parallelItems(g.outer * blocks, g.outer * g.axis * g.inner > kParallelWork, [&](int64_t item) {
     const int64_t l = item / blocks, r0 = (item % blocks) * kBlock, n = std::min(kBlock, g.inner - r0);
     const int32_t* src = in + l * g.axis * g.inner + r0;
     int64_t acc[kBlock] = {};
     int64_t b = 0;
     for (int64_t i = 0; i < g.axis; ++i) b |= intSumRows(src + i * g.inner, acc, n);
     for (int64_t j = 0; j < n; ++j) out[l * g.inner + r0 + j] = int32_t(acc[j]);
-    bad |= b;
-  }
-  return bad == 0;
+    return b == 0;
+  });
 }
 
 // ---- fp32 sum / product: sequential in the spec's order ----

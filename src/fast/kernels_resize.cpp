@@ -18,6 +18,7 @@
 
 #include "core/numeric.h"
 #include "fast/op_kernel.h"
+#include "fast/parallel_items.h"
 
 namespace tosakit::fast {
 namespace {
@@ -116,9 +117,10 @@ bool hasNaN(DType t, const void* data, int64_t n) {
   return false;
 }
 
-// o[c] = s[c] + a[c] (resizedFirst) or a[c] + s[c]: one fp32 addition each, as tosa.add rounds it.
+// o[c] = s[c] + a[c] (resizedFirst) or a[c] + s[c]: one fp32 addition each, as tosa.add rounds it. o may be s
+// (in place, after a NaN input: not restrict-qualified).
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void addRowF32(const float* __restrict s, const float* __restrict a, float* __restrict o, int64_t n, bool resizedFirst) {
+void addRowF32(const float* s, const float* a, float* o, int64_t n, bool resizedFirst) {
   if (resizedFirst)
     for (int64_t c = 0; c < n; ++c) o[c] = s[c] + a[c];
   else
@@ -182,37 +184,35 @@ class ResizeKernel : public OpKernel {
   void nearest(const uint8_t* in, uint8_t* out, size_t elem) const {
     const int64_t H = in_[1], W = in_[2], C = in_[3], OH = out_[1], OW = out_[2];
     const size_t pixel = size_t(C) * elem, rowBytes = size_t(OW) * pixel;
-#pragma omp parallel for schedule(static) if (parallel())
-    for (int64_t r = 0; r < rows(); ++r) {
+    parallelItems(rows(), parallel(), [&](int64_t r) {
       const int64_t n = r / OH, oy = r % OH;
       uint8_t* o = out + size_t(r) * rowBytes;
       const uint8_t* inRow = in + size_t((n * H + ys_[size_t(oy)].nearest) * W) * pixel;
       for (int64_t ox = 0; ox < OW; ++ox)
         std::memcpy(o + size_t(ox) * pixel, inRow + size_t(xs_[size_t(ox)].nearest) * pixel, pixel);
-    }
+    });
   }
 
   // nearest() with the fused add: out = resized (+) a, pixel by pixel.
   void nearestAddF32(const float* in, const float* a, float* out) const {
     const int64_t H = in_[1], W = in_[2], C = in_[3], OH = out_[1], OW = out_[2];
     const bool resizedFirst = addOther_ == 1;
-#pragma omp parallel for schedule(static) if (parallel())
-    for (int64_t r = 0; r < rows(); ++r) {
+    parallelItems(rows(), parallel(), [&](int64_t r) {
       const int64_t n = r / OH, oy = r % OH;
       const float* inRow = in + (n * H + ys_[size_t(oy)].nearest) * W * C;
       for (int64_t ox = 0; ox < OW; ++ox) {
         const int64_t at = (r * OW + ox) * C;
         addRowF32(inRow + xs_[size_t(ox)].nearest * C, a + at, out + at, C, resizedFirst);
       }
-    }
+    });
   }
 
   template <typename F>
   void forEachPixel(F&& f) const {
     const int64_t OH = out_[1], OW = out_[2];
-#pragma omp parallel for schedule(static) if (parallel())
-    for (int64_t r = 0; r < rows(); ++r)
+    parallelItems(rows(), parallel(), [&](int64_t r) {
       for (int64_t ox = 0; ox < OW; ++ox) f(r / OH, ys_[size_t(r % OH)], xs_[size_t(ox)], r * OW + ox);
+    });
   }
 
   template <typename In, typename Acc, typename Out>

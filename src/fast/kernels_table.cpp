@@ -14,6 +14,7 @@
 
 #include "fast/kernels_common.h"
 #include "fast/op_kernel.h"
+#include "fast/parallel_items.h"
 
 namespace tosakit::fast {
 namespace {
@@ -65,8 +66,7 @@ class TableKernel : public OpKernel {
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     const int64_t n = in[0][0].size();
     const int64_t chunk = 16384, chunks = (n + chunk - 1) / chunk;
-#pragma omp parallel for schedule(static) if (n > kParallelElements)
-    for (int64_t c = 0; c < chunks; ++c) {
+    parallelItems(chunks, n > kParallelElements, [&](int64_t c) {
       const int64_t b = c * chunk, m = std::min(chunk, n - b);
       if (i16_)
         lookupI16(in[0][0].as<const int16_t>() + b, out[0].as<int32_t>() + b, m, base7_.data(), slope_.data());
@@ -74,7 +74,7 @@ class TableKernel : public OpKernel {
         lookupI8Vbmi(in[0][0].as<const int8_t>() + b, out[0].as<int8_t>() + b, m, table8_.data());
       else
         lookupI8(in[0][0].as<const int8_t>() + b, out[0].as<int8_t>() + b, m, table8_.data());
-    }
+    });
     return Status::ok();
   }
 
@@ -100,12 +100,11 @@ class TrailingTableKernel : public OpKernel {
     int8_t* y = out[0].as<int8_t>();
     const int64_t n = out[0].size();
     const int64_t chunk = 16384, chunks = (n + chunk - 1) / chunk;
-#pragma omp parallel for schedule(static) if (n > kParallelElements)
-    for (int64_t c = 0; c < chunks; ++c) {
+    parallelItems(chunks, n > kParallelElements, [&](int64_t c) {
       const int64_t b = c * chunk, m = std::min(chunk, n - b);
       if (vbmi_) lookupI8Vbmi(y + b, y + b, m, table_.data());  // in place: each block is read before it is written
       else lookupI8(y + b, y + b, m, table_.data());
-    }
+    });
     return Status::ok();
   }
 
@@ -187,12 +186,10 @@ class CastKernel : public OpKernel {
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     const int64_t n = in[0][0].size();
     const int64_t chunk = 16384, chunks = (n + chunk - 1) / chunk;
-    bool ok = true;
-#pragma omp parallel for schedule(static) reduction(& : ok) if (n > kParallelElements)
-    for (int64_t c = 0; c < chunks; ++c) {
+    const bool ok = parallelItems(chunks, n > kParallelElements, [&](int64_t c) {
       const int64_t b = c * chunk, m = std::min(chunk, n - b);
-      ok &= castChunk(in[0][0].data, out[0].data, b, m);
-    }
+      return castChunk(in[0][0].data, out[0].data, b, m);
+    });
     return ok ? Status::ok() : rerunOnReference();
   }
 

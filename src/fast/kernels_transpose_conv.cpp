@@ -16,6 +16,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "fast/parallel_items.h"
+
 namespace tosakit::fast {
 namespace {
 
@@ -224,14 +226,13 @@ void transposeConvF32(const TransposeConvF32Geometry& g, const float* x, const f
   const int64_t rows = g.N * g.IH, OW = g.IW * g.KW;
   const int64_t rowOut = g.KH * OW * g.OC;  // the output values of one input row (KH whole output rows)
   const double work = double(rows) * double(g.IW) * double(g.IC) * double(T);
-#pragma omp parallel for schedule(static) if (work > 2e6)
-  for (int64_t r = 0; r < rows; ++r) {
+  parallelItems(rows, work > 2e6, [&](int64_t r) {
     const float* xRow = x + r * g.IW * g.IC;
     float* yRow = y + r * rowOut;
     if (avx512) rowAvx512(g, xRow, rp, yRow);
     else rowPortable(g, xRow, packedW, biasT, yRow);
     if (passAfter) epilogueRange(yRow, rowOut, r * rowOut, g.OC, epilogue, operands);
-  }
+  });
 }
 
 }  // namespace tosakit::fast

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/numeric.h"
+#include "fast/parallel_items.h"
 
 namespace tosakit::fast::dnn {
 
@@ -191,9 +192,10 @@ TOSAKIT_VECTOR_LOOP uint32_t copyF32Specials(const uint32_t* src, uint32_t* dst,
 
 float maxAbsF32(const float* x, int64_t n) {
   const uint32_t* p = reinterpret_cast<const uint32_t*>(x);
-  uint32_t m = 0;
-#pragma omp parallel for schedule(static) reduction(max : m) if (n >= 2 * kScanChunk)
-  for (int64_t b = 0; b < n; b += kScanChunk) m = std::max(m, maxAbsBits(p + b, std::min(kScanChunk, n - b)));
+  const uint32_t m = parallelReduce(
+      (n + kScanChunk - 1) / kScanChunk, n >= 2 * kScanChunk, uint32_t(0),
+      [&](int64_t c) { return maxAbsBits(p + c * kScanChunk, std::min(kScanChunk, n - c * kScanChunk)); },
+      [](uint32_t a, uint32_t b) { return std::max(a, b); });
   float f;
   std::memcpy(&f, &m, 4);
   return f;  // NaN bit patterns sort above infinity: a NaN input gives a NaN (compares as not <= any limit)
@@ -212,12 +214,13 @@ double maxAbsValue(const Tensor& t) {
 bool copyAllFiniteF32(const float* src, float* dst, int64_t n) {
   const uint32_t* s = reinterpret_cast<const uint32_t*>(src);
   uint32_t* d = reinterpret_cast<uint32_t*>(dst);
-  uint32_t special = 0;
-#pragma omp parallel for schedule(static) reduction(| : special) if (n >= 2 * kScanChunk)
-  for (int64_t b = 0; b < n; b += kScanChunk) {
-    const int64_t len = std::min(kScanChunk, n - b);
-    special |= src == dst ? uint32_t(maxAbsBits(s + b, len) >= 0x7f800000u) : copyF32Specials(s + b, d + b, len);
-  }
+  const uint32_t special = parallelReduce(
+      (n + kScanChunk - 1) / kScanChunk, n >= 2 * kScanChunk, uint32_t(0),
+      [&](int64_t c) {
+        const int64_t b = c * kScanChunk, len = std::min(kScanChunk, n - b);
+        return src == dst ? uint32_t(maxAbsBits(s + b, len) >= 0x7f800000u) : copyF32Specials(s + b, d + b, len);
+      },
+      [](uint32_t a, uint32_t b) { return a | b; });
   return !special;
 }
 
@@ -369,9 +372,8 @@ void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<Ten
   std::vector<const void*> others;
   for (const auto& m : e.manual) others.push_back(m.kind != Op::Kind::Clamp ? in[m.k][m.j].data : nullptr);
   constexpr int64_t kBlock = 4096;
-#pragma omp parallel for schedule(static) if (n > (1 << 16))
-  for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
-    const int64_t b1 = std::min(n, b0 + kBlock);
+  parallelItems((n + kBlock - 1) / kBlock, n > (1 << 16), [&](int64_t block) {
+    const int64_t b0 = block * kBlock, b1 = std::min(n, b0 + kBlock);
     for (size_t o = 0; o < e.manual.size(); ++o) {
       const auto& m = e.manual[o];
       if (bf16) {
@@ -400,7 +402,7 @@ void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<Ten
         else addF32(p, q + b0, b1 - b0);
       }
     }
-  }
+  });
 }
 
 IntEpilogue planIntEpilogue(const OpChain& c, int64_t channels, const Tensor* constBias) {
@@ -597,22 +599,18 @@ bool epilogueRows(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t r
   const int64_t C = e.channels, k = rowsPerBlock(e);
   const Clip clip = clipOf(e);
   buildLanes(e, bias, k);
-  int bad = 0;
   if (e.rowClass.empty()) {  // one bias vector
     const int64_t blocks = (rows + k - 1) / k;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (rows * C > (1 << 15))
-    for (int64_t b = 0; b < blocks; ++b) {
+    return parallelItems(blocks, rows * C > (1 << 15), [&](int64_t b) {
       const int64_t r0 = b * k;
-      bad |= int(!epilogueBlocks(e, acc + r0 * C, out + r0 * C, r0, std::min(rows, r0 + k), clip));
-    }
-    return !bad;
+      return epilogueBlocks(e, acc + r0 * C, out + r0 * C, r0, std::min(rows, r0 + k), clip);
+    });
   }
   // Zero-point compensation: the bias vector depends on the position's class, row by row.
   const int64_t perImage = int64_t(e.rowClass.size());
-#pragma omp parallel for schedule(static) reduction(| : bad) if (rows * C > (1 << 15))
-  for (int64_t r = 0; r < rows; ++r)
-    bad |= int(!epilogueSpan(e, acc + r * C, out + r * C, C, bias + e.rowClass[size_t(r % perImage)], clip.lo, clip.hi));
-  return !bad;
+  return parallelItems(rows, rows * C > (1 << 15), [&](int64_t r) {
+    return epilogueSpan(e, acc + r * C, out + r * C, C, bias + e.rowClass[size_t(r % perImage)], clip.lo, clip.hi);
+  });
 }
 
 }  // namespace
@@ -640,11 +638,9 @@ bool runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, cons
       buildIntEpilogueLanes(e, bias, e.rowClass.empty() ? 1 : int64_t(e.biasTable.size()) / std::max<int64_t>(C, 1));
     constexpr int64_t kChunk = 64;  // rows per parallel work item
     const int64_t chunks = (rows + kChunk - 1) / kChunk;
-    int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (rows * C > (1 << 15))
-    for (int64_t k = 0; k < chunks; ++k)
-      bad |= int(!runIntEpilogueAvx512(e, acc, out.data, k * kChunk, std::min(rows, (k + 1) * kChunk)));
-    return !bad;
+    return parallelItems(chunks, rows * C > (1 << 15), [&](int64_t k) {
+      return runIntEpilogueAvx512(e, acc, out.data, k * kChunk, std::min(rows, (k + 1) * kChunk));
+    });
   }
   switch (e.outType) {
     case DType::I8: return epilogueRows(e, acc, out.as<int8_t>(), rows, bias);

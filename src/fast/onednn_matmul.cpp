@@ -9,6 +9,7 @@
 #include "fast/onednn_common.h"
 #include "fast/onednn_kernels.h"
 #include "fast/onednn_unpack.h"
+#include "fast/parallel_items.h"
 
 namespace tosakit::fast {
 namespace {
@@ -146,9 +147,8 @@ class MatmulKernel : public OpKernel {
     const int64_t N = g_.N, H = g_.H, C = g_.C, W = g_.W;
     if (!constB_) columnSums(b);
     const uint32_t both = uint32_t(C) * uint32_t(g_.aZp) * uint32_t(g_.bZp);
-#pragma omp parallel for collapse(2) schedule(static) if (N * H * W > (1 << 15))
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t h = 0; h < H; ++h) {
+    parallelItems(N * H, N * H * W > (1 << 15), [&](int64_t item) {
+        const int64_t n = item / H, h = item % H;
         const int8_t* pa = a + (n * H + h) * C;
         int32_t* pr = acc + (n * H + h) * W;
         const int64_t* colSum = colSum_.data() + n * W;
@@ -167,7 +167,7 @@ class MatmulKernel : public OpKernel {
             v = int32_t(uint32_t(v) - uint32_t(g_.bZp) * rowSum - uint32_t(g_.aZp) * uint32_t(colSum[w]) + both);
           pr[w] = int32_t(v);
         }
-      }
+    });
   }
 
   // Per (n, w): sum_c B[n, c, w] and the exactness threshold derived from it.

@@ -13,6 +13,7 @@
 #include "fast/kernels_int8_simd.h"
 #include "fast/onednn_common.h"
 #include "fast/onednn_kernels.h"
+#include "fast/parallel_items.h"
 
 namespace tosakit::fast {
 namespace {
@@ -23,6 +24,9 @@ struct PoolGeom {
   DType t = DType::FP32;
   int64_t N = 0, IH = 0, IW = 0, C = 0, OH = 0, OW = 0;
   int64_t KY = 0, KX = 0, SY = 0, SX = 0, PT = 0, PB = 0, PL = 0, PR = 0;
+  // Over the threads (one item per output row) from 64K window taps on: an SE block's global pool (one row)
+  // or a small pool is not worth waking them.
+  bool parallel() const { return N * OH * OW * C * KY * KX > (int64_t(1) << 16); }
 };
 
 // Shapes and attributes with the spec's ERROR_IF conditions; nullopt leaves the op to the reference kernel.
@@ -149,9 +153,8 @@ class IntAvgPool : public OpKernel {
     const T* x = in[0][0].as<T>();
     T* y = out[0].as<T>();
     const PoolGeom& g = g_;
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t n = 0; n < g.N; ++n)
-      for (int64_t oy = 0; oy < g.OH; ++oy) {
+    parallelItems(g.N * g.OH, g.parallel(), [&](int64_t item) {
+        const int64_t n = item / g.OH, oy = item % g.OH;
         std::vector<int32_t> acc(size_t(g.C));
         for (int64_t ox = 0; ox < g.OW; ++ox) {
           const int64_t y0 = std::max<int64_t>(oy * g.SY - g.PT, 0), y1 = std::min(oy * g.SY - g.PT + g.KY, g.IH);
@@ -172,7 +175,7 @@ class IntAvgPool : public OpKernel {
           const Reciprocal r = reciprocalScale(uint32_t((y1 - y0) * (x1 - x0)));
           scaleRow(acc.data(), y + ((n * g.OH + oy) * g.OW + ox) * g.C, r.multiplier, r.shift, outZp_, g.C);
         }
-      }
+    });
     return Status::ok();
   }
 
@@ -332,24 +335,21 @@ class MaxPool : public OpKernel {
     const PoolGeom& g = g_;
     if constexpr (std::is_same_v<T, float>) {
       if (!kIgnoreNan && useAvx512_) {
-#pragma omp parallel for collapse(2) schedule(static)
-        for (int64_t n = 0; n < g.N; ++n)
-          for (int64_t oy = 0; oy < g.OH; ++oy) maxPoolRowF32PropagateAvx512(g, x, y, n, oy);
+        parallelItems(g.N * g.OH, g.parallel(),
+                      [&](int64_t item) { maxPoolRowF32PropagateAvx512(g, x, y, item / g.OH, item % g.OH); });
         return Status::ok();
       }
-#pragma omp parallel for collapse(2) schedule(static)
-      for (int64_t n = 0; n < g.N; ++n)
-        for (int64_t oy = 0; oy < g.OH; ++oy) {
-          thread_local std::vector<float> acc;
-          acc.resize(size_t(g.C));
-          if (kIgnoreNan) maxPoolRowF32Ignore(g, x, y, n, oy, acc.data());
-          else maxPoolRowF32Propagate(g, x, y, n, oy, acc.data());
-        }
+      parallelItems(g.N * g.OH, g.parallel(), [&](int64_t item) {
+        const int64_t n = item / g.OH, oy = item % g.OH;
+        thread_local std::vector<float> acc;
+        acc.resize(size_t(g.C));
+        if (kIgnoreNan) maxPoolRowF32Ignore(g, x, y, n, oy, acc.data());
+        else maxPoolRowF32Propagate(g, x, y, n, oy, acc.data());
+      });
       return Status::ok();
     }
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t n = 0; n < g.N; ++n)
-      for (int64_t oy = 0; oy < g.OH; ++oy) {
+    parallelItems(g.N * g.OH, g.parallel(), [&](int64_t item) {
+        const int64_t n = item / g.OH, oy = item % g.OH;
         using Acc = std::conditional_t<kFloat, float, T>;
         std::vector<Acc> acc(size_t(g.C));
         std::vector<float> tmp(std::is_same_v<T, uint16_t> ? size_t(g.C) : 0);
@@ -380,7 +380,7 @@ class MaxPool : public OpKernel {
           T* o = y + ((n * g.OH + oy) * g.OW + ox) * g.C;
           for (int64_t ch = 0; ch < g.C; ++ch) o[ch] = store(acc[size_t(ch)]);
         }
-      }
+    });
     return Status::ok();
   }
 

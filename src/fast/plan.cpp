@@ -13,6 +13,7 @@
 #include "core/process_memory.h"
 #include "core/size_budget.h"
 #include "fast/kernels_common.h"
+#include "fast/parallel_items.h"
 #include "ref/kernel.h"
 
 namespace tosakit::fast {
@@ -91,14 +92,14 @@ TOSAKIT_SCAN_LOOP uint32_t specials16(const uint16_t* p, int64_t n, uint16_t exp
 bool allFinite(const void* data, DType t, int64_t n) {
   if (t != DType::FP32 && t != DType::FP16 && t != DType::BF16) return true;
   constexpr int64_t kChunk = 1 << 16;
-  uint32_t special = 0;
-#pragma omp parallel for schedule(static) reduction(| : special) if (n > 4 * kChunk)
-  for (int64_t b = 0; b < n; b += kChunk) {
-    const int64_t len = std::min(kChunk, n - b);
-    special |= t == DType::FP32 ? specialsF32(static_cast<const uint32_t*>(data) + b, len)
-                                : specials16(static_cast<const uint16_t*>(data) + b, len,
-                                             t == DType::FP16 ? 0x7c00 : 0x7f80);
-  }
+  const uint32_t special = parallelReduce(
+      (n + kChunk - 1) / kChunk, n > 4 * kChunk, uint32_t(0),
+      [&](int64_t c) {
+        const int64_t b = c * kChunk, len = std::min(kChunk, n - b);
+        return t == DType::FP32 ? specialsF32(static_cast<const uint32_t*>(data) + b, len)
+                                : specials16(static_cast<const uint16_t*>(data) + b, len, t == DType::FP16 ? 0x7c00 : 0x7f80);
+      },
+      [](uint32_t a, uint32_t b) { return a | b; });
   return !special;
 }
 bool allFinite(const Tensor& t) { return allFinite(t.data(), t.dtype(), t.size()); }

@@ -165,7 +165,9 @@ TEST(FastTable, TableAfterAStepIsLookedUpInPlaceByThatStep) {
     EXPECT_EQ(fast.stats.steps[0].opType, c.conv ? "tosa.conv2d+tosa.rescale+tosa.table" : "tosa.rescale+tosa.table")
         << what;
     EXPECT_TRUE(impl.size() > 9 && impl.substr(impl.size() - 9) == "+table_i8") << what << ": " << impl;
-    if (!c.conv) EXPECT_EQ(impl, "fast:rescale+table_i8") << what;
+    if (!c.conv) {
+      EXPECT_EQ(impl, "fast:rescale+table_i8") << what;
+    }
   }
 }
 

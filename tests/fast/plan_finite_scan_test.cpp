@@ -131,7 +131,9 @@ void expectFastMatchesRef(const std::function<std::unique_ptr<ir::Module>()>& ma
     auto s = Session::create(make(), so);
     EXPECT_TRUE(s.isOk()) << s.status().toString();
     RunResult r;
-    if (s.isOk()) EXPECT_TRUE((*s)->run(in, r, RunOptions{}).isOk());
+    if (s.isOk()) {
+      EXPECT_TRUE((*s)->run(in, r, RunOptions{}).isOk());
+    }
     return r;
   };
   const RunResult ref = runOn("ref", 1);
