@@ -241,7 +241,10 @@ class Int8PointwiseVnniKernel : public OpKernel {
     // Work items of 64 pixels x a share of the channels over the threads: the channels are split too when there
     // are few pixels (7x7 and 14x14 layers), so every thread has work. Below ~2M multiply-accumulates one
     // thread (docs/FAST.md, Threads).
-    const int threads = flops() >= 4e6 ? omp_get_max_threads() : 1;
+    // Or when the packed weights alone are large (a classifier's one row: mobilenet_v2's 1280 -> 1000 streams
+    // 1.3 MB of weights for 2.6M operations; split by channels, each thread streams half).
+    const bool weightBound = pw_.w.size() >= (size_t(1) << 19);
+    const int threads = flops() >= 4e6 || weightBound ? omp_get_max_threads() : 1;
     int64_t chunk = 64, chunks = (M_ + chunk - 1) / chunk;
     const int64_t vecBlocks = (pw_.vectors + kVectors - 1) / kVectors;
     const int64_t splits = chunks >= 4 * threads ? 1 : std::min<int64_t>(threads, vecBlocks);
