@@ -307,14 +307,14 @@ void depthwiseF32(const DepthwiseF32Geometry& g, const float* x, const float* w,
   const int64_t rows = g.N * g.OH, chunks = (g.C + kChunk - 1) / kChunk;
   const double work = double(rows) * double(g.OW) * double(g.C) * double(g.KH * g.KW);
   parallelItems(rows * chunks, work > 100000, [&](int64_t item) {
-      const int64_t row = item / chunks, chunk = item % chunks;
-      const int64_t n = row / g.OH, oy = row % g.OH;
-      const RowContext r{g, x + n * g.IH * g.IW * g.C, w, bias, y + row * g.OW * g.C, row * g.OW * g.C, oy};
-      const int64_t c0 = chunk * kChunk, c1 = std::min(g.C, c0 + kChunk);
-      if (!avx512) rowPortable(r, e, c0, c1);
-      else if (mode == kGeneral) rowAvx512<kGeneral>(r, e, c0, c1);
-      else if (mode == kAffine) rowAvx512<kAffine>(r, e, c0, c1);
-      else rowAvx512<kClamp>(r, e, c0, c1);
+    const int64_t row = item / chunks, chunk = item % chunks;
+    const int64_t n = row / g.OH, oy = row % g.OH;
+    const RowContext r{g, x + n * g.IH * g.IW * g.C, w, bias, y + row * g.OW * g.C, row * g.OW * g.C, oy};
+    const int64_t c0 = chunk * kChunk, c1 = std::min(g.C, c0 + kChunk);
+    if (!avx512) rowPortable(r, e, c0, c1);
+    else if (mode == kGeneral) rowAvx512<kGeneral>(r, e, c0, c1);
+    else if (mode == kAffine) rowAvx512<kAffine>(r, e, c0, c1);
+    else rowAvx512<kClamp>(r, e, c0, c1);
   });
 }
 

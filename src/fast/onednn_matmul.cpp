@@ -148,25 +148,25 @@ class MatmulKernel : public OpKernel {
     if (!constB_) columnSums(b);
     const uint32_t both = uint32_t(C) * uint32_t(g_.aZp) * uint32_t(g_.bZp);
     parallelItems(N * H, N * H * W > (1 << 15), [&](int64_t item) {
-        const int64_t n = item / H, h = item % H;
-        const int8_t* pa = a + (n * H + h) * C;
-        int32_t* pr = acc + (n * H + h) * W;
-        const int64_t* colSum = colSum_.data() + n * W;
-        const int64_t* thr = threshold_.data() + n * W;
-        uint32_t rowSum = 0;
-        if (g_.bZp != 0)
-          for (int64_t c = 0; c < C; ++c) rowSum += uint32_t(int32_t(pa[c]));
-        for (int64_t w = 0; w < W; ++w) {
-          int64_t v = pr[w];
-          if ((v < 0 ? -v : v) >= thr[w]) {
-            uint32_t exact = 0;
-            for (int64_t c = 0; c < C; ++c) exact += uint32_t(int32_t(pa[c]) * int32_t(b[(n * C + c) * W + w]));
-            v = int32_t(exact);
-          }
-          if (g_.aZp != 0 || g_.bZp != 0)
-            v = int32_t(uint32_t(v) - uint32_t(g_.bZp) * rowSum - uint32_t(g_.aZp) * uint32_t(colSum[w]) + both);
-          pr[w] = int32_t(v);
+      const int64_t n = item / H, h = item % H;
+      const int8_t* pa = a + (n * H + h) * C;
+      int32_t* pr = acc + (n * H + h) * W;
+      const int64_t* colSum = colSum_.data() + n * W;
+      const int64_t* thr = threshold_.data() + n * W;
+      uint32_t rowSum = 0;
+      if (g_.bZp != 0)
+        for (int64_t c = 0; c < C; ++c) rowSum += uint32_t(int32_t(pa[c]));
+      for (int64_t w = 0; w < W; ++w) {
+        int64_t v = pr[w];
+        if ((v < 0 ? -v : v) >= thr[w]) {
+          uint32_t exact = 0;
+          for (int64_t c = 0; c < C; ++c) exact += uint32_t(int32_t(pa[c]) * int32_t(b[(n * C + c) * W + w]));
+          v = int32_t(exact);
         }
+        if (g_.aZp != 0 || g_.bZp != 0)
+          v = int32_t(uint32_t(v) - uint32_t(g_.bZp) * rowSum - uint32_t(g_.aZp) * uint32_t(colSum[w]) + both);
+        pr[w] = int32_t(v);
+      }
     });
   }
 

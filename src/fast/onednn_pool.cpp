@@ -154,27 +154,27 @@ class IntAvgPool : public OpKernel {
     T* y = out[0].as<T>();
     const PoolGeom& g = g_;
     parallelItems(g.N * g.OH, g.parallel(), [&](int64_t item) {
-        const int64_t n = item / g.OH, oy = item % g.OH;
-        std::vector<int32_t> acc(size_t(g.C));
-        for (int64_t ox = 0; ox < g.OW; ++ox) {
-          const int64_t y0 = std::max<int64_t>(oy * g.SY - g.PT, 0), y1 = std::min(oy * g.SY - g.PT + g.KY, g.IH);
-          const int64_t x0 = std::max<int64_t>(ox * g.SX - g.PL, 0), x1 = std::min(ox * g.SX - g.PL + g.KX, g.IW);
-          if constexpr (std::is_same_v<T, int8_t>) {
-            if (useAvx512_) {
-              windowSumsI8Avx512(x + n * g.IH * g.IW * g.C, g.IW * g.C, y0, y1, x0, x1, g.C, int32_t(inZp_), acc.data());
-              const Reciprocal r = reciprocalScale(uint32_t((y1 - y0) * (x1 - x0)));
-              scaleRow(acc.data(), y + ((n * g.OH + oy) * g.OW + ox) * g.C, r.multiplier, r.shift, outZp_, g.C);
-              continue;
-            }
+      const int64_t n = item / g.OH, oy = item % g.OH;
+      std::vector<int32_t> acc(size_t(g.C));
+      for (int64_t ox = 0; ox < g.OW; ++ox) {
+        const int64_t y0 = std::max<int64_t>(oy * g.SY - g.PT, 0), y1 = std::min(oy * g.SY - g.PT + g.KY, g.IH);
+        const int64_t x0 = std::max<int64_t>(ox * g.SX - g.PL, 0), x1 = std::min(ox * g.SX - g.PL + g.KX, g.IW);
+        if constexpr (std::is_same_v<T, int8_t>) {
+          if (useAvx512_) {
+            windowSumsI8Avx512(x + n * g.IH * g.IW * g.C, g.IW * g.C, y0, y1, x0, x1, g.C, int32_t(inZp_), acc.data());
+            const Reciprocal r = reciprocalScale(uint32_t((y1 - y0) * (x1 - x0)));
+            scaleRow(acc.data(), y + ((n * g.OH + oy) * g.OW + ox) * g.C, r.multiplier, r.shift, outZp_, g.C);
+            continue;
           }
-          std::fill(acc.begin(), acc.end(), 0);
-          for (int64_t yy = y0; yy < y1; ++yy)
-            for (int64_t xx = x0; xx < x1; ++xx) {
-              accumulateRow(acc.data(), x + ((n * g.IH + yy) * g.IW + xx) * g.C, int32_t(inZp_), g.C);
-            }
-          const Reciprocal r = reciprocalScale(uint32_t((y1 - y0) * (x1 - x0)));
-          scaleRow(acc.data(), y + ((n * g.OH + oy) * g.OW + ox) * g.C, r.multiplier, r.shift, outZp_, g.C);
         }
+        std::fill(acc.begin(), acc.end(), 0);
+        for (int64_t yy = y0; yy < y1; ++yy)
+          for (int64_t xx = x0; xx < x1; ++xx) {
+            accumulateRow(acc.data(), x + ((n * g.IH + yy) * g.IW + xx) * g.C, int32_t(inZp_), g.C);
+          }
+        const Reciprocal r = reciprocalScale(uint32_t((y1 - y0) * (x1 - x0)));
+        scaleRow(acc.data(), y + ((n * g.OH + oy) * g.OW + ox) * g.C, r.multiplier, r.shift, outZp_, g.C);
+      }
     });
     return Status::ok();
   }
@@ -349,37 +349,37 @@ class MaxPool : public OpKernel {
       return Status::ok();
     }
     parallelItems(g.N * g.OH, g.parallel(), [&](int64_t item) {
-        const int64_t n = item / g.OH, oy = item % g.OH;
-        using Acc = std::conditional_t<kFloat, float, T>;
-        std::vector<Acc> acc(size_t(g.C));
-        std::vector<float> tmp(std::is_same_v<T, uint16_t> ? size_t(g.C) : 0);
-        for (int64_t ox = 0; ox < g.OW; ++ox) {
-          const int64_t y0 = std::max<int64_t>(oy * g.SY - g.PT, 0), y1 = std::min(oy * g.SY - g.PT + g.KY, g.IH);
-          const int64_t x0 = std::max<int64_t>(ox * g.SX - g.PL, 0), x1 = std::min(ox * g.SX - g.PL + g.KX, g.IW);
-          Acc init;
-          if constexpr (kFloat) init = kIgnoreNan ? std::numeric_limits<float>::quiet_NaN() : -INFINITY;
-          else init = std::numeric_limits<T>::min();
-          std::fill(acc.begin(), acc.end(), init);
-          for (int64_t yy = y0; yy < y1; ++yy)
-            for (int64_t xx = x0; xx < x1; ++xx) {
-              const T* row = x + ((n * g.IH + yy) * g.IW + xx) * g.C;
-              if constexpr (!kFloat) {
-                maxRowInt(acc.data(), row, g.C);
+      const int64_t n = item / g.OH, oy = item % g.OH;
+      using Acc = std::conditional_t<kFloat, float, T>;
+      std::vector<Acc> acc(size_t(g.C));
+      std::vector<float> tmp(std::is_same_v<T, uint16_t> ? size_t(g.C) : 0);
+      for (int64_t ox = 0; ox < g.OW; ++ox) {
+        const int64_t y0 = std::max<int64_t>(oy * g.SY - g.PT, 0), y1 = std::min(oy * g.SY - g.PT + g.KY, g.IH);
+        const int64_t x0 = std::max<int64_t>(ox * g.SX - g.PL, 0), x1 = std::min(ox * g.SX - g.PL + g.KX, g.IW);
+        Acc init;
+        if constexpr (kFloat) init = kIgnoreNan ? std::numeric_limits<float>::quiet_NaN() : -INFINITY;
+        else init = std::numeric_limits<T>::min();
+        std::fill(acc.begin(), acc.end(), init);
+        for (int64_t yy = y0; yy < y1; ++yy)
+          for (int64_t xx = x0; xx < x1; ++xx) {
+            const T* row = x + ((n * g.IH + yy) * g.IW + xx) * g.C;
+            if constexpr (!kFloat) {
+              maxRowInt(acc.data(), row, g.C);
+            } else {
+              const float* frow;
+              if constexpr (std::is_same_v<T, uint16_t>) {
+                bf16RowToFloat(row, tmp.data(), g.C);
+                frow = tmp.data();
               } else {
-                const float* frow;
-                if constexpr (std::is_same_v<T, uint16_t>) {
-                  bf16RowToFloat(row, tmp.data(), g.C);
-                  frow = tmp.data();
-                } else {
-                  frow = row;
-                }
-                if constexpr (kIgnoreNan) maxRowIgnore(acc.data(), frow, g.C);
-                else maxRowPropagate(acc.data(), frow, g.C);
+                frow = row;
               }
+              if constexpr (kIgnoreNan) maxRowIgnore(acc.data(), frow, g.C);
+              else maxRowPropagate(acc.data(), frow, g.C);
             }
-          T* o = y + ((n * g.OH + oy) * g.OW + ox) * g.C;
-          for (int64_t ch = 0; ch < g.C; ++ch) o[ch] = store(acc[size_t(ch)]);
-        }
+          }
+        T* o = y + ((n * g.OH + oy) * g.OW + ox) * g.C;
+        for (int64_t ch = 0; ch < g.C; ++ch) o[ch] = store(acc[size_t(ch)]);
+      }
     });
     return Status::ok();
   }
