@@ -326,18 +326,21 @@ struct Work {
 };
 
 // Kernel rows whose input rows lie wholly in the padding add input_zp * (w - weight_zp) over their taps:
-// skipping them, an output row starts from start + input_zp * those rows' weight sums instead (RowSkip). The
-// short feature maps of PP-LCNet (2-3 rows under a 5x5 kernel padded by 2) spent over half their taps there.
+// skipping them, an output row starts from start + input_zp * those rows' weight sums instead. The short
+// feature maps of PP-LCNet (2-3 rows under a 5x5 kernel padded by 2) spent over half their taps there. Both are
+// planned at compile time (DepthwiseInt8Kernel::planRowSkips): per output row its live kernel rows and, when
+// some are skipped, which of the partial starts (one per distinct live range) it begins from.
+struct RowPlan {
+  int64_t ky0 = 0, ky1 = 0;  // the live kernel rows
+  int start = -1;            // index of the row's partial start; -1: every kernel row is live (the full start)
+};
 struct RowSkip {
-  bool on = false;
-  const int64_t* start = nullptr;    // [Cp] the accumulators' start as an integer
-  const int64_t* rowSums = nullptr;  // [KH][Cp] sum over kx of (w - weight_zp)
-  int64_t zp = 0;
+  const RowPlan* rows = nullptr;                    // per output row; null: no row is skipped
+  const Aligned64<float>* partialStarts = nullptr;  // [Cp] each
 };
 
-// The kernel rows [ky0, ky1) of output row oy that read input rows (all of them without RowSkip).
-inline std::pair<int64_t, int64_t> liveKernelRows(const Geometry& g, int64_t oy, bool skip) {
-  if (!skip) return {0, g.KH};
+// The kernel rows [ky0, ky1) of output row oy that read input rows.
+inline std::pair<int64_t, int64_t> liveKernelRows(const Geometry& g, int64_t oy) {
   const int64_t iy0 = oy * g.strideY - g.padTop, d = g.dilationY;  // the input row of ky = 0
   const int64_t ky0 = iy0 >= 0 ? 0 : (-iy0 + d - 1) / d;
   const int64_t ky1 = g.IH - 1 - iy0 < 0 ? 0 : std::min(g.KH, (g.IH - 1 - iy0) / d + 1);
@@ -354,7 +357,6 @@ TK_AVX512 bool band(const RowArgs& proto, const RowSkip& skip, const int8_t* x, 
   const int64_t rowFloats = g.rowFloats();
   float* ring = ringScratch(g.ring * rowFloats);
   std::vector<const float*> rows(size_t(g.KH));
-  thread_local Aligned64<float> rowStart;  // the start of an output row that skips kernel rows
   EpiFlags f{_mm512_setzero_si512(), 0};
   int64_t next = 0;  // the first padded row not yet converted
   for (int64_t oy = oy0; oy < oy1; ++oy) {
@@ -363,24 +365,17 @@ TK_AVX512 bool band(const RowArgs& proto, const RowSkip& skip, const int8_t* x, 
     // replace rows before `top`. With RowSkip the padding rows are never read: not filled.
     for (int64_t py = std::max(next, top); py <= bottom; ++py) {
       const bool padding = py < g.padTop || py >= g.padTop + g.IH;
-      if (!(skip.on && padding)) convertRow(g, x, n, py, w.c0, w.c1, zp, ring + (py % g.ring) * rowFloats);
+      if (!(skip.rows && padding)) convertRow(g, x, n, py, w.c0, w.c1, zp, ring + (py % g.ring) * rowFloats);
     }
     next = bottom + 1;
     for (int64_t ky = 0; ky < g.KH; ++ky) rows[size_t(ky)] = ring + ((top + ky * g.dilationY) % g.ring) * rowFloats;
-    const auto [ky0, ky1] = liveKernelRows(g, oy, skip.on);
+    const RowPlan plan = skip.rows ? skip.rows[oy] : RowPlan{0, g.KH, -1};
     const float* start = proto.start;
-    if (ky1 - ky0 != g.KH) {  // exact: |start| + input_zp * the skipped sums < 2^24 (DepthwiseInt8Kernel::build)
-      if (rowStart.size() < size_t(g.Cp)) rowStart.assign(size_t(g.Cp), 0.0f);
-      for (int64_t c = 0; c < g.Cp; ++c) {
-        int64_t v = skip.start[c];
-        for (int64_t ky = 0; ky < g.KH; ++ky)
-          if (ky < ky0 || ky >= ky1) v += skip.zp * skip.rowSums[ky * g.Cp + c];
-        rowStart[size_t(c)] = float(v);
-      }
-      start = rowStart.data();
+    if (plan.start >= 0) {
+      start = skip.partialStarts[plan.start].data();
       skippedRows.fetch_add(1, std::memory_order_relaxed);
     }
-    const RowArgs a{g, rows.data(), proto.w, start, proto.epi, proto.sr, w.c0, w.c1, ky0, ky1};
+    const RowArgs a{g, rows.data(), proto.w, start, proto.epi, proto.sr, w.c0, w.c1, plan.ky0, plan.ky1};
     outputRowAnyK<OutT, P>(a, y + (n * g.OH + oy) * g.OW * g.C, f);
   }
   return epiFlagsOk(f);
@@ -420,14 +415,14 @@ class DepthwiseInt8Kernel : public OpKernel {
     // Per channel: the largest |sum| of (x - input_zp) * (w - weight_zp) (any input), and the accumulators'
     // start without the bias: -input_zp * sum(w - weight_zp) (the padding holds input_zp).
     std::vector<int64_t> accBound(size_t(g.C)), zpStart(size_t(g.C)), partialBound(size_t(g.C));
-    rowSums_.assign(size_t(g.KH * g.Cp), 0);
+    std::vector<int64_t> rowSums(size_t(g.KH * g.Cp), 0);  // [KH][Cp] sum over kx of (w - weight_zp)
     for (int64_t ch = 0; ch < g.C; ++ch) {
       int64_t absSum = 0, sum = 0;
       for (int64_t t = 0; t < taps; ++t) {
         const int64_t v = int64_t(wp[t * g.C + ch]) - weightZp;  // TOSA [KH, KW, C, 1]
         absSum += std::abs(v), sum += v;
         weights_[size_t(t * g.Cp + ch)] = float(v);
-        rowSums_[size_t(t / g.KW * g.Cp + ch)] += v;
+        rowSums[size_t(t / g.KW * g.Cp + ch)] += v;
       }
       const size_t i = size_t(ch);
       accBound[i] = absSum * maxAbsX;
@@ -443,19 +438,20 @@ class DepthwiseInt8Kernel : public OpKernel {
     prepareIntEpilogue(epi_);
     const std::vector<int64_t> b = bias.toInts();
     start_.assign(size_t(g.Cp), 0.0f);
-    startInt_.assign(size_t(g.Cp), 0);
+    std::vector<int64_t> startInt(size_t(g.Cp), 0);  // the accumulators' start as an integer
     const bool scaled = epi_.rescale && planScaled(accBound, zpStart, partialBound, b);
     path_ = scaled ? (epi_.doubleRound ? kScaledDouble : kScaled) : epi_.rescale ? kInteger : kIntegerNoRescale;
     // The scaled paths start from the bias too; the integer ones add it in their epilogue.
     for (int64_t ch = 0; ch < g.C; ++ch)
-      startInt_[size_t(ch)] = (scaled ? b[b.size() == 1 ? 0 : size_t(ch)] : 0) + zpStart[size_t(ch)];
-    for (int64_t ch = 0; ch < g.Cp; ++ch) start_[size_t(ch)] = float(startInt_[size_t(ch)]);
-    // RowSkip keeps every partial sum exact when the row's start, startInt - input_zp * (the sums of the rows
-    // kept) moved by input_zp * (the sums skipped), stays exact too: |startInt| + 2 * 128 * sum |w - weight_zp|
-    // bounds both it and the partial sums.
-    skipRows_ = true;
+      startInt[size_t(ch)] = (scaled ? b[b.size() == 1 ? 0 : size_t(ch)] : 0) + zpStart[size_t(ch)];
+    for (int64_t ch = 0; ch < g.Cp; ++ch) start_[size_t(ch)] = float(startInt[size_t(ch)]);
+    // Skipping rows keeps every partial sum exact when the row's start, startInt - input_zp * (the sums of the
+    // rows kept) moved by input_zp * (the sums skipped), stays exact too: |startInt| + 2 * 128 * sum |w -
+    // weight_zp| bounds both it and the partial sums.
+    bool skipRows = true;
     for (int64_t ch = 0; ch < g.C; ++ch)
-      if (std::abs(startInt_[size_t(ch)]) + 2 * partialBound[size_t(ch)] >= kExactLimit) skipRows_ = false;
+      if (std::abs(startInt[size_t(ch)]) + 2 * partialBound[size_t(ch)] >= kExactLimit) skipRows = false;
+    if (skipRows) planRowSkips(startInt, rowSums, inputZp);
     return true;
   }
 
@@ -535,12 +531,40 @@ class DepthwiseInt8Kernel : public OpKernel {
     }
   }
 
-  RowSkip skip() const { return {skipRows_, startInt_.data(), rowSums_.data(), int64_t(zp_)}; }
+  // Per output row its live kernel rows, and the partial start of each distinct live range that leaves rows
+  // out: startInt + input_zp * the skipped rows' sums, an integer below 2^24 (build()), so exact as a float.
+  void planRowSkips(const std::vector<int64_t>& startInt, const std::vector<int64_t>& rowSums, int64_t inputZp) {
+    const int64_t Cp = g_.Cp;
+    std::vector<std::pair<int64_t, int64_t>> ranges;  // the live range of partialStarts_[i]
+    for (int64_t oy = 0; oy < g_.OH; ++oy) {
+      const auto [ky0, ky1] = liveKernelRows(g_, oy);
+      RowPlan plan{ky0, ky1, -1};
+      if (ky1 - ky0 != g_.KH) {
+        const auto found = std::find(ranges.begin(), ranges.end(), std::pair(ky0, ky1));
+        plan.start = int(found - ranges.begin());
+        if (found == ranges.end()) {
+          Aligned64<float> start;
+          start.assign(size_t(Cp), 0.0f);
+          for (int64_t c = 0; c < Cp; ++c) {
+            int64_t v = startInt[size_t(c)];
+            for (int64_t ky = 0; ky < g_.KH; ++ky)
+              if (ky < ky0 || ky >= ky1) v += inputZp * rowSums[size_t(ky * Cp + c)];
+            start[size_t(c)] = float(v);
+          }
+          ranges.emplace_back(ky0, ky1);
+          partialStarts_.push_back(std::move(start));
+        }
+      }
+      rowPlans_.push_back(plan);
+    }
+  }
+
+  RowSkip skip() const { return {rowPlans_.empty() ? nullptr : rowPlans_.data(), partialStarts_.data()}; }
 
   Geometry g_;
   float zp_ = 0;  // input_zp: the padding's value
-  bool skipRows_ = false;  // RowSkip: kernel rows over padding rows skipped
-  std::vector<int64_t> startInt_, rowSums_;  // RowSkip's start [Cp] and sums [KH][Cp]
+  std::vector<RowPlan> rowPlans_;              // per output row when rows are skipped, else empty
+  std::vector<Aligned64<float>> partialStarts_;  // [Cp] each (RowPlan::start)
   Aligned64<float> weights_;
   IntEpilogue epi_;
   Path path_ = kInteger;
