@@ -167,10 +167,7 @@ TK_AVX512 inline void scaledEpilogue16(__m512 acc, const ScaledRegs& r, OutT* ou
     rLo = _mm512_mask_blend_pd(__mmask8(neg), r.rpLo, r.rnLo);
     rHi = _mm512_mask_blend_pd(__mmask8(neg >> 8), r.rpHi, r.rnHi);
   }
-  constexpr int kFloor = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
-  const __m256i iLo = _mm512_maskz_cvt_roundpd_epi32(0xff, _mm512_fmadd_pd(lo, r.mLo, rLo), kFloor);
-  const __m256i iHi = _mm512_maskz_cvt_roundpd_epi32(0xff, _mm512_fmadd_pd(hi, r.mHi, rHi), kFloor);
-  const __m512i v = _mm512_inserti64x4(_mm512_zextsi256_si512(iLo), iHi, 1);  // the output zp included
+  const __m512i v = floorFma16(lo, hi, r.mLo, r.mHi, rLo, rHi);  // the output zp included
   storeNarrow(out, _mm512_min_epi32(_mm512_max_epi32(v, r.lo), r.hi), m);
 }
 

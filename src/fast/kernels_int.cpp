@@ -88,7 +88,7 @@ TK_AVX512 void computeRescaleI8(const int8_t* __restrict in, Out* __restrict out
   const __m512i izp = _mm512_set1_epi32(int32_t(p.inputZp)), ozp = _mm512_set1_epi32(int32_t(p.outputZp));
   const __m512i lo = _mm512_set1_epi32(int32_t(p.lo)), hi = _mm512_set1_epi32(int32_t(p.hi));
   for (int64_t i = 0; i < n; i += 16) {
-    const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+    const __mmask16 m = dnn::laneMask(n, i);
     const __m512i x = _mm512_sub_epi32(_mm512_maskz_cvtepi8_epi32(m, _mm_maskz_loadu_epi8(m, in + i)), izp);
     const __m512i v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(dnn::scale16(x, r), ozp), lo), hi);
     dnn::storeNarrow(out + i, v, m);

@@ -222,7 +222,7 @@ TK_AVX512 bool fusedRowAvx512(const AT* __restrict a, const XT* __restrict x, Ou
   __m512i ovf = _mm512_setzero_si512();
   __mmask16 outside = 0;
   for (int64_t i = 0; i < L; i += 16) {
-    const __mmask16 m = L - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (L - i)) - 1);
+    const __mmask16 m = dnn::laneMask(L, i);
     __m512i b;
     if constexpr (kReady) {
       b = _mm512_maskz_loadu_epi32(m, x + i);
@@ -243,25 +243,20 @@ TK_AVX512 bool fusedRowAvx512(const AT* __restrict a, const XT* __restrict x, Ou
 
 // The squeeze-and-excitation gate's mul in fp64 (FusedQuantBinaryKernel::prepareScaledMul): y = clamp(floor(a8 *
 // K + R)) with K, R per lane (one value per channel, replicated over the row). Each FMA's exact result is an
-// integer times 2^-shift below 2^53 in magnitude (checked per run), so it is representable and the FMA's one
-// rounding leaves it exact; the conversion rounding towards -inf gives the arithmetic shift.
+// integer times 2^-shift below 2^53 in magnitude (checked per run): dnn::floorFma16.
 template <typename OutT>
 TK_AVX512 void scaledMulRowAvx512(const int8_t* __restrict a, const double* __restrict K, const double* __restrict R,
                                   OutT* __restrict out, int64_t L, int64_t lo, int64_t hi) {
-  constexpr int kFloor = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
   const __m512i vlo = _mm512_set1_epi32(int32_t(lo)), vhi = _mm512_set1_epi32(int32_t(hi));
   for (int64_t i = 0; i < L; i += 16) {
-    const __mmask16 m = L - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (L - i)) - 1);
+    const __mmask16 m = dnn::laneMask(L, i);
     const __mmask8 mLo = __mmask8(m), mHi = __mmask8(m >> 8);
     const __m512i v = _mm512_maskz_cvtepi8_epi32(m, _mm_maskz_loadu_epi8(m, a + i));
     const __m512d dLo = _mm512_maskz_cvtepi32_pd(mLo, _mm512_castsi512_si256(v));
     const __m512d dHi = _mm512_maskz_cvtepi32_pd(mHi, _mm512_maskz_extracti64x4_epi64(0xf, v, 1));
-    const __m512d yLo = _mm512_fmadd_pd(dLo, _mm512_maskz_loadu_pd(mLo, K + i), _mm512_maskz_loadu_pd(mLo, R + i));
-    const __m512d yHi = _mm512_fmadd_pd(dHi, _mm512_maskz_loadu_pd(mHi, K + i + 8), _mm512_maskz_loadu_pd(mHi, R + i + 8));
-    const __m256i iLo = _mm512_maskz_cvt_roundpd_epi32(0xff, yLo, kFloor);
-    const __m256i iHi = _mm512_maskz_cvt_roundpd_epi32(0xff, yHi, kFloor);
-    const __m512i y = _mm512_min_epi32(_mm512_max_epi32(_mm512_inserti64x4(_mm512_zextsi256_si512(iLo), iHi, 1), vlo), vhi);
-    dnn::storeNarrow(out + i, y, m);
+    const __m512i y = dnn::floorFma16(dLo, dHi, _mm512_maskz_loadu_pd(mLo, K + i), _mm512_maskz_loadu_pd(mHi, K + i + 8),
+                                      _mm512_maskz_loadu_pd(mLo, R + i), _mm512_maskz_loadu_pd(mHi, R + i + 8));
+    dnn::storeNarrow(out + i, _mm512_min_epi32(_mm512_max_epi32(y, vlo), vhi), m);
   }
 }
 
@@ -368,13 +363,17 @@ class FusedQuantBinaryKernel : public OpKernel {
 
   // A broadcast operand's C values (or one) repeated over a row of L lanes (L is a multiple of C): whole copies
   // of the C values, no division per lane (`i % count` per lane cost as much as the SE gate's whole mul).
-  static void replicate(const int32_t* v, int64_t count, int64_t L, std::vector<int32_t>& row) {
-    row.resize(size_t(L));
+  template <typename T>
+  static void replicate(const T* v, int64_t count, int64_t L, T* row) {
     if (count == 1) {
-      std::fill(row.begin(), row.end(), v[0]);
+      std::fill(row, row + L, v[0]);
       return;
     }
-    for (int64_t i = 0; i < L; i += count) std::copy(v, v + std::min(count, L - i), row.begin() + i);
+    for (int64_t i = 0; i < L; i += count) std::copy(v, v + std::min(count, L - i), row + i);
+  }
+  static void replicate(const int32_t* v, int64_t count, int64_t L, std::vector<int32_t>& row) {
+    row.resize(size_t(L));
+    replicate(v, count, L, row.data());
   }
 
   // A broadcast operand (count values) rescaled once (apply_scale_32 with its REQUIRE) into `values`; through
@@ -508,11 +507,8 @@ class FusedQuantBinaryKernel : public OpKernel {
       K[c] = double(xValues_[size_t(c)]) * km;
       R[c] = r0 - zp * K[c];
     }
-    for (int64_t i = count; i < L_; i += count) {
-      const int64_t n = std::min(count, L_ - i);
-      std::copy(K, K + n, K + i);
-      std::copy(R, R + n, R + i);
-    }
+    replicate(K, count, L_ - count, K + count);  // L_ is a multiple of count
+    replicate(R, count, L_ - count, R + count);
     return true;
   }
 

@@ -33,6 +33,16 @@ TK_AVX512 inline void storeNarrow(OutT* out, __m512i v, __mmask16 m) {
   }
 }
 
+// floor(x * m + r) as i32 for 16 lanes held as two halves of 8 doubles: the last steps of a rescale in fp64,
+// exact when every x * m + r is an integer times a power of two below 2^53 (the callers' bounds: the FMA's one
+// rounding then leaves it exact, and the conversion rounding towards -inf is the arithmetic shift).
+TK_AVX512 inline __m512i floorFma16(__m512d xLo, __m512d xHi, __m512d mLo, __m512d mHi, __m512d rLo, __m512d rHi) {
+  constexpr int kFloor = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+  const __m256i lo = _mm512_maskz_cvt_roundpd_epi32(0xff, _mm512_fmadd_pd(xLo, mLo, rLo), kFloor);
+  const __m256i hi = _mm512_maskz_cvt_roundpd_epi32(0xff, _mm512_fmadd_pd(xHi, mHi, rHi), kFloor);
+  return _mm512_inserti64x4(_mm512_zextsi256_si512(lo), hi, 1);
+}
+
 // The parameters of channels cb..cb+15 (bias of the given class row).
 struct EpiRegs {
   __m512i bias, rlo, rhi, mE, mO, shE, shO, rpE, rpO, rnE, rnO, zp, lo, hi;
