@@ -22,6 +22,11 @@ std::string testPath(const std::string& name) {
   const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
   return tempPath(std::string(t ? t->name() : "none") + "_" + name);
 }
+std::string writeTestFile(const std::string& name, const std::string& bytes) {
+  const std::string p = testPath(name);
+  std::ofstream(p, std::ios::binary) << bytes;
+  return p;
+}
 
 constexpr int kFloat = 1, kUint8 = 2, kInt64 = 7;
 
@@ -75,7 +80,7 @@ NamedTensors goodInputs() {
 class OnnxIoAdapt : public ::testing::Test {
  protected:
   void SetUp() override {
-    onnxPath = writeTemp("io_adapt.onnx", ioModel());
+    onnxPath = writeTestFile("io_adapt.onnx", ioModel());
     mlir = testPath("io_adapt.mlir");
     out = testPath("io_adapt_out.npz");
     std::remove(out.c_str());
@@ -180,7 +185,7 @@ TEST(OnnxIoAdaptBound, BoundInputCheckedAgainstItsValue) {
   g.msg(11, typedInfo("x", {2, 3}, kFloat));
   g.msg(11, typedInfo("shape", {2}, kInt64));
   g.msg(12, typedInfo("y", {3, 2}, kFloat));
-  std::string onnxPath = writeTemp("io_bound.onnx", model(g));
+  std::string onnxPath = writeTestFile("io_bound.onnx", model(g));
   std::string mlir = testPath("io_bound.mlir"), out = testPath("io_bound_out.npz");
   Tensor shape = Tensor::fromInts(DType::I64, {2}, {3, 2});
   std::string bind = writeInputs("io_bound_bind.npz", {{"shape", shape}});
