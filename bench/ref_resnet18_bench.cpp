@@ -135,8 +135,8 @@ void BM_ReferenceResNet18Int8(benchmark::State& state) {
     benchmark::DoNotOptimize(r.outputs);
   }
   // ResNet-18 at 224x224: about 1.8 G multiply-accumulates.
-  state.counters["MMAC_per_s"] = benchmark::Counter(1.8e3 * double(size * size) / (224.0 * 224.0),
-                                                     benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["MMAC_per_s"] =
+      benchmark::Counter(1.8e3 * double(size * size) / (224.0 * 224.0), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_ReferenceResNet18Int8)->Arg(224)->Unit(benchmark::kSecond)->Iterations(1);
 

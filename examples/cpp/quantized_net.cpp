@@ -58,7 +58,8 @@ std::vector<int64_t> expectedLogits(const Tensor& x, const Tensor& w, const Tens
     for (int y = 0; y < 3; ++y)
       for (int xx = 0; xx < 3; ++xx)
         pooled.push_back(roundDiv(conv[o][2 * y][2 * xx] + conv[o][2 * y][2 * xx + 1] + conv[o][2 * y + 1][2 * xx] +
-                                      conv[o][2 * y + 1][2 * xx + 1], 4));
+                                      conv[o][2 * y + 1][2 * xx + 1],
+                                  4));
   std::vector<int64_t> logits;
   for (int n = 0; n < 3; ++n) {
     int64_t acc = 0;
@@ -146,7 +147,8 @@ int main(int argc, char** argv) {
   for (int64_t v : want) denom += std::exp(0.1 * double(v));
   for (int i = 0; i < 3; ++i) {
     sum += p.getFloat(i);
-    if (std::fabs(p.getFloat(i) - std::exp(0.1 * double(want[size_t(i)])) / denom) > 1e-5) return fail("softmax differs");
+    if (std::fabs(p.getFloat(i) - std::exp(0.1 * double(want[size_t(i)])) / denom) > 1e-5)
+      return fail("softmax differs");
   }
   // [snippet:errors]
   lang::Graph bad;

@@ -32,9 +32,9 @@ struct OpProfile {
 
 // What a backend prepared for one function: its memory plan and steps.
 struct PlanStats {
-  bool compiled = false;       // false: the function runs on an interpreter (no plan)
-  int64_t arenaBytes = 0;      // activation arena of the static memory plan
-  int64_t constantBytes = 0;   // constants the plan keeps (weights)
+  bool compiled = false;              // false: the function runs on an interpreter (no plan)
+  int64_t arenaBytes = 0;             // activation arena of the static memory plan
+  int64_t constantBytes = 0;          // constants the plan keeps (weights)
   int64_t releasedConstantBytes = 0;  // of which the module's copy is released (kept packed by the kernels)
   std::vector<OpProfile> steps;
 };

@@ -53,8 +53,7 @@ Status writeCalibrationTable(const std::string& path, const CalibrationTable& ta
 // op result as Session captures it (intermediateName, "#2"... for repeats; ops inside regions included).
 std::vector<std::string> calibrationTensorNames(const ir::Function& fn);
 // InvalidArgument naming the first table entry that is not a tensor of `fn` (context = the table's file).
-Status checkCalibrationTableNames(const CalibrationTable& table, const ir::Function& fn,
-                                  const std::string& context);
+Status checkCalibrationTableNames(const CalibrationTable& table, const ir::Function& fn, const std::string& context);
 
 // Threshold methods of chapter 7.4 (and MSE); names as the CLI spells them.
 enum class CalibrationMethod { Kld, MinMax, Percentile9999, Mse, Octav, AciqGauss, AciqLaplace };

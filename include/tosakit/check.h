@@ -25,11 +25,11 @@ struct TensorSource {
 };
 
 struct CheckOptions {
-  std::string model;                       // .mlir / .spv (ignored when `module` is set)
-  const ir::Module* module = nullptr;      // an already loaded module (not owned; copied via MLIR text)
+  std::string model;                   // .mlir / .spv (ignored when `module` is set)
+  const ir::Module* module = nullptr;  // an already loaded module (not owned; copied via MLIR text)
   std::string function = "main";
-  TensorSource inputs;                     // the graph's inputs (needed for the reference and the bounds)
-  TensorSource result;                     // the implementation's outputs (required unless `backend` is set)
+  TensorSource inputs;  // the graph's inputs (needed for the reference and the bounds)
+  TensorSource result;  // the implementation's outputs (required unless `backend` is set)
   // Instead of `result`: run the model on this tosakit backend ("ref" or "fast") on `inputs` and judge its
   // outputs (`tosakit check --backend fast`: the fast backend judged by the spec's rules). `threads` as
   // SessionOptions::threads; the precise reference is always the reference backend's fp64 run.
@@ -37,12 +37,12 @@ struct CheckOptions {
   int threads = 0;
   // With `backend`: also judge every op's result of that run (as `intermediates` would).
   bool backendIntermediates = false;
-  TensorSource reference;                  // optional: fp64 reference (or in the output types)
-  TensorSource bounds;                     // optional: bound tensors for a forced ABS_ERROR / DOT_PRODUCT mode
-  TensorSource intermediates;              // optional: every op's result, named as `run --dump-intermediates`
-  std::string mode;                        // forced compliance mode for every output ("" = per operator)
-  int testSet = -1;                        // Appendix A test set S (0..5) of the inputs; -1: detect gen-data
-                                           // provenance (else none: no dot-product mean/variance tests)
+  TensorSource reference;      // optional: fp64 reference (or in the output types)
+  TensorSource bounds;         // optional: bound tensors for a forced ABS_ERROR / DOT_PRODUCT mode
+  TensorSource intermediates;  // optional: every op's result, named as `run --dump-intermediates`
+  std::string mode;            // forced compliance mode for every output ("" = per operator)
+  int testSet = -1;            // Appendix A test set S (0..5) of the inputs; -1: detect gen-data
+                               // provenance (else none: no dot-product mean/variance tests)
 };
 
 enum class Verdict { Compliant, NotCompliant, NotJudged };
@@ -56,19 +56,19 @@ struct CheckEntry {
   std::string rule;      // e.g. "DOT_PRODUCT(ksb=3)", "ULP(0.5)", "EXACT"
   std::string section;   // spec section of the rule, e.g. "2.3.3 CONV2D"
   Verdict verdict = Verdict::Compliant;
-  double worst = 0;      // largest error as a fraction of its bound (1 = at the bound); NaN when not measured
+  double worst = 0;  // largest error as a fraction of its bound (1 = at the bound); NaN when not measured
   int64_t worstIndex = -1;
-  std::string reason;    // NOT compliant: the first failing element or statistic; not judged: why
+  std::string reason;  // NOT compliant: the first failing element or statistic; not judged: why
 };
 
 struct CheckReport {
-  bool perOp = false;              // entries are ops (with intermediates), else graph outputs
+  bool perOp = false;  // entries are ops (with intermediates), else graph outputs
   std::vector<CheckEntry> entries;
   std::vector<std::string> notes;  // e.g. "test set S3 detected (gen-data layout)"
   int count(Verdict v) const;
   bool compliant() const { return count(Verdict::NotCompliant) == 0; }
-  std::string toText() const;      // the table `tosakit check` prints
-  std::string toJson() const;      // `tosakit check --json`
+  std::string toText() const;  // the table `tosakit check` prints
+  std::string toJson() const;  // `tosakit check --json`
 };
 
 // Judges the implementation's results. Errors (bad files, names, shapes, dtypes) are returned as Status;

@@ -16,14 +16,14 @@ namespace tosakit {
 
 struct TensorComparison {
   std::string name;
-  std::string shape;     // "1x8x8x16"
+  std::string shape;         // "1x8x8x16"
   bool dequantized = false;  // an integer tensor scaled by its recorded parameters
   double cosine = 0;
   double euclidean = 0;
-  double sqnr = 0;       // dB: 10 log10(sum a^2 / sum (a - b)^2), +inf when equal
+  double sqnr = 0;  // dB: 10 log10(sum a^2 / sum (a - b)^2), +inf when equal
   double maxAbsDiff = 0;
   bool pass = false;
-  std::string note;      // why it was not compared ("shape 1x4 vs 4x1"), else empty
+  std::string note;  // why it was not compared ("shape 1x4 vs 4x1"), else empty
 };
 
 struct CompareOptions {

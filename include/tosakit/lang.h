@@ -70,10 +70,10 @@ struct ConvParam {
 
 struct Conv3dParam {
   int groups = 1;
-  std::vector<int> dilation = {1, 1, 1};       // d, h, w
-  std::vector<int> pad = {0, 0, 0, 0, 0, 0};   // d_front, d_back, h_top, h_bottom, w_left, w_right
-  std::vector<int> stride = {1, 1, 1};         // d, h, w
-  double scale = 1.0;                          // quantized computation as ConvParam
+  std::vector<int> dilation = {1, 1, 1};      // d, h, w
+  std::vector<int> pad = {0, 0, 0, 0, 0, 0};  // d_front, d_back, h_top, h_bottom, w_left, w_right
+  std::vector<int> stride = {1, 1, 1};        // d, h, w
+  double scale = 1.0;                         // quantized computation as ConvParam
   QCalMode mode = QCalMode::LowPrecisionSymmetric;
   int left_zero_point = 0;
   int right_zero_point = 0;
@@ -104,13 +104,13 @@ enum class PoolType { MAX = 0, AVE = 1 };
 
 struct PoolParam {
   int stride_h = 1, stride_w = 1;
-  int pad_h = 0, pad_w = 0;               // top/left; bottom/right = pad + pad_*_offset
+  int pad_h = 0, pad_w = 0;  // top/left; bottom/right = pad + pad_*_offset
   int pad_h_offset = 0, pad_w_offset = 0;
   int kernel_h = 1, kernel_w = 1;
   PoolType pooling_type = PoolType::MAX;
   bool is_global_pooling = false;
   bool is_ceil_mode = false;
-  bool is_ave_count_zero_pad = true;      // average divides by the whole window, padding included
+  bool is_ave_count_zero_pad = true;  // average divides by the whole window, padding included
 };
 
 struct PoolIntParam {
@@ -127,8 +127,22 @@ struct PoolIntParam {
 };
 
 enum class ActiveType {
-  ACTIVE_TANH, ACTIVE_SIGMOID, ACTIVE_RELU, ACTIVE_EXP, ACTIVE_ELU, ACTIVE_SQRT, ACTIVE_SQUARE, ACTIVE_RSQRT,
-  ACTIVE_ABSVAL, ACTIVE_LN, ACTIVE_ROUND, ACTIVE_CEIL, ACTIVE_FLOOR, ACTIVE_SIN, ACTIVE_COS, ACTIVE_LEAKY_RELU,
+  ACTIVE_TANH,
+  ACTIVE_SIGMOID,
+  ACTIVE_RELU,
+  ACTIVE_EXP,
+  ACTIVE_ELU,
+  ACTIVE_SQRT,
+  ACTIVE_SQUARE,
+  ACTIVE_RSQRT,
+  ACTIVE_ABSVAL,
+  ACTIVE_LN,
+  ACTIVE_ROUND,
+  ACTIVE_CEIL,
+  ACTIVE_FLOOR,
+  ACTIVE_SIN,
+  ACTIVE_COS,
+  ACTIVE_LEAKY_RELU,
 };
 
 enum class PadType { PAD_CONSTANT = 0, PAD_REFLECT = 1, PAD_SYMMETRIC = 2, PAD_EDGE = 3 };
@@ -207,8 +221,8 @@ class Graph {
   Var coeff(const Tensor& data, const std::string& name = {});
   // Marks `v` as a graph output named `name` (outputs keep the order of these calls).
   void output(Var v, const std::string& name);
-  DType dtype(Var v) const;                // FP32 for a non-tensor
-  std::vector<int64_t> shape(Var v) const; // empty for a non-tensor
+  DType dtype(Var v) const;                 // FP32 for a non-tensor
+  std::vector<int64_t> shape(Var v) const;  // empty for a non-tensor
 
   // ---- NN / matrix ---------------------------------------------------------------------------------
   // input [N, IC, H, W]; weight (coeff) [OC, IC/groups, KH, KW]; bias (coeff or none) [1, OC, 1, 1] or [OC].

@@ -25,9 +25,9 @@ inline constexpr const char* kPreprocessAttr = "tosakit.preprocess";
 struct PreprocessRecipe {
   std::vector<double> mean = {0, 0, 0};
   std::vector<double> scale = {1, 1, 1};
-  std::string pixelFormat = "bgr";    // rgb | bgr | gray (TPU-MLIR's default: bgr)
-  std::string channelFormat = "nchw"; // nchw | nhwc
-  std::vector<int64_t> resizeDims;    // {H, W}; empty = the argument's H, W
+  std::string pixelFormat = "bgr";     // rgb | bgr | gray (TPU-MLIR's default: bgr)
+  std::string channelFormat = "nchw";  // nchw | nhwc
+  std::vector<int64_t> resizeDims;     // {H, W}; empty = the argument's H, W
   bool keepAspectRatio = false;
 
   // Compact JSON: {"mean":[..],"scale":[..],"pixel_format":"rgb","channel_format":"nchw",

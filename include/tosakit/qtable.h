@@ -21,14 +21,14 @@
 namespace tosakit {
 
 struct QtableOptions {
-  const ir::Module* module = nullptr;   // the float model
+  const ir::Module* module = nullptr;  // the float model
   const CalibrationTable* table = nullptr;
-  std::vector<std::string> samples;     // evaluation samples
+  std::vector<std::string> samples;  // evaluation samples
   SampleLoader loadSample;
-  QuantizeOptions quantize;             // base mode (INT8 by default), asymmetric, per-tensor, function
-  QuantMode fpType = QuantMode::F32;    // precision of the layers kept in float
+  QuantizeOptions quantize;           // base mode (INT8 by default), asymmetric, per-tensor, function
+  QuantMode fpType = QuantMode::F32;  // precision of the layers kept in float
   double expectedCos = 0.99;
-  int64_t maxFloatLayers = -1;          // -1: no limit
+  int64_t maxFloatLayers = -1;  // -1: no limit
   SessionOptions session;
   ProgressCallback progress;
 };
@@ -40,12 +40,12 @@ struct LayerSensitivity {
 };
 
 struct QtableResult {
-  double allQuantizedCosine = 0;            // every layer in the base mode
+  double allQuantizedCosine = 0;              // every layer in the base mode
   std::vector<LayerSensitivity> sensitivity;  // candidates, most gain per float layer first
-  std::vector<std::string> floatLayers;     // the chosen layers, in the order they joined
-  double finalCosine = 0;                   // with floatLayers in fpType
-  bool reached = false;                     // finalCosine >= expectedCos
-  size_t layerCount = 0;                    // layers considered
+  std::vector<std::string> floatLayers;       // the chosen layers, in the order they joined
+  double finalCosine = 0;                     // with floatLayers in fpType
+  bool reached = false;                       // finalCosine >= expectedCos
+  size_t layerCount = 0;                      // layers considered
 };
 
 Result<QtableResult> searchQtable(const QtableOptions& opts);

@@ -71,6 +71,6 @@ Tensor dequantize(const Tensor& q, const TensorQuantParams& p);
 // discardable attributes, and that `tosakit compare --dequantize` reads.
 std::string quantParamsToJson(const std::map<std::string, TensorQuantParams>& params);
 Result<std::map<std::string, TensorQuantParams>> quantParamsFromJson(const std::string& text,
-                                                                    const std::string& context);
+                                                                     const std::string& context);
 
 }  // namespace tosakit

@@ -43,7 +43,8 @@ static const char* numpyName(DType t) {
 
 Tensor tensorFromArray(py::handle obj, const std::string& what) {
   if (!py::isinstance<py::array>(obj))
-    raise(Status::invalid(what + ": expected a numpy array, got " + std::string(py::str(obj.get_type().attr("__name__")))));
+    raise(Status::invalid(what + ": expected a numpy array, got " +
+                          std::string(py::str(obj.get_type().attr("__name__")))));
   auto arr = py::reinterpret_borrow<py::array>(obj);
   auto dt = dtypeOfNumpy(arr.dtype());
   if (!dt)
@@ -83,8 +84,7 @@ py::dict dictFromTensors(NamedTensors ts) {
 }
 
 NamedTensors tensorsFromDict(py::handle d, const std::string& what) {
-  if (!py::isinstance<py::dict>(d))
-    raise(Status::invalid(what + ": expected a dict of name -> numpy array"));
+  if (!py::isinstance<py::dict>(d)) raise(Status::invalid(what + ": expected a dict of name -> numpy array"));
   NamedTensors out;
   for (auto [k, v] : py::reinterpret_borrow<py::dict>(d)) {
     if (!py::isinstance<py::str>(k)) raise(Status::invalid(what + ": names must be strings"));

@@ -7,9 +7,12 @@ static const char* className(StatusCode c) {
   switch (c) {
     case StatusCode::SpecError: return "SpecError";
     case StatusCode::Unpredictable: return "Unpredictable";
-    case StatusCode::InvalidArgument: case StatusCode::ParseError: case StatusCode::IOError: return "BadInput";
+    case StatusCode::InvalidArgument:
+    case StatusCode::ParseError:
+    case StatusCode::IOError: return "BadInput";
     case StatusCode::Unsupported: return "Unsupported";
-    case StatusCode::Ok: case StatusCode::Internal: break;
+    case StatusCode::Ok:
+    case StatusCode::Internal: break;
   }
   return "InternalError";
 }
@@ -41,21 +44,16 @@ void bindErrors(py::module_& m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
-    } catch (const py::error_already_set&) {
+    } catch (const py::error_already_set&) { throw; } catch (const py::builtin_exception&) {
       throw;
-    } catch (const py::builtin_exception&) {
-      throw;
-    } catch (const std::bad_alloc&) {
-      throw;
-    } catch (const std::exception& e) {
+    } catch (const std::bad_alloc&) { throw; } catch (const std::exception& e) {
       setPythonError(Status::internal(std::string("unexpected C++ exception: ") + e.what()));
     }
   });
   // Kind names and exit codes as the CLI reports them, for tests and tools that map one to the other.
   py::dict kinds;
   for (StatusCode c : {StatusCode::InvalidArgument, StatusCode::ParseError, StatusCode::IOError,
-                       StatusCode::Unsupported, StatusCode::SpecError, StatusCode::Unpredictable,
-                       StatusCode::Internal})
+                       StatusCode::Unsupported, StatusCode::SpecError, StatusCode::Unpredictable, StatusCode::Internal})
     kinds[py::str(std::string(statusCodeName(c)))] = py::str(className(c));
   m.attr("_error_kinds") = kinds;
 }

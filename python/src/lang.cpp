@@ -25,8 +25,9 @@ struct type_caster<tosakit::DType> {
     try {
       npdtype = module_::import("numpy").attr("dtype")(src);
     } catch (const error_already_set&) {
-      tosakit::py_bind::raise(tosakit::Status::invalid(
-          "unknown dtype '" + std::string(str(src)) + "' (expected i8, u8, i16, u16, i32, fp32, ... or a numpy dtype)"));
+      tosakit::py_bind::raise(
+          tosakit::Status::invalid("unknown dtype '" + std::string(str(src)) +
+                                   "' (expected i8, u8, i16, u16, i32, fp32, ... or a numpy dtype)"));
     }
     auto t = tosakit::py_bind::tensorFromArray(module_::import("numpy").attr("zeros")(0, npdtype), "dtype");
     value = t.dtype();
@@ -53,7 +54,8 @@ py::class_<T> paramClass(py::module_& m, const char* name) {
   c.def(py::init([name](py::kwargs kw) {
     py::object o = py::cast(T());
     for (auto [k, v] : kw) {
-      if (!py::hasattr(o, k)) throw py::type_error(std::string(name) + " has no field '" + std::string(py::str(k)) + "'");
+      if (!py::hasattr(o, k))
+        throw py::type_error(std::string(name) + " has no field '" + std::string(py::str(k)) + "'");
       py::setattr(o, k, v);
     }
     return o.cast<T>();
@@ -69,85 +71,127 @@ void bindEnums(py::module_& m) {
       .export_values();
   py::enum_<PoolType>(m, "PoolType").value("MAX", PoolType::MAX).value("AVE", PoolType::AVE).export_values();
   py::enum_<ActiveType> active(m, "ActiveType");
-  for (auto [n, v] : std::initializer_list<std::pair<const char*, ActiveType>>{
-           {"ACTIVE_TANH", ActiveType::ACTIVE_TANH}, {"ACTIVE_SIGMOID", ActiveType::ACTIVE_SIGMOID},
-           {"ACTIVE_RELU", ActiveType::ACTIVE_RELU}, {"ACTIVE_EXP", ActiveType::ACTIVE_EXP},
-           {"ACTIVE_ELU", ActiveType::ACTIVE_ELU}, {"ACTIVE_SQRT", ActiveType::ACTIVE_SQRT},
-           {"ACTIVE_SQUARE", ActiveType::ACTIVE_SQUARE}, {"ACTIVE_RSQRT", ActiveType::ACTIVE_RSQRT},
-           {"ACTIVE_ABSVAL", ActiveType::ACTIVE_ABSVAL}, {"ACTIVE_LN", ActiveType::ACTIVE_LN},
-           {"ACTIVE_ROUND", ActiveType::ACTIVE_ROUND}, {"ACTIVE_CEIL", ActiveType::ACTIVE_CEIL},
-           {"ACTIVE_FLOOR", ActiveType::ACTIVE_FLOOR}, {"ACTIVE_SIN", ActiveType::ACTIVE_SIN},
-           {"ACTIVE_COS", ActiveType::ACTIVE_COS}, {"ACTIVE_LEAKY_RELU", ActiveType::ACTIVE_LEAKY_RELU}})
+  for (auto [n, v] :
+       std::initializer_list<std::pair<const char*, ActiveType>>{{"ACTIVE_TANH", ActiveType::ACTIVE_TANH},
+                                                                 {"ACTIVE_SIGMOID", ActiveType::ACTIVE_SIGMOID},
+                                                                 {"ACTIVE_RELU", ActiveType::ACTIVE_RELU},
+                                                                 {"ACTIVE_EXP", ActiveType::ACTIVE_EXP},
+                                                                 {"ACTIVE_ELU", ActiveType::ACTIVE_ELU},
+                                                                 {"ACTIVE_SQRT", ActiveType::ACTIVE_SQRT},
+                                                                 {"ACTIVE_SQUARE", ActiveType::ACTIVE_SQUARE},
+                                                                 {"ACTIVE_RSQRT", ActiveType::ACTIVE_RSQRT},
+                                                                 {"ACTIVE_ABSVAL", ActiveType::ACTIVE_ABSVAL},
+                                                                 {"ACTIVE_LN", ActiveType::ACTIVE_LN},
+                                                                 {"ACTIVE_ROUND", ActiveType::ACTIVE_ROUND},
+                                                                 {"ACTIVE_CEIL", ActiveType::ACTIVE_CEIL},
+                                                                 {"ACTIVE_FLOOR", ActiveType::ACTIVE_FLOOR},
+                                                                 {"ACTIVE_SIN", ActiveType::ACTIVE_SIN},
+                                                                 {"ACTIVE_COS", ActiveType::ACTIVE_COS},
+                                                                 {"ACTIVE_LEAKY_RELU", ActiveType::ACTIVE_LEAKY_RELU}})
     active.value(n, v);
   active.export_values();
   py::enum_<PadType>(m, "PadType")
-      .value("PAD_CONSTANT", PadType::PAD_CONSTANT).value("PAD_REFLECT", PadType::PAD_REFLECT)
-      .value("PAD_SYMMETRIC", PadType::PAD_SYMMETRIC).value("PAD_EDGE", PadType::PAD_EDGE).export_values();
+      .value("PAD_CONSTANT", PadType::PAD_CONSTANT)
+      .value("PAD_REFLECT", PadType::PAD_REFLECT)
+      .value("PAD_SYMMETRIC", PadType::PAD_SYMMETRIC)
+      .value("PAD_EDGE", PadType::PAD_EDGE)
+      .export_values();
   py::enum_<SelectType>(m, "SelectType")
-      .value("GREATER_THAN", SelectType::GREATER_THAN).value("GREATER_EQUAL", SelectType::GREATER_EQUAL)
+      .value("GREATER_THAN", SelectType::GREATER_THAN)
+      .value("GREATER_EQUAL", SelectType::GREATER_EQUAL)
       .export_values();
   py::enum_<ReduceMethod>(m, "ReduceMethod")
-      .value("REDUCE_MEAN", ReduceMethod::REDUCE_MEAN).value("REDUCE_SUM", ReduceMethod::REDUCE_SUM)
-      .value("REDUCE_MAX", ReduceMethod::REDUCE_MAX).value("REDUCE_MIN", ReduceMethod::REDUCE_MIN)
-      .value("REDUCE_PROD", ReduceMethod::REDUCE_PROD).export_values();
+      .value("REDUCE_MEAN", ReduceMethod::REDUCE_MEAN)
+      .value("REDUCE_SUM", ReduceMethod::REDUCE_SUM)
+      .value("REDUCE_MAX", ReduceMethod::REDUCE_MAX)
+      .value("REDUCE_MIN", ReduceMethod::REDUCE_MIN)
+      .value("REDUCE_PROD", ReduceMethod::REDUCE_PROD)
+      .export_values();
   py::enum_<InterpolateMode>(m, "InterpolateMode")
-      .value("NEAREST", InterpolateMode::NEAREST).value("BILINEAR", InterpolateMode::BILINEAR).export_values();
+      .value("NEAREST", InterpolateMode::NEAREST)
+      .value("BILINEAR", InterpolateMode::BILINEAR)
+      .export_values();
 }
 
 void bindParams(py::module_& m) {
   paramClass<ConvParam>(m, "ConvParam")
-      .def_readwrite("dh", &ConvParam::dh).def_readwrite("dw", &ConvParam::dw)
-      .def_readwrite("pad_h_t", &ConvParam::pad_h_t).def_readwrite("pad_h_b", &ConvParam::pad_h_b)
-      .def_readwrite("pad_w_l", &ConvParam::pad_w_l).def_readwrite("pad_w_r", &ConvParam::pad_w_r)
-      .def_readwrite("stride_h", &ConvParam::stride_h).def_readwrite("stride_w", &ConvParam::stride_w)
-      .def_readwrite("groups", &ConvParam::groups).def_readwrite("scale", &ConvParam::scale)
-      .def_readwrite("mode", &ConvParam::mode).def_readwrite("left_zero_point", &ConvParam::left_zero_point)
+      .def_readwrite("dh", &ConvParam::dh)
+      .def_readwrite("dw", &ConvParam::dw)
+      .def_readwrite("pad_h_t", &ConvParam::pad_h_t)
+      .def_readwrite("pad_h_b", &ConvParam::pad_h_b)
+      .def_readwrite("pad_w_l", &ConvParam::pad_w_l)
+      .def_readwrite("pad_w_r", &ConvParam::pad_w_r)
+      .def_readwrite("stride_h", &ConvParam::stride_h)
+      .def_readwrite("stride_w", &ConvParam::stride_w)
+      .def_readwrite("groups", &ConvParam::groups)
+      .def_readwrite("scale", &ConvParam::scale)
+      .def_readwrite("mode", &ConvParam::mode)
+      .def_readwrite("left_zero_point", &ConvParam::left_zero_point)
       .def_readwrite("right_zero_point", &ConvParam::right_zero_point)
       .def_readwrite("output_zero_point", &ConvParam::output_zero_point);
   paramClass<Conv3dParam>(m, "Conv3dParam")
-      .def_readwrite("groups", &Conv3dParam::groups).def_readwrite("dilation", &Conv3dParam::dilation)
-      .def_readwrite("pad", &Conv3dParam::pad).def_readwrite("stride", &Conv3dParam::stride)
-      .def_readwrite("scale", &Conv3dParam::scale).def_readwrite("mode", &Conv3dParam::mode)
+      .def_readwrite("groups", &Conv3dParam::groups)
+      .def_readwrite("dilation", &Conv3dParam::dilation)
+      .def_readwrite("pad", &Conv3dParam::pad)
+      .def_readwrite("stride", &Conv3dParam::stride)
+      .def_readwrite("scale", &Conv3dParam::scale)
+      .def_readwrite("mode", &Conv3dParam::mode)
       .def_readwrite("left_zero_point", &Conv3dParam::left_zero_point)
       .def_readwrite("right_zero_point", &Conv3dParam::right_zero_point)
       .def_readwrite("output_zero_point", &Conv3dParam::output_zero_point);
   paramClass<MatrixMulParam>(m, "MatrixMulParam")
-      .def_readwrite("scale", &MatrixMulParam::scale).def_readwrite("mode", &MatrixMulParam::mode)
+      .def_readwrite("scale", &MatrixMulParam::scale)
+      .def_readwrite("mode", &MatrixMulParam::mode)
       .def_readwrite("left_zero_point", &MatrixMulParam::left_zero_point)
       .def_readwrite("right_zero_point", &MatrixMulParam::right_zero_point)
       .def_readwrite("output_zero_point", &MatrixMulParam::output_zero_point);
   paramClass<FCIntParam>(m, "FCIntParam")
-      .def_readwrite("weight_trans", &FCIntParam::weight_trans).def_readwrite("is_izp_const", &FCIntParam::is_izp_const)
-      .def_readwrite("izp_val", &FCIntParam::izp_val).def_readwrite("izp_vec", &FCIntParam::izp_vec)
-      .def_readwrite("is_kzp_const", &FCIntParam::is_kzp_const).def_readwrite("kzp_val", &FCIntParam::kzp_val)
+      .def_readwrite("weight_trans", &FCIntParam::weight_trans)
+      .def_readwrite("is_izp_const", &FCIntParam::is_izp_const)
+      .def_readwrite("izp_val", &FCIntParam::izp_val)
+      .def_readwrite("izp_vec", &FCIntParam::izp_vec)
+      .def_readwrite("is_kzp_const", &FCIntParam::is_kzp_const)
+      .def_readwrite("kzp_val", &FCIntParam::kzp_val)
       .def_readwrite("kzp_vec", &FCIntParam::kzp_vec);
   paramClass<PoolParam>(m, "PoolParam")
-      .def_readwrite("stride_h", &PoolParam::stride_h).def_readwrite("stride_w", &PoolParam::stride_w)
-      .def_readwrite("pad_h", &PoolParam::pad_h).def_readwrite("pad_w", &PoolParam::pad_w)
-      .def_readwrite("pad_h_offset", &PoolParam::pad_h_offset).def_readwrite("pad_w_offset", &PoolParam::pad_w_offset)
-      .def_readwrite("kernel_h", &PoolParam::kernel_h).def_readwrite("kernel_w", &PoolParam::kernel_w)
+      .def_readwrite("stride_h", &PoolParam::stride_h)
+      .def_readwrite("stride_w", &PoolParam::stride_w)
+      .def_readwrite("pad_h", &PoolParam::pad_h)
+      .def_readwrite("pad_w", &PoolParam::pad_w)
+      .def_readwrite("pad_h_offset", &PoolParam::pad_h_offset)
+      .def_readwrite("pad_w_offset", &PoolParam::pad_w_offset)
+      .def_readwrite("kernel_h", &PoolParam::kernel_h)
+      .def_readwrite("kernel_w", &PoolParam::kernel_w)
       .def_readwrite("pooling_type", &PoolParam::pooling_type)
       .def_readwrite("is_global_pooling", &PoolParam::is_global_pooling)
       .def_readwrite("is_ceil_mode", &PoolParam::is_ceil_mode)
       .def_readwrite("is_ave_count_zero_pad", &PoolParam::is_ave_count_zero_pad);
   paramClass<PoolIntParam>(m, "PoolIntParam")
-      .def_readwrite("stride_h", &PoolIntParam::stride_h).def_readwrite("stride_w", &PoolIntParam::stride_w)
-      .def_readwrite("pad_h_t", &PoolIntParam::pad_h_t).def_readwrite("pad_h_b", &PoolIntParam::pad_h_b)
-      .def_readwrite("pad_w_l", &PoolIntParam::pad_w_l).def_readwrite("pad_w_r", &PoolIntParam::pad_w_r)
-      .def_readwrite("kernel_h", &PoolIntParam::kernel_h).def_readwrite("kernel_w", &PoolIntParam::kernel_w)
+      .def_readwrite("stride_h", &PoolIntParam::stride_h)
+      .def_readwrite("stride_w", &PoolIntParam::stride_w)
+      .def_readwrite("pad_h_t", &PoolIntParam::pad_h_t)
+      .def_readwrite("pad_h_b", &PoolIntParam::pad_h_b)
+      .def_readwrite("pad_w_l", &PoolIntParam::pad_w_l)
+      .def_readwrite("pad_w_r", &PoolIntParam::pad_w_r)
+      .def_readwrite("kernel_h", &PoolIntParam::kernel_h)
+      .def_readwrite("kernel_w", &PoolIntParam::kernel_w)
       .def_readwrite("is_avg_pooling", &PoolIntParam::is_avg_pooling)
       .def_readwrite("out_ceil_mode", &PoolIntParam::out_ceil_mode)
-      .def_readwrite("quant_mode", &PoolIntParam::quant_mode).def_readwrite("scale", &PoolIntParam::scale)
+      .def_readwrite("quant_mode", &PoolIntParam::quant_mode)
+      .def_readwrite("scale", &PoolIntParam::scale)
       .def_readwrite("rshift", &PoolIntParam::rshift);
   paramClass<ReduceParam>(m, "ReduceParam")
-      .def_readwrite("method", &ReduceParam::method).def_readwrite("axis_list", &ReduceParam::axis_list)
+      .def_readwrite("method", &ReduceParam::method)
+      .def_readwrite("axis_list", &ReduceParam::axis_list)
       .def_readwrite("keep_dims", &ReduceParam::keep_dims);
   paramClass<ArgParam>(m, "ArgParam").def_readwrite("axis", &ArgParam::axis).def_readwrite("method", &ArgParam::method);
   paramClass<TopkParam>(m, "TopkParam")
-      .def_readwrite("k", &TopkParam::k).def_readwrite("axis", &TopkParam::axis)
+      .def_readwrite("k", &TopkParam::k)
+      .def_readwrite("axis", &TopkParam::axis)
       .def_readwrite("descending", &TopkParam::descending);
   paramClass<InterpolateParam>(m, "InterpolateParam")
-      .def_readwrite("method", &InterpolateParam::method).def_readwrite("align_corners", &InterpolateParam::align_corners)
+      .def_readwrite("method", &InterpolateParam::method)
+      .def_readwrite("align_corners", &InterpolateParam::align_corners)
       .def_readwrite("half_pixel_centers", &InterpolateParam::half_pixel_centers);
   paramClass<RequantInt32Param>(m, "RequantInt32Param")
       .def_readwrite("is_mul_shift_pc", &RequantInt32Param::is_mul_shift_pc)
@@ -198,33 +242,44 @@ void bindGraph(py::module_& m) {
   py::class_<Graph> g(m, "Graph", "Builds one function op by op (BMLang's operator API).");
   g.def(py::init<std::string>(), py::arg("function") = "main")
       .def("input", &Graph::input, py::arg("name"), py::arg("dtype"), py::arg("shape"))
-      .def("coeff", [](Graph& self, py::handle data, const std::string& name) {
-        return self.coeff(tensorFromArray(data, "coeff" + (name.empty() ? "" : " '" + name + "'")), name);
-      }, py::arg("data"), py::arg("name") = "")
+      .def(
+          "coeff",
+          [](Graph& self, py::handle data, const std::string& name) {
+            return self.coeff(tensorFromArray(data, "coeff" + (name.empty() ? "" : " '" + name + "'")), name);
+          },
+          py::arg("data"), py::arg("name") = "")
       .def("output", &Graph::output, py::arg("var"), py::arg("name"))
       .def("dtype", &Graph::dtype, py::arg("var"))
       .def("shape", &Graph::shape, py::arg("var"))
       .def_property_readonly("error", &graphError, "The first operator error as one line, or None.")
-      .def("compile", [](Graph& self, std::optional<std::vector<std::string>> profiles,
-                         std::optional<std::vector<std::string>> extensions, const std::string& level) {
-        check(self.compile(targetArgument(std::move(profiles), std::move(extensions), level)));
-      }, py::arg("profiles") = none, py::arg("extensions") = none, py::arg("level") = "8k")
-      .def("module", [](const Graph& self) {
-        check(self.status());
-        return ModuleHandle{std::shared_ptr<ir::Module>(self.module()), "<lang.Graph>"};
-      })
-      .def("save", [](const Graph& self, py::handle path) { check(self.save(pathArgument(path))); }, py::arg("path"))
-      .def("run", [](const Graph& self, py::handle inputs, const std::string& backend, int threads) {
-        SessionOptions so;
-        so.backend = backend;
-        if constexpr (requires { so.threads; }) so.threads = threads;
-        NamedTensors in = tensorsFromDict(inputs, "inputs");
-        auto out = [&] {
-          py::gil_scoped_release release;
-          return self.run(in, so);
-        }();
-        return dictFromTensors(take(std::move(out)));
-      }, py::arg("inputs"), py::arg("backend") = "ref", py::arg("threads") = 0);
+      .def(
+          "compile",
+          [](Graph& self, std::optional<std::vector<std::string>> profiles,
+             std::optional<std::vector<std::string>> extensions, const std::string& level) {
+            check(self.compile(targetArgument(std::move(profiles), std::move(extensions), level)));
+          },
+          py::arg("profiles") = none, py::arg("extensions") = none, py::arg("level") = "8k")
+      .def("module",
+           [](const Graph& self) {
+             check(self.status());
+             return ModuleHandle{std::shared_ptr<ir::Module>(self.module()), "<lang.Graph>"};
+           })
+      .def(
+          "save", [](const Graph& self, py::handle path) { check(self.save(pathArgument(path))); }, py::arg("path"))
+      .def(
+          "run",
+          [](const Graph& self, py::handle inputs, const std::string& backend, int threads) {
+            SessionOptions so;
+            so.backend = backend;
+            if constexpr (requires { so.threads; }) so.threads = threads;
+            NamedTensors in = tensorsFromDict(inputs, "inputs");
+            auto out = [&] {
+              py::gil_scoped_release release;
+              return self.run(in, so);
+            }();
+            return dictFromTensors(take(std::move(out)));
+          },
+          py::arg("inputs"), py::arg("backend") = "ref", py::arg("threads") = 0);
 
   // NN / matrix
   g.def("conv", &Graph::conv, py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("param"),
@@ -238,8 +293,8 @@ void bindGraph(py::module_& m) {
       .def("fc_int", &Graph::fc_int, py::arg("input"), py::arg("kernel"), py::arg("bias"), py::arg("param"))
       .def("pool", &Graph::pool, py::arg("input"), py::arg("param"))
       .def("pool_int", &Graph::pool_int, py::arg("input"), py::arg("param"), py::arg("out_dtype") = none)
-      .def("batch_norm", &Graph::batch_norm, py::arg("input"), py::arg("mean"), py::arg("variance"),
-           py::arg("gamma"), py::arg("beta"), py::arg("param"))
+      .def("batch_norm", &Graph::batch_norm, py::arg("input"), py::arg("mean"), py::arg("variance"), py::arg("gamma"),
+           py::arg("beta"), py::arg("param"))
       .def("softmax", &Graph::softmax, py::arg("input"), py::arg("axis"));
   // Element-wise
   for (auto [name, fn] : {std::pair{"add", &Graph::add}, std::pair{"sub", &Graph::sub}, std::pair{"mul", &Graph::mul}})
@@ -248,10 +303,12 @@ void bindGraph(py::module_& m) {
                           std::pair{"gt", &Graph::gt}, std::pair{"ge", &Graph::ge}, std::pair{"lt", &Graph::lt},
                           std::pair{"le", &Graph::le}, std::pair{"eq", &Graph::eq}, std::pair{"ne", &Graph::ne}})
     g.def(name, fn, py::arg("a"), py::arg("b"));
-  for (auto [name, fn] : {std::pair{"adds", &Graph::adds}, std::pair{"subs", &Graph::subs}, std::pair{"muls", &Graph::muls}})
+  for (auto [name, fn] :
+       {std::pair{"adds", &Graph::adds}, std::pair{"subs", &Graph::subs}, std::pair{"muls", &Graph::muls}})
     g.def(name, fn, py::arg("a"), py::arg("scalar"), py::arg("out_dtype") = none);
   g.def("rsubs", &Graph::rsubs, py::arg("scalar"), py::arg("a"), py::arg("out_dtype") = none);
-  for (auto [name, fn] : {std::pair{"divs", &Graph::divs}, std::pair{"maxs", &Graph::maxs}, std::pair{"mins", &Graph::mins}})
+  for (auto [name, fn] :
+       {std::pair{"divs", &Graph::divs}, std::pair{"maxs", &Graph::maxs}, std::pair{"mins", &Graph::mins}})
     g.def(name, fn, py::arg("a"), py::arg("scalar"));
   g.def("rdivs", &Graph::rdivs, py::arg("scalar"), py::arg("a"));
   for (auto [name, fn] : {std::pair{"add_shift", &Graph::add_shift}, std::pair{"sub_shift", &Graph::sub_shift},
@@ -260,7 +317,8 @@ void bindGraph(py::module_& m) {
   for (auto [name, fn] : {std::pair{"adds_shift", &Graph::adds_shift}, std::pair{"subs_shift", &Graph::subs_shift},
                           std::pair{"muls_shift", &Graph::muls_shift}})
     g.def(name, fn, py::arg("a"), py::arg("scalar"), py::arg("shift"), py::arg("out_dtype") = none);
-  g.def("rsubs_shift", &Graph::rsubs_shift, py::arg("scalar"), py::arg("a"), py::arg("shift"), py::arg("out_dtype") = none)
+  g.def("rsubs_shift", &Graph::rsubs_shift, py::arg("scalar"), py::arg("a"), py::arg("shift"),
+        py::arg("out_dtype") = none)
       .def("arith_lshift", &Graph::arith_lshift, py::arg("x"), py::arg("num"))
       .def("arith_rshift", &Graph::arith_rshift, py::arg("x"), py::arg("num"))
       .def("arith_lshifts", &Graph::arith_lshifts, py::arg("x"), py::arg("num"))

@@ -14,8 +14,7 @@ std::string pathArgument(py::handle path) {
   try {
     py::object p = fspath(path);
     if (py::isinstance<py::str>(p)) return p.cast<std::string>();
-  } catch (const py::error_already_set&) {
-  }
+  } catch (const py::error_already_set&) {}
   raise(Status::invalid("expected a path (str or os.PathLike) or a tosakit.Module, got " +
                         std::string(py::str(path.get_type().attr("__name__")))));
 }
@@ -63,35 +62,48 @@ static py::tuple typeTuple(const std::string& name, const ir::ValueType& t) {
 static void bindModuleClass(py::module_& m) {
   py::class_<ModuleHandle>(m, "Module", "A TOSA module (functions, variables, target), loaded or built.")
       .def_property_readonly("origin", [](const ModuleHandle& h) { return h.origin; })
-      .def_property_readonly("functions", [](const ModuleHandle& h) {
-        std::vector<std::string> names;
-        for (auto& f : h.module->functions) names.push_back(f->name);
-        return names;
-      })
-      .def("input_names", [](const ModuleHandle& h, const std::string& fn) {
-        const ir::Function& f = functionOf(h, fn);
-        std::vector<std::string> names;
-        for (size_t i = 0; i < f.inputs().size(); ++i) names.push_back(f.inputName(i));
-        return names;
-      }, py::arg("function") = "main")
-      .def("output_names", [](const ModuleHandle& h, const std::string& fn) {
-        const ir::Function& f = functionOf(h, fn);
-        std::vector<std::string> names;
-        for (size_t i = 0; i < f.resultTypes.size(); ++i) names.push_back(f.outputName(i));
-        return names;
-      }, py::arg("function") = "main")
-      .def("input_types", [](const ModuleHandle& h, const std::string& fn) {
-        const ir::Function& f = functionOf(h, fn);
-        py::list out;
-        for (size_t i = 0; i < f.inputs().size(); ++i) out.append(typeTuple(f.inputName(i), f.inputs()[i]->type));
-        return out;
-      }, py::arg("function") = "main")
-      .def("output_types", [](const ModuleHandle& h, const std::string& fn) {
-        const ir::Function& f = functionOf(h, fn);
-        py::list out;
-        for (size_t i = 0; i < f.resultTypes.size(); ++i) out.append(typeTuple(f.outputName(i), f.resultTypes[i]));
-        return out;
-      }, py::arg("function") = "main")
+      .def_property_readonly("functions",
+                             [](const ModuleHandle& h) {
+                               std::vector<std::string> names;
+                               for (auto& f : h.module->functions) names.push_back(f->name);
+                               return names;
+                             })
+      .def(
+          "input_names",
+          [](const ModuleHandle& h, const std::string& fn) {
+            const ir::Function& f = functionOf(h, fn);
+            std::vector<std::string> names;
+            for (size_t i = 0; i < f.inputs().size(); ++i) names.push_back(f.inputName(i));
+            return names;
+          },
+          py::arg("function") = "main")
+      .def(
+          "output_names",
+          [](const ModuleHandle& h, const std::string& fn) {
+            const ir::Function& f = functionOf(h, fn);
+            std::vector<std::string> names;
+            for (size_t i = 0; i < f.resultTypes.size(); ++i) names.push_back(f.outputName(i));
+            return names;
+          },
+          py::arg("function") = "main")
+      .def(
+          "input_types",
+          [](const ModuleHandle& h, const std::string& fn) {
+            const ir::Function& f = functionOf(h, fn);
+            py::list out;
+            for (size_t i = 0; i < f.inputs().size(); ++i) out.append(typeTuple(f.inputName(i), f.inputs()[i]->type));
+            return out;
+          },
+          py::arg("function") = "main")
+      .def(
+          "output_types",
+          [](const ModuleHandle& h, const std::string& fn) {
+            const ir::Function& f = functionOf(h, fn);
+            py::list out;
+            for (size_t i = 0; i < f.resultTypes.size(); ++i) out.append(typeTuple(f.outputName(i), f.resultTypes[i]));
+            return out;
+          },
+          py::arg("function") = "main")
       .def("to_mlir", [](const ModuleHandle& h) { return take(mlirio::exportMlir(*h.module)); })
       .def("__repr__", [](const ModuleHandle& h) {
         std::string fns;
@@ -104,30 +116,41 @@ static ir::TargetEnv targetOf(const ir::Module& m) { return m.target ? *m.target
 
 void bindModel(py::module_& m) {
   bindModuleClass(m);
-  m.def("load", [](py::handle path) {
-    std::string p = pathArgument(path);
-    return ModuleHandle{std::shared_ptr<ir::Module>(take(loadModel(p))), p};
-  }, py::arg("path"), "Load a model (.mlir MLIR TOSA text or .spv SPIR-V) by extension.");
-  m.def("save", [](const ModuleHandle& h, py::handle path) {
-    std::string p = pathArgument(path);
-    Status s = [&] {
-      py::gil_scoped_release release;
-      return saveModel(*h.module, p);
-    }();
-    check(s);  // raising needs the GIL
-  }, py::arg("module"), py::arg("path"), "Save a model by extension (.mlir or .spv); atomic.");
-  m.def("convert", [](py::handle in, py::handle out) {
-    auto mod = take(loadModel(pathArgument(in)));
-    check(saveModel(*mod, pathArgument(out)));
-  }, py::arg("input"), py::arg("output"), "Convert between .mlir and .spv (the `convert` verb).");
-  m.def("validate", [](py::handle model) {
-    std::string origin;
-    auto mod = sharedModelArgument(model, &origin);
-    std::vector<std::string> lines;
-    for (const auto& d : ir::validateModule(*mod, targetOf(*mod))) lines.push_back(d.toString());
-    return lines;
-  }, py::arg("model"),
-        "Static checks (the `validate` verb): the list of violations, empty when the model is valid.");
+  m.def(
+      "load",
+      [](py::handle path) {
+        std::string p = pathArgument(path);
+        return ModuleHandle{std::shared_ptr<ir::Module>(take(loadModel(p))), p};
+      },
+      py::arg("path"), "Load a model (.mlir MLIR TOSA text or .spv SPIR-V) by extension.");
+  m.def(
+      "save",
+      [](const ModuleHandle& h, py::handle path) {
+        std::string p = pathArgument(path);
+        Status s = [&] {
+          py::gil_scoped_release release;
+          return saveModel(*h.module, p);
+        }();
+        check(s);  // raising needs the GIL
+      },
+      py::arg("module"), py::arg("path"), "Save a model by extension (.mlir or .spv); atomic.");
+  m.def(
+      "convert",
+      [](py::handle in, py::handle out) {
+        auto mod = take(loadModel(pathArgument(in)));
+        check(saveModel(*mod, pathArgument(out)));
+      },
+      py::arg("input"), py::arg("output"), "Convert between .mlir and .spv (the `convert` verb).");
+  m.def(
+      "validate",
+      [](py::handle model) {
+        std::string origin;
+        auto mod = sharedModelArgument(model, &origin);
+        std::vector<std::string> lines;
+        for (const auto& d : ir::validateModule(*mod, targetOf(*mod))) lines.push_back(d.toString());
+        return lines;
+      },
+      py::arg("model"), "Static checks (the `validate` verb): the list of violations, empty when the model is valid.");
   m.def("version", []() { return std::string(TOSAKIT_VERSION); });
 }
 

@@ -21,7 +21,7 @@ namespace {
 struct PySession {
   std::unique_ptr<Session> session;
   std::string origin;
-  std::mutex running;  // the GIL is released during a run; one run at a time per session
+  std::mutex running;              // the GIL is released during a run; one run at a time per session
   std::vector<std::string> notes;  // of the last run (inputs checked and dropped, as `run` prints them)
 };
 
@@ -38,7 +38,8 @@ std::unique_ptr<PySession> createSession(py::handle model, std::optional<std::st
   // Default as `tosakit run`'s: the fast backend, or the reference backend in precise (fp64) mode.
   so.backend = backend ? *backend : precise ? "ref" : "fast";
   so.precise = precise;
-  if (threads < 0) raise(Status::invalid("threads must be >= 0 (0: the backend's default), got " + std::to_string(threads)));
+  if (threads < 0)
+    raise(Status::invalid("threads must be >= 0 (0: the backend's default), got " + std::to_string(threads)));
   setThreads(so, threads);
   s->session = take(Session::create(std::move(module), so));
   return s;
@@ -174,14 +175,12 @@ void bindSession(py::module_& m) {
       .def_property_readonly("input_names", [](const PySession& s) { return s.session->inputNames(); })
       .def_property_readonly("output_names", [](const PySession& s) { return s.session->outputNames(); })
       .def_property_readonly("backend", [](PySession& s) { return s.session->backend().name(); })
-      .def("__repr__", [](PySession& s) {
-        return "<tosakit.Session " + s.origin + " on " + s.session->backend().name() + ">";
-      });
+      .def("__repr__",
+           [](PySession& s) { return "<tosakit.Session " + s.origin + " on " + s.session->backend().name() + ">"; });
   m.def("import_onnx", &importOnnx, py::arg("path"), py::arg("input_shapes") = py::none(),
         py::arg("bind_inputs") = py::none(), py::arg("output_names") = std::vector<std::string>{},
         py::arg("nhwc_io") = false, py::arg("check") = true, py::arg("opset_convert") = true);
-  m.def("gen_data", &genData, py::arg("model"), py::arg("set") = 0, py::arg("seed") = 0,
-        py::arg("function") = "main");
+  m.def("gen_data", &genData, py::arg("model"), py::arg("set") = 0, py::arg("seed") = 0, py::arg("function") = "main");
 }
 
 }  // namespace tosakit::py_bind

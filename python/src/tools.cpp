@@ -34,18 +34,23 @@ void bindCalibrationTable(py::module_& m) {
   py::class_<CalibrationTable>(m, "CalibrationTable", "A calibration table (TPU-MLIR's cali_table format).")
       .def_readonly("header", &CalibrationTable::header)
       .def_readonly("entries", &CalibrationTable::entries)
-      .def("find", [](const CalibrationTable& t, const std::string& name) -> py::object {
-        const CalibrationEntry* e = t.find(name);
-        return e ? py::cast(*e) : py::none();
-      }, py::arg("name"))
+      .def(
+          "find",
+          [](const CalibrationTable& t, const std::string& name) -> py::object {
+            const CalibrationEntry* e = t.find(name);
+            return e ? py::cast(*e) : py::none();
+          },
+          py::arg("name"))
       .def("header_value", &CalibrationTable::headerValue, py::arg("key"))
       .def("to_text", [](const CalibrationTable& t) { return formatCalibrationTable(t); })
-      .def("save", [](const CalibrationTable& t, py::handle path) {
-        check(writeCalibrationTable(pathArgument(path), t));
-      }, py::arg("path"))
+      .def(
+          "save",
+          [](const CalibrationTable& t, py::handle path) { check(writeCalibrationTable(pathArgument(path), t)); },
+          py::arg("path"))
       .def("__len__", [](const CalibrationTable& t) { return t.entries.size(); });
-  m.def("read_calibration_table", [](py::handle path) { return take(readCalibrationTable(pathArgument(path))); },
-        py::arg("path"));
+  m.def(
+      "read_calibration_table", [](py::handle path) { return take(readCalibrationTable(pathArgument(path))); },
+      py::arg("path"));
 }
 
 // Samples: a dataset directory (str/PathLike), a list of sample files, or a list of dicts of arrays.
@@ -123,8 +128,7 @@ std::map<std::string, QuantMode> layerModesArgument(py::handle qtable) {
   std::map<std::string, QuantMode> out;
   if (qtable.is_none()) return out;
   if (!py::isinstance<py::dict>(qtable)) return take(readQuantizeTable(pathArgument(qtable)));
-  for (auto [k, v] : py::reinterpret_borrow<py::dict>(qtable))
-    out[py::str(k)] = take(parseQuantMode(py::str(v)));
+  for (auto [k, v] : py::reinterpret_borrow<py::dict>(qtable)) out[py::str(k)] = take(parseQuantMode(py::str(v)));
   return out;
 }
 
@@ -203,44 +207,53 @@ void bindCompare(py::module_& m) {
       .def_readonly("only_in_b", &CompareReport::onlyInB)
       .def_property_readonly("all_pass", &CompareReport::allPass)
       .def("__bool__", &CompareReport::allPass);
-  m.def("compare", [](py::handle a, py::handle b, double minCosine, double minEuclidean,
-                      std::vector<std::string> excepts, py::handle quantParams, const std::string& function) {
-    CompareOptions o;
-    o.minCosine = minCosine;
-    o.minEuclidean = minEuclidean;
-    o.excepts = std::set<std::string>(excepts.begin(), excepts.end());
-    o.quantParams = quantParamsArgument(quantParams, function);
-    NamedTensors ta = resultSetArgument(a, "a"), tb = resultSetArgument(b, "b");
-    py::gil_scoped_release release;
-    return compareTensors(ta, tb, o);
-  }, py::arg("a"), py::arg("b"), py::arg("min_cosine") = 0.99, py::arg("min_euclidean") = 0.9,
-     py::arg("excepts") = std::vector<std::string>{}, py::arg("quant_params") = py::none(),
-     py::arg("function") = "main");
+  m.def(
+      "compare",
+      [](py::handle a, py::handle b, double minCosine, double minEuclidean, std::vector<std::string> excepts,
+         py::handle quantParams, const std::string& function) {
+        CompareOptions o;
+        o.minCosine = minCosine;
+        o.minEuclidean = minEuclidean;
+        o.excepts = std::set<std::string>(excepts.begin(), excepts.end());
+        o.quantParams = quantParamsArgument(quantParams, function);
+        NamedTensors ta = resultSetArgument(a, "a"), tb = resultSetArgument(b, "b");
+        py::gil_scoped_release release;
+        return compareTensors(ta, tb, o);
+      },
+      py::arg("a"), py::arg("b"), py::arg("min_cosine") = 0.99, py::arg("min_euclidean") = 0.9,
+      py::arg("excepts") = std::vector<std::string>{}, py::arg("quant_params") = py::none(),
+      py::arg("function") = "main");
 }
 
 void bindQuantize(py::module_& m) {
   bindCalibrationTable(m);
   m.def("calibrate", &calibrateBinding, py::arg("model"), py::arg("samples"), py::arg("method") = "kld",
         py::arg("input_num") = 0, py::arg("tune_num") = 5, py::arg("histogram_bins") = 2048, py::arg("we") = false,
-        py::arg("bc") = false, py::arg("search_threshold") = false, py::arg("backend") = "fast",
-        py::arg("threads") = 0, py::arg("function") = "main");
+        py::arg("bc") = false, py::arg("search_threshold") = false, py::arg("backend") = "fast", py::arg("threads") = 0,
+        py::arg("function") = "main");
   m.def("quantize", &quantizeBinding, py::arg("model"), py::arg("table"), py::arg("mode") = "INT8",
         py::arg("asymmetric") = false, py::arg("per_tensor") = false, py::arg("quant_input") = false,
         py::arg("quant_output") = false, py::arg("fuse_preprocess") = false, py::arg("quantize_table") = py::none(),
         py::arg("function") = "main");
-  m.def("load_sample", [](py::handle model, py::handle path, const std::string& function) {
-    std::string origin;
-    auto mod = sharedModelArgument(model, &origin);
-    const ir::Function* fn = mod->function(function);
-    if (!fn) raise(Status::invalid(origin + ": no function '" + function + "'"));
-    return dictFromTensors(take(loadSample(pathArgument(path), *fn)));
-  }, py::arg("model"), py::arg("path"), py::arg("function") = "main",
-        "One sample file (.npz by input names; .npy or an image preprocessed by the recorded recipe for a "
-        "single-input model) as the model's inputs, as calibrate and run read it.");
-  m.def("quant_params", [](const ModuleHandle& h, const std::string& function) {
-    return quantParamsDict(recordedQuantParams(*h.module, function));
-  }, py::arg("module"), py::arg("function") = "main",
-        "Scale and zero point each quantized tensor records: name -> (scale, zero_point).");
+  m.def(
+      "load_sample",
+      [](py::handle model, py::handle path, const std::string& function) {
+        std::string origin;
+        auto mod = sharedModelArgument(model, &origin);
+        const ir::Function* fn = mod->function(function);
+        if (!fn) raise(Status::invalid(origin + ": no function '" + function + "'"));
+        return dictFromTensors(take(loadSample(pathArgument(path), *fn)));
+      },
+      py::arg("model"), py::arg("path"), py::arg("function") = "main",
+      "One sample file (.npz by input names; .npy or an image preprocessed by the recorded recipe for a "
+      "single-input model) as the model's inputs, as calibrate and run read it.");
+  m.def(
+      "quant_params",
+      [](const ModuleHandle& h, const std::string& function) {
+        return quantParamsDict(recordedQuantParams(*h.module, function));
+      },
+      py::arg("module"), py::arg("function") = "main",
+      "Scale and zero point each quantized tensor records: name -> (scale, zero_point).");
   bindCompare(m);
 }
 #endif
@@ -249,8 +262,10 @@ void bindQuantize(py::module_& m) {
 TensorSource sourceArgument(py::handle arg, const std::string& what) {
   TensorSource s;
   if (arg.is_none()) return s;
-  if (py::isinstance<py::dict>(arg)) s.tensors = tensorsFromDict(arg, what);
-  else s.path = pathArgument(arg);
+  if (py::isinstance<py::dict>(arg))
+    s.tensors = tensorsFromDict(arg, what);
+  else
+    s.path = pathArgument(arg);
   return s;
 }
 
@@ -273,37 +288,40 @@ void bindCheck(py::module_& m) {
       .def("to_text", &CheckReport::toText)
       .def("to_json", &CheckReport::toJson)
       .def("__bool__", &CheckReport::compliant);
-  m.def("check", [](py::handle model, py::handle result, py::handle inputs, py::handle reference, py::handle bounds,
-                    py::handle intermediates, const std::string& mode, int testSet, const std::string& function,
-                    const std::string& backend, int threads, bool perOp) {
-    CheckOptions o;
-    std::shared_ptr<ir::Module> keep;
-    if (py::isinstance<ModuleHandle>(model)) {
-      keep = model.cast<ModuleHandle&>().module;
-      o.module = keep.get();
-    } else {
-      o.model = pathArgument(model);
-    }
-    o.function = function;
-    o.result = sourceArgument(result, "result");
-    o.inputs = sourceArgument(inputs, "inputs");
-    o.reference = sourceArgument(reference, "reference");
-    o.bounds = sourceArgument(bounds, "bounds");
-    o.intermediates = sourceArgument(intermediates, "intermediates");
-    o.mode = mode;
-    o.testSet = testSet;
-    o.backend = backend;  // set instead of `result`: judge that backend's own run on `inputs`
-    o.threads = threads;
-    o.backendIntermediates = perOp;
-    auto report = [&] {
-      py::gil_scoped_release release;
-      return checkResults(o);
-    }();
-    return take(std::move(report));
-  }, py::arg("model"), py::arg("result") = py::none(), py::arg("inputs") = py::none(), py::arg("reference") = py::none(),
-     py::arg("bounds") = py::none(), py::arg("intermediates") = py::none(), py::arg("mode") = "",
-     py::arg("test_set") = -1, py::arg("function") = "main", py::arg("backend") = "", py::arg("threads") = 0,
-     py::arg("per_op") = false);
+  m.def(
+      "check",
+      [](py::handle model, py::handle result, py::handle inputs, py::handle reference, py::handle bounds,
+         py::handle intermediates, const std::string& mode, int testSet, const std::string& function,
+         const std::string& backend, int threads, bool perOp) {
+        CheckOptions o;
+        std::shared_ptr<ir::Module> keep;
+        if (py::isinstance<ModuleHandle>(model)) {
+          keep = model.cast<ModuleHandle&>().module;
+          o.module = keep.get();
+        } else {
+          o.model = pathArgument(model);
+        }
+        o.function = function;
+        o.result = sourceArgument(result, "result");
+        o.inputs = sourceArgument(inputs, "inputs");
+        o.reference = sourceArgument(reference, "reference");
+        o.bounds = sourceArgument(bounds, "bounds");
+        o.intermediates = sourceArgument(intermediates, "intermediates");
+        o.mode = mode;
+        o.testSet = testSet;
+        o.backend = backend;  // set instead of `result`: judge that backend's own run on `inputs`
+        o.threads = threads;
+        o.backendIntermediates = perOp;
+        auto report = [&] {
+          py::gil_scoped_release release;
+          return checkResults(o);
+        }();
+        return take(std::move(report));
+      },
+      py::arg("model"), py::arg("result") = py::none(), py::arg("inputs") = py::none(),
+      py::arg("reference") = py::none(), py::arg("bounds") = py::none(), py::arg("intermediates") = py::none(),
+      py::arg("mode") = "", py::arg("test_set") = -1, py::arg("function") = "main", py::arg("backend") = "",
+      py::arg("threads") = 0, py::arg("per_op") = false);
 }
 #endif
 

@@ -120,8 +120,8 @@ void inlineKnownBranches(ir::Function& fn, const NamedTensors& inputs) {
     ir::Operation& op = *body.ops[i];
     std::optional<bool> cond;
     if (op.name == "tosa.cond_if" && op.regions.size() == 2) cond = knownCondition(fn, op.operands[0], inputs);
-    ir::Block* branch = cond && op.regions[*cond ? 0 : 1]->blocks.size() == 1 ? op.regions[*cond ? 0 : 1]->blocks[0].get()
-                                                                              : nullptr;
+    ir::Block* branch =
+        cond && op.regions[*cond ? 0 : 1]->blocks.size() == 1 ? op.regions[*cond ? 0 : 1]->blocks[0].get() : nullptr;
     ir::Operation* yield = branch ? branch->terminator() : nullptr;
     if (!yield || yield->operands.size() != op.results.size()) {
       ++i;
@@ -308,9 +308,9 @@ void describeOp(CheckEntry& e, const ir::Operation& op) {
 // ---- Appendix A provenance ----
 
 bool feedsDotProduct(const ir::Function& fn, const ir::Value* arg) {
-  static const std::set<std::string> dot = {"tosa.conv2d", "tosa.conv3d", "tosa.depthwise_conv2d",
+  static const std::set<std::string> dot = {"tosa.conv2d",           "tosa.conv3d", "tosa.depthwise_conv2d",
                                             "tosa.transpose_conv2d", "tosa.matmul", "tosa.avg_pool2d",
-                                            "tosa.reduce_sum", "tosa.fft2d", "tosa.rfft2d"};
+                                            "tosa.reduce_sum",       "tosa.fft2d",  "tosa.rfft2d"};
   for (const auto& op : fn.body.ops)
     if (dot.count(op->name))
       for (size_t i = 0; i < op->operands.size() && i < 3; ++i)
@@ -457,8 +457,10 @@ void classifySequence(const std::vector<const ir::Operation*>& deps, std::vector
     if (op->name == "tosa.cond_if" || op->name == "tosa.while_loop" || op->name == "tosa.yield") continue;
     bool ok = true;
     for (size_t k = 0; k < op->results.size(); ++k) {
-      if (compliance::isCorrectlyRounded(*op, k)) rounded.insert(op->name.substr(op->name.find('.') + 1));
-      else ok = ok && compliance::isExactOp(*op, k);
+      if (compliance::isCorrectlyRounded(*op, k))
+        rounded.insert(op->name.substr(op->name.find('.') + 1));
+      else
+        ok = ok && compliance::isExactOp(*op, k);
     }
     if (!ok) loose.push_back(op);
   }
@@ -466,7 +468,7 @@ void classifySequence(const std::vector<const ir::Operation*>& deps, std::vector
 
 struct PerOutputData {
   bool precise = false;
-  RunResult rr;  // precise outputs and intermediates
+  RunResult rr;                       // precise outputs and intermediates
   std::optional<RunResult> declared;  // the run in the declared types (sequences of correctly rounded ops)
   std::map<std::string, const Tensor*> inter;
   NamedTensors givenRef;
@@ -560,9 +562,9 @@ Status judgeOutput(Context& c, PerOutputData& d, size_t i, CheckEntry& e) {
     if (!before.empty()) {
       e.verdict = Verdict::NotJudged;
       e.reason = "its data went through " + std::to_string(before.size() + (compliance::isExactOp(*op, k) ? 0 : 1)) +
-                 " inexact or control-flow operator(s) (" + listOps(before) +
-                 (compliance::isExactOp(*op, k) || !op->regions.empty() ? "" : ", " + op->describe()) +
-                 "): no single operator's rule applies; give --intermediates to judge op by op";
+          " inexact or control-flow operator(s) (" + listOps(before) +
+          (compliance::isExactOp(*op, k) || !op->regions.empty() ? "" : ", " + op->describe()) +
+          "): no single operator's rule applies; give --intermediates to judge op by op";
       e.worst = kNaN;
       return Status::ok();
     }
@@ -631,8 +633,9 @@ Status checkPerOutput(Context& c, CheckReport& rep) {
     rep.entries.push_back(std::move(e));
   }
   if (d.declared)
-    rep.notes.push_back("EXACT(sequence ...) outputs: reference is the reference backend's run in the declared "
-                        "types (each op rounded to nearest, spec 1.10.3 \"Operator sequence precision requirement\")");
+    rep.notes.push_back(
+        "EXACT(sequence ...) outputs: reference is the reference backend's run in the declared "
+        "types (each op rounded to nearest, spec 1.10.3 \"Operator sequence precision requirement\")");
   return Status::ok();
 }
 
@@ -746,8 +749,10 @@ Result<CheckReport> checkResults(const CheckOptions& options) {
       rep.notes.push_back("inputs follow the Appendix A layout of test set S" + std::to_string(c.testSet) +
                           " (gen-data): dot-product mean/variance tests apply");
   }
-  if (o.intermediates.given()) TK_RETURN_IF_ERROR(checkPerOp(c, rep));
-  else TK_RETURN_IF_ERROR(checkPerOutput(c, rep));
+  if (o.intermediates.given())
+    TK_RETURN_IF_ERROR(checkPerOp(c, rep));
+  else
+    TK_RETURN_IF_ERROR(checkPerOutput(c, rep));
   return rep;
 }
 
@@ -793,10 +798,14 @@ std::string CheckReport::toJson() const {
     x["rule"] = e.rule;
     x["section"] = e.section;
     x["verdict"] = e.verdict == Verdict::Compliant ? "compliant"
-                   : e.verdict == Verdict::NotCompliant ? "not_compliant" : "not_judged";
-    if (std::isnan(e.worst)) x["worst"] = nullptr;
-    else if (std::isinf(e.worst)) x["worst"] = "inf";
-    else x["worst"] = e.worst;
+        : e.verdict == Verdict::NotCompliant       ? "not_compliant"
+                                                   : "not_judged";
+    if (std::isnan(e.worst))
+      x["worst"] = nullptr;
+    else if (std::isinf(e.worst))
+      x["worst"] = "inf";
+    else
+      x["worst"] = e.worst;
     x["worst_index"] = e.worstIndex;
     x["reason"] = e.reason;
     arr.push_back(std::move(x));

@@ -23,36 +23,78 @@ std::string fmt(double v) {
 }
 
 const std::map<std::string, std::string>& sections() {
-  static const std::map<std::string, std::string> s = {
-      {"tosa.abs", "2.6.1 ABS"}, {"tosa.add", "2.5.1 ADD"}, {"tosa.argmax", "2.3.1 ARGMAX"},
-      {"tosa.arithmetic_right_shift", "2.5.2 ARITHMETIC_RIGHT_SHIFT"}, {"tosa.avg_pool2d", "2.3.2 AVG_POOL2D"},
-      {"tosa.bitwise_and", "2.5.3 BITWISE_AND"}, {"tosa.bitwise_not", "2.6.2 BITWISE_NOT"},
-      {"tosa.bitwise_or", "2.5.4 BITWISE_OR"}, {"tosa.bitwise_xor", "2.5.5 BITWISE_XOR"},
-      {"tosa.cast", "2.13.1 CAST"}, {"tosa.ceil", "2.6.3 CEIL"}, {"tosa.clamp", "2.4.1 CLAMP"},
-      {"tosa.clz", "2.6.4 CLZ"}, {"tosa.concat", "2.10.1 CONCAT"}, {"tosa.cond_if", "2.16.1 COND_IF"},
-      {"tosa.const", "2.14.1 CONST"}, {"tosa.conv2d", "2.3.3 CONV2D"}, {"tosa.conv3d", "2.3.4 CONV3D"},
-      {"tosa.cos", "2.6.5 COS"}, {"tosa.custom", "2.15.1 CUSTOM"},
-      {"tosa.depthwise_conv2d", "2.3.5 DEPTHWISE_CONV2D"}, {"tosa.equal", "2.8.1 EQUAL"},
-      {"tosa.erf", "2.4.2 ERF"}, {"tosa.exp", "2.6.6 EXP"}, {"tosa.fft2d", "2.3.6 FFT2D"},
-      {"tosa.floor", "2.6.7 FLOOR"}, {"tosa.gather", "2.11.1 GATHER"}, {"tosa.greater", "2.8.2 GREATER"},
-      {"tosa.greater_equal", "2.8.3 GREATER_EQUAL"}, {"tosa.identity", "2.14.2 IDENTITY"},
-      {"tosa.intdiv", "2.5.6 INTDIV"}, {"tosa.log", "2.6.8 LOG"}, {"tosa.logical_and", "2.5.7 LOGICAL_AND"},
-      {"tosa.logical_left_shift", "2.5.8 LOGICAL_LEFT_SHIFT"}, {"tosa.logical_not", "2.6.9 LOGICAL_NOT"},
-      {"tosa.logical_or", "2.5.10 LOGICAL_OR"}, {"tosa.logical_right_shift", "2.5.9 LOGICAL_RIGHT_SHIFT"},
-      {"tosa.logical_xor", "2.5.11 LOGICAL_XOR"}, {"tosa.matmul", "2.3.7 MATMUL"},
-      {"tosa.maximum", "2.5.12 MAXIMUM"}, {"tosa.max_pool2d", "2.3.8 MAX_POOL2D"},
-      {"tosa.minimum", "2.5.13 MINIMUM"}, {"tosa.mul", "2.5.14 MUL"}, {"tosa.negate", "2.6.10 NEGATE"},
-      {"tosa.pad", "2.10.2 PAD"}, {"tosa.pow", "2.5.15 POW"}, {"tosa.reciprocal", "2.6.11 RECIPROCAL"},
-      {"tosa.reduce_all", "2.9.1 REDUCE_ALL"}, {"tosa.reduce_any", "2.9.2 REDUCE_ANY"},
-      {"tosa.reduce_max", "2.9.3 REDUCE_MAX"}, {"tosa.reduce_min", "2.9.4 REDUCE_MIN"},
-      {"tosa.reduce_product", "2.9.5 REDUCE_PRODUCT"}, {"tosa.reduce_sum", "2.9.6 REDUCE_SUM"},
-      {"tosa.rescale", "2.13.2 RESCALE"}, {"tosa.reshape", "2.10.3 RESHAPE"}, {"tosa.resize", "2.12.1 RESIZE"},
-      {"tosa.reverse", "2.10.4 REVERSE"}, {"tosa.rfft2d", "2.3.9 RFFT2D"}, {"tosa.rsqrt", "2.6.12 RSQRT"},
-      {"tosa.scatter", "2.11.2 SCATTER"}, {"tosa.select", "2.7.1 SELECT"}, {"tosa.sigmoid", "2.4.3 SIGMOID"},
-      {"tosa.sin", "2.6.13 SIN"}, {"tosa.slice", "2.10.5 SLICE"}, {"tosa.sub", "2.5.16 SUB"},
-      {"tosa.table", "2.5.17 TABLE"}, {"tosa.tanh", "2.4.4 TANH"}, {"tosa.tile", "2.10.6 TILE"},
-      {"tosa.transpose", "2.10.7 TRANSPOSE"}, {"tosa.transpose_conv2d", "2.3.10 TRANSPOSE_CONV2D"},
-      {"tosa.variable_read", "2.17.3 VARIABLE_READ"}, {"tosa.while_loop", "2.16.2 WHILE_LOOP"}};
+  static const std::map<std::string, std::string> s = {{"tosa.abs", "2.6.1 ABS"},
+                                                       {"tosa.add", "2.5.1 ADD"},
+                                                       {"tosa.argmax", "2.3.1 ARGMAX"},
+                                                       {"tosa.arithmetic_right_shift", "2.5.2 ARITHMETIC_RIGHT_SHIFT"},
+                                                       {"tosa.avg_pool2d", "2.3.2 AVG_POOL2D"},
+                                                       {"tosa.bitwise_and", "2.5.3 BITWISE_AND"},
+                                                       {"tosa.bitwise_not", "2.6.2 BITWISE_NOT"},
+                                                       {"tosa.bitwise_or", "2.5.4 BITWISE_OR"},
+                                                       {"tosa.bitwise_xor", "2.5.5 BITWISE_XOR"},
+                                                       {"tosa.cast", "2.13.1 CAST"},
+                                                       {"tosa.ceil", "2.6.3 CEIL"},
+                                                       {"tosa.clamp", "2.4.1 CLAMP"},
+                                                       {"tosa.clz", "2.6.4 CLZ"},
+                                                       {"tosa.concat", "2.10.1 CONCAT"},
+                                                       {"tosa.cond_if", "2.16.1 COND_IF"},
+                                                       {"tosa.const", "2.14.1 CONST"},
+                                                       {"tosa.conv2d", "2.3.3 CONV2D"},
+                                                       {"tosa.conv3d", "2.3.4 CONV3D"},
+                                                       {"tosa.cos", "2.6.5 COS"},
+                                                       {"tosa.custom", "2.15.1 CUSTOM"},
+                                                       {"tosa.depthwise_conv2d", "2.3.5 DEPTHWISE_CONV2D"},
+                                                       {"tosa.equal", "2.8.1 EQUAL"},
+                                                       {"tosa.erf", "2.4.2 ERF"},
+                                                       {"tosa.exp", "2.6.6 EXP"},
+                                                       {"tosa.fft2d", "2.3.6 FFT2D"},
+                                                       {"tosa.floor", "2.6.7 FLOOR"},
+                                                       {"tosa.gather", "2.11.1 GATHER"},
+                                                       {"tosa.greater", "2.8.2 GREATER"},
+                                                       {"tosa.greater_equal", "2.8.3 GREATER_EQUAL"},
+                                                       {"tosa.identity", "2.14.2 IDENTITY"},
+                                                       {"tosa.intdiv", "2.5.6 INTDIV"},
+                                                       {"tosa.log", "2.6.8 LOG"},
+                                                       {"tosa.logical_and", "2.5.7 LOGICAL_AND"},
+                                                       {"tosa.logical_left_shift", "2.5.8 LOGICAL_LEFT_SHIFT"},
+                                                       {"tosa.logical_not", "2.6.9 LOGICAL_NOT"},
+                                                       {"tosa.logical_or", "2.5.10 LOGICAL_OR"},
+                                                       {"tosa.logical_right_shift", "2.5.9 LOGICAL_RIGHT_SHIFT"},
+                                                       {"tosa.logical_xor", "2.5.11 LOGICAL_XOR"},
+                                                       {"tosa.matmul", "2.3.7 MATMUL"},
+                                                       {"tosa.maximum", "2.5.12 MAXIMUM"},
+                                                       {"tosa.max_pool2d", "2.3.8 MAX_POOL2D"},
+                                                       {"tosa.minimum", "2.5.13 MINIMUM"},
+                                                       {"tosa.mul", "2.5.14 MUL"},
+                                                       {"tosa.negate", "2.6.10 NEGATE"},
+                                                       {"tosa.pad", "2.10.2 PAD"},
+                                                       {"tosa.pow", "2.5.15 POW"},
+                                                       {"tosa.reciprocal", "2.6.11 RECIPROCAL"},
+                                                       {"tosa.reduce_all", "2.9.1 REDUCE_ALL"},
+                                                       {"tosa.reduce_any", "2.9.2 REDUCE_ANY"},
+                                                       {"tosa.reduce_max", "2.9.3 REDUCE_MAX"},
+                                                       {"tosa.reduce_min", "2.9.4 REDUCE_MIN"},
+                                                       {"tosa.reduce_product", "2.9.5 REDUCE_PRODUCT"},
+                                                       {"tosa.reduce_sum", "2.9.6 REDUCE_SUM"},
+                                                       {"tosa.rescale", "2.13.2 RESCALE"},
+                                                       {"tosa.reshape", "2.10.3 RESHAPE"},
+                                                       {"tosa.resize", "2.12.1 RESIZE"},
+                                                       {"tosa.reverse", "2.10.4 REVERSE"},
+                                                       {"tosa.rfft2d", "2.3.9 RFFT2D"},
+                                                       {"tosa.rsqrt", "2.6.12 RSQRT"},
+                                                       {"tosa.scatter", "2.11.2 SCATTER"},
+                                                       {"tosa.select", "2.7.1 SELECT"},
+                                                       {"tosa.sigmoid", "2.4.3 SIGMOID"},
+                                                       {"tosa.sin", "2.6.13 SIN"},
+                                                       {"tosa.slice", "2.10.5 SLICE"},
+                                                       {"tosa.sub", "2.5.16 SUB"},
+                                                       {"tosa.table", "2.5.17 TABLE"},
+                                                       {"tosa.tanh", "2.4.4 TANH"},
+                                                       {"tosa.tile", "2.10.6 TILE"},
+                                                       {"tosa.transpose", "2.10.7 TRANSPOSE"},
+                                                       {"tosa.transpose_conv2d", "2.3.10 TRANSPOSE_CONV2D"},
+                                                       {"tosa.variable_read", "2.17.3 VARIABLE_READ"},
+                                                       {"tosa.while_loop", "2.16.2 WHILE_LOOP"}};
   return s;
 }
 
@@ -64,11 +106,11 @@ std::string sectionOf(const std::string& op) {
 // Float operators whose results are exact: data movement, comparisons and selections (their precision
 // requirements say "results must be exact" / "the floating-point result must be exact").
 bool exactFloatOp(const std::string& n) {
-  static const char* ops[] = {"tosa.abs", "tosa.negate", "tosa.clamp", "tosa.maximum", "tosa.minimum",
-                              "tosa.select", "tosa.reduce_max", "tosa.reduce_min", "tosa.max_pool2d",
-                              "tosa.identity", "tosa.const", "tosa.concat", "tosa.pad", "tosa.reshape",
-                              "tosa.reverse", "tosa.slice", "tosa.tile", "tosa.transpose", "tosa.gather",
-                              "tosa.scatter", "tosa.variable_read"};
+  static const char* ops[] = {
+      "tosa.abs",        "tosa.negate",     "tosa.clamp",        "tosa.maximum",  "tosa.minimum", "tosa.select",
+      "tosa.reduce_max", "tosa.reduce_min", "tosa.max_pool2d",   "tosa.identity", "tosa.const",   "tosa.concat",
+      "tosa.pad",        "tosa.reshape",    "tosa.reverse",      "tosa.slice",    "tosa.tile",    "tosa.transpose",
+      "tosa.gather",     "tosa.scatter",    "tosa.variable_read"};
   for (const char* o : ops)
     if (n == o) return true;
   return false;
@@ -143,20 +185,31 @@ Result<OpRule> unaryBoundRule(const std::string& n, DType t, const Tensor& x, co
   OpRule r;
   r.kind = RuleKind::Bound;
   r.bound = Tensor(DType::FP64, ref.shape());
-  if (n == "tosa.exp") r.name = "ABS_ERROR(calcAbsErrorBound(out_ref, 1+abs(x), 0, 1))";
-  else if (n == "tosa.sigmoid") r.name = "ABS_ERROR(calcAbsErrorBound(out_ref, 2*(1+abs(x)), 0, 1))";
-  else if (n == "tosa.tanh") r.name = "ABS_ERROR(calcAbsErrorBound(out_ref, 4*(1+abs(x)), 0.5, 1))";
-  else if (n == "tosa.sin") r.name = "ABS_ERROR(max(calcAbsErrorBound(x, 1, 0, 2), pi*normal_min))";
-  else if (n == "tosa.cos") r.name = "ABS_ERROR(calcAbsErrorBound(1+abs(x), 1, 0, 2))";
-  else return Status::internal(n + ": no unary bound rule");
+  if (n == "tosa.exp")
+    r.name = "ABS_ERROR(calcAbsErrorBound(out_ref, 1+abs(x), 0, 1))";
+  else if (n == "tosa.sigmoid")
+    r.name = "ABS_ERROR(calcAbsErrorBound(out_ref, 2*(1+abs(x)), 0, 1))";
+  else if (n == "tosa.tanh")
+    r.name = "ABS_ERROR(calcAbsErrorBound(out_ref, 4*(1+abs(x)), 0.5, 1))";
+  else if (n == "tosa.sin")
+    r.name = "ABS_ERROR(max(calcAbsErrorBound(x, 1, 0, 2), pi*normal_min))";
+  else if (n == "tosa.cos")
+    r.name = "ABS_ERROR(calcAbsErrorBound(1+abs(x), 1, 0, 2))";
+  else
+    return Status::internal(n + ": no unary bound rule");
   for (int64_t i = 0; i < ref.size(); ++i) {
     double xi = x.getFloat(i), ri = ref.getFloat(i), e = 0;
     if (!nonFinite(xi)) {
-      if (n == "tosa.exp") e = calcAbsErrorBound(t, ri, 1 + std::fabs(xi), 0, 1);
-      else if (n == "tosa.sigmoid") e = calcAbsErrorBound(t, ri, 2 * (1 + std::fabs(xi)), 0, 1);
-      else if (n == "tosa.tanh") e = calcAbsErrorBound(t, ri, 4 * (1 + std::fabs(xi)), 0.5, 1);
-      else if (n == "tosa.sin") e = std::max(calcAbsErrorBound(t, xi, 1, 0, 2), kPi * normalMin(t));
-      else e = calcAbsErrorBound(t, 1 + std::fabs(xi), 1, 0, 2);
+      if (n == "tosa.exp")
+        e = calcAbsErrorBound(t, ri, 1 + std::fabs(xi), 0, 1);
+      else if (n == "tosa.sigmoid")
+        e = calcAbsErrorBound(t, ri, 2 * (1 + std::fabs(xi)), 0, 1);
+      else if (n == "tosa.tanh")
+        e = calcAbsErrorBound(t, ri, 4 * (1 + std::fabs(xi)), 0.5, 1);
+      else if (n == "tosa.sin")
+        e = std::max(calcAbsErrorBound(t, xi, 1, 0, 2), kPi * normalMin(t));
+      else
+        e = calcAbsErrorBound(t, 1 + std::fabs(xi), 1, 0, 2);
     }
     r.bound.setFloat(i, e);
   }
@@ -171,9 +224,12 @@ OpRule powRule(DType t, const Tensor& x, const Tensor& y, const Tensor& ref) {
   std::vector<double> xs = broadcast(x, ref.shape()), ys = broadcast(y, ref.shape());
   for (int64_t i = 0; i < ref.size(); ++i) {
     double xi = xs[size_t(i)], yi = ys[size_t(i)], e;
-    if (nonFinite(xi) || nonFinite(yi) || xi < 0 || (xi == 0 && yi <= 0)) e = kInf;  // result undefined
-    else if (xi == 0 || yi == 0) e = 0;  // 0 and 1 exactly
-    else e = calcAbsErrorBound(t, ref.getFloat(i), 2 * (1 + std::fabs(std::log(std::fabs(xi)) * yi)), 0, 1);
+    if (nonFinite(xi) || nonFinite(yi) || xi < 0 || (xi == 0 && yi <= 0))
+      e = kInf;  // result undefined
+    else if (xi == 0 || yi == 0)
+      e = 0;  // 0 and 1 exactly
+    else
+      e = calcAbsErrorBound(t, ref.getFloat(i), 2 * (1 + std::fabs(std::log(std::fabs(xi)) * yi)), 0, 1);
     r.bound.setFloat(i, e);
   }
   return r;
@@ -208,7 +264,7 @@ OpRule reduceProductRule(DType t, int64_t n, const Tensor& ref) {
 struct DotShape {
   int64_t ks = 0;
   DType acc = DType::FP32;
-  int bias = -1;          // bias operand
+  int bias = -1;  // bias operand
   bool localBound = true;
 };
 
@@ -255,9 +311,8 @@ Result<DotShape> dotShape(const ir::Operation& op) {
 }
 
 bool isDotOp(const std::string& n) {
-  return n == "tosa.conv2d" || n == "tosa.conv3d" || n == "tosa.depthwise_conv2d" ||
-         n == "tosa.transpose_conv2d" || n == "tosa.matmul" || n == "tosa.avg_pool2d" || n == "tosa.reduce_sum" ||
-         n == "tosa.fft2d" || n == "tosa.rfft2d";
+  return n == "tosa.conv2d" || n == "tosa.conv3d" || n == "tosa.depthwise_conv2d" || n == "tosa.transpose_conv2d" ||
+      n == "tosa.matmul" || n == "tosa.avg_pool2d" || n == "tosa.reduce_sum" || n == "tosa.fft2d" || n == "tosa.rfft2d";
 }
 
 Tensor absOf(const Tensor& t) {
@@ -286,7 +341,7 @@ Tensor fftBound(const ir::Operation& op, size_t k, const std::vector<Tensor>& op
             // RFFT2D adds no imaginary term where sin(a) is exactly 0 (its pseudocode's condition): the
             // coefficient is 0 there, not fp64's sin(pi) ~ 1e-16.
             bool rfftSinTerm = (H > 1 && ((iy * oy) % H) % std::max<int64_t>(1, H / 2) > 0) ||
-                               (W > 1 && ((ix * ox) % W) % std::max<int64_t>(1, W / 2) > 0);
+                (W > 1 && ((ix * ox) % W) % std::max<int64_t>(1, W / 2) > 0);
             if (real && !rfftSinTerm) sn = 0;
             double vr = std::fabs(re.getFloat((n * H + iy) * W + ix));
             double vi = real ? 0.0 : std::fabs(operands[1].getFloat((n * H + iy) * W + ix));
@@ -443,8 +498,10 @@ Judgement judgeBound(const OpRule& rule, const Tensor& impl, const Tensor& ref, 
     double a = impl.getFloat(i), r = ref.getFloat(i), e = rule.bound.getFloat(i);
     if (refRounded) e += 0.5 * ulpOf(t, r);
     bool ok;
-    if (rule.special && std::isinf(r)) ok = a == r || (t == DType::FP8E4M3 && std::isnan(a));
-    else ok = referenceCheckFpBnd(t, a, r, e);
+    if (rule.special && std::isinf(r))
+      ok = a == r || (t == DType::FP8E4M3 && std::isnan(a));
+    else
+      ok = referenceCheckFpBnd(t, a, r, e);
     double d = std::fabs(a - r);
     double frac = std::isinf(e) ? 0 : e > 0 ? d / e : (d == 0 ? 0 : kInf);
     if (std::isnan(r)) frac = std::isnan(a) ? 0 : kInf;
@@ -490,12 +547,12 @@ Judgement judgeDot(const OpRule& rule, const Tensor& impl, const Tensor& ref, bo
   if (!j.pass || testSet < 0) return j;
   if (testSet >= 3 && testSet <= 5 && std::fabs(sum) > 2 * std::sqrt(ksb * T)) {
     j.pass = false;
-    j.reason = "error bias " + fmt(sum) + " exceeds 2*sqrt(ksb*T) = " + fmt(2 * std::sqrt(ksb * T)) +
-               " (test set S" + std::to_string(testSet) + ")";
+    j.reason = "error bias " + fmt(sum) + " exceeds 2*sqrt(ksb*T) = " + fmt(2 * std::sqrt(ksb * T)) + " (test set S" +
+        std::to_string(testSet) + ")";
   } else if (sumsq > 0.4 * ksb * T) {
     j.pass = false;
     j.reason = "error variance sum " + fmt(sumsq) + " exceeds 0.4*ksb*T = " + fmt(0.4 * ksb * T) + " (test set S" +
-               std::to_string(testSet) + ")";
+        std::to_string(testSet) + ")";
   }
   return j;
 }

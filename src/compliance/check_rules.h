@@ -20,12 +20,12 @@ enum class RuleKind {
 
 struct OpRule {
   RuleKind kind = RuleKind::Exact;
-  std::string name;     // "ULP(0.5)", "ABS_ERROR(exp: calcAbsErrorBound(out_ref, 1+abs(x), 0, 1))", ...
-  std::string section;  // "2.5.1 ADD"
-  Tensor bound;         // FP64, shape of the op's result: err_bnd (Bound) or out_bnd (Dot)
-  int64_t ksb = 0;      // Dot
-  bool special = false; // inputs hold NaN/infinity: infinite references must be matched exactly
-  ComplianceMode mode;  // Mode
+  std::string name;                    // "ULP(0.5)", "ABS_ERROR(exp: calcAbsErrorBound(out_ref, 1+abs(x), 0, 1))", ...
+  std::string section;                 // "2.5.1 ADD"
+  Tensor bound;                        // FP64, shape of the op's result: err_bnd (Bound) or out_bnd (Dot)
+  int64_t ksb = 0;                     // Dot
+  bool special = false;                // inputs hold NaN/infinity: infinite references must be matched exactly
+  ComplianceMode mode;                 // Mode
   const Tensor* modeBounds = nullptr;  // Mode: the --bounds tensor, if any
 };
 
@@ -46,9 +46,9 @@ Result<OpRule> ruleFor(const ir::Operation& op, size_t k, const std::vector<Tens
 
 struct Judgement {
   bool pass = true;
-  double worst = 0;        // largest |error| / bound; NaN when not measured
+  double worst = 0;  // largest |error| / bound; NaN when not measured
   int64_t worstIndex = -1;
-  std::string reason;      // first failure
+  std::string reason;  // first failure
 };
 
 // Judges impl (declared dtype) against ref (fp64, or in the declared dtype when refRounded: then half an ulp

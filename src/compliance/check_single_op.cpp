@@ -16,8 +16,7 @@ Result<ir::Value*> cloneShapeOperand(ir::Builder& b, const ir::Operation& op, si
   const ir::Value* v = op.operands[i];
   const ir::Operation* def = v->definingOp;
   if (!def || def->name != "tosa.const_shape")
-    return Status::unsupported(op.describe() + ": shape operand " + std::to_string(i) +
-                               " is not a tosa.const_shape");
+    return Status::unsupported(op.describe() + ": shape operand " + std::to_string(i) + " is not a tosa.const_shape");
   return b.create(def->name, {}, {v->type}, def->attrs, def->loc).results[0];
 }
 
@@ -71,8 +70,8 @@ Result<std::vector<Tensor>> runOpPrecise(const ir::Operation& op, const std::vec
 }
 
 bool isMovementOp(const std::string& n) {
-  return n == "tosa.reshape" || n == "tosa.transpose" || n == "tosa.slice" || n == "tosa.reverse" ||
-         n == "tosa.tile" || n == "tosa.identity";
+  return n == "tosa.reshape" || n == "tosa.transpose" || n == "tosa.slice" || n == "tosa.reverse" || n == "tosa.tile" ||
+      n == "tosa.identity";
 }
 
 Result<std::vector<int64_t>> movementIndexMap(const std::vector<const ir::Operation*>& chain,

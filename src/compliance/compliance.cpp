@@ -32,14 +32,21 @@ double exp2i(int n) {
 
 int ilog2(double v) {
   int n = 0;
-  while (v >= 2.0) { v = v / 2.0; n++; }
-  while (v < 1.0) { v = v * 2.0; n--; }
+  while (v >= 2.0) {
+    v = v / 2.0;
+    n++;
+  }
+  while (v < 1.0) {
+    v = v * 2.0;
+    n--;
+  }
   return n;
 }
 
 double normalMin(DType t) {
   switch (t) {
-    case DType::FP32: case DType::BF16: return exp2i(-126);
+    case DType::FP32:
+    case DType::BF16: return exp2i(-126);
     case DType::FP16: return exp2i(-14);
     case DType::FP8E4M3: return exp2i(-6);
     case DType::FP8E5M2: return exp2i(-14);
@@ -72,8 +79,7 @@ int normalFrac(DType t) {
   }
 }
 
-double calcAbsErrorBound(DType t, double boundMagnitude, double boundsValue, double lowerBound,
-                         double normalDivisor) {
+double calcAbsErrorBound(DType t, double boundMagnitude, double boundsValue, double lowerBound, double normalDivisor) {
   double errorBound = 0.0;
   // Avoid an error bound of NaN from inf * 0.
   if (std::isfinite(boundsValue) || std::fabs(boundMagnitude) != 0.0) {
@@ -136,8 +142,8 @@ std::string ComplianceMode::toString() const {
     o << "(base_bound=" << baseBound << ", lower_bound=" << lowerBound << ", normal_divisor=" << normalDivisor
       << (boundAsMagnitude ? ", bound_as_magnitude" : "") << ", max_compare=" << maxCompare << ")";
   } else if (mode == "DOT_PRODUCT") {
-    o << "(s=" << s << ", ksb=" << ksb << ", abs_bound=" << absBound
-      << ", variance_error_bound=" << varianceErrorBound << ")";
+    o << "(s=" << s << ", ksb=" << ksb << ", abs_bound=" << absBound << ", variance_error_bound=" << varianceErrorBound
+      << ")";
   } else if (mode == "RELATIVE") {
     o << "(max=" << relMax << ", scale=" << relScale << ", ulp_bound=" << relUlpBound << ")";
   } else if (mode == "REDUCE_PRODUCT") {
@@ -150,8 +156,8 @@ std::string ComplianceMode::toString() const {
 
 namespace {
 
-const char* kModes[] = {"EXACT", "ULP", "FP_SPECIAL", "ABS_ERROR", "DOT_PRODUCT",
-                        "RELATIVE", "REDUCE_PRODUCT", "RESCALE_INEXACT"};
+const char* kModes[] = {"EXACT",       "ULP",      "FP_SPECIAL",     "ABS_ERROR",
+                        "DOT_PRODUCT", "RELATIVE", "REDUCE_PRODUCT", "RESCALE_INEXACT"};
 
 bool knownMode(const std::string& m) {
   for (const char* k : kModes)
@@ -169,23 +175,40 @@ double num(const nlohmann::json& j) {
 // Sets one parameter by its test.json name. Unknown names are errors so typos do not pass silently.
 Status setParam(ComplianceMode& m, const std::string& key, const nlohmann::json& v) {
   try {
-    if (key == "ulp") m.ulp = num(v);
-    else if (key == "ulp_lower") m.ulpLower = num(v);
-    else if (key == "base_bound") m.baseBound = num(v);
-    else if (key == "lower_bound") m.lowerBound = num(v);
-    else if (key == "normal_divisor") m.normalDivisor = num(v);
-    else if (key == "bound_as_magnitude") m.boundAsMagnitude = num(v) != 0;
-    else if (key == "max_compare") m.maxCompare = num(v);
-    else if (key == "s") m.s = int(num(v));
-    else if (key == "ksb") m.ksb = int64_t(num(v));
-    else if (key == "abs_bound") m.absBound = num(v);
-    else if (key == "variance_error_bound") m.varianceErrorBound = num(v);
-    else if (key == "max") m.relMax = num(v);
-    else if (key == "scale") m.relScale = num(v);
-    else if (key == "ulp_bound") m.relUlpBound = num(v);
-    else if (key == "n") m.n = int64_t(num(v));
-    else if (key == "unsigned_data") m.unsignedData = num(v) != 0;
-    else return Status::invalid("compliance mode " + m.mode + ": unknown parameter '" + key + "'");
+    if (key == "ulp")
+      m.ulp = num(v);
+    else if (key == "ulp_lower")
+      m.ulpLower = num(v);
+    else if (key == "base_bound")
+      m.baseBound = num(v);
+    else if (key == "lower_bound")
+      m.lowerBound = num(v);
+    else if (key == "normal_divisor")
+      m.normalDivisor = num(v);
+    else if (key == "bound_as_magnitude")
+      m.boundAsMagnitude = num(v) != 0;
+    else if (key == "max_compare")
+      m.maxCompare = num(v);
+    else if (key == "s")
+      m.s = int(num(v));
+    else if (key == "ksb")
+      m.ksb = int64_t(num(v));
+    else if (key == "abs_bound")
+      m.absBound = num(v);
+    else if (key == "variance_error_bound")
+      m.varianceErrorBound = num(v);
+    else if (key == "max")
+      m.relMax = num(v);
+    else if (key == "scale")
+      m.relScale = num(v);
+    else if (key == "ulp_bound")
+      m.relUlpBound = num(v);
+    else if (key == "n")
+      m.n = int64_t(num(v));
+    else if (key == "unsigned_data")
+      m.unsignedData = num(v) != 0;
+    else
+      return Status::invalid("compliance mode " + m.mode + ": unknown parameter '" + key + "'");
   } catch (const std::exception& e) {
     return Status::invalid("compliance mode " + m.mode + ": parameter '" + key + "': " + e.what());
   }
@@ -232,8 +255,9 @@ Result<ComplianceMode> parseComplianceSpec(const std::string& spec) {
     size_t eq = kv.find('=');
     if (eq == std::string::npos) return Status::invalid("--mode: expected key=value, got '" + kv + "'");
     std::string key = kv.substr(0, eq), val = kv.substr(eq + 1);
-    nlohmann::json v = val == "true" ? nlohmann::json(true) : val == "false" ? nlohmann::json(false)
-                                                                             : nlohmann::json(val);
+    nlohmann::json v = val == "true" ? nlohmann::json(true)
+        : val == "false"             ? nlohmann::json(false)
+                                     : nlohmann::json(val);
     TK_RETURN_IF_ERROR(setParam(m, key, v));
     if (comma == std::string::npos) break;
     pos = comma + 1;
@@ -264,8 +288,9 @@ ComplianceResult checkExact(const Tensor& impl, const Tensor& ref) {
       if (!referenceCheckFp(impl.dtype(), a, b, 0.0))
         return fail(i, at(i) + "got " + fmt(a) + ", expected " + fmt(b) + " (exact match required)");
     } else if (impl.getInt(i) != ref.getInt(i)) {
-      return fail(i, at(i) + "got " + std::to_string(impl.getInt(i)) + ", expected " +
-                         std::to_string(ref.getInt(i)) + " (exact match required)");
+      return fail(i,
+                  at(i) + "got " + std::to_string(impl.getInt(i)) + ", expected " + std::to_string(ref.getInt(i)) +
+                      " (exact match required)");
     }
   }
   return {};
@@ -279,8 +304,9 @@ ComplianceResult checkUlp(const ComplianceMode& m, const Tensor& impl, const Ten
     // ulp_lower: the generator's extra allowance (used for casts); accept within the larger of the two.
     if (!ok && m.ulpLower >= 0) ok = referenceCheckFp(t, a, r, std::max(m.ulp, m.ulpLower));
     if (!ok)
-      return fail(i, at(i) + "got " + fmt(a) + ", reference " + fmt(r) + ", outside " +
-                         fmt(std::max(m.ulp, m.ulpLower)) + " ulp");
+      return fail(
+          i,
+          at(i) + "got " + fmt(a) + ", reference " + fmt(r) + ", outside " + fmt(std::max(m.ulp, m.ulpLower)) + " ulp");
   }
   return {};
 }
@@ -306,8 +332,7 @@ ComplianceResult checkFpSpecial(const Tensor& impl, const Tensor& ref) {
   return {};
 }
 
-ComplianceResult checkAbsError(const ComplianceMode& m, const Tensor& impl, const Tensor& ref,
-                               const Tensor* bounds) {
+ComplianceResult checkAbsError(const ComplianceMode& m, const Tensor& impl, const Tensor& ref, const Tensor* bounds) {
   DType t = impl.dtype();
   for (int64_t i = 0; i < impl.size(); ++i) {
     double a = impl.getFloat(i), r = ref.getFloat(i);
@@ -378,8 +403,7 @@ ComplianceResult checkRescaleInexact(const ComplianceMode& m, const Tensor& impl
 // Spec 1.10.3 tosa_reference_check_dotproduct, on the recorded reference and bounds tensors.
 // abs_bound / variance_error_bound (when recorded) replace ksb in the per-element check and 0.4 * ksb in
 // the variance check; the bias check scales with abs_bound / ksb in the same way.
-ComplianceResult checkDotProduct(const ComplianceMode& m, const Tensor& impl, const Tensor& ref,
-                                 const Tensor& bnd) {
+ComplianceResult checkDotProduct(const ComplianceMode& m, const Tensor& impl, const Tensor& ref, const Tensor& bnd) {
   DType t = impl.dtype();
   double ksb = double(m.ksb);
   double absBound = m.absBound > 0 ? m.absBound : ksb;
@@ -398,15 +422,17 @@ ComplianceResult checkDotProduct(const ComplianceMode& m, const Tensor& impl, co
       err = 0.0;  // the dot product can overflow within the error bound
     } else if (outBnd == 0.0) {
       if (outRef != 0.0 || outImp != 0.0)
-        return fail(i, at(i) + "got " + fmt(outImp) + ", reference " + fmt(outRef) +
-                           ": all products are zero, result must be zero");
+        return fail(i,
+                    at(i) + "got " + fmt(outImp) + ", reference " + fmt(outRef) +
+                        ": all products are zero, result must be zero");
       err = 0.0;
     } else {
       double errBnd = std::max(outBnd * exp2i(-1 - normalFrac(t)), normalMin(t));
       err = (outImp - outRef) / errBnd;
       if (!(std::fabs(err) <= absBound))
-        return fail(i, at(i) + "got " + fmt(outImp) + ", reference " + fmt(outRef) + ", bound " + fmt(outBnd) +
-                           ": normalized error " + fmt(err) + " exceeds " + fmt(absBound));
+        return fail(i,
+                    at(i) + "got " + fmt(outImp) + ", reference " + fmt(outRef) + ", bound " + fmt(outBnd) +
+                        ": normalized error " + fmt(err) + " exceeds " + fmt(absBound));
     }
     sum += err;
     sumsq += err * err;
@@ -414,8 +440,8 @@ ComplianceResult checkDotProduct(const ComplianceMode& m, const Tensor& impl, co
   if (m.s >= 3 && m.s <= 5) {
     double maxBias = 2 * std::sqrt(ksb * T) * (absBound / (ksb > 0 ? ksb : 1));
     if (std::fabs(sum) > maxBias)
-      return fail(-1, "error bias " + fmt(sum) + " exceeds " + fmt(maxBias) + " (test set S" + std::to_string(m.s) +
-                          ")");
+      return fail(-1,
+                  "error bias " + fmt(sum) + " exceeds " + fmt(maxBias) + " (test set S" + std::to_string(m.s) + ")");
   }
   double maxVar = varBound * T;
   if (sumsq > maxVar) return fail(-1, "error variance sum " + fmt(sumsq) + " exceeds " + fmt(maxVar));
@@ -424,14 +450,14 @@ ComplianceResult checkDotProduct(const ComplianceMode& m, const Tensor& impl, co
 
 }  // namespace
 
-ComplianceResult checkTensor(const ComplianceMode& mode, const Tensor& impl, const Tensor& ref,
-                             const Tensor* bounds) {
+ComplianceResult checkTensor(const ComplianceMode& mode, const Tensor& impl, const Tensor& ref, const Tensor* bounds) {
   if (impl.shape() != ref.shape() && impl.size() != ref.size())
-    return fail(-1, "shape " + shapeToString(impl.shape()) + " differs from reference shape " +
-                        shapeToString(ref.shape()));
+    return fail(-1,
+                "shape " + shapeToString(impl.shape()) + " differs from reference shape " + shapeToString(ref.shape()));
   if (bounds && bounds->size() != impl.size())
-    return fail(-1, "bounds tensor has " + std::to_string(bounds->size()) + " elements, output has " +
-                        std::to_string(impl.size()));
+    return fail(
+        -1,
+        "bounds tensor has " + std::to_string(bounds->size()) + " elements, output has " + std::to_string(impl.size()));
   const std::string& m = mode.mode;
   if (m == "EXACT") return checkExact(impl, ref);
   if (m == "RESCALE_INEXACT") return checkRescaleInexact(mode, impl, ref);

@@ -13,13 +13,12 @@
 namespace tosakit::compliance {
 
 // ---- Spec 4.5.3 helpers (fp64 arithmetic). t is the floating-point type of the value checked. ----
-double exp2i(int n);               // spec exp2(int): 0 below -1075
-int ilog2(double v);               // spec ilog2: floor(log2(v)) for 0 < v < inf
-double normalMin(DType t);         // smallest positive normal value of t
-double normalMax(DType t);         // largest finite value of t
-int normalFrac(DType t);           // number of stored fraction bits of t
-double calcAbsErrorBound(DType t, double boundMagnitude, double boundsValue, double lowerBound,
-                         double normalDivisor);
+double exp2i(int n);        // spec exp2(int): 0 below -1075
+int ilog2(double v);        // spec ilog2: floor(log2(v)) for 0 < v < inf
+double normalMin(DType t);  // smallest positive normal value of t
+double normalMax(DType t);  // largest finite value of t
+int normalFrac(DType t);    // number of stored fraction bits of t
+double calcAbsErrorBound(DType t, double boundMagnitude, double boundsValue, double lowerBound, double normalDivisor);
 bool referenceCheckFp(DType t, double testValue, double refValue, double numUlp);
 bool referenceCheckFpBnd(DType t, double testValue, double refValue, double errBnd);
 
@@ -62,8 +61,8 @@ Result<ComplianceMode> parseComplianceSpec(const std::string& spec);
 
 struct ComplianceResult {
   bool pass = true;
-  std::string reason;   // for a failure: first failing index, values, bound
-  int64_t index = -1;   // first failing element (-1: a whole-tensor criterion failed)
+  std::string reason;  // for a failure: first failing index, values, bound
+  int64_t index = -1;  // first failing element (-1: a whole-tensor criterion failed)
 };
 
 // Judges `impl` (the implementation's output, in its declared dtype) against the reference:

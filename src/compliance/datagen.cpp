@@ -36,12 +36,10 @@ double boundB(DType in, DType w, DType out) {
       return out == DType::FP16 ? 240.0 : out == DType::FP32 ? 448.0 : out == DType::FP8E4M3 ? 20.0 : 0.0;
     case DType::FP8E5M2:
       return out == DType::FP16 ? 224.0 : out == DType::FP32 ? 57344.0 : out == DType::FP8E5M2 ? 224.0 : 0.0;
-    case DType::FP16:
-      return out == DType::FP16 ? 255.875 : out == DType::FP32 ? 65504.0 : 0.0;
+    case DType::FP16: return out == DType::FP16 ? 255.875 : out == DType::FP32 ? 65504.0 : 0.0;
     case DType::BF16:
       return (out == DType::BF16 || out == DType::FP32) ? std::ldexp(1.0, 64) - std::ldexp(1.0, 56) : 0.0;
-    case DType::FP32:
-      return out == DType::FP32 ? std::ldexp(1.0, 64) - std::ldexp(1.0, 40) : 0.0;
+    case DType::FP32: return out == DType::FP32 ? std::ldexp(1.0, 64) - std::ldexp(1.0, 40) : 0.0;
     default: return 0.0;
   }
 }
@@ -60,7 +58,7 @@ double proFpData(SetDataCache& sd, int S, int64_t KS, int p, int64_t k, int64_t 
       // The bracket in fp32 arithmetic (set_data is a float), as Arm's generator does: this reproduces the
       // conformance vectors bit for bit.
       float frac = (sd.get(uint32_t(set), uint32_t(i * 2)) < 0 ? -0.75f : 0.75f) +
-                   0.25f * sd.get(uint32_t(set), uint32_t(2 * i + 1));
+          0.25f * sd.get(uint32_t(set), uint32_t(2 * i + 1));
       return scale * double(frac);
     }
     case 2:  // small values of similar magnitude accumulated onto a large one
@@ -204,7 +202,10 @@ bool opLayout(const ir::Operation& op, OpLayout& L) {
 
 bool isArgOf(const ir::Function& fn, const ir::Value* v, size_t& argIndex) {
   for (size_t a = 0; a < fn.inputs().size(); ++a)
-    if (fn.inputs()[a] == v) { argIndex = a; return true; }
+    if (fn.inputs()[a] == v) {
+      argIndex = a;
+      return true;
+    }
   return false;
 }
 

@@ -12,14 +12,14 @@ struct DTypeInfo {
   bool isUnsigned;
 };
 constexpr DTypeInfo kInfo[] = {
-    {DType::Bool, "bool", 1, 1, false, true},     {DType::I4, "i4", 1, 4, false, false},
-    {DType::I8, "i8", 1, 8, false, false},        {DType::I16, "i16", 2, 16, false, false},
-    {DType::I32, "i32", 4, 32, false, false},     {DType::I48, "i48", 8, 48, false, false},
-    {DType::I64, "i64", 8, 64, false, false},     {DType::U8, "u8", 1, 8, false, true},
-    {DType::U16, "u16", 2, 16, false, true},      {DType::U32, "u32", 4, 32, false, true},
+    {DType::Bool, "bool", 1, 1, false, true},       {DType::I4, "i4", 1, 4, false, false},
+    {DType::I8, "i8", 1, 8, false, false},          {DType::I16, "i16", 2, 16, false, false},
+    {DType::I32, "i32", 4, 32, false, false},       {DType::I48, "i48", 8, 48, false, false},
+    {DType::I64, "i64", 8, 64, false, false},       {DType::U8, "u8", 1, 8, false, true},
+    {DType::U16, "u16", 2, 16, false, true},        {DType::U32, "u32", 4, 32, false, true},
     {DType::FP8E4M3, "fp8e4m3", 1, 8, true, false}, {DType::FP8E5M2, "fp8e5m2", 1, 8, true, false},
-    {DType::FP16, "fp16", 2, 16, true, false},    {DType::BF16, "bf16", 2, 16, true, false},
-    {DType::FP32, "fp32", 4, 32, true, false},    {DType::FP64, "fp64", 8, 64, true, false},
+    {DType::FP16, "fp16", 2, 16, true, false},      {DType::BF16, "bf16", 2, 16, true, false},
+    {DType::FP32, "fp32", 4, 32, true, false},      {DType::FP64, "fp64", 8, 64, true, false},
 };
 const DTypeInfo& info(DType t) { return kInfo[static_cast<int>(t)]; }
 }  // namespace

@@ -11,14 +11,27 @@ namespace tosakit {
 // Storage: bool/i4/i8/u8/fp8 one byte (i4 unpacked, sign-extended), i16/u16/fp16/bf16 two bytes
 // (floats as bit patterns), i32/u32/fp32 four, i48/i64/fp64 eight (i48 sign-extended in an int64).
 enum class DType : uint8_t {
-  Bool, I4, I8, I16, I32, I48, I64, U8, U16, U32,
-  FP8E4M3, FP8E5M2, FP16, BF16, FP32, FP64,
+  Bool,
+  I4,
+  I8,
+  I16,
+  I32,
+  I48,
+  I64,
+  U8,
+  U16,
+  U32,
+  FP8E4M3,
+  FP8E5M2,
+  FP16,
+  BF16,
+  FP32,
+  FP64,
 };
 
 inline constexpr DType kAllDTypes[] = {
-    DType::Bool, DType::I4,      DType::I8,      DType::I16,  DType::I32,  DType::I48,
-    DType::I64,  DType::U8,      DType::U16,     DType::U32,  DType::FP8E4M3,
-    DType::FP8E5M2, DType::FP16, DType::BF16,    DType::FP32, DType::FP64};
+    DType::Bool, DType::I4,  DType::I8,      DType::I16,     DType::I32,  DType::I48,  DType::I64,  DType::U8,
+    DType::U16,  DType::U32, DType::FP8E4M3, DType::FP8E5M2, DType::FP16, DType::BF16, DType::FP32, DType::FP64};
 
 size_t storageBytes(DType t);
 // Bits of the number format (i4 -> 4, i48 -> 48, bool -> 1).

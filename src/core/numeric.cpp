@@ -70,7 +70,7 @@ uint32_t encodeFloatBits(DType t, double v) {
   int e = std::ilogb(a);
   int quantumExp = (e < minNormalExp ? minNormalExp : e) - f.mantissaBits;
   double q = std::ldexp(a, -quantumExp);  // exact: scaling by a power of two
-  double r = std::nearbyint(q);            // default rounding mode: to nearest, ties to even
+  double r = std::nearbyint(q);           // default rounding mode: to nearest, ties to even
   double rounded = std::ldexp(r, quantumExp);
   if (rounded > maxFinite(f)) return f.hasInfinity ? (signBit | infBits) : (f.quietNaN | signBit);
   if (rounded == 0.0) return signBit;

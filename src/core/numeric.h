@@ -13,7 +13,7 @@ struct FloatFormatDesc {
   int exponentBits;
   int mantissaBits;  // stored fraction bits
   int bias;
-  bool hasInfinity;  // false: fp8e4m3 (exponent all-ones is finite except S.1111.111 = NaN)
+  bool hasInfinity;   // false: fp8e4m3 (exponent all-ones is finite except S.1111.111 = NaN)
   uint32_t quietNaN;  // canonical NaN produced by conversions
 };
 

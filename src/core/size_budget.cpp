@@ -69,9 +69,7 @@ int64_t cgroupMemoryLimit() {
   if (!(in >> text) || text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return 0;
   try {
     return std::stoll(text);
-  } catch (...) {
-    return 0;
-  }
+  } catch (...) { return 0; }
 }
 
 std::atomic<int64_t>& budgetOverride() {
@@ -147,24 +145,30 @@ Status checkAllocationElements(int64_t count, int64_t elementBytes, const std::s
 
 Result<int64_t> parseByteSize(std::string_view text) {
   const std::string original(text);
-  auto bad = [&] {
-    return Status::invalid("bad byte size '" + original + "' (expected e.g. 1048576, 512K, 64M, 2G)");
-  };
+  auto bad = [&] { return Status::invalid("bad byte size '" + original + "' (expected e.g. 1048576, 512K, 64M, 2G)"); };
   size_t i = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
   if (i == 0 || i > 18) return bad();
   int64_t value = std::stoll(std::string(text.substr(0, i)));
   std::string suffix;
   for (char c : text.substr(i)) suffix += char(std::toupper(static_cast<unsigned char>(c)));
-  if (suffix.size() >= 2 && suffix.substr(suffix.size() - 2) == "IB") suffix.resize(suffix.size() - 2);
-  else if (!suffix.empty() && suffix.back() == 'B') suffix.pop_back();
+  if (suffix.size() >= 2 && suffix.substr(suffix.size() - 2) == "IB")
+    suffix.resize(suffix.size() - 2);
+  else if (!suffix.empty() && suffix.back() == 'B')
+    suffix.pop_back();
   int shift = 0;
-  if (suffix.empty()) shift = 0;
-  else if (suffix == "K") shift = 10;
-  else if (suffix == "M") shift = 20;
-  else if (suffix == "G") shift = 30;
-  else if (suffix == "T") shift = 40;
-  else return bad();
+  if (suffix.empty())
+    shift = 0;
+  else if (suffix == "K")
+    shift = 10;
+  else if (suffix == "M")
+    shift = 20;
+  else if (suffix == "G")
+    shift = 30;
+  else if (suffix == "T")
+    shift = 40;
+  else
+    return bad();
   auto bytes = checkedMul(value, int64_t(1) << shift);
   if (!bytes || *bytes <= 0) return bad();
   return *bytes;
@@ -179,8 +183,10 @@ std::string formatBytes(int64_t bytes) {
     ++unit;
   }
   char buf[48];
-  if (unit == 0) std::snprintf(buf, sizeof buf, "%lld bytes", static_cast<long long>(bytes));
-  else std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
+  if (unit == 0)
+    std::snprintf(buf, sizeof buf, "%lld bytes", static_cast<long long>(bytes));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
   return buf;
 }
 

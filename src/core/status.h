@@ -22,9 +22,10 @@ std::string_view statusCodeName(StatusCode c);
 
 // For SpecError/Unpredictable: which op, where, and the failing condition (the spec's text).
 struct SpecVerdict {
-  std::string op;         // e.g. "tosa.conv2d"
-  std::string location;   // the op's location (name or file:line:col)
-  std::string condition;  // e.g. "OH != idiv_check(IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y, stride_y) + 1"
+  std::string op;        // e.g. "tosa.conv2d"
+  std::string location;  // the op's location (name or file:line:col)
+  std::string
+      condition;  // e.g. "OH != idiv_check(IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y, stride_y) + 1"
 };
 
 class [[nodiscard]] Status {
@@ -81,9 +82,9 @@ class [[nodiscard]] Result {
   std::variant<T, Status> v_;
 };
 
-#define TK_RETURN_IF_ERROR(expr)            \
-  do {                                      \
-    ::tosakit::Status tk_status__ = (expr); \
+#define TK_RETURN_IF_ERROR(expr)                 \
+  do {                                           \
+    ::tosakit::Status tk_status__ = (expr);      \
     if (!tk_status__.isOk()) return tk_status__; \
   } while (0)
 

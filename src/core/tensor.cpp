@@ -56,9 +56,14 @@ int64_t Tensor::getInt(int64_t i) const {
     case DType::I32: return load<int32_t>(p, i);
     case DType::I48: return signExtend(load<int64_t>(p, i), 48);
     case DType::I64: return load<int64_t>(p, i);
-    case DType::U8: case DType::FP8E4M3: case DType::FP8E5M2: return load<uint8_t>(p, i);
-    case DType::U16: case DType::FP16: case DType::BF16: return load<uint16_t>(p, i);
-    case DType::U32: case DType::FP32: return load<uint32_t>(p, i);
+    case DType::U8:
+    case DType::FP8E4M3:
+    case DType::FP8E5M2: return load<uint8_t>(p, i);
+    case DType::U16:
+    case DType::FP16:
+    case DType::BF16: return load<uint16_t>(p, i);
+    case DType::U32:
+    case DType::FP32: return load<uint32_t>(p, i);
     case DType::FP64: return load<int64_t>(p, i);
   }
   return 0;
@@ -69,20 +74,29 @@ void Tensor::setInt(int64_t i, int64_t v) {
   switch (dtype_) {
     case DType::Bool: store<uint8_t>(p, i, v ? 1 : 0); break;
     case DType::I4: store<int8_t>(p, i, int8_t(signExtend(v, 4))); break;
-    case DType::I8: case DType::U8: case DType::FP8E4M3: case DType::FP8E5M2:
-      store<uint8_t>(p, i, uint8_t(v)); break;
-    case DType::I16: case DType::U16: case DType::FP16: case DType::BF16:
-      store<uint16_t>(p, i, uint16_t(v)); break;
-    case DType::I32: case DType::U32: case DType::FP32: store<uint32_t>(p, i, uint32_t(v)); break;
+    case DType::I8:
+    case DType::U8:
+    case DType::FP8E4M3:
+    case DType::FP8E5M2: store<uint8_t>(p, i, uint8_t(v)); break;
+    case DType::I16:
+    case DType::U16:
+    case DType::FP16:
+    case DType::BF16: store<uint16_t>(p, i, uint16_t(v)); break;
+    case DType::I32:
+    case DType::U32:
+    case DType::FP32: store<uint32_t>(p, i, uint32_t(v)); break;
     case DType::I48: store<int64_t>(p, i, signExtend(v, 48)); break;
-    case DType::I64: case DType::FP64: store<int64_t>(p, i, v); break;
+    case DType::I64:
+    case DType::FP64: store<int64_t>(p, i, v); break;
   }
 }
 
 double Tensor::getFloat(int64_t i) const {
   switch (dtype_) {
-    case DType::FP8E4M3: case DType::FP8E5M2: case DType::FP16: case DType::BF16:
-      return decodeFloatBits(dtype_, uint32_t(getInt(i)));
+    case DType::FP8E4M3:
+    case DType::FP8E5M2:
+    case DType::FP16:
+    case DType::BF16: return decodeFloatBits(dtype_, uint32_t(getInt(i)));
     case DType::FP32: return load<float>(data_.data(), i);
     case DType::FP64: return load<double>(data_.data(), i);
     default: return double(getInt(i));
@@ -91,9 +105,10 @@ double Tensor::getFloat(int64_t i) const {
 
 void Tensor::setFloat(int64_t i, double v) {
   switch (dtype_) {
-    case DType::FP8E4M3: case DType::FP8E5M2: case DType::FP16: case DType::BF16:
-      setInt(i, encodeFloatBits(dtype_, v));
-      break;
+    case DType::FP8E4M3:
+    case DType::FP8E5M2:
+    case DType::FP16:
+    case DType::BF16: setInt(i, encodeFloatBits(dtype_, v)); break;
     case DType::FP32: store<float>(data_.data(), i, float(v)); break;  // hardware round-to-nearest-even
     case DType::FP64: store<double>(data_.data(), i, v); break;
     default: setInt(i, std::isfinite(v) ? int64_t(std::trunc(v)) : 0); break;
@@ -130,16 +145,17 @@ int64_t Tensor::offset(const std::vector<int64_t>& index) const {
   return off;
 }
 
-bool Tensor::identical(const Tensor& o) const {
-  return dtype_ == o.dtype_ && shape_ == o.shape_ && data_ == o.data_;
-}
+bool Tensor::identical(const Tensor& o) const { return dtype_ == o.dtype_ && shape_ == o.shape_ && data_ == o.data_; }
 
 std::string Tensor::summary(int maxValues) const {
   std::ostringstream os;
   os << dtypeName(dtype_) << "[" << shapeToString(shape_) << "]{";
   for (int64_t i = 0; i < size_ && i < maxValues; ++i) {
     if (i) os << ", ";
-    if (isFloat(dtype_)) os << getFloat(i); else os << getInt(i);
+    if (isFloat(dtype_))
+      os << getFloat(i);
+    else
+      os << getInt(i);
   }
   if (size_ > maxValues) os << ", ...";
   os << "}";

@@ -68,8 +68,8 @@ inline void copyRow(const uint8_t* src, uint8_t* dst, int64_t inner, int64_t is,
 // The rows [r0, r1) of a thread: the outer index is decomposed once (divisions) and then counted up row by
 // row, so a concat of short channel rows (PP-OCR det's 4 x 24 channels over 160x160 pixels: 100K rows of 96
 // bytes) costs a copy per row, not two 64-bit divisions per axis.
-void copyBox(const uint8_t* in, uint8_t* out, Shape box, std::vector<int64_t> inStride,
-             std::vector<int64_t> outStride, size_t elem) {
+void copyBox(const uint8_t* in, uint8_t* out, Shape box, std::vector<int64_t> inStride, std::vector<int64_t> outStride,
+             size_t elem) {
   if (numElements(box) == 0) return;
   collapseBox(box, inStride, outStride);
   const int r = int(box.size());
@@ -164,8 +164,8 @@ class TransposeKernel : public OpKernel {
       runImage3(in[0][0].as<const float>(), out[0].as<float>());
       return Status::ok();
     }
-    copyBox(static_cast<const uint8_t*>(in[0][0].data), static_cast<uint8_t*>(out[0].data), box_, inStride_,
-            outStride_, elem_);
+    copyBox(static_cast<const uint8_t*>(in[0][0].data), static_cast<uint8_t*>(out[0].data), box_, inStride_, outStride_,
+            elem_);
     return Status::ok();
   }
 
@@ -175,7 +175,7 @@ class TransposeKernel : public OpKernel {
   void chooseCopyOrder() {
     // fp32 [N, 3, H, W] -> [N, H, W, 3]: the input strides of the result's axes are 3HW, W, 1, HW.
     image3_ = elem_ == 4 && out_.size() == 4 && out_[3] == 3 && hasAvx512F() && inStride_[2] == 1 &&
-              inStride_[1] == out_[2] && inStride_[3] == out_[1] * out_[2] && inStride_[0] == 3 * inStride_[3];
+        inStride_[1] == out_[2] && inStride_[3] == out_[1] * out_[2] && inStride_[0] == 3 * inStride_[3];
     box_ = out_;
     outStride_ = stridesOf(out_);
     const int r = int(out_.size());
@@ -212,7 +212,8 @@ Result<CompiledKernel> compileTranspose(const OpChain& chain) {
   const Shape& in = op.operands[0]->type.dims;
   const Shape& out = op.results[0]->type.dims;
   std::vector<int64_t> perms = op.intArrayAttr("perms");
-  if (perms.size() != in.size() || out.size() != in.size() || !storable(op.results[0]->type.dtype)) return CompiledKernel{};
+  if (perms.size() != in.size() || out.size() != in.size() || !storable(op.results[0]->type.dtype))
+    return CompiledKernel{};
   std::vector<bool> used(in.size(), false);
   for (size_t d = 0; d < perms.size(); ++d) {
     if (perms[d] < 0 || perms[d] >= int64_t(in.size()) || used[size_t(perms[d])]) return CompiledKernel{};
@@ -320,7 +321,8 @@ void fill(uint8_t* dst, const uint8_t* value, int64_t n) {
 
 class PadKernel : public OpKernel {
  public:
-  PadKernel(Shape in, Shape out, int64_t offset, size_t elem) : in_(std::move(in)), out_(std::move(out)), offset_(offset), elem_(elem) {}
+  PadKernel(Shape in, Shape out, int64_t offset, size_t elem)
+      : in_(std::move(in)), out_(std::move(out)), offset_(offset), elem_(elem) {}
   std::string implName() const override { return "fast:pad"; }
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     // Fill with pad_const, then copy the input box into place.
@@ -353,8 +355,8 @@ Result<CompiledKernel> compilePad(const OpChain& chain) {
   const Shape& out = op.results[0]->type.dims;
   std::vector<int64_t> padding = chain.constants[0][1]->toInts();
   DType t = op.results[0]->type.dtype;
-  if (padding.size() != 2 * in.size() || out.size() != in.size() || !storable(t) ||
-      op.operands[2]->type.dtype != t || numElements(op.operands[2]->type.dims) != 1)
+  if (padding.size() != 2 * in.size() || out.size() != in.size() || !storable(t) || op.operands[2]->type.dtype != t ||
+      numElements(op.operands[2]->type.dims) != 1)
     return CompiledKernel{};
   std::vector<int64_t> st = stridesOf(out);
   int64_t offset = 0;

@@ -52,8 +52,10 @@ TOSAKIT_AVX512 inline __m512 load16(const float* p, __mmask16 m) {
 }
 template <bool kFull>
 TOSAKIT_AVX512 inline void store16(float* p, __m512 v, __mmask16 m) {
-  if constexpr (kFull) _mm512_storeu_ps(p, v);
-  else _mm512_mask_storeu_ps(p, m, v);
+  if constexpr (kFull)
+    _mm512_storeu_ps(p, v);
+  else
+    _mm512_mask_storeu_ps(p, m, v);
 }
 
 // vmaxps/vminps return their second source when either is NaN: (lo, v) and (hi, t) propagate NaN, and on
@@ -83,9 +85,9 @@ TOSAKIT_AVX512 inline __m512 epilogue16(__m512 v, const Epilogue& e, int64_t off
       continue;
     }
     const float* q = e.operands[i];
-    const __m512 o = op.operand == Operand::Full         ? load16<kFull>(q + offset, m)
-                     : op.operand == Operand::PerChannel ? load16<kFull>(q + c, m)
-                                                         : _mm512_set1_ps(q[0]);
+    const __m512 o = op.operand == Operand::Full ? load16<kFull>(q + offset, m)
+        : op.operand == Operand::PerChannel      ? load16<kFull>(q + c, m)
+                                                 : _mm512_set1_ps(q[0]);
     v = op.kind == Kind::Add ? _mm512_add_ps(v, o) : _mm512_mul_ps(v, o);
   }
   return v;
@@ -96,7 +98,7 @@ struct RowContext {
   const float* x;  // image n
   const float* w;
   const float* bias;
-  float* y;  // output row (n, oy)
+  float* y;         // output row (n, oy)
   int64_t yOffset;  // flat index of the row's first element
   int64_t oy;
 };
@@ -176,12 +178,14 @@ TOSAKIT_AVX512 inline void borderPixelVectors(const RowContext& r, const Epilogu
       if (ix < 0 || ix >= g.IW) continue;
       const float* px = r.x + (iy * g.IW + ix) * C + c;
       const float* pw = r.w + (ky * g.KW + kx) * C + c;
-      for (int v = 0; v < NV; ++v) acc[v] = _mm512_fmadd_ps(_mm512_loadu_ps(px + 16 * v), _mm512_loadu_ps(pw + 16 * v), acc[v]);
+      for (int v = 0; v < NV; ++v)
+        acc[v] = _mm512_fmadd_ps(_mm512_loadu_ps(px + 16 * v), _mm512_loadu_ps(pw + 16 * v), acc[v]);
     }
   }
   const int64_t at = ox * C + c;
   for (int v = 0; v < NV; ++v)
-    _mm512_storeu_ps(r.y + at + 16 * v, epilogue16<true, kMode>(acc[v], e, r.yOffset + at + 16 * v, c + 16 * v, 0xffff));
+    _mm512_storeu_ps(r.y + at + 16 * v,
+                     epilogue16<true, kMode>(acc[v], e, r.yOffset + at + 16 * v, c + 16 * v, 0xffff));
 }
 
 // Output pixels [oxA, oxB) have all taps inside the input row.
@@ -224,11 +228,16 @@ TOSAKIT_AVX512 void rowAvx512(const RowContext& r, const Epilogue& e, int64_t c0
 template <int kMode>
 void rowAvx512(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
   const bool unitX = r.g.strideX == 1 && r.g.dilationX == 1;
-  if (unitX && r.g.KH == 3 && r.g.KW == 3) rowAvx512<3, kMode, true>(r, e, c0, c1);
-  else if (unitX && r.g.KH == 5 && r.g.KW == 5) rowAvx512<5, kMode, true>(r, e, c0, c1);
-  else if (r.g.KH == 3 && r.g.KW == 3) rowAvx512<3, kMode>(r, e, c0, c1);
-  else if (r.g.KH == 5 && r.g.KW == 5) rowAvx512<5, kMode>(r, e, c0, c1);
-  else rowAvx512<0, kMode>(r, e, c0, c1);
+  if (unitX && r.g.KH == 3 && r.g.KW == 3)
+    rowAvx512<3, kMode, true>(r, e, c0, c1);
+  else if (unitX && r.g.KH == 5 && r.g.KW == 5)
+    rowAvx512<5, kMode, true>(r, e, c0, c1);
+  else if (r.g.KH == 3 && r.g.KW == 3)
+    rowAvx512<3, kMode>(r, e, c0, c1);
+  else if (r.g.KH == 5 && r.g.KW == 5)
+    rowAvx512<5, kMode>(r, e, c0, c1);
+  else
+    rowAvx512<0, kMode>(r, e, c0, c1);
 }
 
 // The mode of an epilogue (see Mode), filling e's clamp bounds and affine operands.
@@ -252,8 +261,7 @@ Mode chooseMode(const std::vector<FloatEpilogueOp>& ops, const std::vector<const
 }
 
 // ---- portable (AVX2 / baseline): plain loops over a chunk of channels, vectorized by the compiler ----
-#define TOSAKIT_PORTABLE \
-  __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("O3")))
+#define TOSAKIT_PORTABLE __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("O3")))
 
 TOSAKIT_PORTABLE void rowPortable(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
   const DepthwiseF32Geometry& g = r.g;
@@ -283,7 +291,9 @@ TOSAKIT_PORTABLE void rowPortable(const RowContext& r, const Epilogue& e, int64_
         }
         continue;
       }
-      const float* src = op.operand == Operand::Full ? q + r.yOffset + at : op.operand == Operand::PerChannel ? q + c0 : q;
+      const float* src = op.operand == Operand::Full ? q + r.yOffset + at
+          : op.operand == Operand::PerChannel        ? q + c0
+                                                     : q;
       const int64_t step = op.operand == Operand::Scalar ? 0 : 1;
       if (op.kind == Kind::Add)
         for (int64_t i = 0; i < n; ++i) acc[i] += src[i * step];
@@ -299,7 +309,7 @@ TOSAKIT_PORTABLE void rowPortable(const RowContext& r, const Epilogue& e, int64_
 void depthwiseF32(const DepthwiseF32Geometry& g, const float* x, const float* w, const float* bias, float* y,
                   const std::vector<FloatEpilogueOp>& epilogue, const std::vector<const float*>& operands) {
   static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
   Epilogue e{epilogue, operands};
   // The common forms (nothing, relu6-style clamp with NaN propagation, BatchNorm's mul/add) run without the
   // general loop.
@@ -311,10 +321,14 @@ void depthwiseF32(const DepthwiseF32Geometry& g, const float* x, const float* w,
     const int64_t n = row / g.OH, oy = row % g.OH;
     const RowContext r{g, x + n * g.IH * g.IW * g.C, w, bias, y + row * g.OW * g.C, row * g.OW * g.C, oy};
     const int64_t c0 = chunk * kChunk, c1 = std::min(g.C, c0 + kChunk);
-    if (!avx512) rowPortable(r, e, c0, c1);
-    else if (mode == kGeneral) rowAvx512<kGeneral>(r, e, c0, c1);
-    else if (mode == kAffine) rowAvx512<kAffine>(r, e, c0, c1);
-    else rowAvx512<kClamp>(r, e, c0, c1);
+    if (!avx512)
+      rowPortable(r, e, c0, c1);
+    else if (mode == kGeneral)
+      rowAvx512<kGeneral>(r, e, c0, c1);
+    else if (mode == kAffine)
+      rowAvx512<kAffine>(r, e, c0, c1);
+    else
+      rowAvx512<kClamp>(r, e, c0, c1);
   });
 }
 

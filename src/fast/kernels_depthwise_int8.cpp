@@ -50,7 +50,7 @@ using namespace dnn;
 // small-step bound). A depthwise layer does few operations per byte: mobilenet_v2's 28x28x192 layer (1.35M)
 // takes ~50 us on one thread, which two halve.
 constexpr double kParallelFlops = 4e5;
-constexpr int64_t kChunk = 64;  // channels per sweep of a row (4 vectors)
+constexpr int64_t kChunk = 64;       // channels per sweep of a row (4 vectors)
 constexpr int64_t kMinBandRows = 8;  // fewer output rows per thread: bands of channels (DepthwiseInt8Kernel::split)
 constexpr int64_t kExactLimit = int64_t(1) << 24;    // fp32 represents every integer of smaller magnitude
 constexpr int64_t kExactLimit64 = int64_t(1) << 53;  // fp64 likewise
@@ -133,7 +133,7 @@ struct RowArgs {
   const float* start;        // [Cp] the accumulators' start (see DepthwiseInt8Kernel::build)
   const IntEpilogueLanes& epi;
   const ScaledRescale& sr;
-  int64_t c0 = 0, c1 = 0;  // the channels of this band: c0 a multiple of 16, c1 <= C
+  int64_t c0 = 0, c1 = 0;    // the channels of this band: c0 a multiple of 16, c1 <= C
   int64_t ky0 = 0, ky1 = 0;  // the kernel rows that read input rows (the others read only padding: skipped)
 };
 
@@ -148,9 +148,12 @@ struct ScaledRegs {
 };
 TK_AVX512 inline ScaledRegs loadScaled(const RowArgs& a, int64_t cb) {
   const ScaledRescale& s = a.sr;
-  return {_mm512_loadu_pd(s.mult.data() + cb),     _mm512_loadu_pd(s.mult.data() + cb + 8),
-          _mm512_loadu_pd(s.roundPos.data() + cb), _mm512_loadu_pd(s.roundPos.data() + cb + 8),
-          _mm512_loadu_pd(s.roundNeg.data() + cb), _mm512_loadu_pd(s.roundNeg.data() + cb + 8),
+  return {_mm512_loadu_pd(s.mult.data() + cb),
+          _mm512_loadu_pd(s.mult.data() + cb + 8),
+          _mm512_loadu_pd(s.roundPos.data() + cb),
+          _mm512_loadu_pd(s.roundPos.data() + cb + 8),
+          _mm512_loadu_pd(s.roundNeg.data() + cb),
+          _mm512_loadu_pd(s.roundNeg.data() + cb + 8),
           _mm512_set1_epi32(a.epi.lo),
           _mm512_set1_epi32(a.epi.hi)};
 }
@@ -160,7 +163,8 @@ TK_AVX512 inline ScaledRegs loadScaled(const RowArgs& a, int64_t cb) {
 template <bool kDouble, typename OutT>
 TK_AVX512 inline void scaledEpilogue16(__m512 acc, const ScaledRegs& r, OutT* out, __mmask16 m) {
   const __m512d lo = _mm512_maskz_cvtps_pd(0xff, _mm512_castps512_ps256(acc));
-  const __m512d hi = _mm512_maskz_cvtps_pd(0xff, _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xf, _mm512_castps_pd(acc), 1)));
+  const __m512d hi =
+      _mm512_maskz_cvtps_pd(0xff, _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xf, _mm512_castps_pd(acc), 1)));
   __m512d rLo = r.rpLo, rHi = r.rpHi;
   if constexpr (kDouble) {  // the rounding term of the value's sign
     const __mmask16 neg = _mm512_cmp_ps_mask(acc, _mm512_setzero_ps(), _CMP_LT_OQ);
@@ -289,9 +293,12 @@ TK_AVX512 void outputRow(const RowArgs& a, OutT* out, EpiFlags& f) {
     for (; ox + 4 <= g.OW; ox += 4)
       for (int64_t cb = c0; cb < c1; cb += 16) pixelBlock<4, 1, K, OutT, P, kUnitX>(a, ox, cb, out, f);
     if constexpr (kUnitX && K != 0 && (P == kScaled || P == kScaledDouble)) {
-      if (g.OW - ox == 1) unitTail<1, 4, K, OutT, P>(a, ox, c0, c1, out);
-      else if (g.OW - ox == 2) unitTail<2, 2, K, OutT, P>(a, ox, c0, c1, out);
-      else if (g.OW - ox == 3) unitTail<3, 2, K, OutT, P>(a, ox, c0, c1, out);
+      if (g.OW - ox == 1)
+        unitTail<1, 4, K, OutT, P>(a, ox, c0, c1, out);
+      else if (g.OW - ox == 2)
+        unitTail<2, 2, K, OutT, P>(a, ox, c0, c1, out);
+      else if (g.OW - ox == 3)
+        unitTail<3, 2, K, OutT, P>(a, ox, c0, c1, out);
       continue;
     }
     for (; ox < g.OW; ++ox) {
@@ -310,11 +317,16 @@ template <typename OutT, Path P>
 TK_AVX512 void outputRowAnyK(const RowArgs& a, OutT* out, EpiFlags& f) {
   constexpr bool kScaledPath = P == kScaled || P == kScaledDouble;
   const bool unitX = a.g.strideX == 1 && a.g.dilationX == 1;
-  if (kScaledPath && unitX && a.g.KH == 3 && a.g.KW == 3) outputRow<3, OutT, P, true>(a, out, f);
-  else if (kScaledPath && unitX && a.g.KH == 5 && a.g.KW == 5) outputRow<5, OutT, P, true>(a, out, f);
-  else if (kScaledPath && a.g.KH == 3 && a.g.KW == 3) outputRow<3, OutT, P>(a, out, f);
-  else if (kScaledPath && a.g.KH == 5 && a.g.KW == 5) outputRow<5, OutT, P>(a, out, f);
-  else outputRow<0, OutT, P>(a, out, f);
+  if (kScaledPath && unitX && a.g.KH == 3 && a.g.KW == 3)
+    outputRow<3, OutT, P, true>(a, out, f);
+  else if (kScaledPath && unitX && a.g.KH == 5 && a.g.KW == 5)
+    outputRow<5, OutT, P, true>(a, out, f);
+  else if (kScaledPath && a.g.KH == 3 && a.g.KW == 3)
+    outputRow<3, OutT, P>(a, out, f);
+  else if (kScaledPath && a.g.KH == 5 && a.g.KW == 5)
+    outputRow<5, OutT, P>(a, out, f);
+  else
+    outputRow<0, OutT, P>(a, out, f);
 }
 
 // One thread's share of a layer: output rows [oy0, oy1), channels [c0, c1) of image n.
@@ -559,8 +571,8 @@ class DepthwiseInt8Kernel : public OpKernel {
   RowSkip skip() const { return {rowPlans_.empty() ? nullptr : rowPlans_.data(), partialStarts_.data()}; }
 
   Geometry g_;
-  float zp_ = 0;  // input_zp: the padding's value
-  std::vector<RowPlan> rowPlans_;              // per output row when rows are skipped, else empty
+  float zp_ = 0;                                 // input_zp: the padding's value
+  std::vector<RowPlan> rowPlans_;                // per output row when rows are skipped, else empty
   std::vector<Aligned64<float>> partialStarts_;  // [Cp] each (RowPlan::start)
   Aligned64<float> weights_;
   IntEpilogue epi_;
@@ -577,7 +589,7 @@ std::optional<Geometry> parseGeometry(const OpChain& c) {
     return std::nullopt;
   const std::optional<ConvWindow> win = convWindow(op);
   if (!win) return std::nullopt;
-  const std::vector<int64_t> &pad = win->pad, &st = win->stride, &dil = win->dilation;
+  const std::vector<int64_t>&pad = win->pad, &st = win->stride, &dil = win->dilation;
   Geometry g;
   g.N = in.dims[0], g.IH = in.dims[1], g.IW = in.dims[2], g.C = in.dims[3];
   g.KH = wt.dims[0], g.KW = wt.dims[1];

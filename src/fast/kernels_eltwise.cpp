@@ -28,10 +28,10 @@ enum class Ew { Add, Sub, Mul, Max, Min, Clamp, Abs, Negate, Reciprocal, Rsqrt, 
 
 struct EwStep {
   Ew op;
-  int chainOperand = 0;  // which operand is the running value (0 or 1); unary ops: 0
-  int other = -1;        // index of the other operand in the kernel's operand list, -1 for unary/clamp
-  double lo = 0, hi = 0; // clamp bounds
-  int shift = 0;         // integer mul
+  int chainOperand = 0;   // which operand is the running value (0 or 1); unary ops: 0
+  int other = -1;         // index of the other operand in the kernel's operand list, -1 for unary/clamp
+  double lo = 0, hi = 0;  // clamp bounds
+  int shift = 0;          // integer mul
 };
 
 // Per-row addressing of one operand broadcast to the output (rows = all but the last axis).
@@ -70,17 +70,20 @@ RowMap rowMapFor(const Shape& operand, const Shape& out) {
 
 std::optional<Ew> ewKind(const std::string& name) {
   static const std::map<std::string, Ew> kinds = {
-      {"tosa.add", Ew::Add},         {"tosa.sub", Ew::Sub},           {"tosa.mul", Ew::Mul},
-      {"tosa.maximum", Ew::Max},     {"tosa.minimum", Ew::Min},       {"tosa.clamp", Ew::Clamp},
-      {"tosa.abs", Ew::Abs},         {"tosa.negate", Ew::Negate},     {"tosa.reciprocal", Ew::Reciprocal},
-      {"tosa.exp", Ew::Exp},         {"tosa.sigmoid", Ew::Sigmoid},   {"tosa.tanh", Ew::Tanh},
+      {"tosa.add", Ew::Add},     {"tosa.sub", Ew::Sub},         {"tosa.mul", Ew::Mul},
+      {"tosa.maximum", Ew::Max}, {"tosa.minimum", Ew::Min},     {"tosa.clamp", Ew::Clamp},
+      {"tosa.abs", Ew::Abs},     {"tosa.negate", Ew::Negate},   {"tosa.reciprocal", Ew::Reciprocal},
+      {"tosa.exp", Ew::Exp},     {"tosa.sigmoid", Ew::Sigmoid}, {"tosa.tanh", Ew::Tanh},
       {"tosa.rsqrt", Ew::Rsqrt}};
   auto it = kinds.find(name);
   if (it == kinds.end()) return std::nullopt;
   return it->second;
 }
 
-bool isUnary(Ew e) { return e == Ew::Abs || e == Ew::Negate || e == Ew::Reciprocal || e == Ew::Rsqrt || e == Ew::Exp || e == Ew::Sigmoid || e == Ew::Tanh || e == Ew::Clamp; }
+bool isUnary(Ew e) {
+  return e == Ew::Abs || e == Ew::Negate || e == Ew::Reciprocal || e == Ew::Rsqrt || e == Ew::Exp || e == Ew::Sigmoid ||
+      e == Ew::Tanh || e == Ew::Clamp;
+}
 
 // fp32 kernel of one row: the chain applied to `inner` elements.
 struct FloatChain {
@@ -98,46 +101,69 @@ inline float extremeOf(float a, float b) {
   return (a != a) | (b != b) ? std::numeric_limits<float>::quiet_NaN() : m;
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void applyFloatBinary(Ew op, float* acc, const float* b, int64_t n, int64_t stride, bool chainIsFirst) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void applyFloatBinary(Ew op, float* acc, const float* b,
+                                                                                   int64_t n, int64_t stride,
+                                                                                   bool chainIsFirst) {
   if (stride == 0) {
     const float v = b[0];
     switch (op) {
-      case Ew::Add: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] + v; return;
-      case Ew::Sub:
-        if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] - v;
-        else for (int64_t i = 0; i < n; ++i) acc[i] = v - acc[i];
+      case Ew::Add:
+        for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] + v;
         return;
-      case Ew::Mul: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] * v; return;
+      case Ew::Sub:
+        if (chainIsFirst)
+          for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] - v;
+        else
+          for (int64_t i = 0; i < n; ++i) acc[i] = v - acc[i];
+        return;
+      case Ew::Mul:
+        for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] * v;
+        return;
       // A NaN operand makes every result NaN; otherwise only acc can be NaN (no loop-invariant NaN test left in
       // the loop: GCC would keep it as a branch and not vectorize).
       case Ew::Max:
-        if (v != v) std::fill(acc, acc + n, std::numeric_limits<float>::quiet_NaN());
-        else if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (acc[i] >= v ? acc[i] : v);
-        else for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (v >= acc[i] ? v : acc[i]);
+        if (v != v)
+          std::fill(acc, acc + n, std::numeric_limits<float>::quiet_NaN());
+        else if (chainIsFirst)
+          for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (acc[i] >= v ? acc[i] : v);
+        else
+          for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (v >= acc[i] ? v : acc[i]);
         return;
       case Ew::Min:
-        if (v != v) std::fill(acc, acc + n, std::numeric_limits<float>::quiet_NaN());
-        else if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (acc[i] < v ? acc[i] : v);
-        else for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (v < acc[i] ? v : acc[i]);
+        if (v != v)
+          std::fill(acc, acc + n, std::numeric_limits<float>::quiet_NaN());
+        else if (chainIsFirst)
+          for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (acc[i] < v ? acc[i] : v);
+        else
+          for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (v < acc[i] ? v : acc[i]);
         return;
       default: return;
     }
   }
   switch (op) {
-    case Ew::Add: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] + b[i]; return;
-    case Ew::Sub:
-      if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] - b[i];
-      else for (int64_t i = 0; i < n; ++i) acc[i] = b[i] - acc[i];
+    case Ew::Add:
+      for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] + b[i];
       return;
-    case Ew::Mul: for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] * b[i]; return;
+    case Ew::Sub:
+      if (chainIsFirst)
+        for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] - b[i];
+      else
+        for (int64_t i = 0; i < n; ++i) acc[i] = b[i] - acc[i];
+      return;
+    case Ew::Mul:
+      for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] * b[i];
+      return;
     case Ew::Max:
-      if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<true>(acc[i], b[i]);
-      else for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<true>(b[i], acc[i]);
+      if (chainIsFirst)
+        for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<true>(acc[i], b[i]);
+      else
+        for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<true>(b[i], acc[i]);
       return;
     case Ew::Min:
-      if (chainIsFirst) for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(acc[i], b[i]);
-      else for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(b[i], acc[i]);
+      if (chainIsFirst)
+        for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(acc[i], b[i]);
+      else
+        for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(b[i], acc[i]);
       return;
     default: return;
   }
@@ -145,8 +171,8 @@ void applyFloatBinary(Ew op, float* acc, const float* b, int64_t n, int64_t stri
 
 // apply_clip_f: max(value, lo) then min(that, hi), NaN -> the canonical NaN (the bounds are not NaN: the
 // factory takes only lo <= hi).
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void applyFloatClamp(float* acc, int64_t n, float lo, float hi) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void applyFloatClamp(float* acc, int64_t n, float lo,
+                                                                                  float hi) {
   for (int64_t i = 0; i < n; ++i) {
     const float x = acc[i], m = x >= lo ? x : lo;
     acc[i] = x != x ? qNaN() : (m < hi ? m : hi);
@@ -161,8 +187,10 @@ void applyFloatClamp(float* acc, int64_t n, float lo, float hi) {
 // whose fp32 value would be subnormal, or whose input is NaN, is recomputed with the reference's own
 // formula. Outside the polynomial's range the result is an exact constant (0, 1 or inf), as in the reference.
 template <bool sigmoid>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-int64_t expSigmoidPass(const float* __restrict x, float* __restrict out, int32_t* __restrict hard, int64_t n) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t expSigmoidPass(const float* __restrict x,
+                                                                                           float* __restrict out,
+                                                                                           int32_t* __restrict hard,
+                                                                                           int64_t n) {
   int64_t hardCount = 0;
   constexpr double kLog2e = 1.4426950408889634, kLn2Hi = 0.693147180369123816490, kLn2Lo = 1.90821492927058770002e-10;
   constexpr double kShifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer in the low bits
@@ -241,16 +269,24 @@ void applyExpSigmoid(float* acc, int64_t n, bool sigmoid) {
 void applyFloatUnary(Ew op, float* acc, int64_t n) {
   // Transcendentals in fp64 rounded once to fp32, as the reference computes them.
   switch (op) {
-    case Ew::Abs: for (int64_t i = 0; i < n; ++i) acc[i] = std::fabs(acc[i]); return;
-    case Ew::Negate: for (int64_t i = 0; i < n; ++i) acc[i] = -acc[i]; return;
-    case Ew::Reciprocal: for (int64_t i = 0; i < n; ++i) acc[i] = float(1.0 / double(acc[i])); return;
+    case Ew::Abs:
+      for (int64_t i = 0; i < n; ++i) acc[i] = std::fabs(acc[i]);
+      return;
+    case Ew::Negate:
+      for (int64_t i = 0; i < n; ++i) acc[i] = -acc[i];
+      return;
+    case Ew::Reciprocal:
+      for (int64_t i = 0; i < n; ++i) acc[i] = float(1.0 / double(acc[i]));
+      return;
     case Ew::Rsqrt:  // the reference: a negative input gives the canonical NaN, -0 gives -inf
       for (int64_t i = 0; i < n; ++i)
         acc[i] = acc[i] < 0 ? std::numeric_limits<float>::quiet_NaN() : float(1.0 / std::sqrt(double(acc[i])));
       return;
     case Ew::Exp: applyExpSigmoid(acc, n, false); return;
     case Ew::Sigmoid: applyExpSigmoid(acc, n, true); return;
-    case Ew::Tanh: for (int64_t i = 0; i < n; ++i) acc[i] = float(std::tanh(double(acc[i]))); return;
+    case Ew::Tanh:
+      for (int64_t i = 0; i < n; ++i) acc[i] = float(std::tanh(double(acc[i])));
+      return;
     default: return;
   }
 }
@@ -263,7 +299,7 @@ void applyFloatUnary(Ew op, float* acc, int64_t n) {
 
 bool isRegisterFusable(Ew e) {
   return e == Ew::Add || e == Ew::Sub || e == Ew::Mul || e == Ew::Max || e == Ew::Min || e == Ew::Clamp ||
-         e == Ew::Abs || e == Ew::Negate;
+      e == Ew::Abs || e == Ew::Negate;
 }
 
 bool cpuHasAvx512() {
@@ -281,7 +317,8 @@ TOSAKIT_EW_AVX512 __attribute__((always_inline)) inline __m512 extreme16(__m512 
 
 // One step on kV vectors; `o` is the other operand at this block (null for unary ops), stride 0: one value.
 template <int kV>
-TOSAKIT_EW_AVX512 __attribute__((always_inline)) inline __m512 operand16(const float* o, int64_t stride, int j, __mmask16 tail) {
+TOSAKIT_EW_AVX512 __attribute__((always_inline)) inline __m512 operand16(const float* o, int64_t stride, int j,
+                                                                         __mmask16 tail) {
   if (stride == 0) return _mm512_set1_ps(o[0]);
   return kV == 1 ? _mm512_maskz_loadu_ps(tail, o) : _mm512_loadu_ps(o + 16 * j);
 }
@@ -289,7 +326,7 @@ TOSAKIT_EW_AVX512 __attribute__((always_inline)) inline __m512 operand16(const f
 template <int kV>
 TOSAKIT_EW_AVX512 __attribute__((always_inline)) inline void step16(const EwStep& s, __m512* v, const float* o,
                                                                     int64_t stride, __mmask16 tail) {
-#define TOSAKIT_EACH(expr) \
+#define TOSAKIT_EACH(expr)                    \
   for (int j = 0; j < kV; ++j) v[j] = (expr); \
   return
 #define other(j) operand16<kV>(o, stride, j, tail)
@@ -353,7 +390,10 @@ class FloatChainKernel : public OpKernel {
  public:
   FloatChainKernel(std::vector<EwStep> steps, Shape outShape, std::vector<RowMap> maps, int first,
                    std::vector<std::pair<int, int>> operandRefs)
-      : steps_(std::move(steps)), out_(std::move(outShape)), maps_(std::move(maps)), first_(first),
+      : steps_(std::move(steps)),
+        out_(std::move(outShape)),
+        maps_(std::move(maps)),
+        first_(first),
         refs_(std::move(operandRefs)) {}
   std::string implName() const override { return "fast:eltwise_f32"; }
 
@@ -368,8 +408,10 @@ class FloatChainKernel : public OpKernel {
       float* acc = dst + r * inner;
       const RowMap& m0 = maps_[size_t(first_)];
       const float* src = ptrs[size_t(first_)] + m0.base[size_t(r)];
-      if (m0.innerStride) std::memcpy(acc, src, size_t(inner) * sizeof(float));
-      else std::fill(acc, acc + inner, src[0]);
+      if (m0.innerStride)
+        std::memcpy(acc, src, size_t(inner) * sizeof(float));
+      else
+        std::fill(acc, acc + inner, src[0]);
       for (const EwStep& s : steps_) {
         if (s.op == Ew::Clamp) {
           applyFloatClamp(acc, inner, float(s.lo), float(s.hi));
@@ -407,9 +449,7 @@ class FloatChainKernel : public OpKernel {
     parallelItems(tiles, total > 65536, [&](int64_t t) {
       const int64_t begin = t * tile_, n = std::min(tile_, total - begin);
       float* acc = dst + begin;
-      auto at = [&](int m) {
-        return flat_[size_t(m)] == Flat::Full ? ptrs[size_t(m)] + begin : ptrs[size_t(m)];
-      };
+      auto at = [&](int m) { return flat_[size_t(m)] == Flat::Full ? ptrs[size_t(m)] + begin : ptrs[size_t(m)]; };
       auto stride = [&](int m) { return flat_[size_t(m)] == Flat::Scalar ? 0 : 1; };
       if (registerFused_) {
         const float* others[kMaxFusedSteps];
@@ -421,12 +461,17 @@ class FloatChainKernel : public OpKernel {
         fusedChainTile(acc, at(first_), stride(first_), n, steps_, others, strides);
         return;
       }
-      if (stride(first_)) std::memcpy(acc, at(first_), size_t(n) * sizeof(float));
-      else std::fill(acc, acc + n, at(first_)[0]);
+      if (stride(first_))
+        std::memcpy(acc, at(first_), size_t(n) * sizeof(float));
+      else
+        std::fill(acc, acc + n, at(first_)[0]);
       for (const EwStep& s : steps_) {
-        if (s.op == Ew::Clamp) applyFloatClamp(acc, n, float(s.lo), float(s.hi));
-        else if (s.other >= 0) applyFloatBinary(s.op, acc, at(s.other), n, stride(s.other), s.chainOperand == 0);
-        else applyFloatUnary(s.op, acc, n);
+        if (s.op == Ew::Clamp)
+          applyFloatClamp(acc, n, float(s.lo), float(s.hi));
+        else if (s.other >= 0)
+          applyFloatBinary(s.op, acc, at(s.other), n, stride(s.other), s.chainOperand == 0);
+        else
+          applyFloatUnary(s.op, acc, n);
       }
     });
     return Status::ok();
@@ -442,8 +487,10 @@ class FloatChainKernel : public OpKernel {
       bool sameBase = std::all_of(m.base.begin(), m.base.end(), [&](int64_t b) { return b == m.base[0]; });
       bool full = m.innerStride == 1 || inner == 1;  // [..., 1]: one element per row, contiguous rows
       for (size_t r = 0; full && r < m.base.size(); ++r) full = m.base[r] == int64_t(r) * inner;
-      if (full) kinds.push_back(Flat::Full);
-      else if (m.innerStride == 0 && (m.base.empty() || (sameBase && m.base[0] == 0))) kinds.push_back(Flat::Scalar);
+      if (full)
+        kinds.push_back(Flat::Full);
+      else if (m.innerStride == 0 && (m.base.empty() || (sameBase && m.base[0] == 0)))
+        kinds.push_back(Flat::Scalar);
       else if (m.innerStride == 1 && sameBase && !m.base.empty() && m.base[0] == 0 && inner <= kTile) {
         kinds.push_back(Flat::Channel);
         channel = true;
@@ -455,12 +502,12 @@ class FloatChainKernel : public OpKernel {
     tile_ = channel ? std::max<int64_t>(1, kTile / inner) * inner : kTile;
     repeated_.assign(maps_.size(), {});
     registerFused_ = cpuHasAvx512() && steps_.size() <= kMaxFusedSteps &&
-                     std::all_of(steps_.begin(), steps_.end(), [](const EwStep& s) { return isRegisterFusable(s.op); });
+        std::all_of(steps_.begin(), steps_.end(), [](const EwStep& s) { return isRegisterFusable(s.op); });
   }
 
  private:
   static constexpr size_t kMaxFusedSteps = 32;
-  std::vector<Flat> flat_;  // empty: the row path
+  std::vector<Flat> flat_;      // empty: the row path
   bool registerFused_ = false;  // flat, AVX-512 and only simple ops: fusedChainTile
   int64_t tile_ = 2048;
   std::vector<std::vector<float>> repeated_;  // channel operands repeated to the tile's length (per run)
@@ -496,8 +543,10 @@ Result<CompiledKernel> compileFloatChain(const OpChain& chain) {
     if (!kind || op.results.size() != 1 || op.results[0]->type.dtype != DType::FP32) break;
     if (op.strAttr("nan_mode", "PROPAGATE") != "PROPAGATE") break;
     const Shape& rs = op.results[0]->type.dims;
-    if (k == 0) outShape = rs;
-    else if (rs != outShape) break;
+    if (k == 0)
+      outShape = rs;
+    else if (rs != outShape)
+      break;
     EwStep s;
     s.op = *kind;
     // Data operands are fp32 (mul's shift and negate's zero points are checked below).
@@ -553,48 +602,56 @@ Result<CompiledKernel> compileFloatChain(const OpChain& chain) {
 // One row of an integer binary op with both operands contiguous (or the second a broadcast scalar, sy == 0):
 // the op is chosen outside the loop so each loop vectorizes. Returns nonzero when a result left int32 (an int64
 // flag rather than a bool reduction, which the vectorizer does not take).
-#define TOSAKIT_INT_ROW(NAME, T)                                                                            \
-  __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t NAME(                        \
+#define TOSAKIT_INT_ROW(NAME, T)                                                                                      \
+  __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t NAME(                                   \
       const T* __restrict x, const T* __restrict y, int64_t sy, int32_t* __restrict o, int64_t n, Ew op, int shift) { \
-    int64_t bad = 0;                                                                                         \
-    constexpr int64_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();   \
-    const int64_t round = shift > 0 ? int64_t(1) << (shift - 1) : 0;                                         \
-    auto loop = [&](auto f) {                                                                                \
-      if (sy == 0) {                                                                                         \
-        const int64_t b = y[0];                                                                              \
-        for (int64_t i = 0; i < n; ++i) {                                                                    \
-          const int64_t v = f(int64_t(x[i]), b);                                                             \
-          bad |= (v < lo) | (v > hi);                                                                        \
-          o[i] = int32_t(v);                                                                                 \
-        }                                                                                                    \
-      } else {                                                                                               \
-        for (int64_t i = 0; i < n; ++i) {                                                                    \
-          const int64_t v = f(int64_t(x[i]), int64_t(y[i]));                                                 \
-          bad |= (v < lo) | (v > hi);                                                                        \
-          o[i] = int32_t(v);                                                                                 \
-        }                                                                                                    \
-      }                                                                                                      \
-    };                                                                                                       \
-    switch (op) {                                                                                            \
-      case Ew::Add: loop([](int64_t a, int64_t b) { return a + b; }); break;                                 \
-      case Ew::Sub: loop([](int64_t a, int64_t b) { return a - b; }); break;                                 \
-      case Ew::Max: loop([](int64_t a, int64_t b) { return a > b ? a : b; }); break;                         \
-      case Ew::Min: loop([](int64_t a, int64_t b) { return a < b ? a : b; }); break;                         \
-      case Ew::Mul:                                                                                          \
-        if (shift == 0) loop([](int64_t a, int64_t b) { return a * b; });                                    \
-        else loop([&](int64_t a, int64_t b) { return (a * b + round) >> shift; });                           \
-        break;                                                                                               \
-      default: bad = 1; break;                                                                               \
-    }                                                                                                        \
-    return bad;                                                                                              \
+    int64_t bad = 0;                                                                                                  \
+    constexpr int64_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();             \
+    const int64_t round = shift > 0 ? int64_t(1) << (shift - 1) : 0;                                                  \
+    auto loop = [&](auto f) {                                                                                         \
+      if (sy == 0) {                                                                                                  \
+        const int64_t b = y[0];                                                                                       \
+        for (int64_t i = 0; i < n; ++i) {                                                                             \
+          const int64_t v = f(int64_t(x[i]), b);                                                                      \
+          bad |= (v < lo) | (v > hi);                                                                                 \
+          o[i] = int32_t(v);                                                                                          \
+        }                                                                                                             \
+      } else {                                                                                                        \
+        for (int64_t i = 0; i < n; ++i) {                                                                             \
+          const int64_t v = f(int64_t(x[i]), int64_t(y[i]));                                                          \
+          bad |= (v < lo) | (v > hi);                                                                                 \
+          o[i] = int32_t(v);                                                                                          \
+        }                                                                                                             \
+      }                                                                                                               \
+    };                                                                                                                \
+    switch (op) {                                                                                                     \
+      case Ew::Add: loop([](int64_t a, int64_t b) { return a + b; }); break;                                          \
+      case Ew::Sub: loop([](int64_t a, int64_t b) { return a - b; }); break;                                          \
+      case Ew::Max: loop([](int64_t a, int64_t b) { return a > b ? a : b; }); break;                                  \
+      case Ew::Min: loop([](int64_t a, int64_t b) { return a < b ? a : b; }); break;                                  \
+      case Ew::Mul:                                                                                                   \
+        if (shift == 0)                                                                                               \
+          loop([](int64_t a, int64_t b) { return a * b; });                                                           \
+        else                                                                                                          \
+          loop([&](int64_t a, int64_t b) { return (a * b + round) >> shift; });                                       \
+        break;                                                                                                        \
+      default: bad = 1; break;                                                                                        \
+    }                                                                                                                 \
+    return bad;                                                                                                       \
   }
 TOSAKIT_INT_ROW(intRowI32, int32_t)
 TOSAKIT_INT_ROW(intRowI16, int16_t)
 TOSAKIT_INT_ROW(intRowI8, int8_t)
 #undef TOSAKIT_INT_ROW
-inline int64_t intRow(const int32_t* x, const int32_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) { return intRowI32(x, y, sy, o, n, op, shift); }
-inline int64_t intRow(const int16_t* x, const int16_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) { return intRowI16(x, y, sy, o, n, op, shift); }
-inline int64_t intRow(const int8_t* x, const int8_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) { return intRowI8(x, y, sy, o, n, op, shift); }
+inline int64_t intRow(const int32_t* x, const int32_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) {
+  return intRowI32(x, y, sy, o, n, op, shift);
+}
+inline int64_t intRow(const int16_t* x, const int16_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) {
+  return intRowI16(x, y, sy, o, n, op, shift);
+}
+inline int64_t intRow(const int8_t* x, const int8_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) {
+  return intRowI8(x, y, sy, o, n, op, shift);
+}
 
 // Integer binary ops (add/sub/mul with shift/max/min) on i32 (and mul on i8/i16 -> i32), computed in int64:
 // an overflow or an out-of-range shift (REQUIREs of the spec) reruns the op on its reference kernel.
@@ -687,9 +744,8 @@ Result<CompiledKernel> compileElementwise(const OpChain& chain) {
 
 void registerElementwiseKernels(FastKernelRegistry& r) {
   r.add("tosa.mul", compileQuantizeInput);  // mul -> cast [-> transpose]: a quantized graph's input
-  for (const char* name : {"tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tosa.clamp",
-                           "tosa.abs", "tosa.negate", "tosa.reciprocal", "tosa.rsqrt", "tosa.exp", "tosa.sigmoid",
-                           "tosa.tanh"})
+  for (const char* name : {"tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tosa.clamp", "tosa.abs",
+                           "tosa.negate", "tosa.reciprocal", "tosa.rsqrt", "tosa.exp", "tosa.sigmoid", "tosa.tanh"})
     r.add(name, compileElementwise);
 }
 

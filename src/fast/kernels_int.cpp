@@ -41,8 +41,9 @@ struct Scale32Rows {
 // kScalar: one scale for every lane (a per-tensor rescale): the parameters stay in registers instead of six
 // loads per element.
 template <typename IN, typename OUT, bool kScalar>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool rescale32Span(
-    const IN* __restrict in, OUT* __restrict out, int64_t n, const Scale32Rows& p) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool rescale32Span(const IN* __restrict in,
+                                                                                       OUT* __restrict out, int64_t n,
+                                                                                       const Scale32Rows& p) {
   int64_t bad = 0;  // an int64 flag, not bool: a bool reduction blocks the vectorizer
   const int64_t izp = p.inputZp, ozp = p.outputZp, lo = p.lo, hi = p.hi;  // locals: out may alias
   const int32_t* mult = p.mult.data();
@@ -111,7 +112,7 @@ class RescaleKernel : public OpKernel {
     rowsPerBlock_ = std::max<int64_t>(1, 1024 / std::max<int64_t>(C, 1));
     rows_.scalar = std::all_of(ch_.begin(), ch_.end(), [&](const ChannelScale& s) {
       return s.multiplier == ch_[0].multiplier && s.shift == ch_[0].shift && s.roundPos == ch_[0].roundPos &&
-             s.roundNeg == ch_[0].roundNeg;
+          s.roundNeg == ch_[0].roundNeg;
     });
     for (int64_t i = 0; i < rowsPerBlock_ * C; ++i) {
       const ChannelScale& s = ch_[size_t(i % C)];
@@ -188,8 +189,10 @@ class RescaleKernel : public OpKernel {
     const bool avx = dnn::hasAvx512Epilogue() && rows_.inputZp >= -128 && rows_.inputZp <= 127;
     parallelItems(chunks, n > 65536, [&](int64_t c) {
       const int64_t b = c * chunk;
-      if (avx) computeRescaleI8(x + b, y + b, std::min(chunk, n - b), rows_);
-      else lookupRescaleI8(x + b, y + b, std::min(chunk, n - b), lut_.data());
+      if (avx)
+        computeRescaleI8(x + b, y + b, std::min(chunk, n - b), rows_);
+      else
+        lookupRescaleI8(x + b, y + b, std::min(chunk, n - b), lut_.data());
     });
   }
 
@@ -247,7 +250,8 @@ Result<CompiledKernel> compileRescale(const OpChain& chain) {
   if (izp.size() != 1 || ozp.size() != 1) return CompiledKernel{};
   k->inputZp_ = izp.getInt(0);
   k->outputZp_ = ozp.getInt(0);
-  if ((k->inT_ != DType::I8 && k->inputZp_ != 0) || (k->outT_ != DType::I8 && k->outputZp_ != 0)) return CompiledKernel{};
+  if ((k->inT_ != DType::I8 && k->inputZp_ != 0) || (k->outT_ != DType::I8 && k->outputZp_ != 0))
+    return CompiledKernel{};
   const Shape& shape = op.operands[0]->type.dims;
   const bool perChannel = op.boolAttr("per_channel");
   const int64_t C = perChannel ? (shape.empty() ? 0 : shape.back()) : 1;

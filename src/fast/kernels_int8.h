@@ -37,13 +37,13 @@ struct IntEpilogue {
   // within one image (row % rowClass.size()) to its vector's offset; empty: one class.
   std::vector<int32_t> biasTable;
   std::vector<int64_t> rowClass;
-  bool runtimeBias = false;        // bias is operand (0, 2) at run time (one class only)
+  bool runtimeBias = false;  // bias is operand (0, 2) at run time (one class only)
   bool runtimeBiasBroadcast = false;
   bool rescale = false;
   bool scale32 = true, doubleRound = false;
   bool rangeCheck = false;  // some scale32 shift <= 31: apply_scale_32's value range is checked per value
-  std::vector<int64_t> multiplier, shift;  // per channel
-  std::vector<int64_t> roundPos, roundNeg; // per channel: the rounding term for values >= 0 / < 0
+  std::vector<int64_t> multiplier, shift;   // per channel
+  std::vector<int64_t> roundPos, roundNeg;  // per channel: the rounding term for values >= 0 / < 0
   int64_t outputZp = 0;
   DType outType = DType::I32;
   bool clamp = false;
@@ -56,7 +56,7 @@ struct IntEpilogue {
   mutable std::vector<int64_t> laneShift, laneRoundPos, laneRoundNeg;
   mutable std::vector<int32_t> laneBias;
   mutable std::vector<int32_t> laneLo, laneHi;  // rangeCheck: the allowed acc + bias per lane, inclusive
-  mutable IntEpilogueLanes simd;                 // the AVX-512 pass's parameters (built on the first run)
+  mutable IntEpilogueLanes simd;                // the AVX-512 pass's parameters (built on the first run)
   bool needsPass() const { return !biasTable.empty() || runtimeBias || rescale || clamp; }
 };
 // Plans the epilogue after an op whose accumulator result is resultType(c, 0) (i32). Bias: a constant

@@ -110,8 +110,9 @@ namespace {
 // One row of L values rescaled to i32 (the held-back first operand's rescale, when it is not done in
 // registers): per-lane parameters, the REQUIRE on the value range flagged. Returns false when it would fail.
 template <typename AT>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool rescaleRow(
-    const AT* __restrict a, int32_t* __restrict out, int64_t L, const ScaleLanes& p, int64_t zp) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool rescaleRow(const AT* __restrict a,
+                                                                                    int32_t* __restrict out, int64_t L,
+                                                                                    const ScaleLanes& p, int64_t zp) {
   int64_t bad = 0;
   const int32_t* m = p.mult.data();
   const int64_t *rp = p.roundPos.data(), *rn = p.roundNeg.data(), *sh = p.shift.data();
@@ -141,8 +142,10 @@ enum class XMode { Rescale, Lookup, Ready };  // x is rescaled here, looked up i
 // flag is an int64 (a bool reduction blocks it). Returns false when a REQUIRE would fail.
 // kScalar: both rescales per tensor (the usual case): their parameters stay in registers.
 template <typename XT, typename OutT, BinOp kOp, XMode kX, bool kScalar>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRow(
-    const int32_t* __restrict a, const XT* __restrict x, OutT* __restrict out, int64_t L, const FusedParams& p) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRow(const int32_t* __restrict a,
+                                                                                  const XT* __restrict x,
+                                                                                  OutT* __restrict out, int64_t L,
+                                                                                  const FusedParams& p) {
   int64_t bad = 0;
   const int64_t izp = p.inZp, ozp = p.outZp, lo = p.lo, hi = p.hi, msh = p.mulShift, mrnd = p.mulRound;
   const int32_t *im = p.in.mult.data(), *om = p.out.mult.data();
@@ -212,12 +215,11 @@ template <typename XT, typename AT, typename OutT, BinOp kOp, bool kReady>
 TK_AVX512 bool fusedRowAvx512(const AT* __restrict a, const XT* __restrict x, OutT* __restrict out, int64_t L,
                               const FusedParams& p) {
   const dnn::ScaleRegs in = dnn::scaleRegs(p.in.mult[0], p.in.roundPos[0], p.in.roundNeg[0], p.in.shift[0]);
-  const dnn::ScaleRegs as = std::is_same_v<AT, int8_t>
-                                ? dnn::scaleRegs(p.a.mult[0], p.a.roundPos[0], p.a.roundNeg[0], p.a.shift[0])
-                                : in;
+  const dnn::ScaleRegs as =
+      std::is_same_v<AT, int8_t> ? dnn::scaleRegs(p.a.mult[0], p.a.roundPos[0], p.a.roundNeg[0], p.a.shift[0]) : in;
   const __m512i azp = _mm512_set1_epi32(int32_t(p.aZp));
-  const BinaryTailRegs tail = binaryTailRegs({p.out.mult[0], p.out.roundPos[0], p.out.roundNeg[0], p.out.shift[0]},
-                                             p.outZp, p.lo, p.hi);
+  const BinaryTailRegs tail =
+      binaryTailRegs({p.out.mult[0], p.out.roundPos[0], p.out.roundNeg[0], p.out.shift[0]}, p.outZp, p.lo, p.hi);
   const __m512i izp = _mm512_set1_epi32(int32_t(p.inZp));
   __m512i ovf = _mm512_setzero_si512();
   __mmask16 outside = 0;
@@ -254,8 +256,9 @@ TK_AVX512 void scaledMulRowAvx512(const int8_t* __restrict a, const double* __re
     const __m512i v = _mm512_maskz_cvtepi8_epi32(m, _mm_maskz_loadu_epi8(m, a + i));
     const __m512d dLo = _mm512_maskz_cvtepi32_pd(mLo, _mm512_castsi512_si256(v));
     const __m512d dHi = _mm512_maskz_cvtepi32_pd(mHi, _mm512_maskz_extracti64x4_epi64(0xf, v, 1));
-    const __m512i y = dnn::floorFma16(dLo, dHi, _mm512_maskz_loadu_pd(mLo, K + i), _mm512_maskz_loadu_pd(mHi, K + i + 8),
-                                      _mm512_maskz_loadu_pd(mLo, R + i), _mm512_maskz_loadu_pd(mHi, R + i + 8));
+    const __m512i y =
+        dnn::floorFma16(dLo, dHi, _mm512_maskz_loadu_pd(mLo, K + i), _mm512_maskz_loadu_pd(mHi, K + i + 8),
+                        _mm512_maskz_loadu_pd(mLo, R + i), _mm512_maskz_loadu_pd(mHi, R + i + 8));
     dnn::storeNarrow(out + i, _mm512_min_epi32(_mm512_max_epi32(y, vlo), vhi), m);
   }
 }
@@ -275,8 +278,8 @@ std::optional<Bcast> broadcastOf(const Shape& operand, const Shape& out) {
 }
 
 bool hasVbmi() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vbmi");
+  static const bool has =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
   return has;
 }
 
@@ -284,8 +287,8 @@ bool hasVbmi() {
 // kernels_table.cpp): u = x ^ 0x80 indexes the table, vpermi2b looks up 128-byte halves by u's low 7 bits, u's
 // top bit picks the half. Into a row buffer that stays in L1 for the fused row right after it (the row kernel
 // itself cannot carry the VBMI target: its other instantiations run on CPUs without it).
-__attribute__((target("avx512f,avx512bw,avx512vbmi")))
-void lookupRowVbmi(const int8_t* x, int8_t* out, int64_t n, const int8_t* table) {
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) void lookupRowVbmi(const int8_t* x, int8_t* out, int64_t n,
+                                                                          const int8_t* table) {
   const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
   const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
   const __m512i bias = _mm512_set1_epi8(char(0x80));
@@ -324,9 +327,9 @@ class FusedQuantBinaryKernel : public OpKernel {
   bool scalar_ = false;  // both rescales per tensor
   RescaleSpec inSpec_, aSpec_;
   FusedParams p_;
-  std::vector<int8_t> table_;         // the absorbed table in front of x's rescale (256 entries), or empty
-  std::vector<int32_t> aLut_;         // a8's 256 rescaled values (one scale, none breaking the REQUIRE), or empty
-  std::vector<int32_t> aRow_, xRow_;  // per-run replicated rows of a broadcast operand (L_ values)
+  std::vector<int8_t> table_;               // the absorbed table in front of x's rescale (256 entries), or empty
+  std::vector<int32_t> aLut_;               // a8's 256 rescaled values (one scale, none breaking the REQUIRE), or empty
+  std::vector<int32_t> aRow_, xRow_;        // per-run replicated rows of a broadcast operand (L_ values)
   std::vector<int32_t> xValues_, aValues_;  // the broadcast operand rescaled (C_ values or one)
   // Per-thread rows: a rescaled to i32, x looked up in the table (allocated on the first run).
   std::vector<std::vector<int32_t>> aScratch_;
@@ -432,13 +435,14 @@ class FusedQuantBinaryKernel : public OpKernel {
     // one scale and no value breaking the REQUIRE (else its row is rescaled first, in L1). A table in front of
     // a full-size x: looked up into a row (VBMI) first.
     const bool avx = dnn::hasAvx512Epilogue() && scalar_ && kOp != BinOp::MulShift &&
-                     (!xFull || (std::is_same_v<XT, int8_t> && !p_.inLut.empty() && (table_.empty() || hasVbmi())));
+        (!xFull || (std::is_same_v<XT, int8_t> && !p_.inLut.empty() && (table_.empty() || hasVbmi())));
     const bool aInRegs = avx && aFull && aAbsorbed_ && !aLut_.empty();
     const int threads = omp_get_max_threads();
     if (aAbsorbed_ && aFull && !aInRegs && aScratch_.size() < size_t(threads))
       aScratch_.resize(size_t(threads), std::vector<int32_t>(size_t(L_)));
     const bool xLookedUp = avx && xFull && !table_.empty();
-    if (xLookedUp && xScratch_.size() < size_t(threads)) xScratch_.resize(size_t(threads), std::vector<int8_t>(size_t(L_)));
+    if (xLookedUp && xScratch_.size() < size_t(threads))
+      xScratch_.resize(size_t(threads), std::vector<int8_t>(size_t(L_)));
     return parallelItems(chunks, n_ > 65536, [&](int64_t k) {
       const int64_t b = k * L_, m = std::min(L_, n_ - b);
       if (aInRegs) {
@@ -454,7 +458,8 @@ class FusedQuantBinaryKernel : public OpKernel {
       else if (xLookedUp)
         ok = fusedRowAvx512<int8_t, int32_t, OutT, kOp, false>(ar, lookedUp(x, b, m), out + b, m, p_);
       else if (avx && std::is_same_v<XT, int8_t>)
-        ok = fusedRowAvx512<int8_t, int32_t, OutT, kOp, false>(ar, reinterpret_cast<const int8_t*>(x) + b, out + b, m, p_);
+        ok = fusedRowAvx512<int8_t, int32_t, OutT, kOp, false>(ar, reinterpret_cast<const int8_t*>(x) + b, out + b, m,
+                                                               p_);
       else if (!xFull && scalar_)
         ok = fusedRow<int32_t, OutT, kOp, XMode::Ready, true>(ar, xRow_.data(), out + b, m, p_);
       else if (!xFull)
@@ -549,7 +554,8 @@ std::optional<RescaleSpec> absorbableRescale(const OpChain::Producer& p) {
 std::optional<std::pair<int64_t, int64_t>> quantClampBounds(const ir::Operation& cl, DType t, int64_t lo, int64_t hi) {
   if (cl.name != "tosa.clamp" || cl.results.size() != 1 || cl.results[0]->type.dtype != t) return std::nullopt;
   const ir::Attribute *min = cl.attr("min_val"), *max = cl.attr("max_val");
-  if (!min || !max || min->kind != ir::Attribute::Kind::Int || max->kind != ir::Attribute::Kind::Int) return std::nullopt;
+  if (!min || !max || min->kind != ir::Attribute::Kind::Int || max->kind != ir::Attribute::Kind::Int)
+    return std::nullopt;
   if (min->i > max->i || min->i < lo || max->i > hi) return std::nullopt;
   return std::make_pair(min->i, max->i);
 }
@@ -654,8 +660,7 @@ Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
 
   CompiledKernel ck;
   // The first operand's rescale when the plan held it back for this op (its result has no other user).
-  const OpChain::Producer* producer =
-      chain.producers.size() > t + 1 ? &chain.producers[t + 1][k->aIndex_] : nullptr;
+  const OpChain::Producer* producer = chain.producers.size() > t + 1 ? &chain.producers[t + 1][k->aIndex_] : nullptr;
   if (std::optional<RescaleSpec> aSpec = producer ? absorbableRescale(*producer) : std::nullopt) {
     k->aAbsorbed_ = true;
     k->aT_ = producer->op->operands[0]->type.dtype;

@@ -72,9 +72,12 @@ struct BinaryTailRegs {
 TK_AVX512 inline BinaryTailRegs binaryTailRegs(const ScaleParams& out, int64_t outZp, int64_t lo, int64_t hi) {
   constexpr int64_t kMin = std::numeric_limits<int32_t>::min(), kMax = std::numeric_limits<int32_t>::max();
   const int64_t half = int64_t(1) << (out.shift - 1);  // the range is every i32 once shift >= 32
-  return {scaleRegs(out), _mm512_set1_epi32(int32_t(std::max(-half, kMin))),
-          _mm512_set1_epi32(int32_t(std::min(half - 1, kMax))), _mm512_set1_epi32(int32_t(outZp)),
-          _mm512_set1_epi32(int32_t(lo)), _mm512_set1_epi32(int32_t(hi))};
+  return {scaleRegs(out),
+          _mm512_set1_epi32(int32_t(std::max(-half, kMin))),
+          _mm512_set1_epi32(int32_t(std::min(half - 1, kMax))),
+          _mm512_set1_epi32(int32_t(outZp)),
+          _mm512_set1_epi32(int32_t(lo)),
+          _mm512_set1_epi32(int32_t(hi))};
 }
 
 // 16 lanes (m: those that exist) of clamp(rescale(op(a, b)) + zp): sums and differences wrap in i32 and flag an

@@ -64,7 +64,7 @@ void setIntEpilogueGenericForTesting(bool on) { forceGeneric = on; }
 bool hasAvx512Epilogue() {
   if (forceGeneric) return false;
   static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
   return has;
 }
 

@@ -66,9 +66,7 @@ class Int8PointwiseKernel : public OpKernel {
     try {
       if (!prepare(main_, Mb_, user, w)) return false;
       if (tail && !prepare(tail_, tail, user, w)) return false;
-    } catch (const dnnl::error&) {
-      return false;
-    }
+    } catch (const dnnl::error&) { return false; }
     impl_ = "fast:pointwise_int8(" + dnn::implName(main_.pd) + ")";
     return true;
   }
@@ -127,12 +125,11 @@ class Int8PointwiseKernel : public OpKernel {
       s.set_data_handle(const_cast<int8_t*>(src));
       d.set_data_handle(acc);
       dnnl::memory& scratch = mainBlock ? t.scratchMain : t.scratchTail;
-      p.prim.execute(stream(),
-                     {{DNNL_ARG_SRC, s}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, d}, {DNNL_ARG_SCRATCHPAD, scratch}});
+      p.prim.execute(
+          stream(),
+          {{DNNL_ARG_SRC, s}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, d}, {DNNL_ARG_SCRATCHPAD, scratch}});
       stream().wait();
-    } catch (const dnnl::error&) {
-      return false;
-    }
+    } catch (const dnnl::error&) { return false; }
     return true;
   }
 
@@ -189,7 +186,8 @@ std::optional<Int8Pointwise> parseInt8Pointwise(const OpChain& c) {
   const int64_t N = in.dims[0], H = in.dims[1], W = in.dims[2], IC = in.dims[3], OC = wt.dims[0];
   if (wt.dims != Shape{OC, 1, 1, IC} || out.dims != Shape{N, H, W, OC}) return std::nullopt;
   if (bias->size() != OC && bias->size() != 1) return std::nullopt;
-  if (op.intArrayAttr("pad") != std::vector<int64_t>{0, 0, 0, 0} || op.intArrayAttr("stride") != std::vector<int64_t>{1, 1})
+  if (op.intArrayAttr("pad") != std::vector<int64_t>{0, 0, 0, 0} ||
+      op.intArrayAttr("stride") != std::vector<int64_t>{1, 1})
     return std::nullopt;
   return Int8Pointwise{N * H * W, IC, OC, *izp, w, bias};
 }

@@ -51,8 +51,8 @@ using namespace dnn;
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #define TK_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
 
-constexpr int kPixels = 8;    // pixels per register block
-constexpr int kVectors = 3;   // 16-channel vectors per register block: 8 x 3 accumulators + 3 weights + 1 input
+constexpr int kPixels = 8;   // pixels per register block
+constexpr int kVectors = 3;  // 16-channel vectors per register block: 8 x 3 accumulators + 3 weights + 1 input
 
 // Weights packed for `vpdpbusd`: group g (input channels 4g..4g+3) of channel vector v is 64 bytes, lane l
 // holding the four weights of output channel 16v + l; zeros pad both the channels and the last group.
@@ -96,7 +96,8 @@ TK_VNNI inline void block(const PackedWeights& pw, const IntEpilogueLanes& l, co
   const __m512i flip = _mm512_set1_epi32(int32_t(0x80808080u));
   const int8_t* wg = pw.w.data() + v0 * 64;
   // One group of four input channels: the pixel's four bytes as u8 (sign bits flipped) in every lane.
-  auto group = [&](const int8_t* wv, auto load) __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) {
+  auto group = [&](const int8_t* wv, auto load)
+      __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) {
     __m512i w[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) w[v] = _mm512_loadu_si512(wv + v * 64);
@@ -148,7 +149,8 @@ TK_VNNI bool pixels(const PackedWeights& pw, const IntEpilogueLanes& l, const in
                     int64_t p0, int64_t p1, int64_t v0, int64_t v1) {
   EpiFlags f{_mm512_setzero_si512(), 0};
   int64_t p = p0;
-  for (; p + kPixels <= p1; p += kPixels) channelBlocks<kPixels, kDouble, kRange, kOverflow>(pw, l, x, y, C, p, v0, v1, f);
+  for (; p + kPixels <= p1; p += kPixels)
+    channelBlocks<kPixels, kDouble, kRange, kOverflow>(pw, l, x, y, C, p, v0, v1, f);
   for (; p < p1; ++p) channelBlocks<1, kDouble, kRange, kOverflow>(pw, l, x, y, C, p, v0, v1, f);
   return epiFlagsOk(f);
 }
@@ -259,13 +261,14 @@ class Int8PointwiseVnniKernel : public OpKernel {
     // input in their own core's cache (interleaved chunks: mobilenet_v2 int8 ~2% slower at 2 threads).
     const auto item = [&](int64_t i) {
       const int64_t c = i / splits, s = i % splits;
-      const int64_t v0 = vecBlocks * s / splits * kVectors, v1 = std::min(pw_.vectors, vecBlocks * (s + 1) / splits * kVectors);
+      const int64_t v0 = vecBlocks * s / splits * kVectors,
+                    v1 = std::min(pw_.vectors, vecBlocks * (s + 1) / splits * kVectors);
       const int64_t p0 = c * chunk, p1 = std::min(M_, (c + 1) * chunk);
       const bool conv = runItem(x, y, p0, p1, v0, v1);
       return conv && (!res_ || residualRows(a, y, p0, p1, v0 * 16, std::min(C_, v1 * 16)));
     };
-    const bool ok = splits > 1 ? parallelItems<true>(chunks * splits, threads > 1, item)
-                               : parallelItems(chunks, threads > 1, item);
+    const bool ok =
+        splits > 1 ? parallelItems<true>(chunks * splits, threads > 1, item) : parallelItems(chunks, threads > 1, item);
     return ok ? Status::ok() : rerunOnReference();
   }
 
@@ -288,13 +291,15 @@ class Int8PointwiseVnniKernel : public OpKernel {
     const IntEpilogueLanes& l = epi_.simd;
     const int64_t C = C_;
     if (epi_.doubleRound) {
-      if (epi_.rangeCheck) return l.noOverflow ? pixels<true, true, false>(pw_, l, x, y, C, p0, p1, v0, v1)
-                                               : pixels<true, true, true>(pw_, l, x, y, C, p0, p1, v0, v1);
+      if (epi_.rangeCheck)
+        return l.noOverflow ? pixels<true, true, false>(pw_, l, x, y, C, p0, p1, v0, v1)
+                            : pixels<true, true, true>(pw_, l, x, y, C, p0, p1, v0, v1);
       return l.noOverflow ? pixels<true, false, false>(pw_, l, x, y, C, p0, p1, v0, v1)
                           : pixels<true, false, true>(pw_, l, x, y, C, p0, p1, v0, v1);
     }
-    if (epi_.rangeCheck) return l.noOverflow ? pixels<false, true, false>(pw_, l, x, y, C, p0, p1, v0, v1)
-                                             : pixels<false, true, true>(pw_, l, x, y, C, p0, p1, v0, v1);
+    if (epi_.rangeCheck)
+      return l.noOverflow ? pixels<false, true, false>(pw_, l, x, y, C, p0, p1, v0, v1)
+                          : pixels<false, true, true>(pw_, l, x, y, C, p0, p1, v0, v1);
     return l.noOverflow ? pixels<false, false, false>(pw_, l, x, y, C, p0, p1, v0, v1)
                         : pixels<false, false, true>(pw_, l, x, y, C, p0, p1, v0, v1);
   }
@@ -341,17 +346,17 @@ std::optional<Residual> parseResidual(const OpChain& c, size_t n, const Shape& d
   auto signedRound = [](const ScaleParams& p) { return p.roundPos != p.roundNeg; };
   const bool small = isSmallShift(r.x) && isSmallShift(r.a);
   const bool anySigned = signedRound(r.x) || signedRound(r.a) || signedRound(r.out);
-  r.row = r.op == BinOp::Add     ? residualRowFor<BinOp::Add>(small, anySigned)
-          : r.op == BinOp::SubAB ? residualRowFor<BinOp::SubAB>(small, anySigned)
-                                 : residualRowFor<BinOp::SubBA>(small, anySigned);
+  r.row = r.op == BinOp::Add ? residualRowFor<BinOp::Add>(small, anySigned)
+      : r.op == BinOp::SubAB ? residualRowFor<BinOp::SubAB>(small, anySigned)
+                             : residualRowFor<BinOp::SubBA>(small, anySigned);
   return r;
 }
 
 // The kernel for M rows of K input bytes times constant weights w[OC][K] (+ bias, one value or one per channel),
 // the chain's rescale [-> clamp] to i8 fused, and a residual add after it when there is one; null when the
 // chain or the sizes do not fit (see the top).
-Result<CompiledKernel> buildKernel(const std::string& name, const OpChain& c, const int8_t* w, int64_t M, int64_t K, int64_t OC,
-                                   const std::vector<int64_t>& bias, int64_t inputZp) {
+Result<CompiledKernel> buildKernel(const std::string& name, const OpChain& c, const int8_t* w, int64_t M, int64_t K,
+                                   int64_t OC, const std::vector<int64_t>& bias, int64_t inputZp) {
   if (K > (int64_t(1) << 16)) return CompiledKernel{};  // 128 * 128 * K stays below 2^31
   // The input zero point folded into the bias: acc - input_zp * sum w, which must stay an i32.
   std::vector<int32_t> folded(static_cast<size_t>(OC));

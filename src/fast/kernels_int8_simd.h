@@ -22,12 +22,16 @@ template <typename OutT>
 TK_AVX512 inline void storeNarrow(OutT* out, __m512i v, __mmask16 m) {
   if constexpr (sizeof(OutT) == 1) {
     const __m128i b = _mm512_cvtepi32_epi8(v);
-    if (m == 0xffff) _mm_storeu_si128(reinterpret_cast<__m128i*>(out), b);
-    else _mm_mask_storeu_epi8(out, m, b);
+    if (m == 0xffff)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), b);
+    else
+      _mm_mask_storeu_epi8(out, m, b);
   } else if constexpr (sizeof(OutT) == 2) {
     const __m256i h = _mm512_cvtepi32_epi16(v);
-    if (m == 0xffff) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), h);
-    else _mm256_mask_storeu_epi16(out, m, h);
+    if (m == 0xffff)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), h);
+    else
+      _mm256_mask_storeu_epi16(out, m, h);
   } else {
     _mm512_mask_storeu_epi32(out, m, v);
   }

@@ -61,7 +61,7 @@ TK_AVX512_VBMI inline __m512i interleave3Index() {
 
 // 16 values (mask m) times the scale, NaN lanes flagged, clipped to [lo, hi] in fp32, rounded to nearest even.
 TK_AVX512_VBMI inline __m512i quantize16(const float* src, __mmask16 m, __m512 scale, __m512 lo, __m512 hi,
-                                        __mmask16& nan) {
+                                         __mmask16& nan) {
   __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, src), scale);
   nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
   v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
@@ -95,8 +95,8 @@ TK_AVX512_VBMI bool quantizeI8Avx512(const float* x, int8_t* y, const QuantizeIn
 #pragma GCC diagnostic pop
 
 bool hasAvx512Vbmi() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vbmi");
+  static const bool has =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
   return has;
 }
 
@@ -132,8 +132,8 @@ class QuantizeInputKernel : public OpKernel {
   bool scalarBlock(const float* x, OutT* y, int64_t n, int64_t p0, int64_t p1, float lo, float hi) const {
     bool ok = true;
     for (int64_t c = 0; c < s_.C; ++c)
-      ok &= quantizeScalar(x + (n * s_.C + c) * s_.P + p0, y + (n * s_.P + p0) * s_.C + c, scale_, lo, hi, p1 - p0,
-                           1, s_.C);
+      ok &= quantizeScalar(x + (n * s_.C + c) * s_.P + p0, y + (n * s_.P + p0) * s_.C + c, scale_, lo, hi, p1 - p0, 1,
+                           s_.C);
     return ok;
   }
 
@@ -147,7 +147,7 @@ class QuantizeInputKernel : public OpKernel {
 bool isNchwToNhwc(const ir::Operation& t) {
   const Shape& in = t.operands[0]->type.dims;
   return t.name == "tosa.transpose" && in.size() == 4 && t.intArrayAttr("perms") == std::vector<int64_t>{0, 2, 3, 1} &&
-         t.results[0]->type.dims == Shape{in[0], in[2], in[3], in[1]};
+      t.results[0]->type.dims == Shape{in[0], in[2], in[3], in[1]};
 }
 
 }  // namespace

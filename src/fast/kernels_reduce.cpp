@@ -37,8 +37,8 @@ struct Geometry {
   int64_t outer = 1, axis = 1, inner = 1;
 };
 
-constexpr int64_t kBlock = 512;          // elements of a row block in the middle-axis case
-constexpr int64_t kParallelWork = 65536; // input elements below which one thread does it all
+constexpr int64_t kBlock = 512;           // elements of a row block in the middle-axis case
+constexpr int64_t kParallelWork = 65536;  // input elements below which one thread does it all
 
 // Runs f(item) for item in [0, items), split over the OpenMP threads when the work is large.
 template <typename F>
@@ -58,10 +58,13 @@ void forRowBlocks(const Geometry& g, const T* in, O* out, F&& f) {
 }
 
 // ---- bool ----
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void boolRows(const uint8_t* __restrict x, uint8_t* __restrict acc, int64_t n, int all) {
-  if (all) for (int64_t j = 0; j < n; ++j) acc[j] = uint8_t(acc[j] & uint8_t(x[j] != 0));
-  else for (int64_t j = 0; j < n; ++j) acc[j] = uint8_t(acc[j] | uint8_t(x[j] != 0));
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void boolRows(const uint8_t* __restrict x,
+                                                                                  uint8_t* __restrict acc, int64_t n,
+                                                                                  int all) {
+  if (all)
+    for (int64_t j = 0; j < n; ++j) acc[j] = uint8_t(acc[j] & uint8_t(x[j] != 0));
+  else
+    for (int64_t j = 0; j < n; ++j) acc[j] = uint8_t(acc[j] | uint8_t(x[j] != 0));
 }
 
 void reduceBool(const Geometry& g, const uint8_t* in, uint8_t* out, bool all) {
@@ -69,8 +72,10 @@ void reduceBool(const Geometry& g, const uint8_t* in, uint8_t* out, bool all) {
     forItems(g.outer, g.outer * g.axis, [&](int64_t l) {
       const uint8_t* row = in + l * g.axis;
       int32_t seen = 0;  // all: a false value seen; any: a true value seen
-      if (all) for (int64_t i = 0; i < g.axis; ++i) seen |= int32_t(row[i] == 0);
-      else for (int64_t i = 0; i < g.axis; ++i) seen |= int32_t(row[i] != 0);
+      if (all)
+        for (int64_t i = 0; i < g.axis; ++i) seen |= int32_t(row[i] == 0);
+      else
+        for (int64_t i = 0; i < g.axis; ++i) seen |= int32_t(row[i] != 0);
       out[l] = all ? uint8_t(!seen) : uint8_t(seen != 0);
     });
     return;
@@ -83,16 +88,20 @@ void reduceBool(const Geometry& g, const uint8_t* in, uint8_t* out, bool all) {
 
 // ---- integer max/min ----
 template <typename T>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void intExtremeRow(const T* __restrict x, T* __restrict acc, int64_t n, int isMax) {
-  if (isMax) for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] >= x[j] ? acc[j] : x[j];
-  else for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] < x[j] ? acc[j] : x[j];
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void intExtremeRow(const T* __restrict x,
+                                                                                       T* __restrict acc, int64_t n,
+                                                                                       int isMax) {
+  if (isMax)
+    for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] >= x[j] ? acc[j] : x[j];
+  else
+    for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] < x[j] ? acc[j] : x[j];
 }
 
 // A whole row into L lanes (element i into lane i % L): one call per row, the lane loop vectorized.
 template <typename T, int64_t L>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void intExtremeLanes(const T* __restrict x, int64_t n, T* __restrict lanes, int isMax) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void intExtremeLanes(const T* __restrict x,
+                                                                                         int64_t n, T* __restrict lanes,
+                                                                                         int isMax) {
   int64_t i = 0;
   if (isMax) {
     for (; i + L <= n; i += L)
@@ -127,8 +136,9 @@ void reduceIntExtreme(const Geometry& g, const T* in, T* out, bool isMax) {
 }
 
 // ---- i32 sum: int64 partial sums, each checked against the i32 range ----
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-int64_t intSumRows(const int32_t* __restrict x, int64_t* __restrict acc, int64_t n) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t intSumRows(const int32_t* __restrict x,
+                                                                                       int64_t* __restrict acc,
+                                                                                       int64_t n) {
   constexpr int64_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
   int64_t bad = 0;
   for (int64_t j = 0; j < n; ++j) {
@@ -166,15 +176,20 @@ bool reduceIntSum(const Geometry& g, const int32_t* in, int32_t* out) {
 }
 
 // ---- fp32 sum / product: sequential in the spec's order ----
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void f32SeqRows(const float* __restrict x, float* __restrict acc, int64_t n, int isSum) {
-  if (isSum) for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] + x[j];
-  else for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] * x[j];
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void f32SeqRows(const float* __restrict x,
+                                                                                    float* __restrict acc, int64_t n,
+                                                                                    int isSum) {
+  if (isSum)
+    for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] + x[j];
+  else
+    for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] * x[j];
 }
 
 // Eight rows of `axis` elements, each summed (multiplied) in its own order: eight independent chains.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void f32SeqBlock8(const float* __restrict rows, int64_t axis, float* __restrict out, float init, int isSum) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void f32SeqBlock8(const float* __restrict rows,
+                                                                                      int64_t axis,
+                                                                                      float* __restrict out, float init,
+                                                                                      int isSum) {
   float acc[8];
   for (int r = 0; r < 8; ++r) acc[r] = init;
   if (isSum) {
@@ -215,17 +230,18 @@ void reduceF32Seq(const Geometry& g, const float* in, float* out, bool isSum) {
 }
 
 // The reference rounds every partial result with roundToFloat, which maps any NaN to the canonical one.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void canonicalNaN(float* p, int64_t n) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void canonicalNaN(float* p, int64_t n) {
   for (int64_t i = 0; i < n; ++i) p[i] = p[i] == p[i] ? p[i] : std::numeric_limits<float>::quiet_NaN();
 }
 
 // ---- fp32 max / min ----
 // One step of apply_max_f / apply_min_f with NaN inputs skipped (their effect is applied afterwards from the
 // flags): max keeps acc on ties (a >= b ? a : b), min takes the new value (a < b ? a : b).
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void f32ExtremeRows(const float* __restrict x, float* __restrict acc, int32_t* __restrict nan,
-                    int32_t* __restrict number, int64_t n, int isMax) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void f32ExtremeRows(const float* __restrict x,
+                                                                                        float* __restrict acc,
+                                                                                        int32_t* __restrict nan,
+                                                                                        int32_t* __restrict number,
+                                                                                        int64_t n, int isMax) {
   if (isMax) {
     for (int64_t j = 0; j < n; ++j) {
       const float v = x[j], a = acc[j];
@@ -248,9 +264,9 @@ void f32ExtremeRows(const float* __restrict x, float* __restrict acc, int32_t* _
 }
 
 template <int64_t L>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void f32ExtremeLanes(const float* __restrict x, int64_t n, float* __restrict lanes, int32_t* __restrict nan,
-                     int32_t* __restrict number, int isMax) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void f32ExtremeLanes(
+    const float* __restrict x, int64_t n, float* __restrict lanes, int32_t* __restrict nan, int32_t* __restrict number,
+    int isMax) {
   int64_t i = 0;
   for (; i + L <= n; i += L) {
     for (int64_t j = 0; j < L; ++j) {
@@ -300,10 +316,16 @@ void reduceF32Extreme(const Geometry& g, const float* in, float* out, bool isMax
       if (acc == 0) {  // the sign of a zero result: the first (max) or last (min) zero of the row
         if (isMax) {
           for (int64_t k = 0; k < g.axis; ++k)
-            if (row[k] == 0) { acc = row[k]; break; }
+            if (row[k] == 0) {
+              acc = row[k];
+              break;
+            }
         } else {
           for (int64_t k = g.axis - 1; k >= 0; --k)
-            if (row[k] == 0) { acc = row[k]; break; }
+            if (row[k] == 0) {
+              acc = row[k];
+              break;
+            }
         }
       }
       out[l] = finishExtreme(acc, sawNaN != 0, sawNumber != 0, ignore, row[g.axis - 1]);
@@ -321,7 +343,8 @@ void reduceF32Extreme(const Geometry& g, const float* in, float* out, bool isMax
 
 // ---- fp16 / bf16: the reference's fp64 steps literally ----
 double extremeF(double a, double b, bool isMax, bool ignore) {
-  if (std::isnan(a) || std::isnan(b)) return ignore ? (std::isnan(a) ? b : a) : std::numeric_limits<double>::quiet_NaN();
+  if (std::isnan(a) || std::isnan(b))
+    return ignore ? (std::isnan(a) ? b : a) : std::numeric_limits<double>::quiet_NaN();
   return isMax ? (a >= b ? a : b) : (a < b ? a : b);
 }
 
@@ -336,7 +359,8 @@ void reduceF16(const Geometry& g, DType t, const uint16_t* in, uint16_t* out, Rd
       case Rd::Max:
       case Rd::Min:
         acc = ignore ? std::numeric_limits<double>::quiet_NaN() : (op == Rd::Max ? -inf : inf);
-        for (int64_t i = 0; i < g.axis; ++i) acc = extremeF(acc, decodeFloatBits(t, x[i * g.inner]), op == Rd::Max, ignore);
+        for (int64_t i = 0; i < g.axis; ++i)
+          acc = extremeF(acc, decodeFloatBits(t, x[i * g.inner]), op == Rd::Max, ignore);
         break;
       case Rd::Product:
         acc = 1;
@@ -363,16 +387,20 @@ class ReduceKernel : public OpKernel {
       case DType::Bool:
         reduceBool(g_, static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), op_ == Rd::All);
         return Status::ok();
-      case DType::I8: reduceIntExtreme(g_, static_cast<const int8_t*>(x), static_cast<int8_t*>(y), isMax); return Status::ok();
-      case DType::I16: reduceIntExtreme(g_, static_cast<const int16_t*>(x), static_cast<int16_t*>(y), isMax); return Status::ok();
+      case DType::I8:
+        reduceIntExtreme(g_, static_cast<const int8_t*>(x), static_cast<int8_t*>(y), isMax);
+        return Status::ok();
+      case DType::I16:
+        reduceIntExtreme(g_, static_cast<const int16_t*>(x), static_cast<int16_t*>(y), isMax);
+        return Status::ok();
       case DType::I32:
         if (op_ == Rd::Sum)
-          return reduceIntSum(g_, static_cast<const int32_t*>(x), static_cast<int32_t*>(y)) ? Status::ok() : rerunOnReference();
+          return reduceIntSum(g_, static_cast<const int32_t*>(x), static_cast<int32_t*>(y)) ? Status::ok()
+                                                                                            : rerunOnReference();
         reduceIntExtreme(g_, static_cast<const int32_t*>(x), static_cast<int32_t*>(y), isMax);
         return Status::ok();
       case DType::FP32:
-        if (op_ == Rd::Sum || op_ == Rd::Product)
-        {
+        if (op_ == Rd::Sum || op_ == Rd::Product) {
           reduceF32Seq(g_, static_cast<const float*>(x), static_cast<float*>(y), op_ == Rd::Sum);
           canonicalNaN(static_cast<float*>(y), g_.outer * g_.inner);
         } else
@@ -399,7 +427,7 @@ bool typeSupported(Rd op, DType t) {
     case Rd::Max:
     case Rd::Min:
       return t == DType::I8 || t == DType::I16 || t == DType::I32 || t == DType::FP16 || t == DType::BF16 ||
-             t == DType::FP32;
+          t == DType::FP32;
     case Rd::Product: return t == DType::FP16 || t == DType::BF16 || t == DType::FP32;
     case Rd::Sum: return t == DType::I32 || t == DType::FP16 || t == DType::BF16 || t == DType::FP32;
   }
@@ -420,8 +448,10 @@ KernelFactory reduceFactory(Rd op) {
     Geometry g;
     for (size_t d = 0; d < in.size(); ++d) {
       if (int64_t(d) != axis && out[d] != in[d]) return CompiledKernel{};
-      if (int64_t(d) < axis) g.outer *= in[d];
-      else if (int64_t(d) > axis) g.inner *= in[d];
+      if (int64_t(d) < axis)
+        g.outer *= in[d];
+      else if (int64_t(d) > axis)
+        g.inner *= in[d];
     }
     g.axis = in[size_t(axis)];
     if (numElements(in) == 0) return CompiledKernel{};  // empty reductions: the reference's initial values

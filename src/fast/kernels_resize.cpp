@@ -23,7 +23,7 @@
 namespace tosakit::fast {
 namespace {
 
-struct Axis {  // one output coordinate along H or W
+struct Axis {              // one output coordinate along H or W
   int64_t i0 = 0, i1 = 0;  // source indices (clamped)
   int64_t d = 0;           // integer fraction (units of scale_n)
   double fd = 0;           // float fraction, rounded to resize_t
@@ -61,19 +61,18 @@ std::vector<Axis> axisTable(int64_t outSize, int64_t inSize, int64_t scaleN, int
 // out[c] = sum of four corner values times integer weights (exact; i8 -> i32 fits in int32: |v| <= 128 and
 // the four weights sum to scale_y_n * scale_x_n <= 2^22).
 template <typename In, typename Acc, typename Out>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void bilinearIntRow(const In* __restrict p00, const In* __restrict p01, const In* __restrict p10,
-                    const In* __restrict p11, Acc w00, Acc w01, Acc w10, Acc w11, Out* __restrict out, int64_t C) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void bilinearIntRow(
+    const In* __restrict p00, const In* __restrict p01, const In* __restrict p10, const In* __restrict p11, Acc w00,
+    Acc w01, Acc w10, Acc w11, Out* __restrict out, int64_t C) {
   for (int64_t c = 0; c < C; ++c)
     out[c] = Out(Acc(p00[c]) * w00 + Acc(p01[c]) * w01 + Acc(p10[c]) * w10 + Acc(p11[c]) * w11);
 }
 
 // The reference's float order: acc = (v00*(1-dy))*(1-dx); acc += (v01*(1-dy))*dx; acc += (v10*dy)*(1-dx);
 // acc += (v11*dy)*dx — every operation rounded to fp32.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void bilinearF32Row(const float* __restrict p00, const float* __restrict p01, const float* __restrict p10,
-                    const float* __restrict p11, float dy, float ody, float dx, float odx, float* __restrict out,
-                    int64_t C) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void bilinearF32Row(
+    const float* __restrict p00, const float* __restrict p01, const float* __restrict p10, const float* __restrict p11,
+    float dy, float ody, float dx, float odx, float* __restrict out, int64_t C) {
   for (int64_t c = 0; c < C; ++c) {
     float acc = (p00[c] * ody) * odx;
     acc = acc + (p01[c] * ody) * dx;
@@ -86,14 +85,13 @@ void bilinearF32Row(const float* __restrict p00, const float* __restrict p01, co
 // NEAREST_NEIGHBOR on floats copies values through the reference's fp64 round trip: an fp32 NaN keeps its
 // payload but is quieted, an fp16/bf16 NaN becomes the format's canonical NaN. Input NaNs are rare, so the
 // copy is plain bytes and this pass runs only when the input has one.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-int64_t countNaN32(const uint32_t* p, int64_t n) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t countNaN32(const uint32_t* p, int64_t n) {
   int64_t k = 0;
   for (int64_t i = 0; i < n; ++i) k += int64_t((p[i] & 0x7fffffffu) > 0x7f800000u);
   return k;
 }
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-int64_t countNaN16(const uint16_t* p, int64_t n, uint16_t inf) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t countNaN16(const uint16_t* p, int64_t n,
+                                                                                       uint16_t inf) {
   int64_t k = 0;
   for (int64_t i = 0; i < n; ++i) k += int64_t(uint16_t(p[i] & 0x7fffu) > inf);
   return k;
@@ -119,8 +117,9 @@ bool hasNaN(DType t, const void* data, int64_t n) {
 
 // o[c] = s[c] + a[c] (resizedFirst) or a[c] + s[c]: one fp32 addition each, as tosa.add rounds it. o may be s
 // (in place, after a NaN input: not restrict-qualified).
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void addRowF32(const float* s, const float* a, float* o, int64_t n, bool resizedFirst) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void addRowF32(const float* s, const float* a,
+                                                                                   float* o, int64_t n,
+                                                                                   bool resizedFirst) {
   if (resizedFirst)
     for (int64_t c = 0; c < n; ++c) o[c] = s[c] + a[c];
   else
@@ -129,10 +128,17 @@ void addRowF32(const float* s, const float* a, float* o, int64_t n, bool resized
 
 class ResizeKernel : public OpKernel {
  public:
-  ResizeKernel(DType inT, DType outT, bool bilinear, Shape in, Shape out, std::vector<Axis> ys,
-               std::vector<Axis> xs, int64_t unitY, int64_t unitX)
-      : inT_(inT), outT_(outT), bilinear_(bilinear), in_(std::move(in)), out_(std::move(out)), ys_(std::move(ys)),
-        xs_(std::move(xs)), unitY_(unitY), unitX_(unitX) {}
+  ResizeKernel(DType inT, DType outT, bool bilinear, Shape in, Shape out, std::vector<Axis> ys, std::vector<Axis> xs,
+               int64_t unitY, int64_t unitX)
+      : inT_(inT),
+        outT_(outT),
+        bilinear_(bilinear),
+        in_(std::move(in)),
+        out_(std::move(out)),
+        ys_(std::move(ys)),
+        xs_(std::move(xs)),
+        unitY_(unitY),
+        unitX_(unitX) {}
 
   std::string implName() const override {
     return bilinear_ ? "fast:resize_bilinear" : fusedAdd_ ? "fast:resize_nearest+add" : "fast:resize_nearest";
@@ -223,8 +229,8 @@ class ResizeKernel : public OpKernel {
     forEachPixel([&](int64_t n, const Axis& y, const Axis& x, int64_t pix) {
       auto at = [&](int64_t iy, int64_t ix) { return in + ((n * H + iy) * W + ix) * C; };
       const Acc wy0 = Acc(unitY_ - y.d), wy1 = Acc(y.d), wx0 = Acc(unitX_ - x.d), wx1 = Acc(x.d);
-      bilinearIntRow<In, Acc, Out>(at(y.i0, x.i0), at(y.i0, x.i1), at(y.i1, x.i0), at(y.i1, x.i1), wy0 * wx0,
-                                   wy0 * wx1, wy1 * wx0, wy1 * wx1, out + pix * C, C);
+      bilinearIntRow<In, Acc, Out>(at(y.i0, x.i0), at(y.i0, x.i1), at(y.i1, x.i0), at(y.i1, x.i1), wy0 * wx0, wy0 * wx1,
+                                   wy1 * wx0, wy1 * wx1, out + pix * C, C);
     });
   }
 
@@ -236,8 +242,8 @@ class ResizeKernel : public OpKernel {
       auto at = [&](int64_t iy, int64_t ix) { return in + ((n * H + iy) * W + ix) * C; };
       const float dy = float(y.fd), dx = float(x.fd);
       const float ody = float(1.0 - y.fd), odx = float(1.0 - x.fd);  // R(1.0 - dy): one rounding, as ref
-      bilinearF32Row(at(y.i0, x.i0), at(y.i0, x.i1), at(y.i1, x.i0), at(y.i1, x.i1), dy, ody, dx, odx,
-                     out + pix * C, C);
+      bilinearF32Row(at(y.i0, x.i0), at(y.i0, x.i1), at(y.i1, x.i0), at(y.i1, x.i1), dy, ody, dx, odx, out + pix * C,
+                     C);
     });
   }
 
@@ -329,8 +335,9 @@ Result<CompiledKernel> compileResize(const OpChain& chain) {
     return CompiledKernel{};
   const std::vector<int64_t> s = scale->toInts(), off = offset->toInts(), b = border->toInts();
   if (!attributesValid(in, out, s, off, b)) return CompiledKernel{};
-  auto kernel = std::make_unique<ResizeKernel>(inT, outT, bilinear, in, out, axisTable(out[1], in[1], s[0], s[1], off[0], inT),
-                                               axisTable(out[2], in[2], s[2], s[3], off[1], inT), s[0], s[2]);
+  auto kernel =
+      std::make_unique<ResizeKernel>(inT, outT, bilinear, in, out, axisTable(out[1], in[1], s[0], s[1], off[0], inT),
+                                     axisTable(out[2], in[2], s[2], s[3], off[1], inT), s[0], s[2]);
   CompiledKernel ck;
   const int other = fusableAdd(chain, bilinear, inT);
   if (other >= 0) {

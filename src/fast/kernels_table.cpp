@@ -21,15 +21,15 @@ namespace {
 
 constexpr int64_t kParallelElements = 65536;
 
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void lookupI8(const int8_t* in, int8_t* out, int64_t n, const int8_t* table) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void lookupI8(const int8_t* in, int8_t* out, int64_t n,
+                                                                           const int8_t* table) {
   for (int64_t i = 0; i < n; ++i) out[i] = table[int(in[i]) + 128];
 }
 
 // The same lookup 64 bytes at a time with AVX512-VBMI byte permutes: u = in + 128 (= in ^ 0x80) indexes the
 // 256-byte table; vpermi2b looks up 128-byte halves by u's low 7 bits, u's top bit picks the half.
-__attribute__((target("avx512f,avx512bw,avx512vbmi")))
-void lookupI8Vbmi(const int8_t* in, int8_t* out, int64_t n, const int8_t* table) {
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) void lookupI8Vbmi(const int8_t* in, int8_t* out, int64_t n,
+                                                                         const int8_t* table) {
   const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
   const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
   const __m512i bias = _mm512_set1_epi8(char(0x80));
@@ -43,14 +43,15 @@ void lookupI8Vbmi(const int8_t* in, int8_t* out, int64_t n, const int8_t* table)
 }
 
 bool hasVbmi() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vbmi");
+  static const bool has =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
   return has;
 }
 
 // apply_lookup_s with a precomputed base (<< 7) and slope per index: clipping is a no-op on i16 inputs.
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void lookupI16(const int16_t* in, int32_t* out, int64_t n, const int32_t* base7, const int32_t* slope) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void lookupI16(const int16_t* in, int32_t* out, int64_t n,
+                                                                            const int32_t* base7,
+                                                                            const int32_t* slope) {
   for (int64_t i = 0; i < n; ++i) {
     const int32_t v = int32_t(in[i]) + 32768;
     const int32_t index = v >> 7, fraction = v & 0x7f;
@@ -102,8 +103,10 @@ class TrailingTableKernel : public OpKernel {
     const int64_t chunk = 16384, chunks = (n + chunk - 1) / chunk;
     parallelItems(chunks, n > kParallelElements, [&](int64_t c) {
       const int64_t b = c * chunk, m = std::min(chunk, n - b);
-      if (vbmi_) lookupI8Vbmi(y + b, y + b, m, table_.data());  // in place: each block is read before it is written
-      else lookupI8(y + b, y + b, m, table_.data());
+      if (vbmi_)
+        lookupI8Vbmi(y + b, y + b, m, table_.data());  // in place: each block is read before it is written
+      else
+        lookupI8(y + b, y + b, m, table_.data());
     });
     return Status::ok();
   }
@@ -121,8 +124,7 @@ Result<CompiledKernel> compileTable(const OpChain& chain) {
   const DType inT = op.operands[0]->type.dtype, outT = op.results[0]->type.dtype;
   if (op.operands[0]->type.dims != op.results[0]->type.dims) return CompiledKernel{};
   auto k = std::make_unique<TableKernel>();
-  if (inT == DType::I8 && table.dtype() == DType::I8 && outT == DType::I8 && table.rank() == 1 &&
-      table.size() == 256) {
+  if (inT == DType::I8 && table.dtype() == DType::I8 && outT == DType::I8 && table.rank() == 1 && table.size() == 256) {
     for (int64_t i = 0; i < 256; ++i) k->table8_.push_back(int8_t(table.getInt(i)));
   } else if (inT == DType::I16 && table.dtype() == DType::I16 && outT == DType::I32 && table.rank() == 1 &&
              table.size() == 513) {
@@ -145,8 +147,7 @@ Result<CompiledKernel> compileTable(const OpChain& chain) {
 // ---- CAST ----
 
 template <typename Out>
-__attribute__((target_clones("avx512f", "avx2", "default")))
-bool floatToInt(const float* in, Out* out, int64_t n) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) bool floatToInt(const float* in, Out* out, int64_t n) {
   // Saturation bounds in float: exact for i8/i16; for i32, 2^31 is the first float above the range.
   constexpr float lo = float(std::numeric_limits<Out>::min());
   constexpr float hiExclusive = sizeof(Out) == 4 ? 2147483648.0f : float(std::numeric_limits<Out>::max()) + 1.0f;
@@ -164,8 +165,7 @@ bool floatToInt(const float* in, Out* out, int64_t n) {
 }
 
 template <typename In>
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void intToFloat(const In* in, float* out, int64_t n) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void intToFloat(const In* in, float* out, int64_t n) {
   // i32 -> fp32 rounds to nearest even in the conversion instruction, as the reference's fp64 -> fp32 does
   // (the value is exact in fp64, so rounding once from fp64 and directly are the same).
   for (int64_t i = 0; i < n; ++i) out[i] = float(in[i]);

@@ -61,7 +61,8 @@ TOSAKIT_AVX512 inline __m512 laneEpilogue(__m512 v, const RowPlan& rp, int vec) 
     const LaneOp& op = rp.ops[o];
     if (op.kind == Kind::Clamp) {  // min(max(v, lo), hi) as apply_clip_f: vmaxps/vminps return v on NaN
       const __m512 lo = _mm512_set1_ps(op.lo);
-      const __m512 c = _mm512_maskz_min_ps(__mmask16(0xFFFF), _mm512_set1_ps(op.hi), _mm512_maskz_max_ps(__mmask16(0xFFFF), lo, v));
+      const __m512 c =
+          _mm512_maskz_min_ps(__mmask16(0xFFFF), _mm512_set1_ps(op.hi), _mm512_maskz_max_ps(__mmask16(0xFFFF), lo, v));
       v = op.ignoreNan ? _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), c, lo) : c;
       continue;
     }
@@ -96,8 +97,10 @@ TOSAKIT_AVX512 inline void pixelBlock(const TransposeConvF32Geometry& g, const f
     for (int v = 0; v < V; ++v) {
       __m512 r = _mm512_add_ps(acc[p][v], _mm512_loadu_ps(biasT + v * 16));
       if (rp.inRegisters) r = laneEpilogue(r, rp, v);
-      if (rp.direct) _mm512_storeu_ps(yRow + rp.vecOffset[v] + pixelOffset, r);
-      else _mm512_store_ps(t + v * 16, r);
+      if (rp.direct)
+        _mm512_storeu_ps(yRow + rp.vecOffset[v] + pixelOffset, r);
+      else
+        _mm512_store_ps(t + v * 16, r);
     }
     if (!rp.direct) scatterPixel(g, t, yRow, ix + p);
   }
@@ -144,7 +147,8 @@ TOSAKIT_PORTABLE void rowPortable(const TransposeConvF32Geometry& g, const float
 
 // ---- the epilogue over `n` consecutive output values starting at flat index `offset` (channel offset % C) ----
 TOSAKIT_PORTABLE void epilogueRange(float* y, int64_t n, int64_t offset, int64_t channels,
-                                    const std::vector<FloatEpilogueOp>& ops, const std::vector<const float*>& operands) {
+                                    const std::vector<FloatEpilogueOp>& ops,
+                                    const std::vector<const float*>& operands) {
   for (size_t o = 0; o < ops.size(); ++o) {
     const FloatEpilogueOp& op = ops[o];
     if (op.kind == Kind::Clamp) {
@@ -159,16 +163,22 @@ TOSAKIT_PORTABLE void epilogueRange(float* y, int64_t n, int64_t offset, int64_t
     const bool add = op.kind == Kind::Add;
     if (op.operand == Operand::Scalar || (op.operand == Operand::PerChannel && channels == 1)) {
       const float s = q[0];
-      if (add) for (int64_t i = 0; i < n; ++i) y[i] += s;
-      else for (int64_t i = 0; i < n; ++i) y[i] *= s;
+      if (add)
+        for (int64_t i = 0; i < n; ++i) y[i] += s;
+      else
+        for (int64_t i = 0; i < n; ++i) y[i] *= s;
     } else if (op.operand == Operand::Full) {
       const float* s = q + offset;
-      if (add) for (int64_t i = 0; i < n; ++i) y[i] += s[i];
-      else for (int64_t i = 0; i < n; ++i) y[i] *= s[i];
+      if (add)
+        for (int64_t i = 0; i < n; ++i) y[i] += s[i];
+      else
+        for (int64_t i = 0; i < n; ++i) y[i] *= s[i];
     } else {  // per channel; the range starts at a pixel boundary (offset % channels == 0)
       for (int64_t p = 0; p < n; p += channels) {
-        if (add) for (int64_t c = 0; c < channels; ++c) y[p + c] += q[c];
-        else for (int64_t c = 0; c < channels; ++c) y[p + c] *= q[c];
+        if (add)
+          for (int64_t c = 0; c < channels; ++c) y[p + c] += q[c];
+        else
+          for (int64_t c = 0; c < channels; ++c) y[p + c] *= q[c];
       }
     }
   }
@@ -178,7 +188,7 @@ TOSAKIT_PORTABLE void epilogueRange(float* y, int64_t n, int64_t offset, int64_t
 
 bool transposeConvF32Applies(const TransposeConvF32Geometry& g) {
   return g.N > 0 && g.IH > 0 && g.IW > 0 && g.IC > 0 && g.OC > 0 && g.KH > 0 && g.KW > 0 &&
-         g.KH * g.KW * g.OC <= kTransposeConvMaxTaps;
+      g.KH * g.KW * g.OC <= kTransposeConvMaxTaps;
 }
 
 std::vector<float> packTransposeConvF32Weights(const TransposeConvF32Geometry& g, const float* w) {
@@ -196,7 +206,7 @@ void transposeConvF32(const TransposeConvF32Geometry& g, const float* x, const f
                       float* y, const std::vector<FloatEpilogueOp>& epilogue,
                       const std::vector<const float*>& operands) {
   static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
   const int64_t T = g.KH * g.KW * g.OC, Tp = paddedTaps(g);
   alignas(64) float biasT[kTransposeConvMaxTaps + 16] = {};
   for (int64_t t = 0; t < T; ++t) biasT[t] = bias[t % g.OC];
@@ -229,8 +239,10 @@ void transposeConvF32(const TransposeConvF32Geometry& g, const float* x, const f
   parallelItems(rows, work > 2e6, [&](int64_t r) {
     const float* xRow = x + r * g.IW * g.IC;
     float* yRow = y + r * rowOut;
-    if (avx512) rowAvx512(g, xRow, rp, yRow);
-    else rowPortable(g, xRow, packedW, biasT, yRow);
+    if (avx512)
+      rowAvx512(g, xRow, rp, yRow);
+    else
+      rowPortable(g, xRow, packedW, biasT, yRow);
     if (passAfter) epilogueRange(yRow, rowOut, r * rowOut, g.OC, epilogue, operands);
   });
 }

@@ -38,9 +38,9 @@ int64_t outOffset(const TransposeConvInt8Geometry& g, int64_t ix, int64_t j) {
   return (ky * g.IW * g.KW + ix * g.KW + kx) * g.OC + oc;
 }
 
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-void accumulateRowWide(const TransposeConvInt8Geometry& g, const int8_t* x, const int32_t* w, const int32_t* init,
-                       int32_t* out, int32_t* sums) {
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void accumulateRowWide(
+    const TransposeConvInt8Geometry& g, const int8_t* x, const int32_t* w, const int32_t* init, int32_t* out,
+    int32_t* sums) {
   const int64_t J = outputsPerPixel(g), PJ = paddedJ(g), IC = g.IC, OC = g.OC, OW = g.IW * g.KW;
   for (int64_t ix = 0; ix < g.IW; ++ix) {
     const int8_t* px = x + ix * IC;
@@ -61,9 +61,9 @@ void accumulateRowWide(const TransposeConvInt8Geometry& g, const int8_t* x, cons
   (void)J;
 }
 
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-void accumulateRowNarrow(const TransposeConvInt8Geometry& g, const int8_t* x, const int32_t* w, const int32_t* init,
-                         int32_t* out, int32_t* xt) {
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void accumulateRowNarrow(
+    const TransposeConvInt8Geometry& g, const int8_t* x, const int32_t* w, const int32_t* init, int32_t* out,
+    int32_t* xt) {
   const int64_t J = outputsPerPixel(g), IC = g.IC;
   for (int64_t ix0 = 0; ix0 < g.IW; ix0 += kLanes) {
     const int64_t n = std::min(kLanes, g.IW - ix0);

@@ -25,8 +25,7 @@ bool exactInt8() {
   static const bool vnni = [] {
     using isa = dnnl::cpu_isa;
     const isa i = dnnl::get_effective_cpu_isa();
-    return i == isa::avx512_core_vnni || i == isa::avx512_core_bf16 || i == isa::avx512_core_amx ||
-           i == isa::avx2_vnni;
+    return i == isa::avx512_core_vnni || i == isa::avx512_core_bf16 || i == isa::avx512_core_amx || i == isa::avx2_vnni;
   }();
   return vnni;
 }
@@ -45,9 +44,7 @@ std::optional<dt> toDnnl(DType t) {
 
 std::string implName(const dnnl::primitive_desc_base& pd) { return std::string("onednn:") + pd.impl_info_str(); }
 
-bool isReference(const dnnl::primitive_desc_base& pd) {
-  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
-}
+bool isReference(const dnnl::primitive_desc_base& pd) { return std::string(pd.impl_info_str()).rfind("ref", 0) == 0; }
 
 const ir::ValueType& operandType(const OpChain& c, size_t k, size_t j) { return c.ops[k]->operands[j]->type; }
 const ir::ValueType& resultType(const OpChain& c, size_t k) { return c.ops[k]->results[0]->type; }
@@ -116,8 +113,7 @@ struct IntBounds {
 };
 std::optional<IntBounds> intClampBounds(const ir::Operation& op, DType t) {
   const ir::Attribute *lo = op.attr("min_val"), *hi = op.attr("max_val");
-  if (!lo || !hi || lo->kind != ir::Attribute::Kind::Int || hi->kind != ir::Attribute::Kind::Int)
-    return std::nullopt;
+  if (!lo || !hi || lo->kind != ir::Attribute::Kind::Int || hi->kind != ir::Attribute::Kind::Int) return std::nullopt;
   IntBounds b{signExtend(lo->i, bitWidth(t)), signExtend(hi->i, bitWidth(t))};
   if (b.hi < b.lo) return std::nullopt;
   return b;
@@ -214,13 +210,13 @@ double maxAbsValue(const Tensor& t) {
 bool copyAllFiniteF32(const float* src, float* dst, int64_t n) {
   const uint32_t* s = reinterpret_cast<const uint32_t*>(src);
   uint32_t* d = reinterpret_cast<uint32_t*>(dst);
-  const uint32_t special = parallelReduce(
-      (n + kScanChunk - 1) / kScanChunk, n >= 2 * kScanChunk, uint32_t(0),
-      [&](int64_t c) {
-        const int64_t b = c * kScanChunk, len = std::min(kScanChunk, n - b);
-        return src == dst ? uint32_t(maxAbsBits(s + b, len) >= 0x7f800000u) : copyF32Specials(s + b, d + b, len);
-      },
-      [](uint32_t a, uint32_t b) { return a | b; });
+  const uint32_t special = parallelReduce((n + kScanChunk - 1) / kScanChunk, n >= 2 * kScanChunk, uint32_t(0),
+                                          [&](int64_t c) {
+                                            const int64_t b = c * kScanChunk, len = std::min(kScanChunk, n - b);
+                                            return src == dst ? uint32_t(maxAbsBits(s + b, len) >= 0x7f800000u)
+                                                              : copyF32Specials(s + b, d + b, len);
+                                          },
+                                          [](uint32_t a, uint32_t b) { return a | b; });
   return !special;
 }
 
@@ -243,7 +239,7 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
     const bool inPass = !e.manual.empty() || !allowPostOps;
     const bool isAdd = op.name == "tosa.add" && op.operands.size() == 2;
     const bool isMul = op.name == "tosa.mul" && (op.operands.size() == 2 || op.operands.size() == 3) && prev < 2 &&
-                       outT == DType::FP32 && zeroShift(c, k);
+        outT == DType::FP32 && zeroShift(c, k);
     if (isAdd || isMul) {
       const size_t other = prev == 0 ? 1 : 0;
       // acc(+bias) rounded, then (+|*) other rounded, as TOSA; + and * of floats are commutative bit for bit.
@@ -252,9 +248,12 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
       const int64_t channels = resultType(c, k).dims.back();
       if (bound) {
         auto m = constMaxAbs(k, other);
-        if (!m) bound.reset();
-        else if (isAdd) bound->offset += *m;
-        else bound->scale *= *m, bound->offset *= *m;
+        if (!m)
+          bound.reset();
+        else if (isAdd)
+          bound->offset += *m;
+        else
+          bound->scale *= *m, bound->offset *= *m;
       }
       if (allowSum && isAdd && !inPass && e.postOps.len() == 0 && *kind == Op::Operand::Full && outT == DType::FP32) {
         // dst = acc + dst in fp32, one rounding: the same as acc rounded, then + other rounded.
@@ -278,7 +277,8 @@ FloatEpilogue planFloatEpilogue(const OpChain& c, const dnnl::memory::desc& dstM
       const bool ignoreNan = op.strAttr("nan_mode", "PROPAGATE") == "IGNORE";
       // Half of FLT_MAX leaves room for the rounding of the partial sums.
       const double limit = bound && bound->scale > 0 ? (3.4e38 / 2 - bound->offset) / bound->scale
-                           : bound && bound->offset < 3.4e38 / 2 ? INFINITY : -1;
+          : bound && bound->offset < 3.4e38 / 2      ? INFINITY
+                                                     : -1;
       if ((ignoreNan || limit > 0) && !inPass) {
         if (!ignoreNan) e.inputAbsLimit = std::min(e.inputAbsLimit, limit);
         e.postOps.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, float(b->lo), float(b->hi));
@@ -390,16 +390,22 @@ void runManualFloatOps(const FloatEpilogue& e, const std::vector<std::vector<Ten
       const float* q = static_cast<const float*>(others[o]);
       const bool mul = m.kind == Op::Kind::Mul;
       if (m.kind == Op::Kind::Clamp) {
-        if (m.ignoreNan) clampIgnoreF32(p, b1 - b0, m.lo, m.hi);
-        else clampPropagateF32(p, b1 - b0, m.lo, m.hi);
+        if (m.ignoreNan)
+          clampIgnoreF32(p, b1 - b0, m.lo, m.hi);
+        else
+          clampPropagateF32(p, b1 - b0, m.lo, m.hi);
       } else if (m.operand == Op::Operand::PerChannel) {
         perChannelF32(p, q, b1 - b0, m.channels, b0 % m.channels, mul);
       } else if (m.operand == Op::Operand::Scalar) {
-        if (mul) mulScalarF32(p, q[0], b1 - b0);
-        else addScalarF32(p, q[0], b1 - b0);
+        if (mul)
+          mulScalarF32(p, q[0], b1 - b0);
+        else
+          addScalarF32(p, q[0], b1 - b0);
       } else {
-        if (mul) mulF32(p, q + b0, b1 - b0);
-        else addF32(p, q + b0, b1 - b0);
+        if (mul)
+          mulF32(p, q + b0, b1 - b0);
+        else
+          addF32(p, q + b0, b1 - b0);
       }
     }
   });
@@ -563,10 +569,12 @@ bool epilogueSpan(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t n
   const int32_t *mult = e.laneMult.data(), *rlo = e.laneLo.data(), *rhi = e.laneHi.data();
   const int64_t *sh = e.laneShift.data(), *rp = e.laneRoundPos.data(), *rn = e.laneRoundNeg.data();
   if (e.rangeCheck) {
-    if (e.doubleRound) return epilogueRow<OutT, true, true, true>(acc, out, n, bias, mult, sh, rp, rn, rlo, rhi, zp, lo, hi);
+    if (e.doubleRound)
+      return epilogueRow<OutT, true, true, true>(acc, out, n, bias, mult, sh, rp, rn, rlo, rhi, zp, lo, hi);
     return epilogueRow<OutT, true, false, true>(acc, out, n, bias, mult, sh, rp, rn, rlo, rhi, zp, lo, hi);
   }
-  if (e.doubleRound) return epilogueRow<OutT, true, true, false>(acc, out, n, bias, mult, sh, rp, rn, rlo, rhi, zp, lo, hi);
+  if (e.doubleRound)
+    return epilogueRow<OutT, true, true, false>(acc, out, n, bias, mult, sh, rp, rn, rlo, rhi, zp, lo, hi);
   return epilogueRow<OutT, true, false, false>(acc, out, n, bias, mult, sh, rp, rn, rlo, rhi, zp, lo, hi);
 }
 
@@ -588,8 +596,7 @@ bool epilogueBlocks(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t
   const int64_t C = e.channels, k = rowsPerBlock(e);
   for (int64_t r = r0; r < r1; r += k) {
     const int64_t n = (std::min(r1, r + k) - r) * C;
-    if (!epilogueSpan(e, acc + (r - r0) * C, out + (r - r0) * C, n, e.laneBias.data(), clip.lo, clip.hi))
-      return false;
+    if (!epilogueSpan(e, acc + (r - r0) * C, out + (r - r0) * C, n, e.laneBias.data(), clip.lo, clip.hi)) return false;
   }
   return true;
 }

@@ -73,8 +73,8 @@ struct FloatEpilogue {
   int absorbed = 0;  // ops after the main op
   dnnl::post_ops postOps;
   struct Binary {
-    size_t k, j;    // operand j of ops[k] is the post-op's second source
-    int postOpIndex;  // its index in postOps (for DNNL_ARG_ATTR_MULTIPLE_POST_OP)
+    size_t k, j;            // operand j of ops[k] is the post-op's second source
+    int postOpIndex;        // its index in postOps (for DNNL_ARG_ATTR_MULTIPLE_POST_OP)
     dnnl::memory::desc md;  // the second source: the destination's shape, one value per channel, or one value
   };
   std::vector<Binary> binaryOperands;

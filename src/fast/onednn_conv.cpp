@@ -65,8 +65,7 @@ std::optional<ConvGeom> parseConv(const OpChain& c, ConvKind kind) {
   const ir::ValueType &in = operandType(c, 0, 0), &w = operandType(c, 0, 1), &b = operandType(c, 0, 2),
                       &out = resultType(c, 0);
   if (!isStatic(in) || !isStatic(w) || !isStatic(b) || !isStatic(out)) return std::nullopt;
-  if (in.rank() != 4 || w.rank() != 4 || out.rank() != 4 || b.rank() != 1 || b.dtype != out.dtype)
-    return std::nullopt;
+  if (in.rank() != 4 || w.rank() != 4 || out.rank() != 4 || b.rank() != 1 || b.dtype != out.dtype) return std::nullopt;
   auto acc = accType(op);
   auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
   if (!acc || !izp || !wzp || *wzp != 0 || !supportedTypes(in.dtype, w.dtype, out.dtype, *acc)) return std::nullopt;
@@ -99,7 +98,7 @@ std::optional<ConvGeom> parseConv(const OpChain& c, ConvKind kind) {
   } else {
     const std::optional<ConvWindow> win = convWindow(op);
     if (!win) return std::nullopt;
-    const std::vector<int64_t> &pad = win->pad, &st = win->stride, &dil = win->dilation;
+    const std::vector<int64_t>&pad = win->pad, &st = win->stride, &dil = win->dilation;
     if (kind == ConvKind::Conv2d) {
       g.OC = w.dims[0], g.KH = w.dims[1], g.KW = w.dims[2];
       if (w.dims[3] != g.IC) return std::nullopt;
@@ -110,7 +109,8 @@ std::optional<ConvGeom> parseConv(const OpChain& c, ConvKind kind) {
       g.OC = g.IC * w.dims[3];
     }
     // OH/OW exactly as the spec's ERROR_IFs require (otherwise the reference kernel reports the error).
-    const int64_t nh = g.IH - 1 + pad[0] + pad[1] - (g.KH - 1) * dil[0], nw = g.IW - 1 + pad[2] + pad[3] - (g.KW - 1) * dil[1];
+    const int64_t nh = g.IH - 1 + pad[0] + pad[1] - (g.KH - 1) * dil[0],
+                  nw = g.IW - 1 + pad[2] + pad[3] - (g.KW - 1) * dil[1];
     if (nh < 0 || nw < 0 || nh % st[0] != 0 || nw % st[1] != 0 || g.OH != nh / st[0] + 1 || g.OW != nw / st[1] + 1)
       return std::nullopt;
     g.strides = {st[0], st[1]};
@@ -128,7 +128,8 @@ class WeightValues {
  public:
   explicit WeightValues(const Tensor& w)
       : i8_(w.dtype() == DType::I8 ? reinterpret_cast<const int8_t*>(w.data()) : nullptr),
-        wide_(i8_ ? std::vector<int64_t>() : w.toInts()), size_(size_t(w.size())) {}
+        wide_(i8_ ? std::vector<int64_t>() : w.toInts()),
+        size_(size_t(w.size())) {}
   int64_t operator[](size_t i) const { return i8_ ? int64_t(i8_[i]) : wide_[i]; }
   size_t size() const { return size_; }
 
@@ -163,7 +164,7 @@ class ConvKernel : public OpKernel {
   bool rejectsNonFinite(int op, int operand) const override {
     if (op == 0 && operand == 0 && floatEpi_.inputAbsLimit != INFINITY) return true;
     return floatEpi_.sumOperand && floatEpi_.sumOperand->first == size_t(op) &&
-           floatEpi_.sumOperand->second == size_t(operand);
+        floatEpi_.sumOperand->second == size_t(operand);
   }
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
@@ -188,9 +189,7 @@ class ConvKernel : public OpKernel {
     try {
       prim_.execute(stream(), args_);
       stream().wait();
-    } catch (const dnnl::error& e) {
-      return Status::internal(impl_ + ": " + e.what());
-    }
+    } catch (const dnnl::error& e) { return Status::internal(impl_ + ": " + e.what()); }
     if (isInt_ && mayBeLarge_) recomputeLargeAccumulators(in[0][0].as<int8_t>(), in[0][1].as<int8_t>(), acc, 0, rows_);
     if (isInt_ && intEpi_.needsPass() &&
         !runIntEpilogue(intEpi_, acc, rows_, out[0], intEpi_.runtimeBias ? in[0][2].data : nullptr))
@@ -287,9 +286,7 @@ class ConvKernel : public OpKernel {
         binaries_.push_back(dnnl::memory(b.md, engine(), nullptr));
         args_[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b.postOpIndex) | DNNL_ARG_SRC_1] = binaries_.back();
       }
-    } catch (const dnnl::error&) {
-      return false;
-    }
+    } catch (const dnnl::error&) { return false; }
     rows_ = g.N * g.OH * g.OW;
     g_ = g;
     channels_ = g.OC;
@@ -312,7 +309,7 @@ class ConvKernel : public OpKernel {
   // (kernels_transpose_conv_int8.h) instead of oneDNN's deconvolution, the same integer epilogue after it.
   static bool ownTransposeApplies(const ConvGeom& g) {
     return g.kind == ConvKind::Transpose && g.KH == g.strides[0] && g.KW == g.strides[1] && g.padL == dims{0, 0} &&
-           g.padR == dims{0, 0};
+        g.padR == dims{0, 0};
   }
   // Bands of input rows whose s32 accumulators (KH output rows each) fit in L2: each band's epilogue reads them
   // from cache instead of a second pass over a tensor of 4 bytes per output value (det: 9.8 MB).
@@ -382,7 +379,7 @@ class ConvKernel : public OpKernel {
     const std::string impl = pd.impl_info_str();
     if (floatEpi_.sumOperand && impl.find("brg") == std::string::npos) return false;
     return floatEpi_.binaryOperands.empty() ||
-           (impl.find("gemm") == std::string::npos && pd.get_kind() != dnnl::primitive::kind::deconvolution);
+        (impl.find("gemm") == std::string::npos && pd.get_kind() != dnnl::primitive::kind::deconvolution);
   }
 
   // TOSA subtracts input_zp from every input value and lets padding contribute 0. oneDNN runs without a zero
@@ -400,8 +397,9 @@ class ConvKernel : public OpKernel {
         for (int64_t kk = 0; kk < k; ++kk) {
           // conv: i = o * stride - pad + kk * dilation; transpose (oneDNN's form): o = i * stride + kk - pad.
           const int64_t num = o + pad - kk;
-          const bool hit = transpose ? num >= 0 && num % stride == 0 && num / stride < inSize
-                                     : o * stride - pad + kk * dilation >= 0 && o * stride - pad + kk * dilation < inSize;
+          const bool hit = transpose
+              ? num >= 0 && num % stride == 0 && num / stride < inSize
+              : o * stride - pad + kk * dilation >= 0 && o * stride - pad + kk * dilation < inSize;
           if (hit) taps.push_back(kk);
         }
         auto it = std::find(tapSets.begin(), tapSets.end(), taps);
@@ -512,9 +510,7 @@ class ConvKernel : public OpKernel {
         }
         bands_.push_back(Band{r0, r1, in0, it->second});
       }
-    } catch (const dnnl::error&) {
-      return false;
-    }
+    } catch (const dnnl::error&) { return false; }
     bandRows_ = rows;
     // The zero point's compensation classes are indexed by the position within the image: each band gets the
     // epilogue with its slice of rowClass (its rows are then positions 0.. of that slice).
@@ -578,12 +574,13 @@ class ConvKernel : public OpKernel {
       dnnl::memory &src = t.src[band.prim], &dst = t.dst[band.prim];
       src.set_data_handle(const_cast<int8_t*>(x + (n * g.IH + band.inRow0) * g.IW * g.IC));
       dst.set_data_handle(acc);
-      p.prim.execute(stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, dst},
-                                {DNNL_ARG_SCRATCHPAD, t.scratch[band.prim]}});
+      p.prim.execute(stream(),
+                     {{DNNL_ARG_SRC, src},
+                      {DNNL_ARG_WEIGHTS, p.weights},
+                      {DNNL_ARG_DST, dst},
+                      {DNNL_ARG_SCRATCHPAD, t.scratch[band.prim]}});
       stream().wait();
-    } catch (const dnnl::error&) {
-      return -1;
-    }
+    } catch (const dnnl::error&) { return -1; }
     const int64_t firstRow = (n * g.OH + band.r0) * g.OW, rows = (band.r1 - band.r0) * g.OW;
     if (mayBeLarge_) recomputeLargeAccumulators(x, in[0][1].as<const int8_t>(), acc, firstRow, rows);
     TensorView o = out;
@@ -707,12 +704,12 @@ class ConvKernel : public OpKernel {
   std::vector<Band> bands_;  // empty: one primitive over the whole layer
   std::vector<BandPrim> bandPrims_;
   std::vector<dnnl::memory> bandWeights_;  // packings other than weights_ that band primitives want
-  std::vector<IntEpilogue> bandEpi_;  // per band, when the zero point's compensation has position classes
+  std::vector<IntEpilogue> bandEpi_;       // per band, when the zero point's compensation has position classes
   std::vector<BandThread> bandThreads_;
   int64_t bandRows_ = 0;
-  std::vector<int64_t> threshold_;  // per output channel
+  std::vector<int64_t> threshold_;       // per output channel
   std::vector<int64_t> thresholdLanes_;  // threshold_ repeated over a block of rows
-  bool mayBeLarge_ = true;  // some accumulator could reach its threshold (else no scan)
+  bool mayBeLarge_ = true;               // some accumulator could reach its threshold (else no scan)
   double flops_ = 0;
   std::string impl_;
 };
@@ -729,7 +726,7 @@ class TransposeAsMatmulKernel : public OpKernel {
   static bool applies(const OpChain& c, const ConvGeom& g) {
     const std::vector<int64_t> outPad = c.ops[0]->intArrayAttr("out_pad");
     return g.kind == ConvKind::Transpose && !g.isInt() && g.KH == g.strides[0] && g.KW == g.strides[1] &&
-           outPad == std::vector<int64_t>{0, 0, 0, 0} && constOperand(c, 0, 2) != nullptr;
+        outPad == std::vector<int64_t>{0, 0, 0, 0} && constOperand(c, 0, 2) != nullptr;
   }
 
   bool build(const OpChain& c, const ConvGeom& g, int maxOps) {
@@ -771,9 +768,7 @@ class TransposeAsMatmulKernel : public OpKernel {
         binaries_.push_back(dnnl::memory(bo.md, engine(), nullptr));
         args_[DNNL_ARG_ATTR_MULTIPLE_POST_OP(bo.postOpIndex) | DNNL_ARG_SRC_1] = binaries_.back();
       }
-    } catch (const dnnl::error&) {
-      return false;
-    }
+    } catch (const dnnl::error&) { return false; }
     flops_ = 2.0 * double(g.N * g.IH * g.IW) * double(g.IC * g.OC * g.KH * g.KW);
     return true;
   }
@@ -796,9 +791,7 @@ class TransposeAsMatmulKernel : public OpKernel {
           prim_.execute(stream(), args_);
         }
       stream().wait();
-    } catch (const dnnl::error& e) {
-      return Status::internal(impl_ + ": " + e.what());
-    }
+    } catch (const dnnl::error& e) { return Status::internal(impl_ + ": " + e.what()); }
     runManualFloatOps(epi_, in, out[0]);
     return Status::ok();
   }
@@ -885,9 +878,7 @@ class DepthwiseF32Kernel : public OwnF32ConvKernel {
   }
 
   // With |x| <= xBound, |bias + sum of x * w| <= xBound * max sum|w| + max|bias|, then the epilogue's bound.
-  double resultAbsBound(double xBound) const override {
-    return epilogueBound(xBound * maxSumAbsW_ + maxAbsBias_);
-  }
+  double resultAbsBound(double xBound) const override { return epilogueBound(xBound * maxSumAbsW_ + maxAbsBias_); }
 
   // Weights and a per-channel bias are copies of their own, read from there at run time.
   std::vector<std::pair<int, int>> packedConstants() const override {
@@ -931,7 +922,7 @@ class TransposeF32Kernel : public OwnF32ConvKernel {
 
   static bool applies(const OpChain& c, const ConvGeom& g) {
     return TransposeAsMatmulKernel::applies(c, g) && g.inT == DType::FP32 && g.outT == DType::FP32 &&
-           transposeConvF32Applies(TransposeConvF32Geometry{g.N, g.IH, g.IW, g.IC, g.OC, g.KH, g.KW});
+        transposeConvF32Applies(TransposeConvF32Geometry{g.N, g.IH, g.IW, g.IC, g.OC, g.KH, g.KW});
   }
 
   bool build(const OpChain& c, const ConvGeom& g) {

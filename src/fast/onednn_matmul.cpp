@@ -40,7 +40,8 @@ std::optional<MatmulGeom> parseMatmul(const OpChain& c) {
   if (a.dtype != b.dtype || !supportedTypes(a.dtype, o.dtype)) return std::nullopt;
   auto aZp = zeroPoint(c, 0, 2), bZp = zeroPoint(c, 0, 3);
   if (!aZp || !bZp) return std::nullopt;
-  MatmulGeom g{a.dtype, o.dtype, a.dims[0], a.dims[1], a.dims[2], b.dims[2], *aZp, *bZp, constOperand(c, 0, 1) != nullptr};
+  MatmulGeom g{
+      a.dtype, o.dtype, a.dims[0], a.dims[1], a.dims[2], b.dims[2], *aZp, *bZp, constOperand(c, 0, 1) != nullptr};
   if (b.dims[0] != g.N || b.dims[1] != g.C || o.dims != Shape{g.N, g.H, g.W}) return std::nullopt;
   return g;
 }
@@ -63,9 +64,7 @@ class MatmulKernel : public OpKernel {
     try {
       prim_.execute(stream(), args_);
       stream().wait();
-    } catch (const dnnl::error& e) {
-      return Status::internal(impl_ + ": " + e.what());
-    }
+    } catch (const dnnl::error& e) { return Status::internal(impl_ + ": " + e.what()); }
     if (isInt_) makeExact(in[0][0].as<int8_t>(), in[0][1].as<int8_t>(), acc);
     if (isInt_ && intEpi_.needsPass() && !runIntEpilogue(intEpi_, acc, rows_, out[0], nullptr))
       return rerunOnReference();  // a REQUIRE (apply_scale_32's range, acc + bias overflow): the reference decides
@@ -124,9 +123,7 @@ class MatmulKernel : public OpKernel {
         binaries_.push_back(dnnl::memory(b.md, engine(), nullptr));
         args_[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b.postOpIndex) | DNNL_ARG_SRC_1] = binaries_.back();
       }
-    } catch (const dnnl::error&) {
-      return false;
-    }
+    } catch (const dnnl::error&) { return false; }
     rows_ = g.N * g.H;
     g_ = g;
     if (isInt_ && constB_) columnSums(reinterpret_cast<const int8_t*>(constOperand(c, 0, 1)->data()));

@@ -34,11 +34,12 @@ std::optional<PoolGeom> parsePool(const OpChain& c) {
   const ir::Operation& op = *c.ops[0];
   if (op.operands.empty() || op.results.size() != 1) return std::nullopt;
   const ir::ValueType &in = operandType(c, 0, 0), &out = resultType(c, 0);
-  if (!isStatic(in) || !isStatic(out) || in.rank() != 4 || out.rank() != 4 || in.dtype != out.dtype) return std::nullopt;
+  if (!isStatic(in) || !isStatic(out) || in.rank() != 4 || out.rank() != 4 || in.dtype != out.dtype)
+    return std::nullopt;
   const std::vector<int64_t> k = op.intArrayAttr("kernel"), s = op.intArrayAttr("stride"), p = op.intArrayAttr("pad");
   if (k.size() != 2 || s.size() != 2 || p.size() != 4) return std::nullopt;
-  PoolGeom g{in.dtype, in.dims[0], in.dims[1], in.dims[2], in.dims[3], out.dims[1], out.dims[2],
-             k[0],     k[1],       s[0],       s[1],       p[0],       p[1],        p[2],        p[3]};
+  PoolGeom g{in.dtype, in.dims[0], in.dims[1], in.dims[2], in.dims[3], out.dims[1], out.dims[2], k[0],
+             k[1],     s[0],       s[1],       p[0],       p[1],       p[2],        p[3]};
   if (out.dims[0] != g.N || out.dims[3] != g.C) return std::nullopt;
   if (g.KY < 1 || g.KX < 1 || g.SY < 1 || g.SX < 1) return std::nullopt;
   if (g.PT < 0 || g.PB < 0 || g.PL < 0 || g.PR < 0 || g.PT >= g.KY || g.PB >= g.KY || g.PL >= g.KX || g.PR >= g.KX)
@@ -59,9 +60,7 @@ class DnnlAvgPool : public OpKernel {
     try {
       prim_.execute(stream(), {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}});
       stream().wait();
-    } catch (const dnnl::error& e) {
-      return Status::internal(impl_ + ": " + e.what());
-    }
+    } catch (const dnnl::error& e) { return Status::internal(impl_ + ": " + e.what()); }
     return Status::ok();
   }
   bool build(const PoolGeom& g) {
@@ -76,9 +75,7 @@ class DnnlAvgPool : public OpKernel {
       prim_ = dnnl::pooling_forward(pd);
       src_ = dnnl::memory(srcMd, engine(), nullptr);
       dst_ = dnnl::memory(dstMd, engine(), nullptr);
-    } catch (const dnnl::error&) {
-      return false;
-    }
+    } catch (const dnnl::error&) { return false; }
     return true;
   }
 
@@ -133,7 +130,8 @@ TK_AVX512 void windowSumsI8Avx512(const int8_t* x, int64_t rowStride, int64_t y0
 #pragma GCC unroll 4
         for (int q = 0; q < 4; ++q)
           // All-lanes masked forms: GCC 12's unmasked intrinsics trip -Wmaybe-uninitialized (bug 105593).
-          sum[q] = _mm512_add_epi32(sum[q], _mm512_maskz_cvtepi8_epi32(0xffff, _mm512_maskz_extracti32x4_epi32(0xf, v, q)));
+          sum[q] =
+              _mm512_add_epi32(sum[q], _mm512_maskz_cvtepi8_epi32(0xffff, _mm512_maskz_extracti32x4_epi32(0xf, v, q)));
       }
 #pragma GCC unroll 4
     for (int q = 0; q < 4; ++q)
@@ -195,8 +193,10 @@ Result<CompiledKernel> avgPoolFactory(const OpChain& c) {
   CompiledKernel ck;
   if ((g->t == DType::I8 || g->t == DType::I16) && *acc == DType::I32) {
     if (g->t != DType::I8 && (*inZp != 0 || *outZp != 0)) return CompiledKernel{};  // an ERROR_IF
-    if (g->t == DType::I8) ck.kernel = std::make_unique<IntAvgPool<int8_t>>(*g, *inZp, *outZp);
-    else ck.kernel = std::make_unique<IntAvgPool<int16_t>>(*g, *inZp, *outZp);
+    if (g->t == DType::I8)
+      ck.kernel = std::make_unique<IntAvgPool<int8_t>>(*g, *inZp, *outZp);
+    else
+      ck.kernel = std::make_unique<IntAvgPool<int16_t>>(*g, *inZp, *outZp);
     return ck;
   }
   const bool floatRow = (g->t == DType::FP32 || g->t == DType::BF16 || g->t == DType::FP16) && *acc == DType::FP32;
@@ -258,8 +258,10 @@ inline void maxPoolRowF32(const PoolGeom& g, const float* x, float* y, int64_t n
         const float* row = x + ((n * g.IH + yy) * g.IW + xx) * C;
         for (int64_t ch = 0; ch < C; ++ch) {
           const float m = acc[ch], v = row[ch];
-          if (kIgnoreNan) acc[ch] = m != m ? v : (v != v ? m : std::max(m, v));
-          else acc[ch] = (m != m || v != v) ? m + v : std::max(m, v);
+          if (kIgnoreNan)
+            acc[ch] = m != m ? v : (v != v ? m : std::max(m, v));
+          else
+            acc[ch] = (m != m || v != v) ? m + v : std::max(m, v);
         }
       }
     float* o = y + ((n * g.OH + oy) * g.OW + ox) * C;
@@ -343,8 +345,10 @@ class MaxPool : public OpKernel {
         const int64_t n = item / g.OH, oy = item % g.OH;
         thread_local std::vector<float> acc;
         acc.resize(size_t(g.C));
-        if (kIgnoreNan) maxPoolRowF32Ignore(g, x, y, n, oy, acc.data());
-        else maxPoolRowF32Propagate(g, x, y, n, oy, acc.data());
+        if (kIgnoreNan)
+          maxPoolRowF32Ignore(g, x, y, n, oy, acc.data());
+        else
+          maxPoolRowF32Propagate(g, x, y, n, oy, acc.data());
       });
       return Status::ok();
     }
@@ -357,8 +361,10 @@ class MaxPool : public OpKernel {
         const int64_t y0 = std::max<int64_t>(oy * g.SY - g.PT, 0), y1 = std::min(oy * g.SY - g.PT + g.KY, g.IH);
         const int64_t x0 = std::max<int64_t>(ox * g.SX - g.PL, 0), x1 = std::min(ox * g.SX - g.PL + g.KX, g.IW);
         Acc init;
-        if constexpr (kFloat) init = kIgnoreNan ? std::numeric_limits<float>::quiet_NaN() : -INFINITY;
-        else init = std::numeric_limits<T>::min();
+        if constexpr (kFloat)
+          init = kIgnoreNan ? std::numeric_limits<float>::quiet_NaN() : -INFINITY;
+        else
+          init = std::numeric_limits<T>::min();
         std::fill(acc.begin(), acc.end(), init);
         for (int64_t yy = y0; yy < y1; ++yy)
           for (int64_t xx = x0; xx < x1; ++xx) {
@@ -373,8 +379,10 @@ class MaxPool : public OpKernel {
               } else {
                 frow = row;
               }
-              if constexpr (kIgnoreNan) maxRowIgnore(acc.data(), frow, g.C);
-              else maxRowPropagate(acc.data(), frow, g.C);
+              if constexpr (kIgnoreNan)
+                maxRowIgnore(acc.data(), frow, g.C);
+              else
+                maxRowPropagate(acc.data(), frow, g.C);
             }
           }
         T* o = y + ((n * g.OH + oy) * g.OW + ox) * g.C;
@@ -387,8 +395,10 @@ class MaxPool : public OpKernel {
  private:
   template <typename A>
   static T store(A v) {
-    if constexpr (std::is_same_v<T, uint16_t>) return floatToBf16Exact(v);
-    else return T(v);
+    if constexpr (std::is_same_v<T, uint16_t>)
+      return floatToBf16Exact(v);
+    else
+      return T(v);
   }
   PoolGeom g_;
   const bool useAvx512_ = hasAvx512Epilogue();

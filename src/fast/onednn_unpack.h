@@ -26,9 +26,7 @@ inline Result<Tensor> unpackWeights(const dnnl::memory& packed, const dnnl::memo
     stream().wait();
     if (std::memcmp(again.get_data_handle(), src.get_data_handle(), src.get_desc().get_size()) != 0)
       return Status::internal("unpack weights: " + t.summary(0) + " does not pack back to the kernel's copy");
-  } catch (const dnnl::error& e) {
-    return Status::internal(std::string("unpack weights: ") + e.what());
-  }
+  } catch (const dnnl::error& e) { return Status::internal(std::string("unpack weights: ") + e.what()); }
   return t;
 }
 

@@ -27,7 +27,10 @@ struct TensorView {
   Shape shape;
   void* data = nullptr;
   int64_t size() const { return numElements(shape); }
-  template <typename T> T* as() const { return static_cast<T*>(data); }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(data);
+  }
 };
 
 // What a kernel factory sees at plan-compile time: a chain of ops where each op after the first consumes the
@@ -119,12 +122,14 @@ class FastKernelRegistry {
 
 // All fast kernels (built once). One registration function per kernel family file.
 const FastKernelRegistry& fastKernels();
-void registerOneDnnKernels(FastKernelRegistry& r);      // src/fast/onednn_*.cpp: conv/depthwise/tconv/matmul/pool
-void registerIntegerKernels(FastKernelRegistry& r);     // src/fast/kernels_int*.cpp: rescale, table, int elementwise
-void registerElementwiseKernels(FastKernelRegistry& r); // src/fast/kernels_eltwise*.cpp: float elementwise, clamp, activations
-void registerDataMovementKernels(FastKernelRegistry& r);// src/fast/kernels_data*.cpp: transpose, concat, slice, pad, ...
-void registerResizeKernels(FastKernelRegistry& r);      // src/fast/kernels_resize.cpp: resize
-void registerReduceKernels(FastKernelRegistry& r);      // src/fast/kernels_reduce.cpp: reduce_*
+void registerOneDnnKernels(FastKernelRegistry& r);   // src/fast/onednn_*.cpp: conv/depthwise/tconv/matmul/pool
+void registerIntegerKernels(FastKernelRegistry& r);  // src/fast/kernels_int*.cpp: rescale, table, int elementwise
+void registerElementwiseKernels(
+    FastKernelRegistry& r);  // src/fast/kernels_eltwise*.cpp: float elementwise, clamp, activations
+void registerDataMovementKernels(
+    FastKernelRegistry& r);                         // src/fast/kernels_data*.cpp: transpose, concat, slice, pad, ...
+void registerResizeKernels(FastKernelRegistry& r);  // src/fast/kernels_resize.cpp: resize
+void registerReduceKernels(FastKernelRegistry& r);  // src/fast/kernels_reduce.cpp: reduce_*
 
 // A step whose last op's i8 result has one user, the next op, an i8 -> i8 TABLE with 256 constant entries: a
 // kernel computing both, `inner` writing the table's result buffer and the table looked up in place right after

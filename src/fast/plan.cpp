@@ -24,7 +24,7 @@ struct ExecutionPlan::Slot {
   DType dtype = DType::FP32;
   Shape shape;
   int64_t bytes = 0;
-  int inputIndex = -1;             // Input
+  int inputIndex = -1;               // Input
   const Tensor* constant = nullptr;  // Constant (null while released)
   // Constant memory (docs/FAST.md, "Memory"): the module attribute that owns a tosa.const's tensor, or the
   // index in foldedConstants_ of a folded one; while compiling, the reads not compiled yet and whether every
@@ -39,8 +39,8 @@ struct ExecutionPlan::Slot {
   bool allReadersPacked = true;
   int packedStep = -1, packedOp = -1, packedOperand = -1;
   bool released = false;
-  int aliasOf = -1;                // Alias: the slot whose bytes this one reinterprets (a reshape)
-  int64_t offset = -1;             // Arena: byte offset
+  int aliasOf = -1;     // Alias: the slot whose bytes this one reinterprets (a reshape)
+  int64_t offset = -1;  // Arena: byte offset
   int firstStep = INT_MAX, lastStep = -1;
 };
 
@@ -49,7 +49,7 @@ struct ExecutionPlan::Step {
   // order they run in on the reference kernels, and the order of the kernel's `in` rows.
   std::vector<const ir::Operation*> ops;
   int chainBegin = 0;
-  std::unique_ptr<OpKernel> kernel;   // null: the reference kernel of ops[0] (a single op)
+  std::unique_ptr<OpKernel> kernel;       // null: the reference kernel of ops[0] (a single op)
   std::vector<std::vector<int>> inSlots;  // per op, per operand; -1 = the result of an earlier op of the step
   std::vector<int> outSlots;              // results of the last absorbed op
   bool aliasOnly = false;                 // a reshape whose result aliases its input: nothing to run
@@ -74,8 +74,7 @@ constexpr int64_t kAlign = 64;
 // The finiteness scans run before every oneDNN step over its run-time float operands: vectorized (AVX-512,
 // AVX2 or baseline, chosen at run time; -O2 leaves these loops scalar) and split over the threads for large
 // tensors, so that they cost a small fraction of the step they guard.
-#define TOSAKIT_SCAN_LOOP \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("O3")))
+#define TOSAKIT_SCAN_LOOP __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("O3")))
 
 TOSAKIT_SCAN_LOOP uint32_t specialsF32(const uint32_t* p, int64_t n) {
   uint32_t special = 0;
@@ -92,14 +91,15 @@ TOSAKIT_SCAN_LOOP uint32_t specials16(const uint16_t* p, int64_t n, uint16_t exp
 bool allFinite(const void* data, DType t, int64_t n) {
   if (t != DType::FP32 && t != DType::FP16 && t != DType::BF16) return true;
   constexpr int64_t kChunk = 1 << 16;
-  const uint32_t special = parallelReduce(
-      (n + kChunk - 1) / kChunk, n > 4 * kChunk, uint32_t(0),
-      [&](int64_t c) {
-        const int64_t b = c * kChunk, len = std::min(kChunk, n - b);
-        return t == DType::FP32 ? specialsF32(static_cast<const uint32_t*>(data) + b, len)
-                                : specials16(static_cast<const uint16_t*>(data) + b, len, t == DType::FP16 ? 0x7c00 : 0x7f80);
-      },
-      [](uint32_t a, uint32_t b) { return a | b; });
+  const uint32_t special = parallelReduce((n + kChunk - 1) / kChunk, n > 4 * kChunk, uint32_t(0),
+                                          [&](int64_t c) {
+                                            const int64_t b = c * kChunk, len = std::min(kChunk, n - b);
+                                            return t == DType::FP32
+                                                ? specialsF32(static_cast<const uint32_t*>(data) + b, len)
+                                                : specials16(static_cast<const uint16_t*>(data) + b, len,
+                                                             t == DType::FP16 ? 0x7c00 : 0x7f80);
+                                          },
+                                          [](uint32_t a, uint32_t b) { return a | b; });
   return !special;
 }
 bool allFinite(const Tensor& t) { return allFinite(t.data(), t.dtype(), t.size()); }
@@ -230,7 +230,8 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
       auto it = slotOf.find(op->operands[0]);
       const ir::Value* r = op->results[0];
       if (it != slotOf.end() && slots_[it->second].kind == Slot::Kind::Constant &&
-          slots_[it->second].dtype == r->type.dtype && numElements(slots_[it->second].shape) == numElements(r->type.dims)) {
+          slots_[it->second].dtype == r->type.dtype &&
+          numElements(slots_[it->second].shape) == numElements(r->type.dims)) {
         // The copy is made when its first reader is compiled (materializeFold), not here: with every other
         // layer packed and released by then, it does not add to the peak while compiling.
         const int from = it->second;
@@ -243,8 +244,10 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
         // The fold is a read of the original that the folded constant can give back (one fold per original).
         // Folds come before any step is compiled: a fold that is the last read is the only one.
         Slot& src = slots_[from];
-        if (src.foldedInto >= 0) src.allReadersPacked = false;
-        else src.foldedInto = s;
+        if (src.foldedInto >= 0)
+          src.allReadersPacked = false;
+        else
+          src.foldedInto = s;
         src.onlyFolded = --src.readsLeft == 0 && src.packedStep < 0 && src.allReadersPacked;
         constantBytes_ += slots_[s].bytes;
         continue;
@@ -259,7 +262,8 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
     for (const ir::Value* v : op->operands) {
       auto it = slotOf.find(v);
       consts.push_back(it != slotOf.end() && slots_[it->second].kind == Slot::Kind::Constant
-                           ? materializeFold(it->second) : nullptr);
+                           ? materializeFold(it->second)
+                           : nullptr);
     }
     return consts;
   };
@@ -286,7 +290,8 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
     for (const ir::Operation* op : chain.ops) {
       std::vector<OpChain::Producer> row(op->operands.size());
       for (size_t j = 0; j < op->operands.size(); ++j)
-        if (auto it = heldBack.find(op->operands[j]); it != heldBack.end()) row[j] = {it->second, constantsOf(it->second)};
+        if (auto it = heldBack.find(op->operands[j]); it != heldBack.end())
+          row[j] = {it->second, constantsOf(it->second)};
       chain.producers.push_back(std::move(row));
     }
     Step step;
@@ -301,7 +306,8 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
         if (!ck) return ck.status();
         if (ck->kernel) {
           step.kernel = std::move(ck->kernel);
-          chainOps.assign(chain.ops.begin(), chain.ops.begin() + std::clamp<int>(ck->opsAbsorbed, 1, int(chain.ops.size())));
+          chainOps.assign(chain.ops.begin(),
+                          chain.ops.begin() + std::clamp<int>(ck->opsAbsorbed, 1, int(chain.ops.size())));
           absorbed = ck->producers;
           break;
         }
@@ -370,14 +376,15 @@ Status ExecutionPlan::compileFunction(const ir::Function& fn, const ir::TargetEn
     const ir::Operation* last = step.ops.back();
     for (const ir::Value* r : last->results) {
       std::string what = last->describe() + " result " + std::to_string(r->index) + " " + r->type.toString();
-      TK_RETURN_IF_ERROR(checkAllocation(r->type.dtype, r->type.isShape() ? Shape{r->type.dims[0]} : r->type.dims, what));
+      TK_RETURN_IF_ERROR(
+          checkAllocation(r->type.dtype, r->type.isShape() ? Shape{r->type.dims[0]} : r->type.dims, what));
       step.outSlots.push_back(newSlot(r));
     }
     if (step.kernel && step.kernel->implName().rfind("onednn:", 0) == 0)
       for (size_t k = 0; k < step.ops.size(); ++k)
         for (size_t j = 0; j < step.inSlots[k].size(); ++j)
-          if (int s = step.inSlots[k][j]; s >= 0 && isFloat(slots_[s].dtype) && slots_[s].kind != Slot::Kind::Constant &&
-                                          !step.kernel->rejectsNonFinite(int(k), int(j)))
+          if (int s = step.inSlots[k][j]; s >= 0 && isFloat(slots_[s].dtype) &&
+              slots_[s].kind != Slot::Kind::Constant && !step.kernel->rejectsNonFinite(int(k), int(j)))
             step.specialGuard.push_back(s);
     // A reshape only renames bytes: its result aliases its input (no copy, no extra memory).
     if (!step.kernel && last->name == "tosa.reshape" && step.outSlots.size() == 1) {
@@ -497,8 +504,10 @@ bool ExecutionPlan::releaseConstant(int s) {
   if (c.packedStep < 0 && !viaFold) return false;
   if (c.attribute && c.attribute->tensor.use_count() != 1) return false;  // shared with another module
   if (!c.attribute && c.foldedIndex < 0) return false;
-  if (c.attribute) c.attribute->tensor.reset();
-  else foldedConstants_[size_t(c.foldedIndex)].reset();
+  if (c.attribute)
+    c.attribute->tensor.reset();
+  else
+    foldedConstants_[size_t(c.foldedIndex)].reset();
   c.constant = nullptr;
   c.released = true;
   // The loader's tensors lie in the heap among live blocks (glibc raised its mmap threshold while parsing):
@@ -644,8 +653,9 @@ Status ExecutionPlan::runStep(Step& step) {
     }
     bool special = false;
     for (int s : step.specialGuard)
-      special = special || (!(runAbsBound_[size_t(rootOf(s))] < INFINITY) &&
-                            !allFinite(dataOf(s), slots_[s].dtype, numElements(slots_[s].shape)));
+      special = special ||
+          (!(runAbsBound_[size_t(rootOf(s))] < INFINITY) &&
+           !allFinite(dataOf(s), slots_[s].dtype, numElements(slots_[s].shape)));
     if (!special) {
       Status st = step.kernel->run(step.inViews, step.outViews);
       if (!isRerunOnReference(st)) {
@@ -696,8 +706,10 @@ Status ExecutionPlan::runStepOnReference(const Step& step) {
         continue;
       }
       const Slot& slot = slots_[s];
-      if (slot.kind == Slot::Kind::Constant) in.push_back(slot.constant);
-      else if (slot.kind == Slot::Kind::Input) in.push_back(inputTensors_[slot.inputIndex]);
+      if (slot.kind == Slot::Kind::Constant)
+        in.push_back(slot.constant);
+      else if (slot.kind == Slot::Kind::Input)
+        in.push_back(inputTensors_[slot.inputIndex]);
       else {
         copies.push_back(tensorFromView(view(s)));
         in.push_back(nullptr);
@@ -706,7 +718,8 @@ Status ExecutionPlan::runStepOnReference(const Step& step) {
     for (size_t i = 0, c = 0; i < in.size(); ++i)
       if (!in[i]) in[i] = &copies[c++];
     out.clear();
-    for (const ir::Value* r : op.results) out.emplace_back(r->type.dtype, r->type.isShape() ? Shape{r->type.dims[0]} : r->type.dims);
+    for (const ir::Value* r : op.results)
+      out.emplace_back(r->type.dtype, r->type.isShape() ? Shape{r->type.dims[0]} : r->type.dims);
     ref::ExecState state;
     ref::KernelContext ctx(op, *target_, state);
     TK_RETURN_IF_ERROR((*kernel)(ctx, in, out));
@@ -723,8 +736,7 @@ Status ExecutionPlan::runStepOnReference(const Step& step) {
   return Status::ok();
 }
 
-Status ExecutionPlan::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
-                          const OpObserver& observer) {
+Status ExecutionPlan::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, const OpObserver& observer) {
   if (inputs.size() != inputSlots_.size()) return Status::internal("plan: wrong number of inputs");
   inputTensors_.clear();
   for (const Tensor& t : inputs) inputTensors_.push_back(&t);

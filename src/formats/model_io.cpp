@@ -12,9 +12,7 @@
 
 namespace tosakit {
 
-static std::string extensionOf(const std::string& path) {
-  return std::filesystem::path(path).extension().string();
-}
+static std::string extensionOf(const std::string& path) { return std::filesystem::path(path).extension().string(); }
 
 static Result<std::unique_ptr<ir::Module>> loadMlir(const std::string& path, std::vector<std::string>* notes) {
   auto verified = mlirio::importMlirFile(path);
@@ -32,17 +30,15 @@ Result<std::unique_ptr<ir::Module>> loadModel(const std::string& path, std::vect
   if (!std::filesystem::exists(path, ec)) return Status::io(path + ": no such file");
   if (std::filesystem::is_directory(path, ec)) return Status::io(path + ": is a directory");
   std::string ext = extensionOf(path);
-  Result<std::unique_ptr<ir::Module>> loaded =
-      ext == ".mlir"  ? loadMlir(path, notes)
-      : ext == ".spv" ? spirv::readSpirv(path)
-                      : Result<std::unique_ptr<ir::Module>>(
+  Result<std::unique_ptr<ir::Module>> loaded = ext == ".mlir" ? loadMlir(path, notes)
+      : ext == ".spv"                                         ? spirv::readSpirv(path)
+                                                              : Result<std::unique_ptr<ir::Module>>(
                             Status::invalid(path + ": unknown model format '" + ext + "' (expected .mlir or .spv)"));
   // The parser's temporaries (MLIR context, text buffers) are freed by now; without this glibc keeps their pages
   // resident for the rest of the process (~50 MB for resnet18's text).
   returnFreedHeapToOs();
   return loaded;
 }
-
 
 Status saveModel(const ir::Module& m, const std::string& path) {
   std::string ext = extensionOf(path);

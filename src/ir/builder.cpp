@@ -68,7 +68,10 @@ Value* Builder::constShape(std::vector<int64_t> values, std::string locName) {
 
 Value* Builder::scalar1(DType dtype, double value, std::string locName) {
   Tensor t(dtype, {1});
-  if (isFloat(dtype)) t.setFloat(0, value); else t.setInt(0, int64_t(value));
+  if (isFloat(dtype))
+    t.setFloat(0, value);
+  else
+    t.setInt(0, int64_t(value));
   return constant(std::move(t), std::move(locName));
 }
 
@@ -76,17 +79,21 @@ std::optional<Shape> broadcastShape(const Shape& a, const Shape& b) {
   if (a.size() != b.size()) return std::nullopt;
   Shape out(a.size());
   for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i] == b[i] || b[i] == 1) out[i] = a[i];
-    else if (a[i] == 1) out[i] = b[i];
-    else return std::nullopt;
+    if (a[i] == b[i] || b[i] == 1)
+      out[i] = a[i];
+    else if (a[i] == 1)
+      out[i] = b[i];
+    else
+      return std::nullopt;
   }
   return out;
 }
 
 static ValueType binaryResult(Value* a, Value* b) {
   auto s = broadcastShape(a->type.dims, b->type.dims);
-  if (!s) throw std::invalid_argument("builder: operands " + a->type.toString() + " and " + b->type.toString() +
-                                      " do not broadcast");
+  if (!s)
+    throw std::invalid_argument("builder: operands " + a->type.toString() + " and " + b->type.toString() +
+                                " do not broadcast");
   return ValueType::tensor(a->type.dtype, *s);
 }
 
@@ -105,8 +112,7 @@ Value* Builder::mul(Value* a, Value* b, int shift, std::string locName) {
 Value* Builder::clamp(Value* x, double minVal, double maxVal, std::string locName) {
   DType t = x->type.dtype;
   auto bound = [&](double v) { return isFloat(t) ? Attribute::floating(v, t) : Attribute::integer(int64_t(v), t); };
-  return op1("tosa.clamp", {x}, x->type, {{"min_val", bound(minVal)}, {"max_val", bound(maxVal)}},
-             std::move(locName));
+  return op1("tosa.clamp", {x}, x->type, {{"min_val", bound(minVal)}, {"max_val", bound(maxVal)}}, std::move(locName));
 }
 Value* Builder::reshape(Value* x, Shape newShape, std::string locName) {
   Value* s = constShape(newShape);
@@ -120,14 +126,16 @@ Value* Builder::transpose(Value* x, std::vector<int64_t> perms, std::string locN
 }
 
 Value* Builder::conv2d(Value* input, Value* weight, Value* bias, const Conv2dAttrs& a, std::string locName) {
-  const Shape& in = input->type.dims;   // N H W C
-  const Shape& w = weight->type.dims;   // O KH KW C
+  const Shape& in = input->type.dims;  // N H W C
+  const Shape& w = weight->type.dims;  // O KH KW C
   int64_t oh = (in[1] - 1 + a.pad[0] + a.pad[1] - (w[1] - 1) * a.dilation[0]) / a.stride[0] + 1;
   int64_t ow = (in[2] - 1 + a.pad[2] + a.pad[3] - (w[2] - 1) * a.dilation[1]) / a.stride[1] + 1;
   DType outType = a.accType;
-  if (input->type.dtype == DType::I8 || input->type.dtype == DType::I16) outType = a.accType;
-  else if (isFloat(input->type.dtype)) outType = input->type.dtype == DType::FP8E4M3 || input->type.dtype == DType::FP8E5M2
-                                                   ? DType::FP16 : input->type.dtype;
+  if (input->type.dtype == DType::I8 || input->type.dtype == DType::I16)
+    outType = a.accType;
+  else if (isFloat(input->type.dtype))
+    outType =
+        input->type.dtype == DType::FP8E4M3 || input->type.dtype == DType::FP8E5M2 ? DType::FP16 : input->type.dtype;
   Value* izp = scalar1(input->type.dtype, double(a.inputZp));
   Value* wzp = scalar1(weight->type.dtype, double(a.weightZp));
   std::map<std::string, Attribute> attrs = {{"pad", Attribute::intArray(a.pad)},

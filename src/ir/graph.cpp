@@ -32,11 +32,13 @@ bool Attribute::operator==(const Attribute& o) const {
   switch (kind) {
     case Kind::Bool: return b == o.b;
     case Kind::Int: return i == o.i && dtype == o.dtype;
-    case Kind::Float:
-      return dtype == o.dtype && (f == o.f || (f != f && o.f != o.f));
-    case Kind::String: case Kind::Enum: case Kind::Symbol: return s == o.s;
+    case Kind::Float: return dtype == o.dtype && (f == o.f || (f != f && o.f != o.f));
+    case Kind::String:
+    case Kind::Enum:
+    case Kind::Symbol: return s == o.s;
     case Kind::Type: return dtype == o.dtype;
-    case Kind::IntArray: case Kind::BoolArray: return ints == o.ints && dtype == o.dtype;
+    case Kind::IntArray:
+    case Kind::BoolArray: return ints == o.ints && dtype == o.dtype;
     case Kind::Tensor:
       if (!tensor || !o.tensor) return tensor == o.tensor;
       return tensor->identical(*o.tensor);
@@ -54,7 +56,8 @@ std::string Attribute::toString() const {
     case Kind::Enum: os << s; break;
     case Kind::Symbol: os << '@' << s; break;
     case Kind::Type: os << dtypeName(dtype); break;
-    case Kind::IntArray: case Kind::BoolArray:
+    case Kind::IntArray:
+    case Kind::BoolArray:
       os << "array<" << dtypeName(dtype) << ":";
       for (size_t k = 0; k < ints.size(); ++k) os << (k ? ", " : " ") << ints[k];
       os << ">";
@@ -111,24 +114,27 @@ std::string Function::outputName(size_t i) const {
 }
 
 bool TargetEnv::hasProfile(const std::string& p) const {
-  for (auto& x : profiles) if (x == p) return true;
+  for (auto& x : profiles)
+    if (x == p) return true;
   return false;
 }
 bool TargetEnv::hasExtension(const std::string& e) const {
-  for (auto& x : extensions) if (x == e) return true;
+  for (auto& x : extensions)
+    if (x == e) return true;
   return false;
 }
 TargetEnv TargetEnv::all() {
   TargetEnv t;
   t.profiles = {"pro_int", "pro_fp"};
-  t.extensions = {"int16", "int4", "bf16", "fp8e4m3", "fp8e5m2", "fft", "variable",
-                  "controlflow", "doubleround", "inexactround", "dynamic"};
+  t.extensions = {"int16",    "int4",        "bf16",        "fp8e4m3",      "fp8e5m2", "fft",
+                  "variable", "controlflow", "doubleround", "inexactround", "dynamic"};
   t.level = "8k";
   return t;
 }
 
 Function* Module::function(const std::string& name) const {
-  for (auto& f : functions) if (f->name == name) return f.get();
+  for (auto& f : functions)
+    if (f->name == name) return f.get();
   return nullptr;
 }
 Function& Module::addFunction(const std::string& name) {
@@ -217,7 +223,10 @@ static bool sameAttrLists(const std::vector<std::map<std::string, Attribute>>& a
 
 bool modulesEqual(const Module& a, const Module& b, std::string* why) {
   Comparer c;
-  auto fail = [&](std::string w) { if (why) *why = std::move(w); return false; };
+  auto fail = [&](std::string w) {
+    if (why) *why = std::move(w);
+    return false;
+  };
   if (a.functions.size() != b.functions.size()) return fail("function count differs");
   if (a.variables.size() != b.variables.size()) return fail("variable count differs");
   for (size_t i = 0; i < a.variables.size(); ++i) {
@@ -229,8 +238,9 @@ bool modulesEqual(const Module& a, const Module& b, std::string* why) {
       return fail("variable " + va.name + " initial value differs");
   }
   if (a.target.has_value() != b.target.has_value()) return fail("target_env presence differs");
-  if (a.target && (a.target->profiles != b.target->profiles || a.target->extensions != b.target->extensions ||
-                   a.target->level != b.target->level))
+  if (a.target &&
+      (a.target->profiles != b.target->profiles || a.target->extensions != b.target->extensions ||
+       a.target->level != b.target->level))
     return fail("target_env differs");
   for (size_t i = 0; i < a.functions.size(); ++i) {
     const Function& fa = *a.functions[i];
@@ -307,8 +317,8 @@ std::string printModule(const Module& m) {
   for (auto& f : m.functions) {
     p.os << "func @" << f->name << "(";
     for (size_t i = 0; i < f->inputs().size(); ++i)
-      p.os << (i ? ", " : "") << p.v(f->inputs()[i]) << " \"" << f->inputName(i) << "\": "
-           << f->inputs()[i]->type.toString();
+      p.os << (i ? ", " : "") << p.v(f->inputs()[i]) << " \"" << f->inputName(i)
+           << "\": " << f->inputs()[i]->type.toString();
     p.os << ") -> (";
     for (size_t i = 0; i < f->resultTypes.size(); ++i)
       p.os << (i ? ", " : "") << "\"" << f->outputName(i) << "\": " << f->resultTypes[i].toString();
@@ -331,9 +341,7 @@ static const Attribute* findAttr(const std::vector<std::map<std::string, Attribu
 }
 
 const Attribute* Function::argAttr(size_t i, const std::string& key) const { return findAttr(argAttrs, i, key); }
-const Attribute* Function::resultAttr(size_t i, const std::string& key) const {
-  return findAttr(resultAttrs, i, key);
-}
+const Attribute* Function::resultAttr(size_t i, const std::string& key) const { return findAttr(resultAttrs, i, key); }
 void Function::setArgAttr(size_t i, const std::string& key, Attribute a) {
   if (argAttrs.size() <= i) argAttrs.resize(i + 1);
   argAttrs[i][key] = std::move(a);

@@ -54,21 +54,76 @@ struct Attribute {
   bool b = false;
   int64_t i = 0;
   double f = 0;
-  DType dtype = DType::I64;  // Int/Float: scalar type; Type: the type; IntArray: element type (I8..I64)
-  std::string s;             // String / Enum case / Symbol name
-  std::vector<int64_t> ints; // IntArray / BoolArray
+  DType dtype = DType::I64;              // Int/Float: scalar type; Type: the type; IntArray: element type (I8..I64)
+  std::string s;                         // String / Enum case / Symbol name
+  std::vector<int64_t> ints;             // IntArray / BoolArray
   std::shared_ptr<const Tensor> tensor;  // Tensor (dense constants)
 
-  static Attribute boolean(bool v) { Attribute a; a.kind = Kind::Bool; a.b = v; return a; }
-  static Attribute integer(int64_t v, DType t = DType::I64) { Attribute a; a.kind = Kind::Int; a.i = v; a.dtype = t; return a; }
-  static Attribute floating(double v, DType t = DType::FP32) { Attribute a; a.kind = Kind::Float; a.f = v; a.dtype = t; return a; }
-  static Attribute string(std::string v) { Attribute a; a.kind = Kind::String; a.s = std::move(v); return a; }
-  static Attribute enumCase(std::string v) { Attribute a; a.kind = Kind::Enum; a.s = std::move(v); return a; }
-  static Attribute type(DType t) { Attribute a; a.kind = Kind::Type; a.dtype = t; return a; }
-  static Attribute intArray(std::vector<int64_t> v, DType elem = DType::I64) { Attribute a; a.kind = Kind::IntArray; a.ints = std::move(v); a.dtype = elem; return a; }
-  static Attribute boolArray(std::vector<int64_t> v) { Attribute a; a.kind = Kind::BoolArray; a.ints = std::move(v); a.dtype = DType::Bool; return a; }
-  static Attribute dense(Tensor t) { Attribute a; a.kind = Kind::Tensor; a.tensor = std::make_shared<const Tensor>(std::move(t)); a.dtype = a.tensor->dtype(); return a; }
-  static Attribute symbol(std::string name) { Attribute a; a.kind = Kind::Symbol; a.s = std::move(name); return a; }
+  static Attribute boolean(bool v) {
+    Attribute a;
+    a.kind = Kind::Bool;
+    a.b = v;
+    return a;
+  }
+  static Attribute integer(int64_t v, DType t = DType::I64) {
+    Attribute a;
+    a.kind = Kind::Int;
+    a.i = v;
+    a.dtype = t;
+    return a;
+  }
+  static Attribute floating(double v, DType t = DType::FP32) {
+    Attribute a;
+    a.kind = Kind::Float;
+    a.f = v;
+    a.dtype = t;
+    return a;
+  }
+  static Attribute string(std::string v) {
+    Attribute a;
+    a.kind = Kind::String;
+    a.s = std::move(v);
+    return a;
+  }
+  static Attribute enumCase(std::string v) {
+    Attribute a;
+    a.kind = Kind::Enum;
+    a.s = std::move(v);
+    return a;
+  }
+  static Attribute type(DType t) {
+    Attribute a;
+    a.kind = Kind::Type;
+    a.dtype = t;
+    return a;
+  }
+  static Attribute intArray(std::vector<int64_t> v, DType elem = DType::I64) {
+    Attribute a;
+    a.kind = Kind::IntArray;
+    a.ints = std::move(v);
+    a.dtype = elem;
+    return a;
+  }
+  static Attribute boolArray(std::vector<int64_t> v) {
+    Attribute a;
+    a.kind = Kind::BoolArray;
+    a.ints = std::move(v);
+    a.dtype = DType::Bool;
+    return a;
+  }
+  static Attribute dense(Tensor t) {
+    Attribute a;
+    a.kind = Kind::Tensor;
+    a.tensor = std::make_shared<const Tensor>(std::move(t));
+    a.dtype = a.tensor->dtype();
+    return a;
+  }
+  static Attribute symbol(std::string name) {
+    Attribute a;
+    a.kind = Kind::Symbol;
+    a.s = std::move(name);
+    return a;
+  }
 
   bool operator==(const Attribute& o) const;
   bool operator!=(const Attribute& o) const { return !(*this == o); }
@@ -82,11 +137,11 @@ class Block;
 class Value {
  public:
   ValueType type;
-  std::string name;            // user-visible name (from a NameLoc), may be empty
+  std::string name;                 // user-visible name (from a NameLoc), may be empty
   Operation* definingOp = nullptr;  // null for block arguments
   Block* ownerBlock = nullptr;      // for block arguments
-  int index = 0;               // result number or argument number
-  int id = 0;                  // unique within a Module, for printing and maps
+  int index = 0;                    // result number or argument number
+  int id = 0;                       // unique within a Module, for printing and maps
 };
 
 struct Region;
@@ -131,7 +186,7 @@ class Module;
 class Function {
  public:
   std::string name;
-  Block body;                        // body.args are the inputs; the terminator's operands the outputs
+  Block body;  // body.args are the inputs; the terminator's operands the outputs
   std::vector<ValueType> resultTypes;
   std::vector<std::string> resultNames;  // names from the results' locations (may be empty strings)
   // Discardable metadata of arguments and results (MLIR's per-argument/result dictionaries), keyed by

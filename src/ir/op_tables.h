@@ -18,7 +18,7 @@ struct FixedType {
 };
 
 struct ArgSpec {
-  const char* name;     // "input_zp"
+  const char* name;  // "input_zp"
   ArgKind kind;
   const char* type;     // as the spec writes it: "T<in_t>", "i32_t", "tensor_list_t", "shape_t<[4]>"
   const char* typeVar;  // column of the supported-data-types table this argument's elements take ("in_t"), or ""

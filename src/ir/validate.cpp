@@ -33,8 +33,7 @@ bool isStaticTensor(const Value* v) {
 }
 
 bool isConstantProducer(const Value* v) {
-  return v && v->definingOp &&
-         (v->definingOp->name == "tosa.const" || v->definingOp->name == "tosa.const_shape");
+  return v && v->definingOp && (v->definingOp->name == "tosa.const" || v->definingOp->name == "tosa.const_shape");
 }
 
 // Values of a tosa.const / tosa.const_shape operand, as doubles (zero points may be float).
@@ -72,8 +71,9 @@ class Validator {
       fake.loc = v.loc;
       if (fake.loc.name.empty()) fake.loc.name = v.name;
       if (lim_ && v.type.rank() > lim_->maxRank)
-        error(fake, "LEVEL_CHECK(rank(shape) <= MAX_RANK) failed: variable '" + v.name + "' has rank " +
-                        num(v.type.rank()) + " > " + num(lim_->maxRank) + " (level " + target_.level + ")");
+        error(fake,
+              "LEVEL_CHECK(rank(shape) <= MAX_RANK) failed: variable '" + v.name + "' has rank " + num(v.type.rank()) +
+                  " > " + num(lim_->maxRank) + " (level " + target_.level + ")");
       std::map<std::string, DType> bound = {{"var_t", v.type.dtype}};
       matchTypes(fake, *vs, bound, {});
     }
@@ -114,8 +114,9 @@ class Validator {
     fn.name = "func.func";
     const Operation& o = op ? *op : fn;
     if (v->type.rank() > lim_->maxRank)
-      error(o, "LEVEL_CHECK(rank(shape) <= MAX_RANK) failed: " + what + " " + v->type.toString() + " has rank " +
-                   num(v->type.rank()) + " > MAX_RANK " + num(lim_->maxRank) + " (level " + target_.level + ")");
+      error(o,
+            "LEVEL_CHECK(rank(shape) <= MAX_RANK) failed: " + what + " " + v->type.toString() + " has rank " +
+                num(v->type.rank()) + " > MAX_RANK " + num(lim_->maxRank) + " (level " + target_.level + ")");
     // Shapes and sizes are tensor_size_t, which must hold [-(1 << MAX_LOG2_SIZE), (1 << MAX_LOG2_SIZE) - 1].
     const int64_t maxSize = lim_->maxLog2Size >= 63 ? INT64_MAX : (int64_t(1) << lim_->maxLog2Size) - 1;
     int64_t total = 1;
@@ -124,8 +125,9 @@ class Validator {
       total = (d != 0 && total > maxSize / d) ? maxSize + 1 : total * d;
     }
     if (total > maxSize)
-      error(o, "level MAX_LOG2_SIZE: tensor_size(" + what + " " + v->type.toString() + ") exceeds (1 << " +
-                   num(lim_->maxLog2Size) + ") - 1 (level " + target_.level + ")");
+      error(o,
+            "level MAX_LOG2_SIZE: tensor_size(" + what + " " + v->type.toString() + ") exceeds (1 << " +
+                num(lim_->maxLog2Size) + ") - 1 (level " + target_.level + ")");
   }
 
   void block(const Block& b, int depth) {
@@ -177,9 +179,10 @@ class Validator {
     for (const auto& n : sp.results) n.variadic ? (void)(varOut = true) : (void)++wantOut;
     if (op.operands.size() < wantIn || (!varIn && op.operands.size() != wantIn) || op.results.size() < wantOut ||
         (!varOut && op.results.size() != wantOut)) {
-      error(op, "has " + num(int64_t(op.operands.size())) + " operands and " + num(int64_t(op.results.size())) +
-                    " results; spec " + sp.section + " " + sp.specName + " (MLIR form) takes " + num(int64_t(wantIn)) +
-                    (varIn ? "+" : "") + " and " + num(int64_t(wantOut)) + (varOut ? "+" : ""));
+      error(op,
+            "has " + num(int64_t(op.operands.size())) + " operands and " + num(int64_t(op.results.size())) +
+                " results; spec " + sp.section + " " + sp.specName + " (MLIR form) takes " + num(int64_t(wantIn)) +
+                (varIn ? "+" : "") + " and " + num(int64_t(wantOut)) + (varOut ? "+" : ""));
       return;
     }
     std::map<std::string, DType> bound;
@@ -188,8 +191,9 @@ class Validator {
       for (const auto& [v, a] : pairs) {
         if (!a || v->type.kind == ValueType::Kind::Shape) continue;
         if (a->fixed.present && v->type.dtype != a->fixed.dtype)
-          error(op, std::string("argument ") + a->name + " has element type " + std::string(dtypeName(v->type.dtype)) +
-                        "; spec " + sp.section + " " + sp.specName + " declares it " + a->type);
+          error(op,
+                std::string("argument ") + a->name + " has element type " + std::string(dtypeName(v->type.dtype)) +
+                    "; spec " + sp.section + " " + sp.specName + " declares it " + a->type);
         if (!*a->typeVar) continue;
         auto [it, fresh] = bound.emplace(a->typeVar, v->type.dtype);
         if (!fresh && it->second != v->type.dtype) conflicts.insert(a->typeVar);
@@ -198,13 +202,15 @@ class Validator {
     take(bind(sp, sp.operands, op.operands));
     take(bind(sp, sp.results, op.results));
     // acc_type is a type attribute that selects acc_t.
-    if (const Attribute* acc = op.attr("acc_type"); acc && acc->kind == Attribute::Kind::Type) bound["acc_t"] = acc->dtype;
+    if (const Attribute* acc = op.attr("acc_type"); acc && acc->kind == Attribute::Kind::Type)
+      bound["acc_t"] = acc->dtype;
     if (op.name == "tosa.rescale" && op.operands.size() > 1) {
       // mul_t is not a table column: "if (scale32) mul_t=i32_t else mul_t=i16_t".
       DType mul = op.boolAttr("scale32") ? DType::I32 : DType::I16;
       if (op.operands[1]->type.dtype != mul)
-        error(op, "multiplier has element type " + std::string(dtypeName(op.operands[1]->type.dtype)) +
-                      "; spec 2.13.2 RESCALE: if (scale32) mul_t=i32_t else mul_t=i16_t");
+        error(op,
+              "multiplier has element type " + std::string(dtypeName(op.operands[1]->type.dtype)) +
+                  "; spec 2.13.2 RESCALE: if (scale32) mul_t=i32_t else mul_t=i16_t");
     }
     matchTypes(op, sp, bound, conflicts);
   }
@@ -229,16 +235,18 @@ class Validator {
     }
     if (matches.empty()) {
       std::string why = conflicts.empty() ? "" : " (arguments sharing type variable " + *conflicts.begin() + " differ)";
-      error(op, "type combination " + combo + why + " not in the supported-data-types table of spec " + sp.section +
-                    " " + sp.specName);
+      error(op,
+            "type combination " + combo + why + " not in the supported-data-types table of spec " + sp.section + " " +
+                sp.specName);
       return;
     }
     for (const auto* row : matches)
       if (satisfied(row->requires_)) return;
     const auto* row = matches.front();
-    error(op, "type combination " + combo + " (mode '" + row->mode + "') needs " +
-                  spec::requirementToString(row->requires_) + ", which the target does not have (spec " + sp.section +
-                  " " + sp.specName + " supported data types)");
+    error(op,
+          "type combination " + combo + " (mode '" + row->mode + "') needs " +
+              spec::requirementToString(row->requires_) + ", which the target does not have (spec " + sp.section + " " +
+              sp.specName + " supported data types)");
   }
 
   // (c) Compile Time Constant status.
@@ -254,9 +262,10 @@ class Validator {
         if (!a || std::string(a->name) != c.arg || isConstantProducer(v)) continue;
         std::string profs;
         for (const char* p : c.profiles) profs += (profs.empty() ? "" : ", ") + spec::profileOrExtensionName(p);
-        error(op, std::string("argument ") + c.arg + " must be a compile-time constant (tosa.const/tosa.const_shape): " +
-                      "Compile Time Constant Status of spec " + sp.section + " " + sp.specName + " lists it for " +
-                      profs + (c.disabledBy.empty() ? "" : ", unless EXT-DYNAMIC"));
+        error(op,
+              std::string("argument ") + c.arg + " must be a compile-time constant (tosa.const/tosa.const_shape): " +
+                  "Compile Time Constant Status of spec " + sp.section + " " + sp.specName + " lists it for " + profs +
+                  (c.disabledBy.empty() ? "" : ", unless EXT-DYNAMIC"));
       }
     }
   }
@@ -270,12 +279,14 @@ class Validator {
         int maxR = a->rankMaxRelative ? (lim_ ? int(lim_->maxRank) : 1 << 20) + a->rankMax : a->rankMax;
         int r = v->type.rank();
         if (r < a->rankMin || (!a->rankMaxRelative && r > maxR))
-          error(op, std::string("argument ") + a->name + " " + v->type.toString() + " has rank " + num(r) + "; spec " +
-                        sp.section + " " + sp.specName + " requires rank " +
-                        (a->rankMin == maxR ? num(a->rankMin) : num(a->rankMin) + " to " + num(maxR)));
+          error(op,
+                std::string("argument ") + a->name + " " + v->type.toString() + " has rank " + num(r) + "; spec " +
+                    sp.section + " " + sp.specName + " requires rank " +
+                    (a->rankMin == maxR ? num(a->rankMin) : num(a->rankMin) + " to " + num(maxR)));
         else if (a->rankMaxRelative && a->rankMax < 0 && r > maxR)
-          error(op, std::string("LEVEL_CHECK failed: argument ") + a->name + " has rank " + num(r) +
-                        " > MAX_RANK - " + num(-a->rankMax) + " (level " + target_.level + ")");
+          error(op,
+                std::string("LEVEL_CHECK failed: argument ") + a->name + " has rank " + num(r) + " > MAX_RANK - " +
+                    num(-a->rankMax) + " (level " + target_.level + ")");
       }
     };
     check(bind(sp, sp.operands, op.operands));
@@ -346,11 +357,25 @@ class Validator {
   int64_t lim_limit() const { return lim_ ? lim_->maxTensorListSize : INT64_MAX; }
 
   static bool isBroadcastBinary(const std::string& n) {
-    static const std::set<std::string> k = {
-        "tosa.add", "tosa.arithmetic_right_shift", "tosa.bitwise_and", "tosa.bitwise_or", "tosa.bitwise_xor",
-        "tosa.intdiv", "tosa.logical_and", "tosa.logical_left_shift", "tosa.logical_right_shift",
-        "tosa.logical_or", "tosa.logical_xor", "tosa.maximum", "tosa.minimum", "tosa.mul", "tosa.pow", "tosa.sub",
-        "tosa.equal", "tosa.greater", "tosa.greater_equal"};
+    static const std::set<std::string> k = {"tosa.add",
+                                            "tosa.arithmetic_right_shift",
+                                            "tosa.bitwise_and",
+                                            "tosa.bitwise_or",
+                                            "tosa.bitwise_xor",
+                                            "tosa.intdiv",
+                                            "tosa.logical_and",
+                                            "tosa.logical_left_shift",
+                                            "tosa.logical_right_shift",
+                                            "tosa.logical_or",
+                                            "tosa.logical_xor",
+                                            "tosa.maximum",
+                                            "tosa.minimum",
+                                            "tosa.mul",
+                                            "tosa.pow",
+                                            "tosa.sub",
+                                            "tosa.equal",
+                                            "tosa.greater",
+                                            "tosa.greater_equal"};
     return k.count(n) != 0;
   }
 
@@ -364,21 +389,27 @@ class Validator {
     for (size_t i = 1; i < nIn; ++i) {
       const Shape& s = op.operands[i]->type.dims;
       if (s.size() != shape.size()) {
-        error(op, "input" + num(int64_t(i + 1)) + " " + shapeStr(s) + " must have the same rank as input1 " +
-                      shapeStr(op.operands[0]->type.dims) + " (spec argument table)");
+        error(op,
+              "input" + num(int64_t(i + 1)) + " " + shapeStr(s) + " must have the same rank as input1 " +
+                  shapeStr(op.operands[0]->type.dims) + " (spec argument table)");
         return;
       }
       for (size_t d = 0; d < s.size(); ++d) {
         if (shape[d] == s[d] || s[d] == 1) continue;
-        if (shape[d] == 1) { shape[d] = s[d]; continue; }
-        error(op, "ERROR_IF(shape != broadcast_shape(...)): input shapes are not broadcast compatible in dimension " +
-                      num(int64_t(d)));
+        if (shape[d] == 1) {
+          shape[d] = s[d];
+          continue;
+        }
+        error(op,
+              "ERROR_IF(shape != broadcast_shape(...)): input shapes are not broadcast compatible in dimension " +
+                  num(int64_t(d)));
         return;
       }
     }
     const Shape& out = op.results[0]->type.dims;
-    errorIf(op, out != shape, nIn == 3 ? "shape != broadcast_shape(broadcast_shape(shape1, shape2), shape3)"
-                                       : "shape != broadcast_shape(shape1, shape2)",
+    errorIf(op, out != shape,
+            nIn == 3 ? "shape != broadcast_shape(broadcast_shape(shape1, shape2), shape3)"
+                     : "shape != broadcast_shape(shape1, shape2)",
             "output " + shapeStr(out) + ", broadcast of the inputs is " + shapeStr(shape));
   }
 
@@ -388,8 +419,9 @@ class Validator {
     auto pad = op.intArrayAttr("pad"), stride = op.intArrayAttr("stride"), dil = op.intArrayAttr("dilation");
     if (op.operands.size() < 5 || op.results.empty() || pad.size() != 2 * sp || stride.size() != sp ||
         dil.size() != sp) {
-      error(op, "expects 5 operands and pad[" + num(int64_t(2 * sp)) + "], stride[" + num(int64_t(sp)) +
-                    "], dilation[" + num(int64_t(sp)) + "] attributes");
+      error(op,
+            "expects 5 operands and pad[" + num(int64_t(2 * sp)) + "], stride[" + num(int64_t(sp)) + "], dilation[" +
+                num(int64_t(sp)) + "] attributes");
       return;
     }
     zeroPoint(op, 3, "input_zp", op.operands[0]->type.dtype, "!is_same<in_t,i8_t>() && input_zp != 0");
@@ -399,7 +431,8 @@ class Validator {
     const char** padNames = is3d ? kPadNames : kPadNames + 2;
     const char** dimNames = is3d ? kDimNames : kDimNames + 1;
     for (size_t i = 0; i < pad.size(); ++i) {
-      level(op, pad[i] <= maxKernel(), std::string(padNames[i]) + " <= MAX_KERNEL", padNames[i] + std::string(" = ") + num(pad[i]));
+      level(op, pad[i] <= maxKernel(), std::string(padNames[i]) + " <= MAX_KERNEL",
+            padNames[i] + std::string(" = ") + num(pad[i]));
       errorIf(op, pad[i] < 0, std::string(padNames[i]) + " < 0");
     }
     for (size_t i = 0; i < sp; ++i) {
@@ -429,8 +462,8 @@ class Validator {
       // ERROR_IF(OH != idiv_check(IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y, stride_y) + 1)
       int64_t numer = I[i + 1] - 1 + pad[2 * i] + pad[2 * i + 1] - (K[i] - 1) * dil[i];
       std::string cond = std::string(on[i]) + " != idiv_check(" + inn[i] + " - 1 + " + padNames[2 * i] + " + " +
-                         padNames[2 * i + 1] + " - (" + kn[i] + " - 1) * dilation_" + dimNames[i] + ", stride_" +
-                         dimNames[i] + ") + 1";
+          padNames[2 * i + 1] + " - (" + kn[i] + " - 1) * dilation_" + dimNames[i] + ", stride_" + dimNames[i] +
+          ") + 1";
       if (numer % stride[i] != 0) {
         error(op, "ERROR_IF(" + cond + "): idiv_check(" + num(numer) + ", " + num(stride[i]) + ") is not exact");
         continue;
@@ -444,8 +477,9 @@ class Validator {
     if (I[sp + 1] != ic)
       error(op, "input channels " + num(I[sp + 1]) + " differ from the weight's " + num(ic) + " (spec argument table)");
     if (O[sp + 1] != oc || O[0] != I[0])
-      error(op, "output " + shapeStr(O) + " must have N = " + num(I[0]) + " and " + (dw ? "C*M" : "OC") + " = " +
-                    num(oc) + " channels (spec argument table)");
+      error(op,
+            "output " + shapeStr(O) + " must have N = " + num(I[0]) + " and " + (dw ? "C*M" : "OC") + " = " + num(oc) +
+                " channels (spec argument table)");
     int64_t bc = bias->type.dims.empty() ? 1 : bias->type.dims[0];
     errorIf(op, bc != oc && bc != 1, dw ? "BC != C*M && BC != 1" : "BC != OC && BC != 1",
             "BC = " + num(bc) + ", " + (dw ? "C*M" : "OC") + " = " + num(oc));
@@ -458,7 +492,8 @@ class Validator {
     zeroPoint(op, 4, "weight_zp", op.operands[1]->type.dtype, "!is_same<weight_t,i8_t>() && weight_zp != 0");
     static const char* pn[] = {"out_pad_top", "out_pad_bottom", "out_pad_left", "out_pad_right"};
     for (int i = 0; i < 4; ++i)
-      level(op, opad[i] <= maxKernel(), std::string(pn[i]) + " <= MAX_KERNEL", pn[i] + std::string(" = ") + num(opad[i]));
+      level(op, opad[i] <= maxKernel(), std::string(pn[i]) + " <= MAX_KERNEL",
+            pn[i] + std::string(" = ") + num(opad[i]));
     level(op, stride[0] <= maxStride(), "stride_y <= MAX_STRIDE", "stride_y = " + num(stride[0]));
     level(op, stride[1] <= maxStride(), "stride_x <= MAX_STRIDE", "stride_x = " + num(stride[1]));
     errorIf(op, stride[0] < 1 || stride[1] < 1, "stride_y < 1 || stride_x < 1");
@@ -514,8 +549,9 @@ class Validator {
       if (stride[i] < 1) continue;
       int64_t numer = I[i + 1] + pad[2 * i] + pad[2 * i + 1] - kernel[i];
       if (numer % stride[i] != 0) {
-        error(op, std::string("ERROR_IF(") + conds[i] + "): idiv_check(" + num(numer) + ", " + num(stride[i]) +
-                      ") is not exact");
+        error(op,
+              std::string("ERROR_IF(") + conds[i] + "): idiv_check(" + num(numer) + ", " + num(stride[i]) +
+                  ") is not exact");
         continue;
       }
       int64_t expect = numer / stride[i] + 1;
@@ -532,16 +568,18 @@ class Validator {
     for (int i : {2, 3}) {
       auto v = constValues(op.operands[i]);
       if (v && !v->empty())
-        errorIf(op, t != DType::I8 && (*v)[0] != 0, "!is_same<in_t,i8_t> && (A_zp != 0 || B_zp != 0)",
-                std::string(i == 2 ? "A_zp" : "B_zp") + " is " + std::to_string((*v)[0]) + " (zero point only for i8_t)");
+        errorIf(
+            op, t != DType::I8 && (*v)[0] != 0, "!is_same<in_t,i8_t> && (A_zp != 0 || B_zp != 0)",
+            std::string(i == 2 ? "A_zp" : "B_zp") + " is " + std::to_string((*v)[0]) + " (zero point only for i8_t)");
     }
     const Value *a = op.operands[0], *b = op.operands[1], *o = op.results[0];
     if (!isStaticTensor(a) || !isStaticTensor(b) || !isStaticTensor(o)) return;
     const Shape &A = a->type.dims, &B = b->type.dims, &O = o->type.dims;
     if (A.size() != 3 || B.size() != 3 || O.size() != 3) return;
     if (B[0] != A[0] || B[1] != A[2])
-      error(op, "B " + shapeStr(B) + " must be [N,C,W] with N = " + num(A[0]) + ", C = " + num(A[2]) +
-                    " from A [N,H,C] (spec 2.3.7 argument table)");
+      error(op,
+            "B " + shapeStr(B) + " must be [N,C,W] with N = " + num(A[0]) + ", C = " + num(A[2]) +
+                " from A [N,H,C] (spec 2.3.7 argument table)");
     Shape want = {A[0], A[1], B[2]};
     if (O != want)
       error(op, "output " + shapeStr(O) + " must be [N,H,W] = " + shapeStr(want) + " (spec 2.3.7 argument table)");
@@ -597,7 +635,8 @@ class Validator {
     errorIf(op, O[axis] != 1, "shape[axis] != 1", "output " + shapeStr(O) + ", axis " + num(axis));
     for (size_t d = 0; d < I.size(); ++d)
       if (int64_t(d) != axis && I[d] != O[d])
-        error(op, "output " + shapeStr(O) + " must equal input " + shapeStr(I) + " outside the axis (spec argument table)");
+        error(op,
+              "output " + shapeStr(O) + " must equal input " + shapeStr(I) + " outside the axis (spec argument table)");
   }
 
   void concat(const Operation& op) {
@@ -617,13 +656,15 @@ class Validator {
     for (size_t i = 0; i < op.operands.size(); ++i) {
       const Shape& s = op.operands[i]->type.dims;
       if (int(s.size()) != r0) {
-        error(op, "ERROR_IF(rank(shapes1[shape_index]) != rank(shapes1[0])): input " + num(int64_t(i)) + " " + shapeStr(s));
+        error(op,
+              "ERROR_IF(rank(shapes1[shape_index]) != rank(shapes1[0])): input " + num(int64_t(i)) + " " + shapeStr(s));
         return;
       }
       for (int d = 0; d < r0; ++d)
         if (d != axis && s[d] != s0[d]) {
-          error(op, "ERROR_IF(shapes1[shape_index][axis_index] != shapes1[0][axis_index]): input " + num(int64_t(i)) +
-                        " " + shapeStr(s) + " vs " + shapeStr(s0));
+          error(op,
+                "ERROR_IF(shapes1[shape_index][axis_index] != shapes1[0][axis_index]): input " + num(int64_t(i)) + " " +
+                    shapeStr(s) + " vs " + shapeStr(s0));
           return;
         }
       sum += s[axis];
@@ -725,9 +766,18 @@ class Validator {
     }
     std::vector<bool> used(size_t(r), false);
     for (int64_t p : perms) {
-      if (p >= r) { error(op, "ERROR_IF(index >= rank(shape1)): perms " + ints(perms)); return; }
-      if (p < 0) { error(op, "ERROR_IF(index < 0): perms " + ints(perms)); return; }
-      if (used[size_t(p)]) { error(op, "ERROR_IF(indexes_used[index] == true): perms " + ints(perms)); return; }
+      if (p >= r) {
+        error(op, "ERROR_IF(index >= rank(shape1)): perms " + ints(perms));
+        return;
+      }
+      if (p < 0) {
+        error(op, "ERROR_IF(index < 0): perms " + ints(perms));
+        return;
+      }
+      if (used[size_t(p)]) {
+        error(op, "ERROR_IF(indexes_used[index] == true): perms " + ints(perms));
+        return;
+      }
       used[size_t(p)] = true;
     }
     if (!isStaticTensor(in) || !isStaticTensor(out)) return;
@@ -737,8 +787,9 @@ class Validator {
     }
     for (int i = 0; i < r; ++i)
       if (in->type.dims[size_t(perms[size_t(i)])] != out->type.dims[size_t(i)]) {
-        error(op, "ERROR_IF(shape1[perms[i]] != shape[i]): input " + shapeStr(in->type.dims) + ", perms " + ints(perms) +
-                      ", output " + shapeStr(out->type.dims));
+        error(op,
+              "ERROR_IF(shape1[perms[i]] != shape[i]): input " + shapeStr(in->type.dims) + ", perms " + ints(perms) +
+                  ", output " + shapeStr(out->type.dims));
         return;
       }
   }
@@ -768,10 +819,14 @@ class Validator {
     int64_t ny = (IH - 1) * syn - oy + by, nx = (IW - 1) * sxn - ox + bx;
     const char* cy = "OH != idiv_check((IH - 1) * scale_y_n - offset_y + border_y, scale_y_d) + 1";
     const char* cx = "OW != idiv_check((IW - 1) * scale_x_n - offset_x + border_x, scale_x_d) + 1";
-    if (ny % syd != 0) error(op, std::string("ERROR_IF(") + cy + "): idiv_check not exact");
-    else errorIf(op, OH != ny / syd + 1, cy, "OH = " + num(OH) + ", expected " + num(ny / syd + 1));
-    if (nx % sxd != 0) error(op, std::string("ERROR_IF(") + cx + "): idiv_check not exact");
-    else errorIf(op, OW != nx / sxd + 1, cx, "OW = " + num(OW) + ", expected " + num(nx / sxd + 1));
+    if (ny % syd != 0)
+      error(op, std::string("ERROR_IF(") + cy + "): idiv_check not exact");
+    else
+      errorIf(op, OH != ny / syd + 1, cy, "OH = " + num(OH) + ", expected " + num(ny / syd + 1));
+    if (nx % sxd != 0)
+      error(op, std::string("ERROR_IF(") + cx + "): idiv_check not exact");
+    else
+      errorIf(op, OW != nx / sxd + 1, cx, "OW = " + num(OW) + ", expected " + num(nx / sxd + 1));
   }
 
   void rescale(const Operation& op) {
@@ -796,7 +851,9 @@ class Validator {
     // An unsigned zero point is read zero-extended (the spec's zero_extend<int48_t>(input_zp)): the i16 bit
     // pattern 0x8000 is 32768.
     auto unsignedZp = [](double z, DType t, bool u) {
-      return (u && t == DType::I16) ? double(int64_t(z) & 0xFFFF) : (u && t == DType::I8) ? double(int64_t(z) & 0xFF) : z;
+      return (u && t == DType::I16) ? double(int64_t(z) & 0xFFFF)
+          : (u && t == DType::I8)   ? double(int64_t(z) & 0xFF)
+                                    : z;
     };
     if (auto zp = constValues(op.operands[3]); zp && !zp->empty()) {
       double z = unsignedZp((*zp)[0], in, inU);
@@ -822,8 +879,9 @@ class Validator {
       const Value* v = op.operands[size_t(i)];
       if (!isStaticTensor(v)) continue;
       if (v->type.dims != Shape{nc})
-        error(op, std::string(i == 1 ? "multiplier " : "shift ") + shapeStr(v->type.dims) + " must be [NC] = [" +
-                      num(nc) + "] (spec 2.13.2: if (per_channel) NC=shape[rank(shape)-1] else NC=1)");
+        error(op,
+              std::string(i == 1 ? "multiplier " : "shift ") + shapeStr(v->type.dims) + " must be [NC] = [" + num(nc) +
+                  "] (spec 2.13.2: if (per_channel) NC=shape[rank(shape)-1] else NC=1)");
     }
   }
 
@@ -888,15 +946,18 @@ class Validator {
       std::set<const Value*> inside;
       collectDefined(*op.regions[size_t(r)], inside);
       if (const Value* v = firstOutsideUse(*op.regions[size_t(r)], inside))
-        error(op, std::string(kGraphs[isIf][r]) + " uses a value defined outside it" +
-                      (v->name.empty() ? "" : " ('" + v->name + "')") +
-                      "; spec 2.16: a region is a separate TOSA graph whose only inputs are input_list");
+        error(op,
+              std::string(kGraphs[isIf][r]) + " uses a value defined outside it" +
+                  (v->name.empty() ? "" : " ('" + v->name + "')") +
+                  "; spec 2.16: a region is a separate TOSA graph whose only inputs are input_list");
     }
     if (isIf) {
       errorIf(op, ins != argTypes(*op.regions[0]), "tensor_list_shape(input_list) != tosa_input_shape(then_graph)");
       errorIf(op, ins != argTypes(*op.regions[1]), "tensor_list_shape(input_list) != tosa_input_shape(else_graph)");
-      errorIf(op, outs != yieldTypes(*op.regions[0]), "tensor_list_shape(output_list) != tosa_output_shape(then_graph)");
-      errorIf(op, outs != yieldTypes(*op.regions[1]), "tensor_list_shape(output_list) != tosa_output_shape(else_graph)");
+      errorIf(op, outs != yieldTypes(*op.regions[0]),
+              "tensor_list_shape(output_list) != tosa_output_shape(then_graph)");
+      errorIf(op, outs != yieldTypes(*op.regions[1]),
+              "tensor_list_shape(output_list) != tosa_output_shape(else_graph)");
     } else {
       errorIf(op, ins != outs, "tensor_list_shape(input_list) != tensor_list_shape(output_list)");
       errorIf(op, ins != argTypes(*op.regions[0]), "tensor_list_shape(input_list) != tosa_input_shape(cond_graph)");

@@ -18,29 +18,32 @@ DType storageType(DType t) {
 
 bool isLangType(DType t) {
   switch (t) {
-    case DType::I8: case DType::U8: case DType::I16: case DType::U16: case DType::I32: case DType::FP32:
-      return true;
-    default:
-      return false;
+    case DType::I8:
+    case DType::U8:
+    case DType::I16:
+    case DType::U16:
+    case DType::I32:
+    case DType::FP32: return true;
+    default: return false;
   }
 }
 
 Shape broadcastOrFail(const Shape& a, const Shape& b) {
   auto s = ir::broadcastShape(a, b);
-  if (!s) invalid("shapes " + ValueType::tensor(DType::FP32, a).toString() + " and " +
-                  ValueType::tensor(DType::FP32, b).toString() + " do not broadcast (same rank, dims equal or 1)");
+  if (!s)
+    invalid("shapes " + ValueType::tensor(DType::FP32, a).toString() + " and " +
+            ValueType::tensor(DType::FP32, b).toString() + " do not broadcast (same rank, dims equal or 1)");
   return *s;
 }
 
 int normAxis(int axis, int rank, const char* what) {
   int a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank) invalid(std::string(what) + " " + std::to_string(axis) + " out of range for rank " +
-                                  std::to_string(rank));
+  if (a < 0 || a >= rank)
+    invalid(std::string(what) + " " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
   return a;
 }
 
-Graph::Impl::Impl(std::string functionName)
-    : module(std::make_unique<ir::Module>()), b(*module, functionName) {}
+Graph::Impl::Impl(std::string functionName) : module(std::make_unique<ir::Module>()), b(*module, functionName) {}
 
 Var Graph::Impl::apply(const char* opn, const std::vector<Var>& inputs, const std::function<Var()>& lower) {
   auto r = applyMany(opn, inputs, [&] { return std::vector<Var>{lower()}; });
@@ -107,7 +110,10 @@ Value* Graph::Impl::constF32(const std::vector<double>& values, const Shape& sha
 
 Value* Graph::Impl::splat(DType storage, double v, int rank) {
   Tensor t(storage, Shape(size_t(rank), 1));
-  if (isFloat(storage)) t.setFloat(0, v); else t.setInt(0, int64_t(v));
+  if (isFloat(storage))
+    t.setFloat(0, v);
+  else
+    t.setInt(0, int64_t(v));
   return constant(t);
 }
 
@@ -115,8 +121,8 @@ Value* Graph::Impl::shapeConst(const std::vector<int64_t>& v) { return b.constSh
 
 Value* Graph::Impl::zp(DType storage, int64_t v) { return b.scalar1(storage, double(v), loc()); }
 
-Value* Graph::Impl::rescale(Value* x, DType outStorage, int64_t mult, int shift, int64_t izp, int64_t ozp,
-                            bool inU, bool outU) {
+Value* Graph::Impl::rescale(Value* x, DType outStorage, int64_t mult, int shift, int64_t izp, int64_t ozp, bool inU,
+                            bool outU) {
   ir::RescaleAttrs a;
   a.multiplier = {mult};
   a.shift = {shift};
@@ -136,7 +142,8 @@ Value* Graph::Impl::cast(Value* x, DType to) {
 // cannot produce i32 directly), signed ones through CAST.
 Value* Graph::Impl::widen(Value* x, DType logical) {
   switch (logical) {
-    case DType::I8: case DType::I16: return cast(x, DType::I32);
+    case DType::I8:
+    case DType::I16: return cast(x, DType::I32);
     case DType::I32: return x;
     case DType::U8: return cast(rescale(x, DType::I16, 1 << 30, 30, 0, 0, true, false), DType::I32);
     case DType::U16: {
@@ -162,14 +169,16 @@ Value* Graph::Impl::clampI32(Value* x, int64_t lo, int64_t hi) {
 }
 
 Value* Graph::Impl::clampF32(Value* x, double lo, double hi) {
-  return op("tosa.clamp", {x}, x->type,
-            {{"min_val", ir::Attribute::floating(lo, DType::FP32)}, {"max_val", ir::Attribute::floating(hi, DType::FP32)}});
+  return op(
+      "tosa.clamp", {x}, x->type,
+      {{"min_val", ir::Attribute::floating(lo, DType::FP32)}, {"max_val", ir::Attribute::floating(hi, DType::FP32)}});
 }
 
 Value* Graph::Impl::narrow(Value* x, DType out) {
   switch (out) {
     case DType::I32: return x;
-    case DType::I8: case DType::I16: return cast(clampI32(x, dtypeMin(out), dtypeMax(out)), out);
+    case DType::I8:
+    case DType::I16: return cast(clampI32(x, dtypeMin(out), dtypeMax(out)), out);
     case DType::U8: {
       // [0, 255] through i16, then RESCALE to the unsigned 8-bit pattern.
       Value* s = cast(clampI32(x, 0, 255), DType::I16);
@@ -241,8 +250,14 @@ Value* Graph::Impl::roundScaleHalfAway(Value* v, double scale, int64_t bound) {
   double m = std::frexp(scale, &e);  // scale = m * 2^e, m in [0.5, 1)
   int64_t mult = int64_t(std::ldexp(m, 31));
   int shift = 31 - e;
-  while (mult >= (int64_t(1) << 31)) { mult >>= 1; --shift; }
-  while (shift > 62 && mult % 2 == 0) { mult >>= 1; --shift; }
+  while (mult >= (int64_t(1) << 31)) {
+    mult >>= 1;
+    --shift;
+  }
+  while (shift > 62 && mult % 2 == 0) {
+    mult >>= 1;
+    --shift;
+  }
   if (shift < 2 || shift > 62 || double(mult) * std::ldexp(1.0, -shift) != scale)
     unsupported("scale " + std::to_string(scale) + " cannot be applied exactly by a TOSA RESCALE");
   if (bound >= (int64_t(1) << (shift - 1)) || bound > (int64_t(1) << 31) - 1)
@@ -340,8 +355,10 @@ namespace {
 void markUnsigned(ir::Function& f, bool isArg, size_t i, DType t) {
   if (t != DType::U8 && t != DType::U16) return;
   auto set = [&](const std::string& k, const std::string& v) {
-    if (isArg) f.setArgAttr(i, k, ir::Attribute::string(v));
-    else f.setResultAttr(i, k, ir::Attribute::string(v));
+    if (isArg)
+      f.setArgAttr(i, k, ir::Attribute::string(v));
+    else
+      f.setResultAttr(i, k, ir::Attribute::string(v));
   };
   set("tosakit.lang_type", std::string(dtypeName(t)));
   if (t == DType::U8) set("tosakit.onnx_type", "uint8");
@@ -356,8 +373,9 @@ Graph& Graph::operator=(Graph&&) noexcept = default;
 
 Var Graph::input(const std::string& name, DType dtype, const std::vector<int64_t>& shape) {
   return impl_->apply("input", {}, [&] {
-    if (!isLangType(dtype)) invalid("element type " + std::string(dtypeName(dtype)) + " of '" + name +
-                                    "' is not one of i8, u8, i16, u16, i32, fp32");
+    if (!isLangType(dtype))
+      invalid("element type " + std::string(dtypeName(dtype)) + " of '" + name +
+              "' is not one of i8, u8, i16, u16, i32, fp32");
     for (int64_t d : shape)
       if (d < 1) invalid("input '" + name + "' has a dimension < 1");
     for (const Value* a : impl_->b.function().inputs())
@@ -370,8 +388,8 @@ Var Graph::input(const std::string& name, DType dtype, const std::vector<int64_t
 
 Var Graph::coeff(const Tensor& data, const std::string& name) {
   return impl_->apply("coeff", {}, [&] {
-    if (!isLangType(data.dtype())) invalid("element type " + std::string(dtypeName(data.dtype())) +
-                                           " is not one of i8, u8, i16, u16, i32, fp32");
+    if (!isLangType(data.dtype()))
+      invalid("element type " + std::string(dtypeName(data.dtype())) + " is not one of i8, u8, i16, u16, i32, fp32");
     Value* v = impl_->constant(data);
     if (!name.empty()) v->definingOp->loc.name = name;
     return impl_->make(v, data.dtype(), data);
@@ -429,7 +447,8 @@ std::unique_ptr<ir::Module> finishedCopy(const Graph::Impl& g) {
     names.push_back(name);
   }
   b.output(outs, names);
-  for (size_t i = 0; i < g.outputs.size(); ++i) markUnsigned(b.function(), false, i, g.vars[size_t(g.outputs[i].first)].type);
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    markUnsigned(b.function(), false, i, g.vars[size_t(g.outputs[i].first)].type);
   m->target = g.target;
   return m;
 }
@@ -488,7 +507,8 @@ Result<NamedTensors> Graph::run(const NamedTensors& inputs, const SessionOptions
     DType want = t.dtype();
     for (const Value* a : f.inputs())
       if (a->name == name) want = a->type.dtype;
-    bool unsignedView = (t.dtype() == DType::U8 && want == DType::I8) || (t.dtype() == DType::U16 && want == DType::I16);
+    bool unsignedView =
+        (t.dtype() == DType::U8 && want == DType::I8) || (t.dtype() == DType::U16 && want == DType::I16);
     in.push_back({name, unsignedView ? retype(t, want) : t});
   }
   auto s = Session::create(std::move(m), options);

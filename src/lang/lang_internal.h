@@ -15,9 +15,9 @@ using ir::Value;
 using ir::ValueType;
 
 struct VarInfo {
-  Value* value = nullptr;        // the TOSA value (U8/U16 as i8/i16 bit patterns)
-  DType type = DType::FP32;      // BMLang element type: I8, U8, I16, U16, I32, FP32
-  std::optional<Tensor> coeff;   // the data of a constant (logical type), for operators that fold weights
+  Value* value = nullptr;       // the TOSA value (U8/U16 as i8/i16 bit patterns)
+  DType type = DType::FP32;     // BMLang element type: I8, U8, I16, U16, I32, FP32
+  std::optional<Tensor> coeff;  // the data of a constant (logical type), for operators that fold weights
 };
 
 // Thrown inside an operator's lowering only and caught by Graph::Impl::apply, which turns it into the
@@ -69,7 +69,7 @@ struct Graph::Impl {
   Value* constF32(const std::vector<double>& values, const Shape& shape);
   Value* splat(DType storage, double v, int rank);  // [1, ..., 1] of `rank`
   Value* shapeConst(const std::vector<int64_t>& v);
-  Value* zp(DType storage, int64_t v);              // rank-1 one-element zero point
+  Value* zp(DType storage, int64_t v);  // rank-1 one-element zero point
 
   // Exact widening of a BMLang-typed value to i32 / fp32, and saturating narrowing of an i32 value.
   Value* widen(Value* x, DType logical);

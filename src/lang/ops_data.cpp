@@ -37,15 +37,21 @@ Value* padAxis(Graph::Impl& g, Value* x, int axis, int64_t before, int64_t after
   if (mode == PadType::PAD_SYMMETRIC && (before > n || after > n))
     invalid("symmetric padding must not exceed the dimension");
   if (before > 0) {
-    if (mode == PadType::PAD_EDGE) parts.push_back(edge(0, before));
-    else if (mode == PadType::PAD_REFLECT) parts.push_back(g.reverse(sliceAxis(g, x, axis, 1, before), axis));
-    else parts.push_back(g.reverse(sliceAxis(g, x, axis, 0, before), axis));
+    if (mode == PadType::PAD_EDGE)
+      parts.push_back(edge(0, before));
+    else if (mode == PadType::PAD_REFLECT)
+      parts.push_back(g.reverse(sliceAxis(g, x, axis, 1, before), axis));
+    else
+      parts.push_back(g.reverse(sliceAxis(g, x, axis, 0, before), axis));
   }
   parts.push_back(x);
   if (after > 0) {
-    if (mode == PadType::PAD_EDGE) parts.push_back(edge(n - 1, after));
-    else if (mode == PadType::PAD_REFLECT) parts.push_back(g.reverse(sliceAxis(g, x, axis, n - 1 - after, after), axis));
-    else parts.push_back(g.reverse(sliceAxis(g, x, axis, n - after, after), axis));
+    if (mode == PadType::PAD_EDGE)
+      parts.push_back(edge(n - 1, after));
+    else if (mode == PadType::PAD_REFLECT)
+      parts.push_back(g.reverse(sliceAxis(g, x, axis, n - 1 - after, after), axis));
+    else
+      parts.push_back(g.reverse(sliceAxis(g, x, axis, n - after, after), axis));
   }
   return g.concatV(parts, axis);
 }
@@ -54,7 +60,9 @@ Value* padAxis(Graph::Impl& g, Value* x, int axis, int64_t before, int64_t after
 // -128/-32768.
 Value* argDomain(Graph::Impl& g, Value* x, DType t) {
   switch (t) {
-    case DType::I8: case DType::I16: case DType::FP32: return x;
+    case DType::I8:
+    case DType::I16:
+    case DType::FP32: return x;
     case DType::U8: return g.rescale(x, DType::I8, 1 << 30, 30, 0, -128, true, false);
     case DType::U16: return g.rescale(x, DType::I16, 1 << 30, 30, 32768, 0, true, false);
     default: unsupported("arg of an i32 tensor: TOSA ARGMAX takes 8/16-bit integers or floats");
@@ -68,7 +76,8 @@ Value* argIndex(Graph::Impl& g, Var x, int axis, bool isMin) {
   Shape s = v->type.dims;
   Shape flat = s;
   flat.erase(flat.begin() + axis);
-  Value* idx = g.op("tosa.argmax", {v}, ValueType::tensor(DType::I32, flat), {{"axis", ir::Attribute::integer(axis, DType::I32)}});
+  Value* idx = g.op("tosa.argmax", {v}, ValueType::tensor(DType::I32, flat),
+                    {{"axis", ir::Attribute::integer(axis, DType::I32)}});
   s[size_t(axis)] = 1;
   return g.reshape(idx, s);
 }
@@ -76,9 +85,9 @@ Value* argIndex(Graph::Impl& g, Var x, int axis, bool isMin) {
 // max/min/sum over one axis (kept with size 1) in the computation domain of the type.
 Value* reduceOne(Graph::Impl& g, Value* x, DType t, ReduceMethod m, int axis) {
   const char* op = m == ReduceMethod::REDUCE_MAX ? "tosa.reduce_max"
-                   : m == ReduceMethod::REDUCE_MIN ? "tosa.reduce_min"
-                   : m == ReduceMethod::REDUCE_PROD ? "tosa.reduce_product"
-                                                    : "tosa.reduce_sum";
+      : m == ReduceMethod::REDUCE_MIN            ? "tosa.reduce_min"
+      : m == ReduceMethod::REDUCE_PROD           ? "tosa.reduce_product"
+                                                 : "tosa.reduce_sum";
   (void)t;
   return g.reduceV(op, x, axis);
 }
@@ -142,7 +151,9 @@ std::vector<Var> Graph::split(Var x, int axis, int num, const std::vector<int>& 
     int a = normAxis(axis, int(s.size()), "axis");
     std::vector<int64_t> sizes;
     if (size.empty()) {
-      if (num < 1 || s[size_t(a)] % num != 0) invalid("dimension " + std::to_string(s[size_t(a)]) + " does not split into " + std::to_string(num) + " equal parts");
+      if (num < 1 || s[size_t(a)] % num != 0)
+        invalid("dimension " + std::to_string(s[size_t(a)]) + " does not split into " + std::to_string(num) +
+                " equal parts");
       sizes.assign(size_t(num), s[size_t(a)] / num);
     } else {
       if (num != int(size.size())) invalid("num must equal the number of sizes");
@@ -150,7 +161,8 @@ std::vector<Var> Graph::split(Var x, int axis, int num, const std::vector<int>& 
         if (z < 1) invalid("sizes must be >= 1");
         sizes.push_back(z);
       }
-      if (std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != s[size_t(a)]) invalid("sizes do not add up to the dimension");
+      if (std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != s[size_t(a)])
+        invalid("sizes do not add up to the dimension");
     }
     std::vector<Var> out;
     int64_t at = 0;
@@ -172,7 +184,8 @@ Var Graph::pad(Var x, double pad_val, const std::vector<int>& paddings, PadType 
       if (q < 0) invalid("paddings must be >= 0");
     Value* v = impl_->val(x);
     if (mode == PadType::PAD_CONSTANT) {
-      if (impl_->type(x) != DType::FP32 && (pad_val < double(dtypeMin(impl_->type(x))) || pad_val > double(dtypeMax(impl_->type(x)))))
+      if (impl_->type(x) != DType::FP32 &&
+          (pad_val < double(dtypeMin(impl_->type(x))) || pad_val > double(dtypeMax(impl_->type(x)))))
         invalid("pad_val outside the tensor's type");
       v = impl_->padConst(v, std::vector<int64_t>(paddings.begin(), paddings.end()), pad_val);
     } else {
@@ -222,7 +235,8 @@ Var Graph::squeeze(Var x, const std::vector<int>& axis) {
     std::vector<bool> drop(s.size(), false);
     for (int a : axis) {
       int n = normAxis(a, int(s.size()), "axis");
-      if (s[size_t(n)] != 1) invalid("axis " + std::to_string(a) + " has size " + std::to_string(s[size_t(n)]) + ", not 1");
+      if (s[size_t(n)] != 1)
+        invalid("axis " + std::to_string(a) + " has size " + std::to_string(s[size_t(n)]) + ", not 1");
       drop[size_t(n)] = true;
     }
     Shape out;
@@ -288,7 +302,8 @@ Var Graph::reduce(Var x, const ReduceParam& p) {
       v = reduceOne(g, v, t, p.method, a);
       count *= s[size_t(a)];
     }
-    if (p.method == ReduceMethod::REDUCE_MEAN) v = g.mulF32(v, g.splat(DType::FP32, 1.0 / double(count), v->type.rank()));
+    if (p.method == ReduceMethod::REDUCE_MEAN)
+      v = g.mulF32(v, g.splat(DType::FP32, 1.0 / double(count), v->type.rank()));
     if (isInt) v = g.narrow(v, t);
     if (!p.keep_dims) {
       Shape out;
@@ -311,7 +326,8 @@ Var Graph::arg(Var x, const ArgParam& p) {
 std::vector<Var> Graph::topk(Var x, const TopkParam& p) {
   return impl_->applyMany("topk", {x}, [&] {
     Graph::Impl& g = *impl_;
-    if (p.k != 1) unsupported("k = " + std::to_string(p.k) + ": TOSA 1.0 has no sort; only k = 1 (ARGMAX) is expressible");
+    if (p.k != 1)
+      unsupported("k = " + std::to_string(p.k) + ": TOSA 1.0 has no sort; only k = 1 (ARGMAX) is expressible");
     int a = normAxis(p.axis, int(g.dims(x).size()), "axis");
     DType t = g.type(x);
     ReduceMethod m = p.descending ? ReduceMethod::REDUCE_MAX : ReduceMethod::REDUCE_MIN;
@@ -325,9 +341,7 @@ std::vector<Var> Graph::topk(Var x, const TopkParam& p) {
 }
 
 std::vector<Var> Graph::sort(Var x, int, bool, bool) {
-  return impl_->applyMany("sort", {x}, [&]() -> std::vector<Var> {
-    unsupported("TOSA 1.0 has no sort operator");
-  });
+  return impl_->applyMany("sort", {x}, [&]() -> std::vector<Var> { unsupported("TOSA 1.0 has no sort operator"); });
 }
 
 Var Graph::upsample(Var x, int scale) {
@@ -367,18 +381,27 @@ Var Graph::interpolate(Var x, const std::vector<int>& size, const std::vector<fl
     std::vector<int64_t> scale, offset, border;
     for (int i = 0; i < 2; ++i) {
       int64_t in = s[size_t(2 + i)], o = out[i], n, d, off = 0;
-      if (p.align_corners && o > 1 && in > 1) { n = o - 1; d = in - 1; }
-      else if (p.half_pixel_centers) { n = 2 * o; d = 2 * in; off = in - o; }
-      else { n = o; d = in; }
+      if (p.align_corners && o > 1 && in > 1) {
+        n = o - 1;
+        d = in - 1;
+      } else if (p.half_pixel_centers) {
+        n = 2 * o;
+        d = 2 * in;
+        off = in - o;
+      } else {
+        n = o;
+        d = in;
+      }
       scale.push_back(n);
       scale.push_back(d);
       offset.push_back(off);
       border.push_back((o - 1) * d - (in - 1) * n + off);
     }
     Value* v = g.toNHWC(g.val(x));
-    Value* y = g.op("tosa.resize", {v, g.shapeConst(scale), g.shapeConst(offset), g.shapeConst(border)},
-                    ValueType::tensor(DType::FP32, {s[0], out[0], out[1], s[1]}),
-                    {{"mode", ir::Attribute::enumCase(p.method == InterpolateMode::NEAREST ? "NEAREST_NEIGHBOR" : "BILINEAR")}});
+    Value* y = g.op(
+        "tosa.resize", {v, g.shapeConst(scale), g.shapeConst(offset), g.shapeConst(border)},
+        ValueType::tensor(DType::FP32, {s[0], out[0], out[1], s[1]}),
+        {{"mode", ir::Attribute::enumCase(p.method == InterpolateMode::NEAREST ? "NEAREST_NEIGHBOR" : "BILINEAR")}});
     return g.make(g.toNCHW(y), DType::FP32);
   });
 }

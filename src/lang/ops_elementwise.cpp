@@ -17,7 +17,8 @@ void requireInt(DType t, const char* what) {
 
 DType outOr(std::optional<DType> out, DType dflt) {
   DType t = out.value_or(dflt);
-  if (!isLangType(t)) invalid("output type " + std::string(dtypeName(t)) + " is not one of i8, u8, i16, u16, i32, fp32");
+  if (!isLangType(t))
+    invalid("output type " + std::string(dtypeName(t)) + " is not one of i8, u8, i16, u16, i32, fp32");
   return t;
 }
 
@@ -95,13 +96,16 @@ Var finish(Graph::Impl& g, Arith k, const Operands& o, int shift, std::optional<
 // ---- Arithmetic -----------------------------------------------------------------------------------
 
 Var Graph::add(Var a, Var b, std::optional<DType> out) {
-  return impl_->apply("add", {a, b}, [&] { return finish(*impl_, Arith::Add, tensorOperands(*impl_, a, b), 0, out, impl_->type(a)); });
+  return impl_->apply("add", {a, b},
+                      [&] { return finish(*impl_, Arith::Add, tensorOperands(*impl_, a, b), 0, out, impl_->type(a)); });
 }
 Var Graph::sub(Var a, Var b, std::optional<DType> out) {
-  return impl_->apply("sub", {a, b}, [&] { return finish(*impl_, Arith::Sub, tensorOperands(*impl_, a, b), 0, out, impl_->type(a)); });
+  return impl_->apply("sub", {a, b},
+                      [&] { return finish(*impl_, Arith::Sub, tensorOperands(*impl_, a, b), 0, out, impl_->type(a)); });
 }
 Var Graph::mul(Var a, Var b, std::optional<DType> out) {
-  return impl_->apply("mul", {a, b}, [&] { return finish(*impl_, Arith::Mul, tensorOperands(*impl_, a, b), 0, out, impl_->type(a)); });
+  return impl_->apply("mul", {a, b},
+                      [&] { return finish(*impl_, Arith::Mul, tensorOperands(*impl_, a, b), 0, out, impl_->type(a)); });
 }
 Var Graph::max(Var a, Var b) {
   return impl_->apply("max", {a, b}, [&] {
@@ -126,22 +130,34 @@ Var Graph::div(Var a, Var b) {
 }
 
 Var Graph::adds(Var a, double s, std::optional<DType> out) {
-  return impl_->apply("adds", {a}, [&] { return finish(*impl_, Arith::Add, scalarOperands(*impl_, a, s, false), 0, out, impl_->type(a)); });
+  return impl_->apply("adds", {a}, [&] {
+    return finish(*impl_, Arith::Add, scalarOperands(*impl_, a, s, false), 0, out, impl_->type(a));
+  });
 }
 Var Graph::subs(Var a, double s, std::optional<DType> out) {
-  return impl_->apply("subs", {a}, [&] { return finish(*impl_, Arith::Sub, scalarOperands(*impl_, a, s, false), 0, out, impl_->type(a)); });
+  return impl_->apply("subs", {a}, [&] {
+    return finish(*impl_, Arith::Sub, scalarOperands(*impl_, a, s, false), 0, out, impl_->type(a));
+  });
 }
 Var Graph::rsubs(double s, Var a, std::optional<DType> out) {
-  return impl_->apply("rsubs", {a}, [&] { return finish(*impl_, Arith::Sub, scalarOperands(*impl_, a, s, true), 0, out, impl_->type(a)); });
+  return impl_->apply("rsubs", {a}, [&] {
+    return finish(*impl_, Arith::Sub, scalarOperands(*impl_, a, s, true), 0, out, impl_->type(a));
+  });
 }
 Var Graph::muls(Var a, double s, std::optional<DType> out) {
-  return impl_->apply("muls", {a}, [&] { return finish(*impl_, Arith::Mul, scalarOperands(*impl_, a, s, false), 0, out, impl_->type(a)); });
+  return impl_->apply("muls", {a}, [&] {
+    return finish(*impl_, Arith::Mul, scalarOperands(*impl_, a, s, false), 0, out, impl_->type(a));
+  });
 }
 Var Graph::maxs(Var a, double s) {
-  return impl_->apply("maxs", {a}, [&] { return finish(*impl_, Arith::Max, scalarOperands(*impl_, a, s, false), 0, {}, impl_->type(a)); });
+  return impl_->apply("maxs", {a}, [&] {
+    return finish(*impl_, Arith::Max, scalarOperands(*impl_, a, s, false), 0, {}, impl_->type(a));
+  });
 }
 Var Graph::mins(Var a, double s) {
-  return impl_->apply("mins", {a}, [&] { return finish(*impl_, Arith::Min, scalarOperands(*impl_, a, s, false), 0, {}, impl_->type(a)); });
+  return impl_->apply("mins", {a}, [&] {
+    return finish(*impl_, Arith::Min, scalarOperands(*impl_, a, s, false), 0, {}, impl_->type(a));
+  });
 }
 Var Graph::divs(Var a, double s) {
   return impl_->apply("divs", {a}, [&] {
@@ -160,25 +176,39 @@ Var Graph::rdivs(double s, Var a) {
 }
 
 Var Graph::add_shift(Var a, Var b, int shift, std::optional<DType> out) {
-  return impl_->apply("add_shift", {a, b}, [&] { return finish(*impl_, Arith::Add, tensorOperands(*impl_, a, b), shift, out, impl_->type(a)); });
+  return impl_->apply("add_shift", {a, b}, [&] {
+    return finish(*impl_, Arith::Add, tensorOperands(*impl_, a, b), shift, out, impl_->type(a));
+  });
 }
 Var Graph::sub_shift(Var a, Var b, int shift, std::optional<DType> out) {
-  return impl_->apply("sub_shift", {a, b}, [&] { return finish(*impl_, Arith::Sub, tensorOperands(*impl_, a, b), shift, out, impl_->type(a)); });
+  return impl_->apply("sub_shift", {a, b}, [&] {
+    return finish(*impl_, Arith::Sub, tensorOperands(*impl_, a, b), shift, out, impl_->type(a));
+  });
 }
 Var Graph::mul_shift(Var a, Var b, int shift, std::optional<DType> out) {
-  return impl_->apply("mul_shift", {a, b}, [&] { return finish(*impl_, Arith::Mul, tensorOperands(*impl_, a, b), shift, out, impl_->type(a)); });
+  return impl_->apply("mul_shift", {a, b}, [&] {
+    return finish(*impl_, Arith::Mul, tensorOperands(*impl_, a, b), shift, out, impl_->type(a));
+  });
 }
 Var Graph::adds_shift(Var a, int s, int shift, std::optional<DType> out) {
-  return impl_->apply("adds_shift", {a}, [&] { return finish(*impl_, Arith::Add, scalarOperands(*impl_, a, s, false), shift, out, impl_->type(a)); });
+  return impl_->apply("adds_shift", {a}, [&] {
+    return finish(*impl_, Arith::Add, scalarOperands(*impl_, a, s, false), shift, out, impl_->type(a));
+  });
 }
 Var Graph::subs_shift(Var a, int s, int shift, std::optional<DType> out) {
-  return impl_->apply("subs_shift", {a}, [&] { return finish(*impl_, Arith::Sub, scalarOperands(*impl_, a, s, false), shift, out, impl_->type(a)); });
+  return impl_->apply("subs_shift", {a}, [&] {
+    return finish(*impl_, Arith::Sub, scalarOperands(*impl_, a, s, false), shift, out, impl_->type(a));
+  });
 }
 Var Graph::rsubs_shift(int s, Var a, int shift, std::optional<DType> out) {
-  return impl_->apply("rsubs_shift", {a}, [&] { return finish(*impl_, Arith::Sub, scalarOperands(*impl_, a, s, true), shift, out, impl_->type(a)); });
+  return impl_->apply("rsubs_shift", {a}, [&] {
+    return finish(*impl_, Arith::Sub, scalarOperands(*impl_, a, s, true), shift, out, impl_->type(a));
+  });
 }
 Var Graph::muls_shift(Var a, int s, int shift, std::optional<DType> out) {
-  return impl_->apply("muls_shift", {a}, [&] { return finish(*impl_, Arith::Mul, scalarOperands(*impl_, a, s, false), shift, out, impl_->type(a)); });
+  return impl_->apply("muls_shift", {a}, [&] {
+    return finish(*impl_, Arith::Mul, scalarOperands(*impl_, a, s, false), shift, out, impl_->type(a));
+  });
 }
 
 // ---- Shifts -----------------------------------------------------------------------------------------
@@ -308,8 +338,9 @@ Var activeImpl(Graph::Impl& g, Var x, ActiveType type, float slope, std::optiona
   if (isInt(t)) {
     if (type != ActiveType::ACTIVE_RELU && type != ActiveType::ACTIVE_ABSVAL &&
         !(type == ActiveType::ACTIVE_LEAKY_RELU && slope == 0.0f))
-      invalid("integer input takes ACTIVE_RELU, ACTIVE_ABSVAL or ACTIVE_LEAKY_RELU with slope 0 (as BMLang); "
-              "other activations are fp32");
+      invalid(
+          "integer input takes ACTIVE_RELU, ACTIVE_ABSVAL or ACTIVE_LEAKY_RELU with slope 0 (as BMLang); "
+          "other activations are fp32");
     DType o = outOr(out, t);
     requireInt(o, "the output");
     Value* w = g.widen(v, t);
@@ -381,12 +412,24 @@ Var compare(Graph::Impl& g, Var a, Var b, const char* tosaOp, bool swap, bool ne
 
 }  // namespace
 
-Var Graph::gt(Var a, Var b) { return impl_->apply("gt", {a, b}, [&] { return compare(*impl_, a, b, "tosa.greater", false, false); }); }
-Var Graph::ge(Var a, Var b) { return impl_->apply("ge", {a, b}, [&] { return compare(*impl_, a, b, "tosa.greater_equal", false, false); }); }
-Var Graph::lt(Var a, Var b) { return impl_->apply("lt", {a, b}, [&] { return compare(*impl_, a, b, "tosa.greater", true, false); }); }
-Var Graph::le(Var a, Var b) { return impl_->apply("le", {a, b}, [&] { return compare(*impl_, a, b, "tosa.greater_equal", true, false); }); }
-Var Graph::eq(Var a, Var b) { return impl_->apply("eq", {a, b}, [&] { return compare(*impl_, a, b, "tosa.equal", false, false); }); }
-Var Graph::ne(Var a, Var b) { return impl_->apply("ne", {a, b}, [&] { return compare(*impl_, a, b, "tosa.equal", false, true); }); }
+Var Graph::gt(Var a, Var b) {
+  return impl_->apply("gt", {a, b}, [&] { return compare(*impl_, a, b, "tosa.greater", false, false); });
+}
+Var Graph::ge(Var a, Var b) {
+  return impl_->apply("ge", {a, b}, [&] { return compare(*impl_, a, b, "tosa.greater_equal", false, false); });
+}
+Var Graph::lt(Var a, Var b) {
+  return impl_->apply("lt", {a, b}, [&] { return compare(*impl_, a, b, "tosa.greater", true, false); });
+}
+Var Graph::le(Var a, Var b) {
+  return impl_->apply("le", {a, b}, [&] { return compare(*impl_, a, b, "tosa.greater_equal", true, false); });
+}
+Var Graph::eq(Var a, Var b) {
+  return impl_->apply("eq", {a, b}, [&] { return compare(*impl_, a, b, "tosa.equal", false, false); });
+}
+Var Graph::ne(Var a, Var b) {
+  return impl_->apply("ne", {a, b}, [&] { return compare(*impl_, a, b, "tosa.equal", false, true); });
+}
 
 // ---- lut ----------------------------------------------------------------------------------------------
 
@@ -463,8 +506,9 @@ Var Graph::select(Var a, Var b, Var c, Var d, SelectType type) {
 
 Var Graph::where(Var x) {
   return impl_->apply("where", {x}, [&]() -> Var {
-    unsupported("the output shape depends on the data (indices of the non-zero elements); TOSA 1.0 graphs "
-                "have static shapes");
+    unsupported(
+        "the output shape depends on the data (indices of the non-zero elements); TOSA 1.0 graphs "
+        "have static shapes");
   });
 }
 

@@ -15,9 +15,9 @@ namespace {
 // ---- Quantized post-processing (shared by conv, deconv, conv3d and matrix_mul) ---------------------
 
 struct QuantInput {
-  Value* acc = nullptr;     // i32 Conv(input, weight), channels last
-  Value* accZp = nullptr;   // i32 Conv(input, zp_r) (HighPrecisionAsymmetric with zp_r != 0), channels last
-  std::vector<int64_t> bias;       // per output channel; empty: no bias
+  Value* acc = nullptr;       // i32 Conv(input, weight), channels last
+  Value* accZp = nullptr;     // i32 Conv(input, zp_r) (HighPrecisionAsymmetric with zp_r != 0), channels last
+  std::vector<int64_t> bias;  // per output channel; empty: no bias
   DType biasType = DType::I16;
   std::vector<int64_t> weightSum;  // per output channel: sum of (weight - zp_r)
 };
@@ -50,8 +50,9 @@ int64_t maxAbs(const std::vector<int64_t>& v) {
 
 void requireOut(DType out, bool allow16, const char* mode) {
   bool ok = out == DType::I8 || out == DType::U8 || (allow16 && (out == DType::I16 || out == DType::U16));
-  if (!ok) invalid(std::string(mode) + " output must be " + (allow16 ? "i8, u8, i16 or u16" : "i8 or u8") + ", got " +
-                   std::string(dtypeName(out)));
+  if (!ok)
+    invalid(std::string(mode) + " output must be " + (allow16 ? "i8, u8, i16 or u16" : "i8 or u8") + ", got " +
+            std::string(dtypeName(out)));
 }
 
 // res * 2^r + bias (exact in i32, checked against `bound` by roundScaleHalfAway) scaled by `scale`.
@@ -70,7 +71,8 @@ Value* compensate(Graph::Impl& g, Value* res, int r, const std::vector<int64_t>&
 Value* quantize(Graph::Impl& g, const QuantInput& q, const QuantParams& p, DType out) {
   const float scale = float(p.scale);
   if (!(scale > 0.0f)) invalid("scale must be positive");
-  if (q.biasType == DType::FP32) unsupported("an fp32 bias cannot be reproduced exactly by integer TOSA ops; give an i16 or i32 bias");
+  if (q.biasType == DType::FP32)
+    unsupported("an fp32 bias cannot be reproduced exactly by integer TOSA ops; give an i16 or i32 bias");
   int rank = q.acc->type.rank();
   bool bias32 = q.biasType == DType::I32;
   switch (p.mode) {
@@ -169,9 +171,13 @@ std::vector<int64_t> intValues(const Tensor& t) { return t.toInts(); }
 std::vector<double> doubleValues(const Tensor& t) { return t.toDoubles(); }
 
 std::vector<int64_t> biasValues(Graph::Impl& g, Var bias, int64_t oc, DType* type) {
-  if (!bias.valid()) { *type = DType::I16; return {}; }
+  if (!bias.valid()) {
+    *type = DType::I16;
+    return {};
+  }
   const Tensor& b = g.coeffOf(bias, "the bias");
-  if (b.size() != oc) invalid("the bias has " + std::to_string(b.size()) + " elements, " + std::to_string(oc) + " expected");
+  if (b.size() != oc)
+    invalid("the bias has " + std::to_string(b.size()) + " elements, " + std::to_string(oc) + " expected");
   *type = b.dtype() == DType::U16 || b.dtype() == DType::I8 || b.dtype() == DType::U8 ? DType::I16 : b.dtype();
   return b.dtype() == DType::FP32 ? std::vector<int64_t>{} : b.toInts();
 }
@@ -206,8 +212,8 @@ struct Conv2dGeom {
 
 // x [N,H,W,IC] (storage), weights OIHW values [OC, IC/groups, KH, KW] -> [N,OH,OW,OC] in acc type.
 Value* conv2dNHWC(Graph::Impl& g, Value* x, int64_t izp, const std::vector<int64_t>& wInt,
-                  const std::vector<double>& wF, const Shape& wShape, const std::vector<double>& biasF,
-                  Conv2dGeom geo, bool isFloat) {
+                  const std::vector<double>& wF, const Shape& wShape, const std::vector<double>& biasF, Conv2dGeom geo,
+                  bool isFloat) {
   const int64_t OC = wShape[0], ICg = wShape[1], KH = wShape[2], KW = wShape[3];
   const int64_t IC = x->type.dims[3];
   if (ICg * geo.groups != IC || OC % geo.groups != 0)
@@ -228,7 +234,8 @@ Value* conv2dNHWC(Graph::Impl& g, Value* x, int64_t izp, const std::vector<int64
   auto weights = [&](const std::vector<size_t>& order, const Shape& shape,
                      const Shape& from = {}) -> std::pair<Value*, Value*> {
     const Shape& src = from.empty() ? wShape : from;
-    if (isFloat) return {g.constant(Tensor::fromDoubles(DType::FP32, shape, permuteData(wF, src, order))), g.zp(DType::FP32, 0)};
+    if (isFloat)
+      return {g.constant(Tensor::fromDoubles(DType::FP32, shape, permuteData(wF, src, order))), g.zp(DType::FP32, 0)};
     auto [t, wzp] = int8Weights(permuteData(wInt, src, order), shape);
     return {g.constant(t), g.zp(DType::I8, wzp)};
   };
@@ -249,7 +256,8 @@ Value* conv2dNHWC(Graph::Impl& g, Value* x, int64_t izp, const std::vector<int64
     const int64_t M = OC / IC;
     const Shape view = {IC, M, KH, KW};
     auto [w, wzp] = weights({2, 3, 0, 1}, {KH, KW, IC, M}, view);
-    return trim(g.op("tosa.depthwise_conv2d", {x, w, bias(0, OC), xzp, wzp}, ValueType::tensor(acc, {N, OH, OW, OC}), attrs));
+    return trim(
+        g.op("tosa.depthwise_conv2d", {x, w, bias(0, OC), xzp, wzp}, ValueType::tensor(acc, {N, OH, OW, OC}), attrs));
   }
   // Grouped: one conv2d per group on its channel slice, concatenated along C.
   const int64_t OCg = OC / geo.groups;
@@ -260,8 +268,10 @@ Value* conv2dNHWC(Graph::Impl& g, Value* x, int64_t izp, const std::vector<int64
     size_t per = size_t(OCg * ICg * KH * KW);
     std::vector<int64_t> wi;
     std::vector<double> wf;
-    if (isFloat) wf.assign(wF.begin() + int64_t(per) * gi, wF.begin() + int64_t(per) * (gi + 1));
-    else wi.assign(wInt.begin() + int64_t(per) * gi, wInt.begin() + int64_t(per) * (gi + 1));
+    if (isFloat)
+      wf.assign(wF.begin() + int64_t(per) * gi, wF.begin() + int64_t(per) * (gi + 1));
+    else
+      wi.assign(wInt.begin() + int64_t(per) * gi, wInt.begin() + int64_t(per) * (gi + 1));
     std::vector<double> bg;
     if (isFloat && !biasF.empty()) bg.assign(biasF.begin() + OCg * gi, biasF.begin() + OCg * (gi + 1));
     Conv2dGeom one = geo;
@@ -296,7 +306,8 @@ DType intOut(std::optional<DType> out, DType in) { return out.value_or(in); }
 std::vector<double> floatBias(Graph::Impl& g, Var bias, int64_t oc) {
   if (!bias.valid()) return std::vector<double>(size_t(oc), 0.0);
   std::vector<double> b = doubleValues(g.coeffOf(bias, "the bias"));
-  if (int64_t(b.size()) != oc) invalid("the bias has " + std::to_string(b.size()) + " elements, " + std::to_string(oc) + " expected");
+  if (int64_t(b.size()) != oc)
+    invalid("the bias has " + std::to_string(b.size()) + " elements, " + std::to_string(oc) + " expected");
   return b;
 }
 
@@ -326,7 +337,8 @@ Var Graph::conv(Var input, Var weight, Var bias, const ConvParam& p, std::option
     checkRank(g, input, 4, "input");
     const Tensor& w = g.coeffOf(weight, "the weight");
     if (w.rank() != 4) invalid("weight must be [oc, ic, kh, kw]");
-    if (p.groups < 1 || p.stride_h < 1 || p.stride_w < 1 || p.dh < 1 || p.dw < 1) invalid("groups, strides and dilations must be >= 1");
+    if (p.groups < 1 || p.stride_h < 1 || p.stride_w < 1 || p.dh < 1 || p.dw < 1)
+      invalid("groups, strides and dilations must be >= 1");
     if (p.pad_h_t < 0 || p.pad_h_b < 0 || p.pad_w_l < 0 || p.pad_w_r < 0) invalid("paddings must be >= 0");
     Conv2dGeom geo{p.pad_h_t, p.pad_h_b, p.pad_w_l, p.pad_w_r, p.stride_h, p.stride_w, p.dh, p.dw, p.groups};
     const int64_t OC = w.shape()[0];
@@ -375,7 +387,8 @@ Var Graph::deconv(Var input, Var weight, Var bias, const ConvParam& p, std::opti
     if (!isFloat && t != DType::I8 && t != DType::U8) invalid("input must be fp32, i8 or u8");
     DType acc = isFloat ? DType::FP32 : DType::I32;
     std::map<std::string, ir::Attribute> attrs = {
-        {"out_pad", ir::Attribute::intArray({-int64_t(p.pad_h_t), -int64_t(p.pad_h_b), -int64_t(p.pad_w_l), -int64_t(p.pad_w_r)})},
+        {"out_pad",
+         ir::Attribute::intArray({-int64_t(p.pad_h_t), -int64_t(p.pad_h_b), -int64_t(p.pad_w_l), -int64_t(p.pad_w_r)})},
         {"stride", ir::Attribute::intArray({p.stride_h, p.stride_w})},
         {"acc_type", ir::Attribute::type(acc)}};
     const std::vector<size_t> order = {1, 2, 3, 0};
@@ -383,11 +396,11 @@ Var Graph::deconv(Var input, Var weight, Var bias, const ConvParam& p, std::opti
     if (isFloat) {
       if (w.dtype() != DType::FP32) invalid("fp32 input needs an fp32 weight");
       if (out && *out != DType::FP32) invalid("fp32 deconv has fp32 output");
-      Value* y = g.op("tosa.transpose_conv2d",
-                      {x, g.constant(Tensor::fromDoubles(DType::FP32, tw, permuteData(doubleValues(w), w.shape(), order))),
-                       g.constF32(floatBias(g, bias, OC), {OC}), g.zp(DType::FP32, 0),
-                       g.zp(DType::FP32, 0)},
-                      ValueType::tensor(DType::FP32, {N, OH, OW, OC}), attrs);
+      Value* y =
+          g.op("tosa.transpose_conv2d",
+               {x, g.constant(Tensor::fromDoubles(DType::FP32, tw, permuteData(doubleValues(w), w.shape(), order))),
+                g.constF32(floatBias(g, bias, OC), {OC}), g.zp(DType::FP32, 0), g.zp(DType::FP32, 0)},
+               ValueType::tensor(DType::FP32, {N, OH, OW, OC}), attrs);
       return g.make(g.toNCHW(y), DType::FP32);
     }
     if (p.mode != QCalMode::LowPrecisionSymmetric)
@@ -416,7 +429,8 @@ Var Graph::conv3d(Var input, Var weight, Var bias, const Conv3dParam& p, std::op
     const Tensor& w = g.coeffOf(weight, "the weight");
     if (w.rank() != 5) invalid("weight must be [oc, ic, kd, kh, kw]");
     if (p.groups != 1) unsupported("grouped conv3d");
-    if (p.dilation.size() != 3 || p.stride.size() != 3 || p.pad.size() != 6) invalid("dilation/stride need 3 values, pad 6");
+    if (p.dilation.size() != 3 || p.stride.size() != 3 || p.pad.size() != 6)
+      invalid("dilation/stride need 3 values, pad 6");
     for (int i = 0; i < 6; ++i)
       if (p.pad[size_t(i)] < 0 || (i < 3 && (p.stride[size_t(i)] < 1 || p.dilation[size_t(i)] < 1)))
         invalid("paddings must be >= 0, strides and dilations >= 1");
@@ -439,7 +453,9 @@ Var Graph::conv3d(Var input, Var weight, Var bias, const Conv3dParam& p, std::op
     Shape os = {x->type.dims[0], 0, 0, 0, OC};
     for (int i = 0; i < 3; ++i)
       os[size_t(1 + i)] = (x->type.dims[size_t(1 + i)] - 1 + pads[size_t(2 * i)] + pads[size_t(2 * i + 1)] -
-                           (ws[size_t(2 + i)] - 1) * p.dilation[size_t(i)]) / p.stride[size_t(i)] + 1;
+                           (ws[size_t(2 + i)] - 1) * p.dilation[size_t(i)]) /
+              p.stride[size_t(i)] +
+          1;
     DType t = g.type(input);
     bool isFloat = t == DType::FP32;
     if (!isFloat && t != DType::I8 && t != DType::U8) invalid("input must be fp32, i8 or u8");
@@ -455,8 +471,7 @@ Var Graph::conv3d(Var input, Var weight, Var bias, const Conv3dParam& p, std::op
       if (w.dtype() != DType::FP32) invalid("fp32 input needs an fp32 weight");
       Value* y = g.op("tosa.conv3d",
                       {x, g.constant(Tensor::fromDoubles(DType::FP32, tw, permuteData(doubleValues(w), ws, order))),
-                       g.constF32(floatBias(g, bias, OC), {OC}), g.zp(DType::FP32, 0),
-                       g.zp(DType::FP32, 0)},
+                       g.constF32(floatBias(g, bias, OC), {OC}), g.zp(DType::FP32, 0), g.zp(DType::FP32, 0)},
                       ValueType::tensor(DType::FP32, os), attrs);
       return g.make(g.toNCHW(trim(y)), DType::FP32);
     }
@@ -487,7 +502,8 @@ Var Graph::matrix_mul(Var left, Var right, Var bias, const MatrixMulParam& p, st
     if (t == DType::FP32) {
       if (g.type(right) != DType::FP32) invalid("operands mix fp32 and integer types");
       Value* bm = g.reshape(g.val(right), {1, K, N});
-      Value* y = g.op("tosa.matmul", {a, bm, g.zp(DType::FP32, 0), g.zp(DType::FP32, 0)}, ValueType::tensor(DType::FP32, {1, M, N}));
+      Value* y = g.op("tosa.matmul", {a, bm, g.zp(DType::FP32, 0), g.zp(DType::FP32, 0)},
+                      ValueType::tensor(DType::FP32, {1, M, N}));
       if (bias.valid()) {
         if (g.type(bias) != DType::FP32 || product(g.dims(bias)) != N) invalid("the bias must be fp32 with N elements");
         y = g.binary("tosa.add", y, g.reshape(g.val(bias), {1, 1, N}), DType::FP32);
@@ -509,12 +525,14 @@ Var Graph::matrix_mul(Var left, Var right, Var bias, const MatrixMulParam& p, st
       bm = g.constant(wt);
       bzp = z;
     } else {
-      if (p.mode == QCalMode::HighPrecisionAsymmetric) invalid("HighPrecisionAsymmetric needs matrix_right as a coeff tensor");
+      if (p.mode == QCalMode::HighPrecisionAsymmetric)
+        invalid("HighPrecisionAsymmetric needs matrix_right as a coeff tensor");
       auto [v, z] = int8Operand(g, g.reshape(g.val(right), {1, K, N}), rt);
       bm = v;
       bzp = z;
     }
-    q.acc = g.op("tosa.matmul", {as, bm, g.zp(DType::I8, azp), g.zp(DType::I8, bzp)}, ValueType::tensor(DType::I32, {1, M, N}));
+    q.acc = g.op("tosa.matmul", {as, bm, g.zp(DType::I8, azp), g.zp(DType::I8, bzp)},
+                 ValueType::tensor(DType::I32, {1, M, N}));
     if (p.mode == QCalMode::HighPrecisionAsymmetric) {
       // sums over k of (right[k, n] - zp_r), per column n
       q.weightSum.assign(size_t(N), 0);
@@ -542,7 +560,8 @@ Var Graph::fc_int(Var input, Var kernel, Var bias, const FCIntParam& p) {
     DType t = g.type(input);
     if (t != DType::I8 && t != DType::U8) invalid("input must be i8 or u8");
     const Tensor& k = g.coeffOf(kernel, "the kernel");
-    if (k.rank() != 2 || (k.dtype() != DType::I8 && k.dtype() != DType::U8)) invalid("kernel must be a 2-D i8/u8 coeff");
+    if (k.rank() != 2 || (k.dtype() != DType::I8 && k.dtype() != DType::U8))
+      invalid("kernel must be a 2-D i8/u8 coeff");
     const Shape& is = g.dims(input);
     const int64_t B = is[0], M = is[1], K = is[2];
     std::vector<int64_t> kv = intValues(k);
@@ -586,8 +605,8 @@ PoolAxis poolAxis(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, bool
   for (int64_t o = 0; o < out; ++o) {
     int64_t lo = o * s - p0;
     if (std::min(lo + k, in) - std::max<int64_t>(lo, 0) <= 0)
-      invalid("window " + std::to_string(o) + " lies entirely in the padding (padding " + std::to_string(std::max(p0, p1)) +
-              " not smaller than the kernel " + std::to_string(k) + ")");
+      invalid("window " + std::to_string(o) + " lies entirely in the padding (padding " +
+              std::to_string(std::max(p0, p1)) + " not smaller than the kernel " + std::to_string(k) + ")");
   }
   return {in, k, s, p0, p1, out};
 }
@@ -657,7 +676,8 @@ Var Graph::pool(Var input, const PoolParam& p) {
       xp = cutEnd(g, cutEnd(g, x, 1, std::max<int64_t>(-eh, 0)), 2, std::max<int64_t>(-ew, 0));
       eh = std::max<int64_t>(eh, 0);
       ew = std::max<int64_t>(ew, 0);
-      if (h.p0 >= h.k || eh >= h.k || w.p0 >= w.k || ew >= w.k) unsupported("average pool padding not smaller than the kernel");
+      if (h.p0 >= h.k || eh >= h.k || w.p0 >= w.k || ew >= w.k)
+        unsupported("average pool padding not smaller than the kernel");
       attrs["pad"] = ir::Attribute::intArray({h.p0, eh, w.p0, ew});
     }
     const Shape& s = xp->type.dims;
@@ -736,7 +756,8 @@ Var Graph::batch_norm(Var input, Var mean, Var variance, Var gamma, Var beta, co
       return g.reshape(g.val(v), cs);
     };
     Value* x = g.binary("tosa.sub", g.val(input), perChannel(mean, "mean"), DType::FP32);
-    Value* var = g.binary("tosa.add", perChannel(variance, "variance"), g.splat(DType::FP32, p.epsilon, int(is.size())), DType::FP32);
+    Value* var = g.binary("tosa.add", perChannel(variance, "variance"), g.splat(DType::FP32, p.epsilon, int(is.size())),
+                          DType::FP32);
     Value* y = g.mulF32(x, g.unary("tosa.rsqrt", var));
     if (gamma.valid()) y = g.mulF32(y, perChannel(gamma, "gamma"));
     if (beta.valid()) y = g.binary("tosa.add", y, perChannel(beta, "beta"), DType::FP32);

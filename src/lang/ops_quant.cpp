@@ -28,7 +28,9 @@ Value* param(Graph::Impl& g, Value* x, bool perChannel, T single, const std::vec
   return g.constant(Tensor::fromInts(dt, s, iv));
 }
 
-std::vector<int> values(bool pc, int single, const std::vector<int>& vec) { return pc ? vec : std::vector<int>{single}; }
+std::vector<int> values(bool pc, int single, const std::vector<int>& vec) {
+  return pc ? vec : std::vector<int>{single};
+}
 
 // sign(v) * ((|v| + 2^(s-1)) >> s): rounding half away from zero.
 Value* rshiftHalfAway(Graph::Impl& g, Value* v, Value* s) {
@@ -89,8 +91,7 @@ Var Graph::requant_int32(Var x, const RequantInt32Param& p, int mode, DType out)
           if (anyRight) v = g.roundShiftT(v, shiftConst(right));
         }
         break;
-      default:
-        invalid("mode must be 0, 1 or 2");
+      default: invalid("mode must be 0, 1 or 2");
     }
     Value* off = param<int>(g, v, p.is_offset_pc, p.offset_val, p.offset_vec, DType::I32, "offset");
     v = g.binary("tosa.add", v, off, DType::I32);
@@ -108,7 +109,8 @@ Var Graph::requant_fp32_to_int(Var x, const RequantFp32Param& p, DType out) {
     Value* scale = param<float>(g, v, p.is_scale_pc, p.scale_val, p.scale_vec, DType::FP32, "scale");
     Value* y = g.mulF32(v, scale);
     if (p.mode == 1) {
-      y = g.binary("tosa.add", y, param<float>(g, v, p.is_offset_pc, p.offset_fp_val, p.offset_fp_vec, DType::FP32, "offset"),
+      y = g.binary("tosa.add", y,
+                   param<float>(g, v, p.is_offset_pc, p.offset_fp_val, p.offset_fp_vec, DType::FP32, "offset"),
                    DType::FP32);
     } else if (p.mode != 0) {
       invalid("mode must be 0 or 1");
@@ -117,7 +119,9 @@ Var Graph::requant_fp32_to_int(Var x, const RequantFp32Param& p, DType out) {
     // Rounded values are integers; bounds beyond every 8/16-bit output keep the later saturation exact.
     const double lim = out == DType::I32 ? 2147483520.0 : 16777216.0;
     y = g.cast(g.clampF32(y, -lim, lim), DType::I32);
-    if (p.mode == 0) y = g.binary("tosa.add", y, param<int>(g, v, p.is_offset_pc, p.offset_val, p.offset_vec, DType::I32, "offset"), DType::I32);
+    if (p.mode == 0)
+      y = g.binary("tosa.add", y, param<int>(g, v, p.is_offset_pc, p.offset_val, p.offset_vec, DType::I32, "offset"),
+                   DType::I32);
     return g.make(g.narrow(y, out), out);
   });
 }
@@ -132,10 +136,12 @@ Var Graph::dequant_int_to_fp32(Var x, const DequantInt32Param& p) {
     Value* f;
     if (p.mode == 1) {
       f = g.binary("tosa.sub", g.toF32(v, t),
-                   param<float>(g, v, p.is_offset_pc, p.offset_fp_val, p.offset_fp_vec, DType::FP32, "offset"), DType::FP32);
+                   param<float>(g, v, p.is_offset_pc, p.offset_fp_val, p.offset_fp_vec, DType::FP32, "offset"),
+                   DType::FP32);
     } else {
       Value* w = g.widen(v, t);
-      w = g.binary("tosa.sub", w, param<int>(g, v, p.is_offset_pc, p.offset_val, p.offset_vec, DType::I32, "offset"), DType::I32);
+      w = g.binary("tosa.sub", w, param<int>(g, v, p.is_offset_pc, p.offset_val, p.offset_vec, DType::I32, "offset"),
+                   DType::I32);
       f = g.cast(w, DType::FP32);
     }
     return g.make(g.mulF32(f, scale), DType::FP32);

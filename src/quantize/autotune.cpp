@@ -83,7 +83,7 @@ Status autoTune(const CalibrateOptions& o, const ir::Function& fn, const std::ve
     auto tensors = runSample(**session, o, fn, sample);
     if (!tensors) return tensors.status();
     std::map<std::string, Tensor> byName(std::make_move_iterator(tensors->begin()),
-                                          std::make_move_iterator(tensors->end()));
+                                         std::make_move_iterator(tensors->end()));
     for (const auto& [name, cands] : candidates) {
       const auto& cs = consumers[name];
       for (size_t c = 0; c < cs.size(); ++c) {

@@ -58,9 +58,8 @@ class Calibrator {
     auto session = Session::create(std::move(module), o_.session);
     if (!session) return session.status();
     // Pass 1: ranges; pass 2 (when a method needs them): histograms over [0, absmax] and central moments.
-    TK_RETURN_IF_ERROR(pass(**session, samples, "statistics", [&](const std::string& n, const Tensor& t) {
-      stats_.at(n).range.add(t);
-    }));
+    TK_RETURN_IF_ERROR(pass(**session, samples, "statistics",
+                            [&](const std::string& n, const Tensor& t) { stats_.at(n).range.add(t); }));
     if (!histograms) return Status::ok();
     for (auto& s : stats_.tensors) s.hist = AbsHistogram(o_.histogramBins, s.range.absMax(), s.range.mean());
     return pass(**session, samples, "histograms", [&](const std::string& n, const Tensor& t) {
@@ -132,8 +131,9 @@ Result<CalibrationMethod> searchMethod(const CalibrateOptions& o, ir::Function& 
     if (tunable(m) && !tune.empty()) TK_RETURN_IF_ERROR(autoTune(o, fn, tune, cal.stats(), th));
     auto cos = fakeQuantSimilarity(o, fn, evalSamples, th);
     if (!cos) return cos.status();
-    note(o, "search threshold: " + calibrationMethodName(m) + (tunable(m) && !tune.empty() ? "+tune" : "") +
-                ": output cosine " + std::to_string(*cos));
+    note(o,
+         "search threshold: " + calibrationMethodName(m) + (tunable(m) && !tune.empty() ? "+tune" : "") +
+             ": output cosine " + std::to_string(*cos));
     if (*cos > bestCos) bestCos = *cos, bestMethod = m, best = std::move(th);
   }
   return bestMethod;

@@ -78,8 +78,8 @@ Result<CalibrationTable> parseCalibrationTable(const std::string& text, const st
     if (t.empty()) continue;
     std::string where = context + ":" + std::to_string(lineNo);
     if (t[0] == '#') {
-      std::string body = trim(t.substr(t.find_first_not_of('#')  == std::string::npos ? t.size()
-                                                                                      : t.find_first_not_of('#')));
+      std::string body =
+          trim(t.substr(t.find_first_not_of('#') == std::string::npos ? t.size() : t.find_first_not_of('#')));
       size_t colon = body.find(':');
       if (colon != std::string::npos && colon > 0)
         table.header.emplace_back(trim(body.substr(0, colon)), trim(body.substr(colon + 1)));
@@ -91,8 +91,7 @@ Result<CalibrationTable> parseCalibrationTable(const std::string& text, const st
       return Status::parse(where + ": expected '<op_name> <threshold> <min> <max>', got '" + t + "'");
     if (!parseNumber(f[0], e.threshold) || !parseNumber(f[1], e.min) || !parseNumber(f[2], e.max))
       return Status::parse(where + ": tensor '" + e.name + "': threshold, min and max must be finite numbers");
-    if (e.threshold < 0)
-      return Status::parse(where + ": tensor '" + e.name + "': negative threshold " + f[0]);
+    if (e.threshold < 0) return Status::parse(where + ": tensor '" + e.name + "': negative threshold " + f[0]);
     if (e.min > e.max) return Status::parse(where + ": tensor '" + e.name + "': min " + f[1] + " > max " + f[2]);
     if (!seen.insert(e.name).second) return Status::parse(where + ": tensor '" + e.name + "' listed twice");
     table.entries.push_back(std::move(e));
@@ -136,8 +135,7 @@ std::vector<std::string> calibrationTensorNames(const ir::Function& fn) {
   return names;
 }
 
-Status checkCalibrationTableNames(const CalibrationTable& table, const ir::Function& fn,
-                                  const std::string& context) {
+Status checkCalibrationTableNames(const CalibrationTable& table, const ir::Function& fn, const std::string& context) {
   std::vector<std::string> names = calibrationTensorNames(fn);
   std::set<std::string> known(names.begin(), names.end());
   for (const auto& e : table.entries) {
@@ -145,8 +143,8 @@ Status checkCalibrationTableNames(const CalibrationTable& table, const ir::Funct
     // A loop body runs more often than it appears: "body_op#7" is known when "body_op" is.
     size_t hash = e.name.rfind('#');
     if (hash != std::string::npos && hash > 0 && known.count(e.name.substr(0, hash))) continue;
-    return Status::invalid(context + ": calibration table names tensor '" + e.name +
-                           "', which function @" + fn.name + " does not have");
+    return Status::invalid(context + ": calibration table names tensor '" + e.name + "', which function @" + fn.name +
+                           " does not have");
   }
   return Status::ok();
 }
@@ -165,9 +163,9 @@ std::string calibrationMethodName(CalibrationMethod m) {
 }
 
 Result<CalibrationMethod> parseCalibrationMethod(const std::string& name) {
-  for (auto m : {CalibrationMethod::Kld, CalibrationMethod::MinMax, CalibrationMethod::Percentile9999,
-                 CalibrationMethod::Mse, CalibrationMethod::Octav, CalibrationMethod::AciqGauss,
-                 CalibrationMethod::AciqLaplace})
+  for (auto m :
+       {CalibrationMethod::Kld, CalibrationMethod::MinMax, CalibrationMethod::Percentile9999, CalibrationMethod::Mse,
+        CalibrationMethod::Octav, CalibrationMethod::AciqGauss, CalibrationMethod::AciqLaplace})
     if (calibrationMethodName(m) == name) return m;
   return Status::invalid("unknown calibration method '" + name +
                          "' (kld, minmax, percentile9999, mse, octav, aciq_gauss, aciq_laplace)");

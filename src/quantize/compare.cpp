@@ -89,12 +89,13 @@ std::string similarityPlot(const CompareReport& r, const CompareOptions& o) {
   s << "<line x1=\"" << left << "\" y1=\"" << y(lo) << "\" x2=\"" << w - right << "\" y2=\"" << y(lo)
     << "\" stroke=\"#000\"/>\n";
   for (double t : {lo, (lo + 1) / 2, 1.0})
-    s << "<text x=\"" << left - 5 << "\" y=\"" << y(t) + 4 << "\" font-size=\"11\" text-anchor=\"end\">"
-      << fmt(t, 3) << "</text>\n";
-  s << "<text x=\"" << (w / 2) << "\" y=\"" << h - 8 << "\" font-size=\"12\" text-anchor=\"middle\">tensor (graph order)</text>\n";
+    s << "<text x=\"" << left - 5 << "\" y=\"" << y(t) + 4 << "\" font-size=\"11\" text-anchor=\"end\">" << fmt(t, 3)
+      << "</text>\n";
+  s << "<text x=\"" << (w / 2) << "\" y=\"" << h - 8
+    << "\" font-size=\"12\" text-anchor=\"middle\">tensor (graph order)</text>\n";
   auto tolLine = [&](double v, const char* color) {
-    s << "<line x1=\"" << left << "\" y1=\"" << y(v) << "\" x2=\"" << w - right << "\" y2=\"" << y(v)
-      << "\" stroke=\"" << color << "\" stroke-dasharray=\"4 3\"/>\n";
+    s << "<line x1=\"" << left << "\" y1=\"" << y(v) << "\" x2=\"" << w - right << "\" y2=\"" << y(v) << "\" stroke=\""
+      << color << "\" stroke-dasharray=\"4 3\"/>\n";
   };
   tolLine(o.minCosine, "#1f77b4");
   tolLine(o.minEuclidean, "#ff7f0e");
@@ -106,12 +107,14 @@ std::string similarityPlot(const CompareReport& r, const CompareOptions& o) {
     for (size_t i = 0; i < n; ++i)
       if (r.rows[i].note.empty())
         s << "<circle cx=\"" << fmt(x(i), 1) << "\" cy=\"" << fmt(y(r.rows[i].*field), 1) << "\" r=\"3\" fill=\""
-          << color << "\"><title>" << escapeHtml(r.rows[i].name) << ": " << fmt(r.rows[i].*field) << "</title></circle>\n";
+          << color << "\"><title>" << escapeHtml(r.rows[i].name) << ": " << fmt(r.rows[i].*field)
+          << "</title></circle>\n";
   };
   series("cosine", "#1f77b4", &TensorComparison::cosine);
   series("euclidean", "#ff7f0e", &TensorComparison::euclidean);
   s << "<text x=\"" << left << "\" y=\"" << h - 8 << "\" font-size=\"12\" fill=\"#1f77b4\">&#9644; cosine</text>\n";
-  s << "<text x=\"" << left + 80 << "\" y=\"" << h - 8 << "\" font-size=\"12\" fill=\"#ff7f0e\">&#9644; euclidean "
+  s << "<text x=\"" << left + 80 << "\" y=\"" << h - 8
+    << "\" font-size=\"12\" fill=\"#ff7f0e\">&#9644; euclidean "
        "(dashed: tolerances)</text>\n";
   s << "</svg>\n";
   return s.str();

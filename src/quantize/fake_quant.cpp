@@ -30,7 +30,7 @@ int weightOperandIndex(const ir::Operation& op) {
 int64_t weightOutputChannels(const Tensor& w, const std::string& opName) {
   if (w.rank() == 0) return 1;
   if (opName == "tosa.depthwise_conv2d" && w.rank() == 4) return w.shape()[2] * w.shape()[3];  // [KH,KW,C,M]
-  if (opName == "tosa.matmul") return w.shape().back();                                       // [N,C,W]
+  if (opName == "tosa.matmul") return w.shape().back();                                        // [N,C,W]
   return w.shape()[0];  // conv2d/conv3d/transpose_conv2d: [OC, ..., IC]
 }
 

@@ -174,8 +174,9 @@ Result<QtableResult> searchQtable(const QtableOptions& o) {
   }
   // Most output-cosine gain per float layer first: a group of three must gain three times a single layer's.
   auto gainPerLayer = [&](const LayerSensitivity& s) { return (s.cosine - *all) / double(s.layers.size()); };
-  std::stable_sort(r.sensitivity.begin(), r.sensitivity.end(),
-                   [&](const LayerSensitivity& a, const LayerSensitivity& b) { return gainPerLayer(a) > gainPerLayer(b); });
+  std::stable_sort(
+      r.sensitivity.begin(), r.sensitivity.end(),
+      [&](const LayerSensitivity& a, const LayerSensitivity& b) { return gainPerLayer(a) > gainPerLayer(b); });
   // Greedy forward selection: each step measures candidates together with the layers chosen so far and adds
   // the one with the most cosine gain per new float layer, until the target is reached or --max-float-layers
   // leaves no room. Measured in context, not taken from the loss table: in
@@ -259,8 +260,9 @@ std::string formatQuantizeTable(const QtableResult& r, const QtableOptions& o) {
 }
 
 std::string formatLossTable(const QtableResult& r) {
-  std::string out = "# layer sensitivity: output cosine with only this layer (or this fused group, layers joined by"
-                    " ' + ') in float, loss = 1 - cosine; most cosine gain per float layer first\n";
+  std::string out =
+      "# layer sensitivity: output cosine with only this layer (or this fused group, layers joined by"
+      " ' + ') in float, loss = 1 - cosine; most cosine gain per float layer first\n";
   out += "# op_name cosine loss\n";
   for (const auto& s : r.sensitivity) out += s.layer + " " + fixed(s.cosine, 8) + " " + fixed(1 - s.cosine, 8) + "\n";
   return out;

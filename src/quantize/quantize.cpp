@@ -33,8 +33,8 @@ using ir::Value;
 constexpr const char* kScaleAttr = "tosakit.qscale";
 constexpr const char* kZpAttr = "tosakit.qzp";
 
-#define TK_ASSIGN(var, expr)                      \
-  auto var##_result = (expr);                     \
+#define TK_ASSIGN(var, expr)                       \
+  auto var##_result = (expr);                      \
   if (!var##_result) return var##_result.status(); \
   auto var = std::move(var##_result.value())
 
@@ -83,15 +83,14 @@ bool allZero(const Tensor& t) {
   return true;
 }
 
-const std::set<std::string> kChainable = {
-    "tosa.add",   "tosa.sub",   "tosa.mul",  "tosa.maximum", "tosa.minimum", "tosa.pow",
-    "tosa.sigmoid", "tosa.tanh", "tosa.erf", "tosa.exp",     "tosa.log",     "tosa.abs",
-    "tosa.negate", "tosa.reciprocal", "tosa.rsqrt", "tosa.sin", "tosa.cos", "tosa.floor",
-    "tosa.ceil",  "tosa.clamp"};
+const std::set<std::string> kChainable = {"tosa.add", "tosa.sub",     "tosa.mul",    "tosa.maximum",    "tosa.minimum",
+                                          "tosa.pow", "tosa.sigmoid", "tosa.tanh",   "tosa.erf",        "tosa.exp",
+                                          "tosa.log", "tosa.abs",     "tosa.negate", "tosa.reciprocal", "tosa.rsqrt",
+                                          "tosa.sin", "tosa.cos",     "tosa.floor",  "tosa.ceil",       "tosa.clamp"};
 // Ops whose integer output keeps the input's scale and zero point (operand 0 is the data).
-const std::set<std::string> kSameDomain = {"tosa.reshape", "tosa.transpose", "tosa.slice",      "tosa.tile",
-                                           "tosa.reverse", "tosa.identity",  "tosa.max_pool2d", "tosa.reduce_max",
-                                           "tosa.reduce_min"};
+const std::set<std::string> kSameDomain = {"tosa.reshape",    "tosa.transpose",  "tosa.slice",
+                                           "tosa.tile",       "tosa.reverse",    "tosa.identity",
+                                           "tosa.max_pool2d", "tosa.reduce_max", "tosa.reduce_min"};
 const std::set<std::string> kConvLike = {"tosa.conv2d", "tosa.depthwise_conv2d", "tosa.transpose_conv2d",
                                          "tosa.conv3d"};
 
@@ -152,8 +151,7 @@ class Quantizer {
   Result<QParams> actParams(const Value* v, const std::string& neededBy) const {
     std::string name = nameOf(v);
     const CalibrationEntry* e = table_.find(name);
-    if (!e)
-      return Status::invalid("calibration table lacks tensor '" + name + "', needed by " + neededBy);
+    if (!e) return Status::invalid("calibration table lacks tensor '" + name + "', needed by " + neededBy);
     QParams p;
     if (opt_.asymmetric && act_ == DType::I8) {
       double lo = std::min(e->min, 0.0), hi = std::max(e->max, 0.0);
@@ -211,7 +209,8 @@ class Quantizer {
         t->reshape(v->type.dims);
       }
     } else if (d && d->name == "tosa.transpose" && v->type.isStatic()) {
-      if (const Tensor* in = constValue(d->operands[0])) t = transposeTensor(*in, d->intArrayAttr("perms"), v->type.dims);
+      if (const Tensor* in = constValue(d->operands[0]))
+        t = transposeTensor(*in, d->intArrayAttr("perms"), v->type.dims);
     }
     auto& slot = consts_[v];
     slot = std::move(t);
@@ -470,7 +469,7 @@ class Quantizer {
     QuantMode mode = modeOf(op);
     act_ = mode == QuantMode::INT16 ? DType::I16 : mode == QuantMode::INT8 ? DType::I8 : defaultAct_;
     bool floatResult = op.results.size() == 1 && isFloatValue(op.results[0]) &&
-                       op.results[0]->type.dtype == DType::FP32 && op.results[0]->type.isStatic();
+        op.results[0]->type.dtype == DType::FP32 && op.results[0]->type.isStatic();
     if (isIntMode(mode) && floatResult) {
       if (chainable(op)) return Status::ok();
       TK_ASSIGN(done, integerOp(op));
@@ -558,7 +557,8 @@ class Quantizer {
     std::vector<int64_t> entries(n);
     for (size_t i = 0; i < n; ++i) entries[i] = roundClamp(ys[i] / qy.scale + double(qy.zp), qmin(), qmax());
     if (int16)  // apply_lookup_s REQUIREs each slope to fit int16
-      for (size_t i = 1; i < n; ++i) entries[i] = std::clamp(entries[i], entries[i - 1] - 32767, entries[i - 1] + 32767);
+      for (size_t i = 1; i < n; ++i)
+        entries[i] = std::clamp(entries[i], entries[i - 1] - 32767, entries[i - 1] + 32767);
     Value* table = b_.constant(Tensor::fromInts(act_, {int64_t(n)}, entries), last.loc.name + "/table_values");
     Value* out;
     if (!int16) {
@@ -575,8 +575,8 @@ class Quantizer {
   }
 
   // The chain's function on the points xs, by the reference backend in fp64 (precise mode).
-  Result<std::vector<double>> evaluateChain(const std::vector<const Operation*>& ops, const Value* root,
-                                            const Value* v, const std::vector<double>& xs) {
+  Result<std::vector<double>> evaluateChain(const std::vector<const Operation*>& ops, const Value* root, const Value* v,
+                                            const std::vector<double>& xs) {
     auto m = std::make_unique<ir::Module>();
     ir::Builder bb(*m, "main");
     Shape shape(size_t(root->type.rank()), 1);
@@ -669,8 +669,7 @@ class Quantizer {
   Result<bool> convLike(const Operation& op) {
     const Tensor* w = constValue(op.operands[1]);
     const Tensor* bias = constValue(op.operands[2]);
-    if (!w || !bias || op.operands.size() < 5 || !zeroConst(op.operands[3]) || !zeroConst(op.operands[4]))
-      return false;
+    if (!w || !bias || op.operands.size() < 5 || !zeroConst(op.operands[3]) || !zeroConst(op.operands[4])) return false;
     const Value* y = op.results[0];
     TK_ASSIGN(x, getInt(op.operands[0], op.describe()));
     TK_ASSIGN(qy, resultParams(op));
@@ -756,8 +755,8 @@ class Quantizer {
         ops32.push_back(b_.constant(quantizeTensor(*c, {common, 0}, DType::I32), constName(o)));
       } else {
         const Rep& r = reps[size_t(i)];
-        ops32.push_back(rescale(r.v, DType::I32, {r.qp.scale / common}, r.qp.zp, 0,
-                                op.loc.name + "/in" + std::to_string(i)));
+        ops32.push_back(
+            rescale(r.v, DType::I32, {r.qp.scale / common}, r.qp.zp, 0, op.loc.name + "/in" + std::to_string(i)));
       }
     }
     Value* sum = b_.op1(op.name, ops32, ir::ValueType::tensor(DType::I32, y->type.dims), {}, op.loc.name + "/i32");
@@ -823,8 +822,8 @@ class Quantizer {
     TK_ASSIGN(x, getInt(op.operands[0], op.describe()));
     TK_ASSIGN(padding, mapAux(op.operands[1]));
     Value* pc = b_.constant(quantizeTensor(*padConst, x.qp, act_), constName(op.operands[2]));
-    Value* out = b_.op1("tosa.pad", {x.v, padding, pc}, ir::ValueType::tensor(act_, op.results[0]->type.dims),
-                        op.attrs, op.loc.name);
+    Value* out = b_.op1("tosa.pad", {x.v, padding, pc}, ir::ValueType::tensor(act_, op.results[0]->type.dims), op.attrs,
+                        op.loc.name);
     setPrimary(op.results[0], out, x.qp);
     return true;
   }
@@ -870,8 +869,8 @@ class Quantizer {
       TK_ASSIGN(aux, mapAux(op.operands[i]));
       operands.push_back(aux);
     }
-    Value* out = b_.op1(op.name, operands, ir::ValueType::tensor(act_, op.results[0]->type.dims), op.attrs,
-                        op.loc.name);
+    Value* out =
+        b_.op1(op.name, operands, ir::ValueType::tensor(act_, op.results[0]->type.dims), op.attrs, op.loc.name);
     setPrimary(op.results[0], out, x.qp);
     return true;
   }
@@ -975,11 +974,10 @@ std::map<std::string, TensorQuantParams> recordedQuantParams(const ir::Module& m
   std::map<std::string, TensorQuantParams> out;
   const ir::Function* fn = m.function(function);
   if (!fn) return out;
-  auto fromAttrs = [](const ir::Attribute* s, const ir::Attribute* z) {
-    return TensorQuantParams{s->f, z ? z->i : 0};
-  };
+  auto fromAttrs = [](const ir::Attribute* s, const ir::Attribute* z) { return TensorQuantParams{s->f, z ? z->i : 0}; };
   for (size_t i = 0; i < fn->inputs().size(); ++i)
-    if (const ir::Attribute* s = fn->argAttr(i, kScaleAttr)) out[fn->inputName(i)] = fromAttrs(s, fn->argAttr(i, kZpAttr));
+    if (const ir::Attribute* s = fn->argAttr(i, kScaleAttr))
+      out[fn->inputName(i)] = fromAttrs(s, fn->argAttr(i, kZpAttr));
   for (const auto& [v, name] : quantize::topLevelValueNames(*fn)) {
     const Operation* op = v->definingOp;
     if (!op || v->index != 0) continue;
@@ -1004,15 +1002,13 @@ std::string quantParamsToJson(const std::map<std::string, TensorQuantParams>& pa
 }
 
 Result<std::map<std::string, TensorQuantParams>> quantParamsFromJson(const std::string& text,
-                                                                    const std::string& context) {
+                                                                     const std::string& context) {
   std::map<std::string, TensorQuantParams> params;
   try {
     nlohmann::json j = nlohmann::json::parse(text);
     for (auto it = j.begin(); it != j.end(); ++it)
       params[it.key()] = {it.value().at("scale").get<double>(), it.value().at("zero_point").get<int64_t>()};
-  } catch (const std::exception& e) {
-    return Status::parse(context + ": " + e.what());
-  }
+  } catch (const std::exception& e) { return Status::parse(context + ": " + e.what()); }
   return params;
 }
 

@@ -26,8 +26,8 @@ Result<RescaleParams> deriveRescale(double scale, bool scale32) {
   }
   if (shift < 2)
     return Status::invalid("rescale: scale " + std::to_string(scale) + " is too large for a " +
-                           std::to_string(bits + 1) + "-bit multiplier (shift would be " +
-                           std::to_string(shift) + " < 2)");
+                           std::to_string(bits + 1) + "-bit multiplier (shift would be " + std::to_string(shift) +
+                           " < 2)");
   return RescaleParams{m, shift};
 }
 

@@ -125,8 +125,10 @@ double octavThreshold(const std::vector<int64_t>& hist, double absMax, int bits,
     double clippedAbs = 0, clipped = 0, inRange = 0;
     for (size_t j = 0; j < hist.size(); ++j) {
       double centre = (double(j) + 0.5) * width, count = double(hist[j]);
-      if (centre > s) clippedAbs += centre * count, clipped += count;
-      else inRange += count;  // every centre is > 0
+      if (centre > s)
+        clippedAbs += centre * count, clipped += count;
+      else
+        inRange += count;  // every centre is > 0
     }
     double denominator = roundingWeight * inRange + clipped;
     if (denominator == 0) break;
@@ -161,8 +163,8 @@ double aciqGaussThreshold(double mean, double sigma, double absMax, int bits) {
   // Expected MSE of clipping N(0, sigma^2) to [-alpha, alpha] plus the rounding noise (Banner et al., eq. 5).
   auto mse = [&](double alpha) {
     double r = alpha / sigma;
-    double clip = sigma * sigma * ((r * r + 1) * std::erfc(r / std::sqrt(2.0)) -
-                                   std::sqrt(2.0 / M_PI) * r * std::exp(-r * r / 2));
+    double clip = sigma * sigma *
+        ((r * r + 1) * std::erfc(r / std::sqrt(2.0)) - std::sqrt(2.0 / M_PI) * r * std::exp(-r * r / 2));
     return clip + roundingNoise(alpha, bits);
   };
   double alpha = minimizeUnimodal(mse, 0, 20 * sigma);

@@ -47,8 +47,8 @@ bool isRelu(const ir::Operation& op) {
   if (op.name != "tosa.clamp") return false;
   const ir::Attribute* lo = op.attr("min_val");
   const ir::Attribute* hi = op.attr("max_val");
-  return lo && hi && lo->kind == ir::Attribute::Kind::Float && lo->f == 0 &&
-         hi->kind == ir::Attribute::Kind::Float && hi->f >= std::numeric_limits<float>::max();
+  return lo && hi && lo->kind == ir::Attribute::Kind::Float && lo->f == 0 && hi->kind == ir::Attribute::Kind::Float &&
+      hi->f >= std::numeric_limits<float>::max();
 }
 
 bool isConvLike(const ir::Operation& op) { return op.name == "tosa.conv2d" || op.name == "tosa.depthwise_conv2d"; }
@@ -87,7 +87,8 @@ bool equalizePair(ir::Operation& conv1, ir::Operation& conv2, const std::map<con
   }
   for (size_t c = 0; c < s.size(); ++c)
     if (r1[c] > 0 && r2[c] > 0) s[c] = std::sqrt(r1[c] / r2[c]);
-  for (int64_t i = 0; i < w1.size(); ++i) w1.setFloat(i, w1.getFloat(i) / s[size_t(weightOutputChannel(w1, conv1.name, i))]);
+  for (int64_t i = 0; i < w1.size(); ++i)
+    w1.setFloat(i, w1.getFloat(i) / s[size_t(weightOutputChannel(w1, conv1.name, i))]);
   for (int64_t c = 0; c < channels; ++c) b1.setFloat(c, b1.getFloat(c) / s[size_t(c)]);
   for (int64_t i = 0; i < w2.size(); ++i) w2.setFloat(i, w2.getFloat(i) * s[size_t(inputChannel(w2, conv2.name, i))]);
   w1c->attrs["values"] = ir::Attribute::dense(std::move(w1));
@@ -127,7 +128,7 @@ Result<int> correctBiases(const CalibrateOptions& o, ir::Function& fn, const std
   std::vector<Target> targets;
   for (const auto& op : fn.body.ops) {
     bool conv = op->name == "tosa.conv2d" || op->name == "tosa.depthwise_conv2d" || op->name == "tosa.conv3d" ||
-                op->name == "tosa.transpose_conv2d";
+        op->name == "tosa.transpose_conv2d";
     if (!conv || op->operands.size() < 3 || !isFloat(op->results[0]->type.dtype)) continue;
     ir::Operation* bias = ownConst(op->operands[2], uses);
     if (bias) targets.push_back({op.get(), bias, std::vector<double>(size_t(bias->attr("values")->tensor->size()), 0)});

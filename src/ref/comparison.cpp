@@ -15,12 +15,9 @@ enum class Cmp { Equal, Greater, GreaterEqual };
 template <class T>
 bool compare(Cmp c, T a, T b) {
   switch (c) {
-    case Cmp::Equal:
-      return a == b;
-    case Cmp::Greater:
-      return a > b;
-    case Cmp::GreaterEqual:
-      return a >= b;
+    case Cmp::Equal: return a == b;
+    case Cmp::Greater: return a > b;
+    case Cmp::GreaterEqual: return a >= b;
   }
   return false;
 }

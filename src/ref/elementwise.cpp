@@ -65,9 +65,10 @@ Kernel withArity(int numInputs, int numOutputs, Kernel k) {
                                     std::vector<Tensor>& out) -> Status {
     bool inOk = numInputs < 0 || int(in.size()) == numInputs;
     if (!inOk || int(out.size()) != numOutputs)
-      return dtypeError(ctx, "expected " + (numInputs < 0 ? std::string("any number of") : std::to_string(numInputs)) +
-                                 " operand(s) and " + std::to_string(numOutputs) + " result(s), got " +
-                                 std::to_string(in.size()) + " and " + std::to_string(out.size()));
+      return dtypeError(ctx,
+                        "expected " + (numInputs < 0 ? std::string("any number of") : std::to_string(numInputs)) +
+                            " operand(s) and " + std::to_string(numOutputs) + " result(s), got " +
+                            std::to_string(in.size()) + " and " + std::to_string(out.size()));
     for (const Tensor* t : in)
       if (!t) return Status::internal(ctx.op.describe() + ": missing operand tensor");
     return k(ctx, in, out);

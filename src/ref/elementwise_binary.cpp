@@ -215,9 +215,10 @@ Status tableKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   else if (inT == DType::I16 && ctx.dtypeOf(table) == DType::I16 && ctx.dtypeOf(o) == DType::I32)
     tableSize = 513;
   else
-    return dtypeError(ctx, "type combination " + std::string(dtypeName(inT)) + " x " +
-                               std::string(dtypeName(ctx.dtypeOf(table))) + " -> " +
-                               std::string(dtypeName(ctx.dtypeOf(o))) + " is not in the supported data types");
+    return dtypeError(ctx,
+                      "type combination " + std::string(dtypeName(inT)) + " x " +
+                          std::string(dtypeName(ctx.dtypeOf(table))) + " -> " + std::string(dtypeName(ctx.dtypeOf(o))) +
+                          " is not in the supported data types");
   TK_RETURN_IF_ERROR(checkUnary(ctx, input, o));
   if (table.rank() != 1 || table.size() != tableSize) return ctx.requireFailed("length(table) == TABLE_SIZE");
   for (int64_t i = 0; i < input.size(); ++i) {

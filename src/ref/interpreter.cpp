@@ -145,8 +145,8 @@ class ReferenceBackend : public Backend {
       std::string opName = op.strAttr("operator_name");
       auto it = customOps_.find(opName);
       if (it == customOps_.end())
-        return Status::unsupported(op.describe() + ": no implementation registered for custom operator '" +
-                                   opName + "' (register one with Backend::registerCustomOp)");
+        return Status::unsupported(op.describe() + ": no implementation registered for custom operator '" + opName +
+                                   "' (register one with Backend::registerCustomOp)");
       return it->second(op, in, out);
     }
     const Kernel* k = referenceKernels().find(op.name);

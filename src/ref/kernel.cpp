@@ -17,9 +17,7 @@ static SpecVerdict verdictFor(const ir::Operation& op, const char* condition) {
   return SpecVerdict{op.name, op.loc.toString(), condition};
 }
 
-Status KernelContext::errorIf(const char* condition) const {
-  return Status::specError(verdictFor(op, condition));
-}
+Status KernelContext::errorIf(const char* condition) const { return Status::specError(verdictFor(op, condition)); }
 Status KernelContext::requireFailed(const char* condition) const {
   return Status::unpredictable(verdictFor(op, condition));
 }

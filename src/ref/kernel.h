@@ -18,8 +18,8 @@ namespace tosakit::ref {
 
 // Numbers of the spec's level (1.7 "Levels"). Level "none" lifts every limit.
 struct LevelLimits {
-  int64_t maxRank = 6, maxKernel = 8192, maxStride = 8192, maxScale = 256, maxLog2Size = 31,
-          maxNesting = 6, maxTensorListSize = 64;
+  int64_t maxRank = 6, maxKernel = 8192, maxStride = 8192, maxScale = 256, maxLog2Size = 31, maxNesting = 6,
+          maxTensorListSize = 64;
   static LevelLimits forLevel(const std::string& level);
 };
 
@@ -64,9 +64,9 @@ class KernelContext {
   // round_to_nearest_float into t for an intermediate result; the identity in precise mode.
   double roundFloat(DType t, double v) const;
 
-  Status errorIf(const char* condition) const;       // an ERROR_IF or LEVEL_CHECK held
-  Status requireFailed(const char* condition) const; // a REQUIRE did not hold
-  Status unsupported(const std::string& why) const;  // type/attribute combination not implemented
+  Status errorIf(const char* condition) const;        // an ERROR_IF or LEVEL_CHECK held
+  Status requireFailed(const char* condition) const;  // a REQUIRE did not hold
+  Status unsupported(const std::string& why) const;   // type/attribute combination not implemented
 
   // REQUIRE / ERROR_IF inside helper functions (apply_scale_32, tensor_size, ...): the first failure is
   // recorded; kernels end with `return ctx.result();`.
@@ -118,15 +118,15 @@ void registerShapeOperators(KernelRegistry& r);       // 2.18
 }  // namespace tosakit::ref
 
 // The spec's checks, used inside a kernel (needs a KernelContext named ctx in scope).
-#define ERROR_IF(cond)                                   \
-  do {                                                   \
-    if (cond) return ctx.errorIf(#cond);                 \
+#define ERROR_IF(cond)                   \
+  do {                                   \
+    if (cond) return ctx.errorIf(#cond); \
   } while (0)
-#define LEVEL_CHECK(cond)                                \
-  do {                                                   \
+#define LEVEL_CHECK(cond)                                      \
+  do {                                                         \
     if (!(cond)) return ctx.errorIf("LEVEL_CHECK(" #cond ")"); \
   } while (0)
-#define REQUIRE(cond)                                    \
-  do {                                                   \
-    if (!(cond)) return ctx.requireFailed(#cond);        \
+#define REQUIRE(cond)                             \
+  do {                                            \
+    if (!(cond)) return ctx.requireFailed(#cond); \
   } while (0)

@@ -37,9 +37,7 @@ Status reduceKernel(KernelContext& ctx, const Inputs& in, Outputs& out, Reduce o
   DType t = ctx.dtypeOf(output);
   switch (op) {
     case Reduce::All:
-    case Reduce::Any:
-      TK_RETURN_IF_ERROR(checkInOut(ctx, {&input}, t, {DType::Bool}));
-      break;
+    case Reduce::Any: TK_RETURN_IF_ERROR(checkInOut(ctx, {&input}, t, {DType::Bool})); break;
     case Reduce::Max:
     case Reduce::Min:
       TK_RETURN_IF_ERROR(

@@ -41,7 +41,8 @@ Shape broadcast_shape(KernelContext& ctx, const Shape& shape1, const Shape& shap
   if (!ctx.errorIfDeferred(shape1.size() != shape2.size(), "rank(shape1) != rank(shape2)")) return shape1;
   Shape shape = shape1;
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 1) shape[i] = shape2[i];
+    if (shape[i] == 1)
+      shape[i] = shape2[i];
     else if (!ctx.errorIfDeferred(shape2[i] != 1 && shape2[i] != shape[i], "shape2[i] != 1 && shape2[i] != shape[i]"))
       return shape;
   }
@@ -74,9 +75,7 @@ int64_t apply_sub_u(KernelContext& ctx, int64_t a, int64_t b, DType t) {
   ctx.require(c >= minimum_u(t) && c <= maximum_u(t), "c >= minimum_u<in_t>() && c <= maximum_u<in_t>()");
   return zero_extend(c, t);
 }
-int64_t apply_mul_s(int64_t a, int64_t b, DType t) {
-  return truncate_to(int64_t(uint64_t(a) * uint64_t(b)), t);
-}
+int64_t apply_mul_s(int64_t a, int64_t b, DType t) { return truncate_to(int64_t(uint64_t(a) * uint64_t(b)), t); }
 int64_t apply_intdiv_s(KernelContext& ctx, int64_t a, int64_t b, DType t) {
   if (b == 0) {
     ctx.require(false, "input2 != 0");

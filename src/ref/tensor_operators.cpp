@@ -27,8 +27,8 @@ constexpr DType I4 = DType::I4, I8 = DType::I8, I16 = DType::I16, I32 = DType::I
 std::string tn(DType t) { return std::string(dtypeName(t)); }
 
 Status typesNotSupported(KernelContext& ctx, const std::string& combination) {
-  return errorIf(ctx, "operator data types do not meet requirement of operator Supported Data Types (" +
-                          combination + ")");
+  return errorIf(ctx,
+                 "operator data types do not meet requirement of operator Supported Data Types (" + combination + ")");
 }
 
 // ---- Supported Data Types tables ----
@@ -130,8 +130,9 @@ Status argmaxKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   Shape flat = left_shape;
   flat.insert(flat.end(), right_shape.begin(), right_shape.end());
   if (flat != output.shape())
-    return errorIf(ctx, "flatten(left_shape, right_shape) != shape (" + shapeToString(flat) + " vs " +
-                            shapeToString(output.shape()) + ")");
+    return errorIf(ctx,
+                   "flatten(left_shape, right_shape) != shape (" + shapeToString(flat) + " vs " +
+                       shapeToString(output.shape()) + ")");
 
   const int64_t outer = numElements(left_shape), inner = numElements(right_shape), K = shape1[size_t(axis)];
   const bool isFp = is_floating_point(ctx.dtypeOf(input));
@@ -183,8 +184,20 @@ Status poolGeometry(KernelContext& ctx, const Tensor& input, const Tensor& outpu
   TK_RETURN_IF_ERROR(intArrayAttr(ctx, "kernel", 2, kernel));
   TK_RETURN_IF_ERROR(intArrayAttr(ctx, "stride", 2, stride));
   TK_RETURN_IF_ERROR(intArrayAttr(ctx, "pad", 4, pad));
-  g = {input.shape()[0], input.shape()[1], input.shape()[2], input.shape()[3], output.shape()[1],
-       output.shape()[2], kernel[0], kernel[1], stride[0], stride[1], pad[0], pad[1], pad[2], pad[3]};
+  g = {input.shape()[0],
+       input.shape()[1],
+       input.shape()[2],
+       input.shape()[3],
+       output.shape()[1],
+       output.shape()[2],
+       kernel[0],
+       kernel[1],
+       stride[0],
+       stride[1],
+       pad[0],
+       pad[1],
+       pad[2],
+       pad[3]};
   TK_RETURN_IF_ERROR(checkDim(ctx, output, 0, g.N, "output N != input N"));
   TK_RETURN_IF_ERROR(checkDim(ctx, output, 3, g.C, "output C != input C"));
   const int64_t IH = g.IH, IW = g.IW, OH = g.OH, OW = g.OW, kernel_y = g.kernel_y, kernel_x = g.kernel_x,
@@ -307,13 +320,17 @@ Status maxPool2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
               const int64_t y = iy + ky, x = ix + kx;
               if (y >= 0 && y < g.IH && x >= 0 && x < g.IW) {
                 const size_t i = size_t(((n * g.IH + y) * g.IW + x) * g.C + c);
-                if (isFp) facc = apply_max_f(facc, fvals[i], nan_mode);
-                else iacc = apply_max_s(iacc, ivals[i]);
+                if (isFp)
+                  facc = apply_max_f(facc, fvals[i], nan_mode);
+                else
+                  iacc = apply_max_s(iacc, ivals[i]);
               }
             }
           const int64_t o = ((n * g.OH + oy) * g.OW + ox) * g.C + c;
-          if (isFp) output.setFloat(o, facc);
-          else output.setInt(o, iacc);
+          if (isFp)
+            output.setFloat(o, facc);
+          else
+            output.setInt(o, iacc);
         }
   return Status::ok();
 }
@@ -429,10 +446,30 @@ Status conv2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   TK_RETURN_IF_ERROR(checkConv2dWindow(ctx, o, IH, IW, KH, KW, OH, OW, pad, stride, dilation));
   ERROR_IF(BC != OC && BC != 1);
 
-  const Conv3DGeom g{.N = N, .ID = 1, .IH = IH, .IW = IW, .IC = IC, .OC = OC, .KD = 1, .KH = KH, .KW = KW,
-                     .OD = 1, .OH = OH, .OW = OW, .BC = BC, .pad_d0 = 0, .pad_d1 = 0, .pad_top = pad_top,
-                     .pad_bottom = pad_bottom, .pad_left = pad_left, .pad_right = pad_right, .stride_d = 1,
-                     .stride_y = stride_y, .stride_x = stride_x, .dilation_d = 1, .dilation_y = dilation_y,
+  const Conv3DGeom g{.N = N,
+                     .ID = 1,
+                     .IH = IH,
+                     .IW = IW,
+                     .IC = IC,
+                     .OC = OC,
+                     .KD = 1,
+                     .KH = KH,
+                     .KW = KW,
+                     .OD = 1,
+                     .OH = OH,
+                     .OW = OW,
+                     .BC = BC,
+                     .pad_d0 = 0,
+                     .pad_d1 = 0,
+                     .pad_top = pad_top,
+                     .pad_bottom = pad_bottom,
+                     .pad_left = pad_left,
+                     .pad_right = pad_right,
+                     .stride_d = 1,
+                     .stride_y = stride_y,
+                     .stride_x = stride_x,
+                     .dilation_d = 1,
+                     .dilation_y = dilation_y,
                      .dilation_x = dilation_x};
   return conv3dRun(ctx, g, o, output);
 }
@@ -481,10 +518,9 @@ Status conv3dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   TK_RETURN_IF_ERROR(ctx.result());
   ERROR_IF(BC != OC && BC != 1);
 
-  Conv3DGeom g{N,        ID,       IH,       IW,         IC,         OC,         KD,      KH,
-               KW,       OD,       OH,       OW,         BC,         pad_d0,     pad_d1,  pad_top,
-               pad_bottom, pad_left, pad_right, stride_d, stride_y,   stride_x,   dilation_d, dilation_y,
-               dilation_x};
+  Conv3DGeom g{N,         ID,       IH,       IW,       IC,         OC,         KD,        KH,         KW,
+               OD,        OH,       OW,       BC,       pad_d0,     pad_d1,     pad_top,   pad_bottom, pad_left,
+               pad_right, stride_d, stride_y, stride_x, dilation_d, dilation_y, dilation_x};
   return conv3dRun(ctx, g, o, output);
 }
 
@@ -546,8 +582,7 @@ Status depthwiseConv2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out)
   const int64_t pad_top = pad[0], pad_left = pad[2];
   const int64_t stride_y = stride[0], stride_x = stride[1], dilation_y = dilation[0], dilation_x = dilation[1];
 
-  DepthwiseGeom g{N, IH, IW, C, M, KH, KW, OH, OW, BC, pad_top, pad_left, stride_y, stride_x, dilation_y,
-                  dilation_x};
+  DepthwiseGeom g{N, IH, IW, C, M, KH, KW, OH, OW, BC, pad_top, pad_left, stride_y, stride_x, dilation_y, dilation_x};
   if (is_floating_point(o.accT)) return depthwiseCompute<FloatArith>(ctx, g, o, output);
   return depthwiseCompute<IntArith>(ctx, g, o, output);
 }
@@ -636,8 +671,8 @@ Status transposeConv2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out)
 // ---- 2.3.7 MATMUL ----
 
 template <class Arith>
-Status matmulCompute(KernelContext& ctx, const Tensor& A, const Tensor& B, const ZeroPoint& A_zp,
-                     const ZeroPoint& B_zp, Tensor& output) {
+Status matmulCompute(KernelContext& ctx, const Tensor& A, const Tensor& B, const ZeroPoint& A_zp, const ZeroPoint& B_zp,
+                     Tensor& output) {
   using V = typename Arith::Value;
   const Arith out_t{ctx, ctx.dtypeOf(output)};  // MATMUL accumulates in out_t
   const int64_t N = A.shape()[0], H = A.shape()[1], C = A.shape()[2], W = B.shape()[2];
@@ -703,13 +738,14 @@ Status fftShapes(KernelContext& ctx, const Tensor& input_real, const Outputs& ou
   TK_RETURN_IF_ERROR(checkRank(ctx, out[0], 3, "output_real"));
   TK_RETURN_IF_ERROR(checkRank(ctx, out[1], 3, "output_imag"));
   if (ctx.dtypeOf(input_real) != FP32 || ctx.dtypeOf(out[0]) != FP32 || ctx.dtypeOf(out[1]) != FP32)
-    return typesNotSupported(ctx, tn(ctx.dtypeOf(input_real)) + " -> " + tn(ctx.dtypeOf(out[0])) + ", " +
-                                      tn(ctx.dtypeOf(out[1])));
+    return typesNotSupported(
+        ctx, tn(ctx.dtypeOf(input_real)) + " -> " + tn(ctx.dtypeOf(out[0])) + ", " + tn(ctx.dtypeOf(out[1])));
   const Shape expected{input_real.shape()[0], input_real.shape()[1], outW};
   if (out[0].shape() != expected || out[1].shape() != expected)
-    return errorIf(ctx, "output shapes " + shapeToString(out[0].shape()) + ", " + shapeToString(out[1].shape()) +
-                            " != [N,H," + (outW == input_real.shape()[2] ? "W" : "W/2 + 1") + "] = " +
-                            shapeToString(expected));
+    return errorIf(ctx,
+                   "output shapes " + shapeToString(out[0].shape()) + ", " + shapeToString(out[1].shape()) +
+                       " != [N,H," + (outW == input_real.shape()[2] ? "W" : "W/2 + 1") +
+                       "] = " + shapeToString(expected));
   return Status::ok();
 }
 
@@ -720,8 +756,9 @@ Status fft2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
   if (ctx.dtypeOf(input_imag) != ctx.dtypeOf(input_real))
     return typesNotSupported(ctx, tn(ctx.dtypeOf(input_real)) + ", " + tn(ctx.dtypeOf(input_imag)));
   if (input_imag.shape() != input_real.shape())
-    return errorIf(ctx, "shape(input_imag) " + shapeToString(input_imag.shape()) + " != shape(input_real) " +
-                            shapeToString(input_real.shape()));
+    return errorIf(ctx,
+                   "shape(input_imag) " + shapeToString(input_imag.shape()) + " != shape(input_real) " +
+                       shapeToString(input_real.shape()));
   TK_RETURN_IF_ERROR(fftShapes(ctx, input_real, out, input_real.rank() == 3 ? input_real.shape()[2] : 0));
   const int64_t N = input_real.shape()[0], H = input_real.shape()[1], W = input_real.shape()[2];
   const int64_t MAX_KERNEL = ctx.level.maxKernel;
@@ -745,10 +782,8 @@ Status fft2dKernel(KernelContext& ctx, const Inputs& in, Outputs& out) {
             const int64_t ax = (ix * ox) % W;
             const double a = sign_val * 2 * std::numbers::pi * (double(ay) / double(H) + double(ax) / double(W));
             const double cos_a = R(std::cos(a)), sin_a = R(std::sin(a));
-            sum_real = R(sum_real + R(R(val_real * cos_a) +
-                                                                  R(val_imag * sin_a)));
-            sum_imag = R(sum_imag + R(R(-val_real * sin_a) +
-                                                                  R(val_imag * cos_a)));
+            sum_real = R(sum_real + R(R(val_real * cos_a) + R(val_imag * sin_a)));
+            sum_imag = R(sum_imag + R(R(-val_real * sin_a) + R(val_imag * cos_a)));
           }
         out[0].setFloat((n * H + oy) * W + ox, sum_real);
         out[1].setFloat((n * H + oy) * W + ox, sum_imag);

@@ -6,39 +6,41 @@ namespace tosakit::ref::tensorops {
 
 Status checkArity(KernelContext& ctx, const Inputs& in, const Outputs& out, size_t nIn, size_t nOut) {
   if (in.size() != nIn)
-    return errorIf(ctx, "operator input list has " + std::to_string(in.size()) + " tensors, expected " +
-                            std::to_string(nIn));
+    return errorIf(
+        ctx, "operator input list has " + std::to_string(in.size()) + " tensors, expected " + std::to_string(nIn));
   if (out.size() != nOut)
-    return errorIf(ctx, "operator output list has " + std::to_string(out.size()) + " tensors, expected " +
-                            std::to_string(nOut));
+    return errorIf(
+        ctx, "operator output list has " + std::to_string(out.size()) + " tensors, expected " + std::to_string(nOut));
   return Status::ok();
 }
 
 Status checkRank(KernelContext& ctx, const Tensor& t, int rank, const char* name) {
   if (t.rank() != rank)
-    return errorIf(ctx, std::string("rank(") + name + ") != " + std::to_string(rank) + " (shape " +
-                            shapeToString(t.shape()) + ")");
+    return errorIf(
+        ctx,
+        std::string("rank(") + name + ") != " + std::to_string(rank) + " (shape " + shapeToString(t.shape()) + ")");
   return Status::ok();
 }
 
 Status checkDim(KernelContext& ctx, const Tensor& t, int dim, int64_t expected, const char* what) {
   if (t.shape()[size_t(dim)] != expected)
-    return errorIf(ctx, std::string(what) + " (" + std::to_string(t.shape()[size_t(dim)]) +
-                            " != " + std::to_string(expected) + ")");
+    return errorIf(
+        ctx,
+        std::string(what) + " (" + std::to_string(t.shape()[size_t(dim)]) + " != " + std::to_string(expected) + ")");
   return Status::ok();
 }
 
 Status intArrayAttr(KernelContext& ctx, const char* name, size_t size, std::vector<int64_t>& values) {
   const ir::Attribute* a = ctx.op.attr(name);
   if (!a || a->kind != ir::Attribute::Kind::IntArray || a->ints.size() != size)
-    return errorIf(ctx, std::string("attribute ") + name + " must be an array of " + std::to_string(size) +
-                            " integers");
+    return errorIf(ctx,
+                   std::string("attribute ") + name + " must be an array of " + std::to_string(size) + " integers");
   // The argument tables declare these attributes T<i32_t>; keeping them in i32 range also keeps every
   // product the pseudocode forms (e.g. (KH - 1) * dilation_y) exact in int64.
   for (int64_t v : a->ints)
     if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
-      return errorIf(ctx, std::string("attribute ") + name + " element " + std::to_string(v) +
-                              " is outside the i32 range");
+      return errorIf(ctx,
+                     std::string("attribute ") + name + " element " + std::to_string(v) + " is outside the i32 range");
   values = a->ints;
   return Status::ok();
 }
@@ -52,8 +54,9 @@ Status accTypeAttr(KernelContext& ctx, DType& accT) {
 
 Status readZeroPoint(KernelContext& ctx, const Tensor& zp, DType t, const char* name, ZeroPoint& out) {
   if (ctx.dtypeOf(zp) != t)
-    return errorIf(ctx, std::string("dtype(") + name + ") " + std::string(dtypeName(ctx.dtypeOf(zp))) + " != " +
-                            std::string(dtypeName(t)));
+    return errorIf(ctx,
+                   std::string("dtype(") + name + ") " + std::string(dtypeName(ctx.dtypeOf(zp))) +
+                       " != " + std::string(dtypeName(t)));
   if (zp.shape() != Shape{1})
     return errorIf(ctx, std::string("shape(") + name + ") != [1] (shape " + shapeToString(zp.shape()) + ")");
   if (isFloat(t)) {

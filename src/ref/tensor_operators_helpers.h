@@ -69,7 +69,7 @@ class FloatRounder {
     const int quantumExp = (e < minNormalExp_ ? minNormalExp_ : e) - mantissaBits_;
     const double down = std::bit_cast<double>(uint64_t(1023 - quantumExp) << 52);  // 2^-quantumExp
     const double up = std::bit_cast<double>(uint64_t(1023 + quantumExp) << 52);    // 2^quantumExp
-    const double q = std::bit_cast<double>(bits) * down;  // exact; q < 2^(mantissaBits+1)
+    const double q = std::bit_cast<double>(bits) * down;                           // exact; q < 2^(mantissaBits+1)
     const double shifted = q + 0x1p52;  // rounds q to an integer, ties to even (default rounding mode)
     const double rounded = (shifted - 0x1p52) * up;
     if (rounded > maxFinite_) return roundToSlow(t_, v);  // infinity, or NaN for fp8e4m3

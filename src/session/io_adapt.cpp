@@ -11,9 +11,9 @@ namespace ioadapt {
 
 std::optional<DType> dtypeOfOnnxName(const std::string& name) {
   static const std::pair<const char*, DType> kNames[] = {
-      {"bool", DType::Bool},     {"int8", DType::I8},       {"int16", DType::I16},   {"int32", DType::I32},
-      {"int64", DType::I64},     {"uint8", DType::U8},      {"uint16", DType::U16},  {"uint32", DType::U32},
-      {"float16", DType::FP16},  {"bfloat16", DType::BF16}, {"float32", DType::FP32}, {"float64", DType::FP64}};
+      {"bool", DType::Bool},    {"int8", DType::I8},       {"int16", DType::I16},    {"int32", DType::I32},
+      {"int64", DType::I64},    {"uint8", DType::U8},      {"uint16", DType::U16},   {"uint32", DType::U32},
+      {"float16", DType::FP16}, {"bfloat16", DType::BF16}, {"float32", DType::FP32}, {"float64", DType::FP64}};
   for (const auto& [n, t] : kNames)
     if (name == n) return t;
   return std::nullopt;
@@ -42,9 +42,7 @@ Result<std::vector<DroppedInput>> droppedInputs(const ir::Function& fn) {
       }
       out.push_back(std::move(d));
     }
-  } catch (const std::exception& e) {
-    return Status::parse(where + ": " + e.what());
-  }
+  } catch (const std::exception& e) { return Status::parse(where + ": " + e.what()); }
   return out;
 }
 
@@ -103,14 +101,15 @@ Status checkDropped(const Tensor& t, const ioadapt::DroppedInput& d, std::vector
       same = got == want || (std::isnan(got) && std::isnan(want));
     }
     if (!same)
-      return Status::invalid(what + " was bound at import (--bind-inputs) to other values; import again to change "
+      return Status::invalid(what +
+                             " was bound at import (--bind-inputs) to other values; import again to change "
                              "it");
   }
   if (notes) {
-    std::string why = d.reason == "bound"        ? "its value was bound at import"
-                      : d.reason == "shape_only" ? "only its shape is read; shape checked"
-                      : d.reason == "type_only"  ? "only its element type is read"
-                                                 : "the model does not read it";
+    std::string why = d.reason == "bound" ? "its value was bound at import"
+        : d.reason == "shape_only"        ? "only its shape is read; shape checked"
+        : d.reason == "type_only"         ? "only its element type is read"
+                                          : "the model does not read it";
     notes->push_back(what + " is not used at run time (" + why + ")");
   }
   return Status::ok();

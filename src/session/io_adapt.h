@@ -15,7 +15,7 @@ struct DroppedInput {
   std::string name;
   std::string onnxType;  // "float32", "int64", ...
   Shape shape;
-  std::string reason;    // "shape_only", "type_only", "unused", "bound"
+  std::string reason;                         // "shape_only", "type_only", "unused", "bound"
   std::optional<std::vector<double>> values;  // a bound input's values (small ones only)
 };
 

@@ -33,8 +33,8 @@ static Status validationStatus(const ir::Module& m, const ir::TargetEnv& target)
       if (extra.rfind(" failed", 0) == 0) extra = extra.substr(7);
       if (extra.rfind(": ", 0) == 0) extra = extra.substr(2);
       // Kernels report LEVEL_CHECKs as the condition "LEVEL_CHECK(...)"; do the same.
-      cond = head[0] == 'L' ? cond.substr(0, i + 1)
-                            : cond.substr(std::string(head).size(), i - std::string(head).size());
+      cond =
+          head[0] == 'L' ? cond.substr(0, i + 1) : cond.substr(std::string(head).size(), i - std::string(head).size());
     }
   }
   return Status::specError({d.op, d.location, cond}, extra + more);
@@ -48,9 +48,12 @@ Result<std::unique_ptr<Session>> Session::create(std::unique_ptr<ir::Module> mod
     return Status::invalid("precise (fp64) mode needs the reference backend (--backend ref)");
   std::unique_ptr<Session> s(new Session());
   s->module_ = std::move(module);
-  if (s->module_->target) s->target_ = *s->module_->target;
-  else if (opts.target) s->target_ = *opts.target;
-  else s->target_ = ir::TargetEnv::all();
+  if (s->module_->target)
+    s->target_ = *s->module_->target;
+  else if (opts.target)
+    s->target_ = *opts.target;
+  else
+    s->target_ = ir::TargetEnv::all();
   if (opts.backend == "fast") {
     setFastBackendThreads(opts.threads);
     s->backend_ = createFastBackend();
@@ -105,9 +108,9 @@ std::vector<std::string> Session::outputNames(const std::string& function) const
 }
 
 std::string intermediateName(const ir::Operation& op, size_t resultIndex) {
-  std::string base = !op.loc.name.empty() ? op.loc.name
-                                          : op.name.substr(op.name.find('.') + 1) + "_" +
-                                                std::to_string(op.results.empty() ? 0 : op.results[0]->id);
+  std::string base = !op.loc.name.empty()
+      ? op.loc.name
+      : op.name.substr(op.name.find('.') + 1) + "_" + std::to_string(op.results.empty() ? 0 : op.results[0]->id);
   return resultIndex == 0 ? base : base + ":" + std::to_string(resultIndex);
 }
 
@@ -148,14 +151,14 @@ Status Session::run(const NamedTensors& inputs, RunResult& result, const RunOpti
     given[idx] = true;
   }
   for (size_t i = 0; i < args.size(); ++i)
-    if (!given[i]) return Status::invalid("missing input '" + fn->inputName(i) + "' of type " +
-                                          fn->inputs()[i]->type.toString());
+    if (!given[i])
+      return Status::invalid("missing input '" + fn->inputName(i) + "' of type " + fn->inputs()[i]->type.toString());
 
   result = RunResult();
   OpObserver observer;
   if (opts.captureIntermediates) {
     observer = [&result, used = std::map<std::string, int>()](const ir::Operation& op,
-                                                               const std::vector<Tensor>& outs) mutable {
+                                                              const std::vector<Tensor>& outs) mutable {
       // Constants are weights, not layer outputs.
       if (op.name == "tosa.const" || op.name == "tosa.const_shape") return;
       for (size_t i = 0; i < outs.size(); ++i) {

@@ -31,13 +31,14 @@ TEST(BenchVerb, JsonIsTheLastLine) {
 // in the matmul's packed copy (the module's is released; the zero points stay: no kernel packs them).
 TEST(BenchVerb, MemoryReportCountsTheResidentWeights) {
   std::string model =
-      (std::filesystem::temp_directory_path() / ("tosakit_bench_bigw_" + std::to_string(::getpid()) + ".mlir")).string();
-  std::ofstream(model) << (
-            "module {\n  func.func @main(%arg0: tensor<1x1x1024xf32>) -> (tensor<1x1x1024xf32>) {\n"
-            "    %w = \"tosa.const\"() <{values = dense<0.5> : tensor<1x1024x1024xf32>}> : () -> tensor<1x1024x1024xf32>\n"
-            "    %zp = \"tosa.const\"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>\n"
-            "    %0 = tosa.matmul %arg0, %w, %zp, %zp : (tensor<1x1x1024xf32>, tensor<1x1024x1024xf32>, tensor<1xf32>, "
-            "tensor<1xf32>) -> tensor<1x1x1024xf32>\n    return %0 : tensor<1x1x1024xf32>\n  }\n}\n");
+      (std::filesystem::temp_directory_path() / ("tosakit_bench_bigw_" + std::to_string(::getpid()) + ".mlir"))
+          .string();
+  std::ofstream(model)
+      << ("module {\n  func.func @main(%arg0: tensor<1x1x1024xf32>) -> (tensor<1x1x1024xf32>) {\n"
+          "    %w = \"tosa.const\"() <{values = dense<0.5> : tensor<1x1024x1024xf32>}> : () -> tensor<1x1024x1024xf32>\n"
+          "    %zp = \"tosa.const\"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>\n"
+          "    %0 = tosa.matmul %arg0, %w, %zp, %zp : (tensor<1x1x1024xf32>, tensor<1x1024x1024xf32>, tensor<1xf32>, "
+          "tensor<1xf32>) -> tensor<1x1x1024xf32>\n    return %0 : tensor<1x1x1024xf32>\n  }\n}\n");
   CmdResult r = runTool("bench " + model + " --iterations 2 --threads 1 --json");
   std::filesystem::remove(model);
   ASSERT_EQ(r.exitCode, 0) << r.out;

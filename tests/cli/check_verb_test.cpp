@@ -34,21 +34,25 @@ std::string rowOf(const std::string& out, const std::string& name) {
 bool endsWith(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
-#define EXPECT_ROW(out, name, verdict) \
-  EXPECT_TRUE(endsWith(rowOf(out, name), std::string("  ") + verdict)) << "row '" << rowOf(out, name) << "' in:\n" << out
+#define EXPECT_ROW(out, name, verdict)                                                                             \
+  EXPECT_TRUE(endsWith(rowOf(out, name), std::string("  ") + verdict)) << "row '" << rowOf(out, name) << "' in:\n" \
+                                                                       << out
 
 class CheckVerbTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tosakit_check_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+        ("tosakit_check_" + std::to_string(::getpid()) + "_" +
+         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
-    std::ofstream(path("add.mlir")) << R"(func.func @main(%x: tensor<2xf32> loc("x"), %y: tensor<2xf32> loc("y")) -> tensor<2xf32> {
+    std::ofstream(path("add.mlir"))
+        << R"(func.func @main(%x: tensor<2xf32> loc("x"), %y: tensor<2xf32> loc("y")) -> tensor<2xf32> {
   %s = tosa.add %x, %y : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return %s : tensor<2xf32>
 }
 )";
-    std::ofstream(path("mm.mlir")) << R"(func.func @main(%a: tensor<1x2x4xf32> loc("a"), %b: tensor<1x4x3xf32> loc("b")) -> tensor<1x2x3xf32> {
+    std::ofstream(path("mm.mlir"))
+        << R"(func.func @main(%a: tensor<1x2x4xf32> loc("a"), %b: tensor<1x4x3xf32> loc("b")) -> tensor<1x2x3xf32> {
   %za = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
   %zb = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
   %m = tosa.matmul %a, %b, %za, %zb : (tensor<1x2x4xf32>, tensor<1x4x3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x3xf32>
@@ -56,8 +60,9 @@ class CheckVerbTest : public ::testing::Test {
 }
 )";
     // x + y = [1.5, 2.25] exactly.
-    ASSERT_TRUE(npy::writeNpz(path("in.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 2.0})},
-                                               {"y", Tensor::fromDoubles(DType::FP32, {2}, {0.5, 0.25})}}));
+    ASSERT_TRUE(npy::writeNpz(path("in.npz"),
+                              {{"x", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 2.0})},
+                               {"y", Tensor::fromDoubles(DType::FP32, {2}, {0.5, 0.25})}}));
     ASSERT_TRUE(npy::writeNpz(path("ref.npz"), {{"out0", Tensor::fromDoubles(DType::FP64, {2}, {1.5, 2.25})}}));
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -82,8 +87,8 @@ TEST_F(CheckVerbTest, CompliantAgainstFp64Reference) {
 // --mode ULP:ulp=1 -> bound 2^-22: passes.
 TEST_F(CheckVerbTest, UlpBoundFromMode) {
   writeResult(2.25 + std::ldexp(1.0, -22));
-  std::string base = "check --model " + path("add.mlir") + " --result " + path("impl.npz") + " --reference " +
-                     path("ref.npz");
+  std::string base =
+      "check --model " + path("add.mlir") + " --result " + path("impl.npz") + " --reference " + path("ref.npz");
   auto r = runTool(base);
   EXPECT_EQ(r.exitCode, 1) << r.out;
   EXPECT_NE(r.out.find("out0: NOT compliant"), std::string::npos) << r.out;
@@ -96,10 +101,12 @@ TEST_F(CheckVerbTest, UlpBoundFromMode) {
 // in fp32 too); 0.5 ulp allowed.
 TEST_F(CheckVerbTest, ReferenceFromBackend) {
   writeResult(2.25);
-  auto r = runTool("check --model " + path("add.mlir") + " --inputs " + path("in.npz") + " --result " + path("impl.npz"));
+  auto r =
+      runTool("check --model " + path("add.mlir") + " --inputs " + path("in.npz") + " --result " + path("impl.npz"));
   EXPECT_EQ(r.exitCode, 0) << r.out;
   writeResult(2.25 + std::ldexp(1.0, -20));  // 4 ulp off
-  auto r2 = runTool("check --model " + path("add.mlir") + " --inputs " + path("in.npz") + " --result " + path("impl.npz"));
+  auto r2 =
+      runTool("check --model " + path("add.mlir") + " --inputs " + path("in.npz") + " --result " + path("impl.npz"));
   EXPECT_EQ(r2.exitCode, 1) << r2.out;
 }
 
@@ -118,8 +125,9 @@ TEST_F(CheckVerbTest, JudgesABackendsOwnRun) {
   }
   // The backend's outputs are really judged: forcing an absolute bound of 0 on a result that differs from the
   // fp64 reference fails. 1 + 2^-30 rounds to 1 in fp32 (2^-30 is below half an ulp of 1, 2^-24).
-  ASSERT_TRUE(npy::writeNpz(path("tiny.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 1.0})},
-                                               {"y", Tensor::fromDoubles(DType::FP32, {2}, {std::ldexp(1.0, -30), 0.0})}}));
+  ASSERT_TRUE(npy::writeNpz(path("tiny.npz"),
+                            {{"x", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 1.0})},
+                             {"y", Tensor::fromDoubles(DType::FP32, {2}, {std::ldexp(1.0, -30), 0.0})}}));
   auto f = runTool("check --model " + path("add.mlir") + " --inputs " + path("tiny.npz") +
                    " --backend fast --mode ULP:ulp=0");
   EXPECT_EQ(f.exitCode, 1) << f.out;
@@ -180,10 +188,11 @@ TEST_F(CheckVerbTest, GenDataMatmul) {
 // (2^-23) accepted it; that comparison is still what --reference with an fp32 tensor does.
 TEST_F(CheckVerbTest, PreciseReferenceFlagsOneUlpOff) {
   const double tiny = std::ldexp(1.0, -30);
-  ASSERT_TRUE(npy::writeNpz(path("in2.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 1.5})},
-                                              {"y", Tensor::fromDoubles(DType::FP32, {2}, {tiny, 0.0})}}));
-  std::string base = "check --model " + path("add.mlir") + " --inputs " + path("in2.npz") + " --result " +
-                     path("impl.npz");
+  ASSERT_TRUE(npy::writeNpz(path("in2.npz"),
+                            {{"x", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 1.5})},
+                             {"y", Tensor::fromDoubles(DType::FP32, {2}, {tiny, 0.0})}}));
+  std::string base =
+      "check --model " + path("add.mlir") + " --inputs " + path("in2.npz") + " --result " + path("impl.npz");
   ASSERT_TRUE(npy::writeNpz(path("impl.npz"), {{"out0", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 1.5})}}));
   auto ok = runTool(base);
   EXPECT_EQ(ok.exitCode, 0) << ok.out;
@@ -207,8 +216,9 @@ TEST_F(CheckVerbTest, PreciseReferenceFlagsOneUlpOff) {
 // run --precise writes fp64 outputs: 1 + 2^-30 (float64) instead of the fp32 sum 1.0.
 TEST_F(CheckVerbTest, RunPreciseWritesFloat64) {
   const double tiny = std::ldexp(1.0, -30);
-  ASSERT_TRUE(npy::writeNpz(path("in2.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 1.5})},
-                                              {"y", Tensor::fromDoubles(DType::FP32, {2}, {tiny, 0.0})}}));
+  ASSERT_TRUE(npy::writeNpz(path("in2.npz"),
+                            {{"x", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 1.5})},
+                             {"y", Tensor::fromDoubles(DType::FP32, {2}, {tiny, 0.0})}}));
   auto r = runTool("run " + path("add.mlir") + " --inputs " + path("in2.npz") + " -o " + path("p.npz") + " --precise");
   ASSERT_EQ(r.exitCode, 0) << r.out;
   auto p = npy::readNpz(path("p.npz"));
@@ -244,7 +254,8 @@ TEST_F(CheckVerbTest, ConvBf16UsesDotProductRule) {
 }
 )";
   ASSERT_TRUE(npy::writeNpz(path("cin.npz"), {{"x", Tensor::fromDoubles(DType::BF16, {1, 1, 1, 4}, {1, 1, 1, 1})}}));
-  std::string base = "check --model " + path("conv.mlir") + " --inputs " + path("cin.npz") + " --result " + path("c.npz");
+  std::string base =
+      "check --model " + path("conv.mlir") + " --inputs " + path("cin.npz") + " --result " + path("c.npz");
   ASSERT_TRUE(npy::writeNpz(path("c.npz"), {{"out0", Tensor::fromDoubles(DType::BF16, {1, 1, 1, 1}, {4.53125})}}));
   auto ok = runTool(base);
   EXPECT_EQ(ok.exitCode, 0) << ok.out;
@@ -272,7 +283,8 @@ TEST_F(CheckVerbTest, ExpFp16UsesAbsErrorBound) {
 }
 )";
   ASSERT_TRUE(npy::writeNpz(path("ein.npz"), {{"x", Tensor::fromDoubles(DType::FP16, {1}, {2.0})}}));
-  std::string base = "check --model " + path("exp.mlir") + " --inputs " + path("ein.npz") + " --result " + path("e.npz");
+  std::string base =
+      "check --model " + path("exp.mlir") + " --inputs " + path("ein.npz") + " --result " + path("e.npz");
   ASSERT_TRUE(npy::writeNpz(path("e.npz"), {{"out0", Tensor::fromDoubles(DType::FP16, {1}, {1897.0 / 256})}}));
   auto ok = runTool(base);
   EXPECT_EQ(ok.exitCode, 0) << ok.out;
@@ -285,7 +297,8 @@ TEST_F(CheckVerbTest, ExpFp16UsesAbsErrorBound) {
 
 namespace {
 // conv2d (f32, 1x1, 2 -> 3 channels) -> add -> sigmoid -> reshape.
-const char* kChain = R"(func.func @main(%x: tensor<1x4x4x2xf32> loc("x"), %y: tensor<1x4x4x3xf32> loc("y")) -> tensor<48xf32> {
+const char* kChain =
+    R"(func.func @main(%x: tensor<1x4x4x2xf32> loc("x"), %y: tensor<1x4x4x3xf32> loc("y")) -> tensor<48xf32> {
   %w = "tosa.const"() <{values = dense<[[[[0.5, -1.25]]], [[[2.0, 0.75]]], [[[-0.5, 1.5]]]]> : tensor<3x1x1x2xf32>}> : () -> tensor<3x1x1x2xf32>
   %b = "tosa.const"() <{values = dense<[0.1, -0.2, 0.3]> : tensor<3xf32>}> : () -> tensor<3xf32>
   %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
@@ -316,13 +329,14 @@ int countOf(const std::string& s, const std::string& what) {
 // that op and no other (each op is re-run on the implementation's own inputs to it).
 TEST_F(CheckVerbTest, IntermediatesPinTheFaultyOp) {
   std::ofstream(path("chain.mlir")) << kChain;
-  ASSERT_TRUE(npy::writeNpz(path("xin.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 2}, ramp(32, 0.25, 0.1))},
-                                              {"y", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, ramp(48, 0.125, -0.05))}}));
+  ASSERT_TRUE(npy::writeNpz(path("xin.npz"),
+                            {{"x", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 2}, ramp(32, 0.25, 0.1))},
+                             {"y", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, ramp(48, 0.125, -0.05))}}));
   auto run = runTool("run " + path("chain.mlir") + " --inputs " + path("xin.npz") + " -o " + path("out.npz") +
                      " --dump-intermediates " + path("layers.npz"));
   ASSERT_EQ(run.exitCode, 0) << run.out;
   std::string base = "check --model " + path("chain.mlir") + " --inputs " + path("xin.npz") + " --result " +
-                     path("out.npz") + " --intermediates ";
+      path("out.npz") + " --intermediates ";
   auto ok = runTool(base + path("layers.npz"));
   EXPECT_EQ(ok.exitCode, 0) << ok.out;
   for (const char* name : {"conv", "add", "sig", "flat"}) EXPECT_ROW(ok.out, name, "compliant");
@@ -357,13 +371,15 @@ TEST_F(CheckVerbTest, IntermediatesPinTheFaultyOp) {
   for (const Fault& f : faults) {
     Tensor bad = layer(*layers, f.op);
     bad.setFloat(5, bad.getFloat(5) + 0.01);
-    std::ofstream(path("tail.mlir")) << "func.func @main(%v: tensor<1x4x4x3xf32> loc(\"v\"), %y: tensor<1x4x4x3xf32> loc(\"y\")) -> tensor<48xf32> {\n"
-                                     << f.tail << R"(  %shape = tosa.const_shape {values = dense<[48]> : tensor<1xindex>} : () -> !tosa.shape<1>
+    std::ofstream(path("tail.mlir"))
+        << "func.func @main(%v: tensor<1x4x4x3xf32> loc(\"v\"), %y: tensor<1x4x4x3xf32> loc(\"y\")) -> tensor<48xf32> {\n"
+        << f.tail << R"(  %shape = tosa.const_shape {values = dense<[48]> : tensor<1xindex>} : () -> !tosa.shape<1>
   %r = tosa.reshape %s, %shape : (tensor<1x4x4x3xf32>, !tosa.shape<1>) -> tensor<48xf32> loc("flat")
   return %r : tensor<48xf32>
 }
 )";
-    ASSERT_TRUE(npy::writeNpz(path("tin.npz"), {{"v", bad}, {"y", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, ramp(48, 0.125, -0.05))}}));
+    ASSERT_TRUE(npy::writeNpz(
+        path("tin.npz"), {{"v", bad}, {"y", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, ramp(48, 0.125, -0.05))}}));
     auto t = runTool("run " + path("tail.mlir") + " --inputs " + path("tin.npz") + " -o " + path("tout.npz") +
                      " --dump-intermediates " + path("tlayers.npz"));
     ASSERT_EQ(t.exitCode, 0) << t.out;
@@ -371,11 +387,12 @@ TEST_F(CheckVerbTest, IntermediatesPinTheFaultyOp) {
     ASSERT_TRUE(tl.isOk());
     npy::NamedTensors dump;
     for (const auto& [n, x] : *layers)
-      dump.emplace_back(n, n == f.op ? bad : [&] {
-        for (const auto& [m, y] : *tl)
-          if (m == n) return y;  // recomputed after the fault
-        return x;                // before the fault
-      }());
+      dump.emplace_back(
+          n, n == f.op ? bad : [&] {
+            for (const auto& [m, y] : *tl)
+              if (m == n) return y;  // recomputed after the fault
+            return x;                // before the fault
+          }());
     ASSERT_TRUE(npy::writeNpz(path("bad.npz"), dump));
     auto r = runTool(base + path("bad.npz") + " --json");
     EXPECT_EQ(r.exitCode, 1) << f.op << "\n" << r.out;
@@ -395,10 +412,13 @@ TEST_F(CheckVerbTest, IntermediatesPinTheFaultyOp) {
 // applies, check says so (and which ops) instead of inventing a bound.
 TEST_F(CheckVerbTest, MultiOpOutputNotJudgedWithoutIntermediates) {
   std::ofstream(path("chain.mlir")) << kChain;
-  ASSERT_TRUE(npy::writeNpz(path("xin.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 2}, ramp(32, 0.25, 0.1))},
-                                              {"y", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, ramp(48, 0.125, -0.05))}}));
-  ASSERT_EQ(runTool("run " + path("chain.mlir") + " --inputs " + path("xin.npz") + " -o " + path("out.npz")).exitCode, 0);
-  auto r = runTool("check --model " + path("chain.mlir") + " --inputs " + path("xin.npz") + " --result " + path("out.npz"));
+  ASSERT_TRUE(npy::writeNpz(path("xin.npz"),
+                            {{"x", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 2}, ramp(32, 0.25, 0.1))},
+                             {"y", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, ramp(48, 0.125, -0.05))}}));
+  ASSERT_EQ(runTool("run " + path("chain.mlir") + " --inputs " + path("xin.npz") + " -o " + path("out.npz")).exitCode,
+            0);
+  auto r =
+      runTool("check --model " + path("chain.mlir") + " --inputs " + path("xin.npz") + " --result " + path("out.npz"));
   EXPECT_EQ(r.exitCode, 0) << r.out;
   EXPECT_ROW(r.out, "out0", "not judged");
   EXPECT_NE(r.out.find("--intermediates"), std::string::npos) << r.out;
@@ -443,7 +463,8 @@ TEST_F(CheckVerbTest, IntermediatesBadInput) {
 // the per-element test (|err| <= 8) but not the bias test (|sum| ~ 256 > 2*sqrt(8*64) = 45.3) nor the
 // variance test (sum of squares ~ 1024 > 0.4*8*64 = 204.8). The correctly rounded result passes all three.
 TEST_F(CheckVerbTest, DotProductStatisticsOnGenData) {
-  std::ofstream(path("mm8.mlir")) << R"(func.func @main(%a: tensor<1x8x8xf32> loc("a"), %b: tensor<1x8x8xf32> loc("b")) -> tensor<1x8x8xf32> {
+  std::ofstream(path("mm8.mlir"))
+      << R"(func.func @main(%a: tensor<1x8x8xf32> loc("a"), %b: tensor<1x8x8xf32> loc("b")) -> tensor<1x8x8xf32> {
   %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
   %m = tosa.matmul %a, %b, %z, %z : (tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8xf32>
   return %m : tensor<1x8x8xf32>
@@ -484,21 +505,25 @@ TEST_F(CheckVerbTest, DotProductStatisticsOnGenData) {
 // the ops that need it "not judged".
 TEST_F(CheckVerbTest, IntermediatesWrongOrMissing) {
   std::ofstream(path("chain.mlir")) << kChain;
-  ASSERT_TRUE(npy::writeNpz(path("xin.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 2}, ramp(32, 0.25, 0.1))},
-                                              {"y", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, ramp(48, 0.125, -0.05))}}));
+  ASSERT_TRUE(npy::writeNpz(path("xin.npz"),
+                            {{"x", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 2}, ramp(32, 0.25, 0.1))},
+                             {"y", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, ramp(48, 0.125, -0.05))}}));
   ASSERT_EQ(runTool("run " + path("chain.mlir") + " --inputs " + path("xin.npz") + " -o " + path("out.npz") +
-                    " --dump-intermediates " + path("layers.npz")).exitCode, 0);
+                    " --dump-intermediates " + path("layers.npz"))
+                .exitCode,
+            0);
   auto layers = npy::readNpz(path("layers.npz"));
   ASSERT_TRUE(layers.isOk());
   npy::NamedTensors wrong, missing;
   for (const auto& [n, t] : *layers) {
-    wrong.emplace_back(n, n == "conv" ? Tensor::fromDoubles(DType::I32, t.shape(), std::vector<double>(size_t(t.size()), 1.0)) : t);
+    wrong.emplace_back(
+        n, n == "conv" ? Tensor::fromDoubles(DType::I32, t.shape(), std::vector<double>(size_t(t.size()), 1.0)) : t);
     if (n != "add") missing.emplace_back(n, t);
   }
   ASSERT_TRUE(npy::writeNpz(path("wrong.npz"), wrong));
   ASSERT_TRUE(npy::writeNpz(path("missing.npz"), missing));
   std::string base = "check --model " + path("chain.mlir") + " --inputs " + path("xin.npz") + " --result " +
-                     path("out.npz") + " --intermediates ";
+      path("out.npz") + " --intermediates ";
   auto w = runTool(base + path("wrong.npz"));
   EXPECT_EQ(w.exitCode, 4) << w.out;
   EXPECT_NE(w.out.find("wrong.npz: 'conv'"), std::string::npos) << w.out;

@@ -22,8 +22,9 @@ using tosakit::testing::runTool;
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tosakit_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+        ("tosakit_cli_" + std::to_string(::getpid()) + "_" +
+         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
     // y = min(max(x + c, -5), 5) over i32[2,2] (CLAMP has no i32 row in TOSA 1.0, spec 2.4.1).
     write("add.mlir", R"(func.func @main(%x: tensor<2x2xi32> loc("x")) -> tensor<2x2xi32> {
@@ -36,8 +37,8 @@ class CliTest : public ::testing::Test {
   return %y : tensor<2x2xi32>
 }
 )");
-    ASSERT_TRUE(tosakit::npy::writeNpy(path("x.npy"),
-                                        tosakit::Tensor::fromInts(tosakit::DType::I32, {2, 2}, {0, 10, -20, 1})));
+    ASSERT_TRUE(
+        tosakit::npy::writeNpy(path("x.npy"), tosakit::Tensor::fromInts(tosakit::DType::I32, {2, 2}, {0, 10, -20, 1})));
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
@@ -117,8 +118,8 @@ TEST_F(CliTest, WrongShapeNamesInputAndShapes) {
 }
 
 TEST_F(CliTest, WrongDtypeNamesInput) {
-  ASSERT_TRUE(tosakit::npy::writeNpy(path("xf.npy"),
-                                      tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2}, {1, 2, 3, 4})));
+  ASSERT_TRUE(
+      tosakit::npy::writeNpy(path("xf.npy"), tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2}, {1, 2, 3, 4})));
   auto r = runTool("run " + path("add.mlir") + " --input x=" + path("xf.npy") + " -o " + path("out.npz"));
   EXPECT_EQ(r.exitCode, 4) << r.out;
   EXPECT_NE(r.out.find("'x'"), std::string::npos) << r.out;
@@ -193,8 +194,8 @@ TEST_F(CliTest, TypeOutsideTheTablesIsReportedByValidateAndRun) {
   EXPECT_NE(v.out.find("bf16"), std::string::npos) << v.out;
   ASSERT_TRUE(tosakit::npy::writeNpy(path("x2.npy"), tosakit::Tensor::fromInts(tosakit::DType::I32, {2}, {1, 9})));
   ASSERT_TRUE(tosakit::npy::writeNpy(path("b2.npy"), tosakit::Tensor(tosakit::DType::U16, {2})));
-  auto r = runTool("run " + path("clamp_i32.mlir") + " --input arg0=" + path("x2.npy") + " --input arg1=" +
-                   path("b2.npy") + " -o " + path("out.npz"));
+  auto r = runTool("run " + path("clamp_i32.mlir") + " --input arg0=" + path("x2.npy") +
+                   " --input arg1=" + path("b2.npy") + " -o " + path("out.npz"));
   EXPECT_EQ(r.exitCode, 1) << r.out;
   EXPECT_NE(r.out.find("tosa.clamp"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(path("out.npz")));

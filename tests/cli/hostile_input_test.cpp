@@ -43,8 +43,9 @@ CmdResult runShell(const std::string& line) {
 class HostileInput : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tosakit_hostile_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+        ("tosakit_hostile_" + std::to_string(::getpid()) + "_" +
+         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
     // A well-formed model: y = abs(x) over f32[2,2], and y = x + c with a 2x2 i32 constant.
     write("abs.mlir", R"(func.func @main(%x: tensor<2x2xf32> loc("x")) -> tensor<2x2xf32> {
@@ -58,10 +59,10 @@ class HostileInput : public ::testing::Test {
   return %y : tensor<2x2xi32>
 }
 )");
-    ASSERT_TRUE(tosakit::npy::writeNpy(path("x.npy"), tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2},
-                                                                                    {1, -2, 3, -4})));
-    ASSERT_TRUE(tosakit::npy::writeNpy(path("xi.npy"),
-                                        tosakit::Tensor::fromInts(tosakit::DType::I32, {2, 2}, {1, 2, 3, 4})));
+    ASSERT_TRUE(tosakit::npy::writeNpy(path("x.npy"),
+                                       tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2}, {1, -2, 3, -4})));
+    ASSERT_TRUE(
+        tosakit::npy::writeNpy(path("xi.npy"), tosakit::Tensor::fromInts(tosakit::DType::I32, {2, 2}, {1, 2, 3, 4})));
     ASSERT_TRUE(tosakit::npy::writeNpy(path("x1.npy"), tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {1}, {1})));
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -76,7 +77,8 @@ void expectBadInput(const CmdResult& r, const std::vector<std::string>& needles,
   EXPECT_EQ(r.exitCode, 4) << what << "\n" << r.out;
   EXPECT_EQ(r.out.rfind("tosakit: ", 0), 0u) << what << "\n" << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << what << ": not one line\n" << r.out;
-  for (const auto& n : needles) EXPECT_NE(r.out.find(n), std::string::npos) << what << ": no '" << n << "' in\n" << r.out;
+  for (const auto& n : needles)
+    EXPECT_NE(r.out.find(n), std::string::npos) << what << ": no '" << n << "' in\n" << r.out;
 }
 
 // ---- the issue's first input through every verb that loads an .mlir model ----
@@ -134,9 +136,9 @@ TEST_F(HostileInput, GenDataRefusesAHugeInput) {
 
 TEST_F(HostileInput, NpyHeaderClaimingTerabytesIsBadInput) {
   // 128 bytes: a valid header for <f4 (100000, 100000, 100) and no data.
-  expectBadInput(runTool("run " + path("abs.mlir") + " --input x=" + kRegressions + "header_4tb.npy -o " +
-                         path("out.npz")),
-                 {"header_4tb.npy", "100000x100000x100"}, "npy header");
+  expectBadInput(
+      runTool("run " + path("abs.mlir") + " --input x=" + kRegressions + "header_4tb.npy -o " + path("out.npz")),
+      {"header_4tb.npy", "100000x100000x100"}, "npy header");
   EXPECT_FALSE(exists("out.npz"));
 }
 
@@ -158,10 +160,10 @@ TEST_F(HostileInput, IssueConstantOfShapeAndOtherFoldsAreBadInput) {
   const std::vector<Case> cases = {
       {"constantofshape_4tb.onnx", {"ConstantOfShape", "fp32[100000x100000x100]", "4000000000000 bytes"}},
       {"expand_4tb.onnx", {"Expand", "fp32[100000x100000x100]"}},
-      {"tile_4tb.onnx", {"Tile", "fp32[1000000000000]"}},            // 2 elements * 5e11 repeats
-      {"range_1e12.onnx", {"Range", "1000000000000 elements"}},       // 0..1e12 step 1
-      {"resize_huge.onnx", {"Resize"}},                               // scale 1e12 on an axis of 4
-      {"initializer_4tb.onnx", {"'w'", "100000x100000x100"}},        // dims claim 1e12 floats, data holds 1
+      {"tile_4tb.onnx", {"Tile", "fp32[1000000000000]"}},        // 2 elements * 5e11 repeats
+      {"range_1e12.onnx", {"Range", "1000000000000 elements"}},  // 0..1e12 step 1
+      {"resize_huge.onnx", {"Resize"}},                          // scale 1e12 on an axis of 4
+      {"initializer_4tb.onnx", {"'w'", "100000x100000x100"}},    // dims claim 1e12 floats, data holds 1
   };
   for (const auto& c : cases) {
     std::vector<std::string> needles = c.needles;
@@ -202,7 +204,7 @@ TEST_F(HostileInput, SpirvConstantsAreCheckedAgainstTheBudget) {
   expectBadInput(runTool("convert --max-memory 64K " + path("big.spv") + " " + path("back.mlir")),
                  {"big.spv", "--max-memory"}, "spv convert");
   EXPECT_FALSE(exists("back.mlir"));
-  EXPECT_EQ(runTool("validate " + path("big.spv")).exitCode, 0);  // the default budget holds it
+  EXPECT_EQ(runTool("validate " + path("big.spv")).exitCode, 0);              // the default budget holds it
   EXPECT_EQ(runTool("dis --max-memory 64K " + path("big.spv")).exitCode, 0);  // text only: nothing allocated
 }
 
@@ -213,8 +215,8 @@ TEST_F(HostileInput, SpirvConstantAndSidecarClaimingTerabytes) {
   const std::vector<std::string> needles = {"const_4tb.spv", "fp32[100000x100000x100]", "4000000000000 bytes"};
   expectBadInput(runTool("validate " + kRegressions + "const_4tb.spv"), needles, "validate");
   for (const char* backend : {"ref", "fast"}) {
-    expectBadInput(runTool("run " + kRegressions + "const_4tb.spv --backend " + backend + " --input x=" + path("x.npy") +
-                           " -o " + path("out.npz")),
+    expectBadInput(runTool("run " + kRegressions + "const_4tb.spv --backend " + backend +
+                           " --input x=" + path("x.npy") + " -o " + path("out.npz")),
                    needles, backend);
   }
   expectBadInput(runTool("convert " + kRegressions + "const_4tb.spv " + path("out.mlir")), needles, "convert");
@@ -228,17 +230,22 @@ TEST_F(HostileInput, FastPlanArenaIsCheckedAsOneRequest) {
   // Three f32[100000] results (400000 bytes each, all live at the end whatever the plan fuses) fit a 1 MiB
   // budget one by one; the fast backend places them in one activation arena of at least 3 * 400000 = 1200000
   // bytes, which does not. The reference backend allocates per value, so it runs.
-  write("arena.mlir", R"(func.func @main(%x: tensor<100000xf32> loc("x")) -> (tensor<100000xf32>, tensor<100000xf32>, tensor<100000xf32>) {
+  write(
+      "arena.mlir",
+      R"(func.func @main(%x: tensor<100000xf32> loc("x")) -> (tensor<100000xf32>, tensor<100000xf32>, tensor<100000xf32>) {
   %a = tosa.abs %x : (tensor<100000xf32>) -> tensor<100000xf32>
   %b = tosa.floor %x : (tensor<100000xf32>) -> tensor<100000xf32>
   %c = tosa.add %a, %b : (tensor<100000xf32>, tensor<100000xf32>) -> tensor<100000xf32>
   return %a, %b, %c : tensor<100000xf32>, tensor<100000xf32>, tensor<100000xf32>
 }
 )");
-  ASSERT_TRUE(tosakit::npy::writeNpy(path("x100k.npy"), tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {100000},
-                                                                                      std::vector<double>(100000, 0.5))));
-  const std::string args = path("arena.mlir") + " --max-memory 1M --input x=" + path("x100k.npy") + " -o " + path("out.npz");
-  expectBadInput(runTool("run --backend fast " + args), {"the fast backend's activation arena", "--max-memory"}, "fast");
+  ASSERT_TRUE(tosakit::npy::writeNpy(
+      path("x100k.npy"),
+      tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {100000}, std::vector<double>(100000, 0.5))));
+  const std::string args =
+      path("arena.mlir") + " --max-memory 1M --input x=" + path("x100k.npy") + " -o " + path("out.npz");
+  expectBadInput(runTool("run --backend fast " + args), {"the fast backend's activation arena", "--max-memory"},
+                 "fast");
   EXPECT_FALSE(exists("out.npz"));
   auto ref = runTool("run --backend ref " + args);
   EXPECT_EQ(ref.exitCode, 0) << ref.out;
@@ -253,7 +260,8 @@ TEST_F(HostileInput, FileLargerThanTheBudgetIsNotRead) {
     std::ofstream(path(big)).put('\0');
     fs::resize_file(path(big), uintmax_t(2) << 30);
   }
-  const std::vector<std::array<std::string, 3>> cases = {  // verb, arguments, the file the message names
+  const std::vector<std::array<std::string, 3>> cases = {
+      // verb, arguments, the file the message names
       {"validate", path("big.mlir"), "big.mlir"},
       {"validate", path("big.spv"), "big.spv"},
       {"dis", path("big.spv"), "big.spv"},
@@ -363,10 +371,10 @@ TEST_F(HostileInput, EveryVerbReportsAnOversizedRequestAsBadInput) {
 }
 )");
   fs::create_directories(path("data"));
-  ASSERT_TRUE(tosakit::npy::writeNpy(path("data/s0.npy"), tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2},
-                                                                                        {0.5, -1, 2, -3})));
-  ASSERT_TRUE(tosakit::npy::writeNpz(path("a.npz"), {{"y", tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2},
-                                                                                          {1, 2, 3, 4})}}));
+  ASSERT_TRUE(tosakit::npy::writeNpy(path("data/s0.npy"),
+                                     tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2}, {0.5, -1, 2, -3})));
+  ASSERT_TRUE(tosakit::npy::writeNpz(
+      path("a.npz"), {{"y", tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2}, {1, 2, 3, 4})}}));
   const std::string m = path("add.mlir"), mf = path("addf.mlir"), data = " --dataset " + path("data");
   // The calibration table qtable reads comes from calibrate itself (a run within the default budget).
   auto cal = runTool("calibrate " + mf + data + " --method minmax -o " + path("cali.txt"));
@@ -391,7 +399,9 @@ TEST_F(HostileInput, EveryVerbReportsAnOversizedRequestAsBadInput) {
       {"import", onnx + " -o " + path("o.mlir"), "fold_expand.onnx", {"o.mlir"}},
       {"calibrate", mf + data + " --method minmax -o " + path("o.txt"), mf, {"o.txt"}},
       {"qtable", mf + data + " --calibration-table " + path("cali.txt") + " -o " + path("q.txt"), mf, {"q.txt"}},
-      {"quantize", mf + " --quantize INT8 --calibration-table " + path("cali.txt") + " -o " + path("o.mlir"), mf,
+      {"quantize",
+       mf + " --quantize INT8 --calibration-table " + path("cali.txt") + " -o " + path("o.mlir"),
+       mf,
        {"o.mlir"}},
       {"quantize", mf + " --quantize BF16 -o " + path("o.spv"), mf, {"o.spv", "o.spv.npz"}},
       {"compare", path("a.npz") + " " + path("a.npz"), "a.npz", {}},
@@ -406,7 +416,8 @@ TEST_F(HostileInput, EveryVerbReportsAnOversizedRequestAsBadInput) {
     EXPECT_EQ(ok.exitCode, 0) << c.verb << " " << c.args << "\n" << ok.out;
     for (const auto& o : c.outputs) fs::remove(path(o));
     auto r = runTool(c.verb + " --max-memory 8 " + c.args);
-    expectBadInput(r, {c.file, "bytes", "more than the memory budget of 8 bytes (--max-memory)"}, c.verb + " " + c.args);
+    expectBadInput(r, {c.file, "bytes", "more than the memory budget of 8 bytes (--max-memory)"},
+                   c.verb + " " + c.args);
     for (const auto& o : c.outputs) EXPECT_FALSE(exists(o)) << c.verb << ": " << o;
   }
   const std::vector<std::string> verbs = registeredVerbs();
@@ -457,8 +468,8 @@ TEST_F(HostileInput, EveryVerbTurnsAnAllocationFailureIntoInternalError) {
 }
 )");
   fs::create_directories(path("data"));
-  ASSERT_TRUE(tosakit::npy::writeNpy(path("data/s0.npy"), tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2},
-                                                                                        {0.5, -1, 2, -3})));
+  ASSERT_TRUE(tosakit::npy::writeNpy(path("data/s0.npy"),
+                                     tosakit::Tensor::fromDoubles(tosakit::DType::FP32, {2, 2}, {0.5, -1, 2, -3})));
   // A 4 GB result the backend allocates (the constant above fails while loading, before any backend runs).
   write("tile_4gb.mlir", R"(func.func @main(%x: tensor<1xf32> loc("x")) -> tensor<1000000000xf32> {
   %m = tosa.const_shape {values = dense<1000000000> : tensor<1xindex>} : () -> !tosa.shape<1>
@@ -480,9 +491,11 @@ TEST_F(HostileInput, EveryVerbTurnsAnAllocationFailureIntoInternalError) {
       {"validate", m, {}},
       {"run", m + " --backend ref --input x=" + path("x.npy") + " -o " + path("o.npz"), {"o.npz"}},
       {"run", m + " --backend fast --input x=" + path("x.npy") + " -o " + path("o.npz"), {"o.npz"}},
-      {"run", path("tile_4gb.mlir") + " --level none --backend ref --input x=" + path("x1.npy") + " -o " + path("o.npz"),
+      {"run",
+       path("tile_4gb.mlir") + " --level none --backend ref --input x=" + path("x1.npy") + " -o " + path("o.npz"),
        {"o.npz"}},
-      {"run", path("tile_4gb.mlir") + " --level none --backend fast --input x=" + path("x1.npy") + " -o " + path("o.npz"),
+      {"run",
+       path("tile_4gb.mlir") + " --level none --backend fast --input x=" + path("x1.npy") + " -o " + path("o.npz"),
        {"o.npz"}},
       {"convert", m + " " + path("o.spv"), {"o.spv", "o.spv.npz"}},
       {"dis", path("two_gb.spv"), {}},
@@ -502,7 +515,8 @@ TEST_F(HostileInput, EveryVerbTurnsAnAllocationFailureIntoInternalError) {
     auto r = runShell("ulimit -v 1500000; exec " + std::string(TOSAKIT_TOOL) + " " + c.verb + budget + c.args);
     const std::string what = c.verb + " " + c.args;
     EXPECT_EQ(r.exitCode, 6) << what << "\n" << r.out;
-    EXPECT_NE(r.out.find("tosakit: internal error: out of memory (std::bad_alloc)"), std::string::npos) << what << "\n" << r.out;
+    EXPECT_NE(r.out.find("tosakit: internal error: out of memory (std::bad_alloc)"), std::string::npos) << what << "\n"
+                                                                                                        << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << what << "\n" << r.out;
     for (const auto& o : c.outputs) EXPECT_FALSE(exists(o)) << what << ": " << o;
   }

@@ -41,8 +41,10 @@ int frac(DType t) {
 }
 double nmin(DType t) {
   switch (t) {
-    case DType::FP32: case DType::BF16: return std::ldexp(1.0, -126);
-    case DType::FP16: case DType::FP8E5M2: return std::ldexp(1.0, -14);
+    case DType::FP32:
+    case DType::BF16: return std::ldexp(1.0, -126);
+    case DType::FP16:
+    case DType::FP8E5M2: return std::ldexp(1.0, -14);
     case DType::FP8E4M3: return std::ldexp(1.0, -6);
     default: return 0;
   }
@@ -95,7 +97,8 @@ struct ElementData {
 double specAllowance(const std::string& op, DType t, const ElementData& e) {
   double f = std::ldexp(1.0, -frac(t));
   double mr = std::max(std::fabs(e.ref), nmin(t));
-  if (op == "add" || op == "sub" || op == "mul" || op == "ceil" || op == "floor" || op == "cast") return 0.5 * ulp(t, e.ref);
+  if (op == "add" || op == "sub" || op == "mul" || op == "ceil" || op == "floor" || op == "cast")
+    return 0.5 * ulp(t, e.ref);
   if (op == "reciprocal") return ulp(t, e.ref);
   if (op == "rsqrt") return 2 * ulp(t, e.ref);
   if (op == "log" || op == "erf") return 5 * ulp(t, e.ref);
@@ -224,15 +227,19 @@ TEST(CheckConformance, DefaultRuleAgreesWithRecordedMode) {
     for (int64_t i = 0; i < ref.size(); ++i) {
       ElementData e;
       e.ref = ref.getFloat(i);
-      if (std::isnan(e.ref)) firstNaN = firstNaN < 0 ? i : firstNaN;
-      else if (std::isinf(e.ref)) firstInf = firstInf < 0 ? i : firstInf;
-      else if (firstOther < 0) firstOther = i;
+      if (std::isnan(e.ref))
+        firstNaN = firstNaN < 0 ? i : firstNaN;
+      else if (std::isinf(e.ref))
+        firstInf = firstInf < 0 ? i : firstInf;
+      else if (firstOther < 0)
+        firstOther = i;
       if (!candidates.empty()) continue;
       const Shape& os = fn->outputs()[0]->type.dims;
       bool elementwise = in0.rank() == int(os.size()) && isFloat(in0.dtype());
       e.x = elementwise ? bcastAt(in0, os, i) : 0;
       e.y = elementwise && v.inputs.size() > 1 && v.inputs[1].second.rank() == int(os.size())
-                ? bcastAt(v.inputs[1].second, os, i) : 1;
+          ? bcastAt(v.inputs[1].second, os, i)
+          : 1;
       e.bnd = v.hasBounds[0] ? v.bounds[0].getFloat(i) : 0;
       e.maxAbsIn = maxAbsIn;
       e.n = op == "reduce_product" ? in0.size() / std::max<int64_t>(1, ref.size()) : weightCount;
@@ -260,9 +267,9 @@ TEST(CheckConformance, DefaultRuleAgreesWithRecordedMode) {
       bool movedJudged = true;
       bool movedOk = verdict(v, bad, "", &movedJudged, &text);
       EXPECT_TRUE(movedJudged) << dir << ": moved result not judged\n" << text;
-      EXPECT_FALSE(movedOk)
-          << text << dir << ": element " << pick << " moved to " << value << " from " << ref.getFloat(pick)
-          << " is rejected by the vector's own mode but accepted by the operator's rule";
+      EXPECT_FALSE(movedOk) << text << dir << ": element " << pick << " moved to " << value << " from "
+                            << ref.getFloat(pick)
+                            << " is rejected by the vector's own mode but accepted by the operator's rule";
       sameOnMoved += movedJudged && !movedOk;
       ++moved;
       specialMoves += ci >= finiteMoves;
@@ -273,8 +280,7 @@ TEST(CheckConformance, DefaultRuleAgreesWithRecordedMode) {
   }
   std::cout << rows << " float vectors: same verdict on the expected output " << sameOnExpected << "/" << rows
             << ", on a result moved outside the bound " << sameOnMoved << "/" << moved << " (" << specialMoves
-            << " by a special-value move), not judged "
-            << notJudged << "\nno element to move in:";
+            << " by a special-value move), not judged " << notJudged << "\nno element to move in:";
   for (const std::string& u : unmoved) std::cout << " " << u;
   std::cout << "\n";
   EXPECT_EQ(rows, 624);

@@ -55,21 +55,23 @@ const char* kExpLoop = R"(func.func @main(%x: tensor<2xf32> loc("x"), %n: tensor
 class CheckSequenceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tosakit_checkseq_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+        ("tosakit_checkseq_" + std::to_string(::getpid()) + "_" +
+         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& f) const { return (dir_ / f).string(); }
   void writeModel(const char* text) { std::ofstream(path("m.mlir")) << text; }
   void writeInputs(double x0, double x1, int n) {
-    ASSERT_TRUE(npy::writeNpz(path("in.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {2}, {x0, x1})},
-                                               {"n", Tensor::fromDoubles(DType::I32, {}, {double(n)})}}));
+    ASSERT_TRUE(npy::writeNpz(path("in.npz"),
+                              {{"x", Tensor::fromDoubles(DType::FP32, {2}, {x0, x1})},
+                               {"n", Tensor::fromDoubles(DType::I32, {}, {double(n)})}}));
   }
   tosakit::testing::CmdResult check(double out0, double out1, const std::string& extra = "") {
     EXPECT_TRUE(npy::writeNpz(path("out.npz"), {{"out0", Tensor::fromDoubles(DType::FP32, {2}, {out0, out1})}}));
-    return runTool("check --model " + path("m.mlir") + " --inputs " + path("in.npz") + " --result " +
-                   path("out.npz") + extra);
+    return runTool("check --model " + path("m.mlir") + " --inputs " + path("in.npz") + " --result " + path("out.npz") +
+                   extra);
   }
   fs::path dir_;
 };
@@ -132,8 +134,8 @@ TEST_F(CheckSequenceTest, LoopOverInexactOpIsNotJudged) {
 TEST_F(CheckSequenceTest, SequenceNeedsInputs) {
   writeModel(kAddLoop);
   ASSERT_TRUE(npy::writeNpz(path("out.npz"), {{"out0", Tensor::fromDoubles(DType::FP32, {2}, {1.0, 2.0})}}));
-  auto r = runTool("check --model " + path("m.mlir") + " --result " + path("out.npz") + " --reference " +
-                   path("out.npz"));
+  auto r =
+      runTool("check --model " + path("m.mlir") + " --result " + path("out.npz") + " --reference " + path("out.npz"));
   EXPECT_EQ(r.exitCode, 0) << r.out;
   EXPECT_NE(r.out.find("not judged"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("give --inputs"), std::string::npos) << r.out;

@@ -29,7 +29,7 @@ double e2(int n) { return std::ldexp(1.0, n); }
 }  // namespace
 
 TEST(Helpers, NormalRanges) {
-  EXPECT_EQ(normalMax(DType::FP8E4M3), 448.0);  // 2^9 - 2^6
+  EXPECT_EQ(normalMax(DType::FP8E4M3), 448.0);    // 2^9 - 2^6
   EXPECT_EQ(normalMax(DType::FP8E5M2), 57344.0);  // 2^16 - 2^13
   EXPECT_EQ(normalMax(DType::FP16), 65504.0);
   EXPECT_EQ(normalMin(DType::FP8E4M3), 1.0 / 64);
@@ -189,8 +189,10 @@ TEST(RescaleInexact, Bound) {
 
 TEST(Exact, IntegersAndFloats) {
   ComplianceMode m = mode("EXACT");
-  EXPECT_TRUE(checkTensor(m, Tensor::fromInts(DType::I8, {2}, {1, -2}), Tensor::fromInts(DType::I8, {2}, {1, -2})).pass);
-  ComplianceResult r = checkTensor(m, Tensor::fromInts(DType::I8, {2}, {1, -2}), Tensor::fromInts(DType::I8, {2}, {1, -3}));
+  EXPECT_TRUE(
+      checkTensor(m, Tensor::fromInts(DType::I8, {2}, {1, -2}), Tensor::fromInts(DType::I8, {2}, {1, -2})).pass);
+  ComplianceResult r =
+      checkTensor(m, Tensor::fromInts(DType::I8, {2}, {1, -2}), Tensor::fromInts(DType::I8, {2}, {1, -3}));
   EXPECT_FALSE(r.pass);
   EXPECT_EQ(r.index, 1);
   EXPECT_NE(r.reason.find("element 1"), std::string::npos);
@@ -229,7 +231,9 @@ TEST(DotProduct, PerElementBound) {
   EXPECT_FALSE(res.pass);
   EXPECT_EQ(res.index, 3);
   // abs_bound 2 (as recorded by the generator) accepts normalized error 2.
-  EXPECT_TRUE(checkTensor(mode("DOT_PRODUCT:s=0,ksb=1,abs_bound=2,variance_error_bound=1.6"), vec(DType::FP32, imp), r, &b).pass);
+  EXPECT_TRUE(
+      checkTensor(mode("DOT_PRODUCT:s=0,ksb=1,abs_bound=2,variance_error_bound=1.6"), vec(DType::FP32, imp), r, &b)
+          .pass);
 }
 
 TEST(DotProduct, VarianceAndBias) {
@@ -269,7 +273,8 @@ TEST(Parse, JsonEntries) {
   EXPECT_EQ(m->baseBound, 2.0);
   EXPECT_TRUE(m->boundAsMagnitude);
   EXPECT_EQ(m->normalDivisor, 2.0);
-  auto d = parseComplianceJson(R"({"mode": "DOT_PRODUCT", "dot_product_info": {"s": 3, "ksb": 4, "abs_bound": 8, "variance_error_bound": 6.4}})");
+  auto d = parseComplianceJson(
+      R"({"mode": "DOT_PRODUCT", "dot_product_info": {"s": 3, "ksb": 4, "abs_bound": 8, "variance_error_bound": 6.4}})");
   ASSERT_TRUE(d.isOk());
   EXPECT_EQ(d->s, 3);
   EXPECT_EQ(d->ksb, 4);

@@ -96,8 +96,8 @@ struct ConvVector {
 };
 
 void checkAgainstVector(const ConvVector& v, int S) {
-  std::string path = std::string(TOSAKIT_SOURCE_DIR) + "/../shared/conformance/vectors/" + v.dir +
-                     std::to_string(S) + "/input0.npy";
+  std::string path =
+      std::string(TOSAKIT_SOURCE_DIR) + "/../shared/conformance/vectors/" + v.dir + std::to_string(S) + "/input0.npy";
   auto want = npy::readNpy(path);
   if (!want.isOk()) GTEST_SKIP() << "conformance vectors not available: " << path;
   auto wantT = npy::adaptToDType(*want, v.dtype, path);
@@ -119,15 +119,23 @@ void checkAgainstVector(const ConvVector& v, int S) {
   const Tensor& got = (*gen)[0].second;
   ASSERT_EQ(got.size(), wantT->size());
   for (int64_t i = 0; i < got.size(); ++i)
-    ASSERT_EQ(got.getInt(i), wantT->getInt(i)) << v.dir << S << " element " << i << ": " << got.getFloat(i)
-                                               << " vs " << wantT->getFloat(i);
+    ASSERT_EQ(got.getInt(i), wantT->getInt(i))
+        << v.dir << S << " element " << i << ": " << got.getFloat(i) << " vs " << wantT->getFloat(i);
 }
 
 const ConvVector kConv3d{"conv3d_1x1x2/conv3d_1x1x2_2x2x4x5x2_f32xf32_accf32_st111_pad110111_dilat211_lclbnd1_s",
-                         "tosa.conv3d", DType::FP32, {2, 2, 4, 5, 2}, {5, 1, 1, 2, 2}, {2, 4, 5, 6, 5}};
+                         "tosa.conv3d",
+                         DType::FP32,
+                         {2, 2, 4, 5, 2},
+                         {5, 1, 1, 2, 2},
+                         {2, 4, 5, 6, 5}};
 const ConvVector kTconv{
     "transpose_conv2d_3x1/transpose_conv2d_3x1_2x5x5x3_bf16xbf16_accf32_st22_pad1000_os2x12x9x5_lclbnd0_s",
-    "tosa.transpose_conv2d", DType::BF16, {2, 5, 5, 3}, {5, 3, 1, 3}, {2, 12, 9, 5}};
+    "tosa.transpose_conv2d",
+    DType::BF16,
+    {2, 5, 5, 3},
+    {5, 3, 1, 3},
+    {2, 12, 9, 5}};
 }  // namespace
 
 TEST(GenerateInputs, MatchesConformanceConv3dFp32) {

@@ -21,19 +21,19 @@
 // rejected at import).
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "compliance/compliance.h"
+#include "conformance_vectors.h"
 #include "formats/npy/npy.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
-#include "conformance_vectors.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -62,8 +62,10 @@ std::string agreement(const Tensor& p, const Tensor& r, const Tensor* bounds) {
   for (int64_t i = 0; i < p.size(); ++i) {
     double pv = p.getFloat(i), rv = r.getFloat(i);
     bool ok;
-    if (std::isnan(rv)) ok = std::isnan(pv);
-    else if (std::isinf(rv)) ok = pv == rv;
+    if (std::isnan(rv))
+      ok = std::isnan(pv);
+    else if (std::isinf(rv))
+      ok = pv == rv;
     else {
       double m = std::fabs(rv);
       if (bounds) m = std::max(m, std::fabs(bounds->getFloat(i)));
@@ -94,8 +96,8 @@ std::string judge(const fs::path& dir, const json& tj, int& floatOutputs) {
   const json& outs = tj.at("outputs");
   if (outs.size() != rr.outputs.size()) return "output count differs";
   const json* comp = tj.contains("compliance") && tj["compliance"].is_object() && tj["compliance"].contains("tensors")
-                         ? &tj["compliance"]["tensors"]
-                         : nullptr;
+      ? &tj["compliance"]["tensors"]
+      : nullptr;
   const std::string op = tj.value("op", std::string());
   for (size_t i = 0; i < outs.size(); ++i) {
     const json& o = outs[i];
@@ -174,7 +176,7 @@ std::string judgeNegative(const fs::path& dir, const json& tj) {
   Status s = (*session)->run(inputs, rr);
   if (s.code() == StatusCode::SpecError) return "";
   return "expected an ERROR_IF verdict (" + tj.value("expected_failure_desc", std::string("?")) + "), got " +
-         (s.isOk() ? std::string("a successful run") : s.toString());
+      (s.isOk() ? std::string("a successful run") : s.toString());
 }
 
 }  // namespace
@@ -184,15 +186,18 @@ int main(int argc, char** argv) {
   bool verbose = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--filter" && i + 1 < argc) filter = argv[++i];
-    else if (a == "--verbose" || a == "-v") verbose = true;
+    if (a == "--filter" && i + 1 < argc)
+      filter = argv[++i];
+    else if (a == "--verbose" || a == "-v")
+      verbose = true;
     else if (a == "--help" || a == "-h") {
       std::cout << "usage: precise_conformance [VECTORS_DIR] [--filter SUBSTRING] [--verbose]\n";
       return 0;
     } else if (!a.empty() && a[0] == '-') {
       std::cerr << "precise_conformance: unknown option " << a << "\n";
       return 2;
-    } else root = a;
+    } else
+      root = a;
   }
   auto found = conformance::findVectors(root, filter);
   if (!found) {

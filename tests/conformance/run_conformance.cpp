@@ -32,11 +32,11 @@
 #include <vector>
 
 #include "compliance/compliance.h"
+#include "conformance_vectors.h"
 #include "formats/mlir/mlir_io.h"
 #include "formats/npy/npy.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
-#include "conformance_vectors.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -50,7 +50,7 @@ enum class Verdict { Pass, Fail, NotApplicable };
 
 struct Outcome {
   Verdict verdict = Verdict::Fail;
-  std::string reason;     // failure reason, or how a negative test was rejected
+  std::string reason;      // failure reason, or how a negative test was rejected
   std::string rejectedBy;  // negative tests: "run", "session", "import-verifier"
 };
 
@@ -86,8 +86,8 @@ Outcome judgeOutputs(const fs::path& dir, const json& tj, const RunResult& rr) {
       mode = *m;
     }
     // Shape values (tosa.const_shape) record no tensor shape.
-    std::vector<int64_t> shape = o.contains("shape") && o["shape"].is_array() ? o["shape"].get<std::vector<int64_t>>()
-                                                                                : impl.shape();
+    std::vector<int64_t> shape =
+        o.contains("shape") && o["shape"].is_array() ? o["shape"].get<std::vector<int64_t>>() : impl.shape();
     if (impl.shape() != Shape(shape.begin(), shape.end()))
       return failed(name + ": output shape " + shapeToString(impl.shape()) + ", expected " +
                     shapeToString(Shape(shape.begin(), shape.end())));
@@ -108,8 +108,7 @@ Outcome judgeOutputs(const fs::path& dir, const json& tj, const RunResult& rr) {
         bounds = std::move(*b);
       }
     }
-    compliance::ComplianceResult r =
-        compliance::checkTensor(mode, impl, ref, bounds ? &*bounds : nullptr);
+    compliance::ComplianceResult r = compliance::checkTensor(mode, impl, ref, bounds ? &*bounds : nullptr);
     if (!r.pass) return failed(name + " " + mode.mode + ": " + r.reason);
   }
   return {Verdict::Pass, "", ""};
@@ -175,10 +174,11 @@ Outcome judgeVector(const fs::path& dir) {
   Status s = runModule(std::move(*mod), dir, tj, rr, stage);
   if (negative) {
     if (s.code() == StatusCode::SpecError) return {Verdict::Pass, oneLine(s.message()), stage};
-    if (s.isOk()) return failed("expected an ERROR_IF verdict (" + tj.value("expected_failure_desc", std::string("?")) +
-                                "), but the graph ran");
-    return failed("expected an ERROR_IF verdict (" + tj.value("expected_failure_desc", std::string("?")) +
-                  "), got " + s.toString());
+    if (s.isOk())
+      return failed("expected an ERROR_IF verdict (" + tj.value("expected_failure_desc", std::string("?")) +
+                    "), but the graph ran");
+    return failed("expected an ERROR_IF verdict (" + tj.value("expected_failure_desc", std::string("?")) + "), got " +
+                  s.toString());
   }
   if (!s.isOk()) return failed(stage + ": " + s.toString());
   return judgeOutputs(dir, tj, rr);
@@ -199,9 +199,7 @@ Outcome judgeIsolated(const fs::path& dir, int timeoutSec) {
     Outcome o;
     try {
       o = judgeVector(dir);
-    } catch (const std::exception& e) {
-      o = failed(std::string("exception: ") + e.what());
-    }
+    } catch (const std::exception& e) { o = failed(std::string("exception: ") + e.what()); }
     std::string msg = std::to_string(int(o.verdict)) + "\t" + o.rejectedBy + "\t" + o.reason;
     size_t off = 0;
     while (off < msg.size()) {
@@ -218,7 +216,10 @@ Outcome judgeIsolated(const fs::path& dir, int timeoutSec) {
   bool timedOut = false;
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) { timedOut = true; break; }
+    if (left.count() <= 0) {
+      timedOut = true;
+      break;
+    }
     pollfd p{fds[0], POLLIN, 0};
     int r = poll(&p, 1, int(std::min<int64_t>(left.count(), 1000)));
     if (r < 0) break;
@@ -249,7 +250,10 @@ std::string reasonKey(const std::string& r) {
   for (size_t i = 0; i < r.size() && k.size() < 90; ++i) {
     char c = r[i];
     if ((c >= '0' && c <= '9') || c == '.' || c == '-' || c == 'e') {
-      if (c == 'e' && !(i > 0 && r[i - 1] >= '0' && r[i - 1] <= '9')) { k += c; continue; }
+      if (c == 'e' && !(i > 0 && r[i - 1] >= '0' && r[i - 1] <= '9')) {
+        k += c;
+        continue;
+      }
       if (k.empty() || k.back() != '#') k += '#';
       continue;
     }
@@ -278,11 +282,16 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--filter") filter = next();
-    else if (a == "--verbose" || a == "-v") verbose = true;
-    else if (a == "--log") logPath = next();
-    else if (a == "--timeout") timeoutSec = std::stoi(next());
-    else if (a == "--backend") g_backend = next();
+    if (a == "--filter")
+      filter = next();
+    else if (a == "--verbose" || a == "-v")
+      verbose = true;
+    else if (a == "--log")
+      logPath = next();
+    else if (a == "--timeout")
+      timeoutSec = std::stoi(next());
+    else if (a == "--backend")
+      g_backend = next();
     else if (a == "--help" || a == "-h") {
       std::cout << "usage: run_conformance [VECTORS_DIR] [--filter SUBSTRING] [--verbose] [--log FILE] "
                    "[--timeout SECONDS] [--backend ref|fast]\n";
@@ -290,7 +299,8 @@ int main(int argc, char** argv) {
     } else if (!a.empty() && a[0] == '-') {
       std::cerr << "run_conformance: unknown option " << a << "\n";
       return 2;
-    } else root = a;
+    } else
+      root = a;
   }
   auto found = conformance::findVectors(root, filter);
   if (!found) {
@@ -337,7 +347,8 @@ int main(int argc, char** argv) {
     }
     if (verbose)
       std::cout << (ok ? "PASS " : "FAIL ") << id
-                << (ok ? (o.rejectedBy.empty() ? "" : " [error verdict: " + o.rejectedBy + "]") : ": " + o.reason) << "\n";
+                << (ok ? (o.rejectedBy.empty() ? "" : " [error verdict: " + o.rejectedBy + "]") : ": " + o.reason)
+                << "\n";
   }
   std::cout << "group                          positive(pass/total)  negative(pass/total)  n/a\n";
   GroupStats tot;
@@ -346,7 +357,10 @@ int main(int argc, char** argv) {
     std::snprintf(line, sizeof line, "%-30s %8d/%-12d %8d/%-12d %3d\n", g.c_str(), s.posPass, s.posPass + s.posFail,
                   s.negPass, s.negPass + s.negFail, s.na);
     std::cout << line;
-    tot.posPass += s.posPass; tot.posFail += s.posFail; tot.negPass += s.negPass; tot.negFail += s.negFail;
+    tot.posPass += s.posPass;
+    tot.posFail += s.posFail;
+    tot.negPass += s.negPass;
+    tot.negFail += s.negFail;
     tot.na += s.na;
   }
   std::cout << "positive tests: " << tot.posPass << "/" << tot.posPass + tot.posFail << " passed\n";
@@ -373,7 +387,8 @@ int main(int argc, char** argv) {
     for (const auto& [k, n] : reasons) top.emplace_back(n, k);
     std::sort(top.rbegin(), top.rend());
     std::cout << "most common failure reasons:\n";
-    for (size_t i = 0; i < top.size() && i < 15; ++i) std::cout << "  " << top[i].first << "x " << top[i].second << "\n";
+    for (size_t i = 0; i < top.size() && i < 15; ++i)
+      std::cout << "  " << top[i].first << "x " << top[i].second << "\n";
     std::cout << "failures written to " << logPath << "\n";
   }
   std::cout << passed << " passed, " << failedCount << " failed, " << notApplicable.size() + unparseable.size()

@@ -72,7 +72,7 @@ TEST(Numeric, Fp8e4m3SpecialValues) {
   EXPECT_EQ(decodeFloatBits(DType::FP8E4M3, 0xFE), -448.0);
   EXPECT_TRUE(std::isnan(decodeFloatBits(DType::FP8E4M3, 0x7F)));
   EXPECT_TRUE(std::isnan(decodeFloatBits(DType::FP8E4M3, 0xFF)));
-  EXPECT_EQ(decodeFloatBits(DType::FP8E4M3, 0x78), 256.0);  // exponent all-ones is finite: 2^(15-7)
+  EXPECT_EQ(decodeFloatBits(DType::FP8E4M3, 0x78), 256.0);                // exponent all-ones is finite: 2^(15-7)
   EXPECT_EQ(decodeFloatBits(DType::FP8E4M3, 0x01), std::ldexp(1.0, -9));  // min subnormal 2^-6 * 1/8
   // E5M2: max 57344 = 1.75 * 2^15, 0x7C = inf, 0x7D..0x7F NaN.
   EXPECT_EQ(decodeFloatBits(DType::FP8E5M2, 0x7B), 57344.0);
@@ -243,8 +243,10 @@ TEST(Numeric, Fp32MatchesFloatCast) {
     float f;
     std::memcpy(&f, &b, 4);
     double got = decodeFloatBits(DType::FP32, b);
-    if (std::isnan(f)) ASSERT_TRUE(std::isnan(got));
-    else ASSERT_EQ(got, double(f)) << b;
+    if (std::isnan(f))
+      ASSERT_TRUE(std::isnan(got));
+    else
+      ASSERT_EQ(got, double(f)) << b;
   }
   EXPECT_EQ(roundToFloat(DType::FP64, 0.1), 0.1);
 }

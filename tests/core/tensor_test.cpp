@@ -21,19 +21,34 @@ TEST(Tensor, ZeroFilledAndShape) {
 }
 
 TEST(Tensor, SignedIntegersTruncateAndSignExtend) {
-  struct Case { DType t; int64_t in, out; };
+  struct Case {
+    DType t;
+    int64_t in, out;
+  };
   const Case cases[] = {
       // i4: low 4 bits, sign-extended: 7 -> 7, 8 (1000b) -> -8, 15 (1111b) -> -1, 16 -> 0, -8 -> -8.
-      {DType::I4, 7, 7}, {DType::I4, 8, -8}, {DType::I4, 15, -1}, {DType::I4, 16, 0}, {DType::I4, -8, -8},
+      {DType::I4, 7, 7},
+      {DType::I4, 8, -8},
+      {DType::I4, 15, -1},
+      {DType::I4, 16, 0},
+      {DType::I4, -8, -8},
       {DType::I4, -1, -1},
       // i8: 200 = 0xC8 -> -56; 127 stays; 256 -> 0.
-      {DType::I8, 200, -56}, {DType::I8, 127, 127}, {DType::I8, 256, 0}, {DType::I8, -128, -128},
-      {DType::I16, 40000, 40000 - 65536}, {DType::I16, -32768, -32768},
-      {DType::I32, int64_t(1) << 31, -(int64_t(1) << 31)}, {DType::I32, -1, -1},
+      {DType::I8, 200, -56},
+      {DType::I8, 127, 127},
+      {DType::I8, 256, 0},
+      {DType::I8, -128, -128},
+      {DType::I16, 40000, 40000 - 65536},
+      {DType::I16, -32768, -32768},
+      {DType::I32, int64_t(1) << 31, -(int64_t(1) << 31)},
+      {DType::I32, -1, -1},
       // i48: 2^47 -> -2^47; 2^48 - 1 -> -1; 2^48 -> 0.
-      {DType::I48, int64_t(1) << 47, -(int64_t(1) << 47)}, {DType::I48, (int64_t(1) << 48) - 1, -1},
-      {DType::I48, int64_t(1) << 48, 0}, {DType::I48, (int64_t(1) << 47) - 1, (int64_t(1) << 47) - 1},
-      {DType::I64, INT64_MIN, INT64_MIN}, {DType::I64, INT64_MAX, INT64_MAX},
+      {DType::I48, int64_t(1) << 47, -(int64_t(1) << 47)},
+      {DType::I48, (int64_t(1) << 48) - 1, -1},
+      {DType::I48, int64_t(1) << 48, 0},
+      {DType::I48, (int64_t(1) << 47) - 1, (int64_t(1) << 47) - 1},
+      {DType::I64, INT64_MIN, INT64_MIN},
+      {DType::I64, INT64_MAX, INT64_MAX},
   };
   for (const Case& c : cases) {
     Tensor x(c.t, {1});
@@ -44,11 +59,14 @@ TEST(Tensor, SignedIntegersTruncateAndSignExtend) {
 }
 
 TEST(Tensor, UnsignedIntegersZeroExtend) {
-  struct Case { DType t; int64_t in, out; };
+  struct Case {
+    DType t;
+    int64_t in, out;
+  };
   const Case cases[] = {
-      {DType::U8, 255, 255}, {DType::U8, 256, 0}, {DType::U8, -1, 255},
-      {DType::U16, 65535, 65535}, {DType::U16, -1, 65535},
-      {DType::U32, -1, 4294967295LL}, {DType::U32, 4294967296LL, 0},
+      {DType::U8, 255, 255},         {DType::U8, 256, 0},     {DType::U8, -1, 255},
+      {DType::U16, 65535, 65535},    {DType::U16, -1, 65535}, {DType::U32, -1, 4294967295LL},
+      {DType::U32, 4294967296LL, 0},
   };
   for (const Case& c : cases) {
     Tensor x(c.t, {1});
@@ -70,11 +88,14 @@ TEST(Tensor, Bool) {
 }
 
 TEST(Tensor, FloatsStoredAsBitPatterns) {
-  struct Case { DType t; int64_t oneBits; };
+  struct Case {
+    DType t;
+    int64_t oneBits;
+  };
   // 1.0 encodings: fp8e4m3 0 0111 000 = 0x38, fp8e5m2 0 01111 00 = 0x3C, fp16 0x3C00, bf16 0x3F80,
   // fp32 0x3F800000, fp64 0x3FF0000000000000.
-  const Case cases[] = {{DType::FP8E4M3, 0x38}, {DType::FP8E5M2, 0x3C}, {DType::FP16, 0x3C00},
-                        {DType::BF16, 0x3F80}, {DType::FP32, 0x3F800000}, {DType::FP64, 0x3FF0000000000000LL}};
+  const Case cases[] = {{DType::FP8E4M3, 0x38}, {DType::FP8E5M2, 0x3C},    {DType::FP16, 0x3C00},
+                        {DType::BF16, 0x3F80},  {DType::FP32, 0x3F800000}, {DType::FP64, 0x3FF0000000000000LL}};
   for (const Case& c : cases) {
     Tensor x(c.t, {2});
     x.setFloat(0, 1.0);
@@ -89,9 +110,9 @@ TEST(Tensor, FloatsStoredAsBitPatterns) {
 
 TEST(Tensor, SetFloatRoundsToFormat) {
   Tensor h(DType::FP16, {3});
-  h.setFloat(0, 1.0 + std::ldexp(1.0, -11));  // tie between 1 and 1+2^-10: even -> 1.0
+  h.setFloat(0, 1.0 + std::ldexp(1.0, -11));      // tie between 1 and 1+2^-10: even -> 1.0
   h.setFloat(1, 1.0 + 3 * std::ldexp(1.0, -11));  // tie between 1+2^-10 and 1+2^-9: even -> 1+2^-9
-  h.setFloat(2, 70000.0);  // overflow -> inf
+  h.setFloat(2, 70000.0);                         // overflow -> inf
   EXPECT_EQ(h.getFloat(0), 1.0);
   EXPECT_EQ(h.getFloat(1), 1.0 + std::ldexp(1.0, -9));
   EXPECT_EQ(h.getFloat(2), INFINITY);

@@ -19,7 +19,6 @@ namespace {
 
 using ir::ValueType;
 
-
 // x [1,6,6,4] -> conv2d (w [8,3,3,4], bias [8], pad 1; oneDNN) -> depthwise_conv2d (dw [3,3,8,1], dbias [8],
 // pad 1; the own fp32 kernel) -> reshape [1,36,8] -> matmul (B [1,8,5]; oneDNN) -> y [1,36,5].
 const Tensor& convWeights() {
@@ -48,8 +47,10 @@ std::unique_ptr<ir::Module> convMatmul() {
   auto* d = b.op1("tosa.depthwise_conv2d",
                   {c, b.constant(depthwiseWeights(), "dw"), b.constant(smallInts({8}, 6), "dbias"), fzp, fzp},
                   ValueType::tensor(DType::FP32, {1, 6, 6, 8}),
-                  {{"pad", ir::Attribute::intArray({1, 1, 1, 1})}, {"stride", ir::Attribute::intArray({1, 1})},
-                   {"dilation", ir::Attribute::intArray({1, 1})}, {"acc_type", ir::Attribute::type(DType::FP32)}},
+                  {{"pad", ir::Attribute::intArray({1, 1, 1, 1})},
+                   {"stride", ir::Attribute::intArray({1, 1})},
+                   {"dilation", ir::Attribute::intArray({1, 1})},
+                   {"acc_type", ir::Attribute::type(DType::FP32)}},
                   "depthwise");
   auto* r = b.reshape(d, {1, 36, 8}, "flat");
   auto* zp = b.scalar1(DType::FP32, 0);

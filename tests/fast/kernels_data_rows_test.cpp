@@ -19,8 +19,10 @@ Tensor randomOf(DType t, const Shape& s, std::mt19937& rng) {
   Tensor x(t, s);
   std::uniform_int_distribution<int> d(-100, 100);
   for (int64_t i = 0; i < x.size(); ++i) {
-    if (t == DType::FP32) x.setFloat(i, d(rng) * 0.25);
-    else x.setInt(i, d(rng));
+    if (t == DType::FP32)
+      x.setFloat(i, d(rng) * 0.25);
+    else
+      x.setInt(i, d(rng));
   }
   return x;
 }

@@ -29,15 +29,20 @@ TEST(DepthwiseF32Affine, MulAndAddAreSeparateRoundings) {
     const int64_t C = 37, W = 21;  // 2 full vectors + a tail; blocks of 8, 4 and 1 pixels
     GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
       ir::Value* xv = b.input(ValueType::tensor(DType::FP32, {1, 3, W, C}), "x");
-      ir::Value* y = b.op1("tosa.depthwise_conv2d",
-                           {xv, cst(filled({1, 1, C, 1}, 1)), cst(filled({C}, 0)), cst(filled({1}, 0)), cst(filled({1}, 0))},
-                           ValueType::tensor(DType::FP32, {1, 3, W, C}),
-                           {{"acc_type", Attribute::type(DType::FP32)}, {"pad", Attribute::intArray({0, 0, 0, 0})},
-                            {"stride", Attribute::intArray({1, 1})}, {"dilation", Attribute::intArray({1, 1})}});
+      ir::Value* y =
+          b.op1("tosa.depthwise_conv2d",
+                {xv, cst(filled({1, 1, C, 1}, 1)), cst(filled({C}, 0)), cst(filled({1}, 0)), cst(filled({1}, 0))},
+                ValueType::tensor(DType::FP32, {1, 3, W, C}),
+                {{"acc_type", Attribute::type(DType::FP32)},
+                 {"pad", Attribute::intArray({0, 0, 0, 0})},
+                 {"stride", Attribute::intArray({1, 1})},
+                 {"dilation", Attribute::intArray({1, 1})}});
       ir::Value* shift = b.constant(Tensor::fromInts(DType::I8, {1}, {0}));
       y = b.op1("tosa.mul", {y, cst(filled({1, 1, 1, mulPerChannel ? C : 1}, x)), shift}, y->type);
       y = b.op1("tosa.add", {cst(filled({1, 1, 1, addPerChannel ? C : 1}, -1)), y}, y->type);
-      if (clamp) y = b.op1("tosa.clamp", {y}, y->type, {{"min_val", Attribute::floating(0)}, {"max_val", Attribute::floating(6)}});
+      if (clamp)
+        y = b.op1("tosa.clamp", {y}, y->type,
+                  {{"min_val", Attribute::floating(0)}, {"max_val", Attribute::floating(6)}});
       b.output({y}, {"y"});
     };
     const NamedTensors inputs{{"x", filled({1, 3, W, C}, x)}};

@@ -34,10 +34,10 @@ struct DwCase {
   ir::RescaleAttrs ra;
   std::string describe() const {
     return "N" + std::to_string(N) + " " + std::to_string(IH) + "x" + std::to_string(IW) + "x" + std::to_string(C) +
-           " k" + std::to_string(KH) + "x" + std::to_string(KW) + " s" + std::to_string(stride[0]) + "," +
-           std::to_string(stride[1]) + " d" + std::to_string(dilation[0]) + "," + std::to_string(dilation[1]) +
-           " pad " + std::to_string(pad[0]) + std::to_string(pad[1]) + std::to_string(pad[2]) +
-           std::to_string(pad[3]) + " zp " + std::to_string(inputZp) + "/" + std::to_string(weightZp);
+        " k" + std::to_string(KH) + "x" + std::to_string(KW) + " s" + std::to_string(stride[0]) + "," +
+        std::to_string(stride[1]) + " d" + std::to_string(dilation[0]) + "," + std::to_string(dilation[1]) + " pad " +
+        std::to_string(pad[0]) + std::to_string(pad[1]) + std::to_string(pad[2]) + std::to_string(pad[3]) + " zp " +
+        std::to_string(inputZp) + "/" + std::to_string(weightZp);
   }
 };
 
@@ -49,8 +49,10 @@ std::unique_ptr<ir::Module> build(const DwCase& c) {
                        {x, b.constant(c.w), b.constant(c.bias), b.scalar1(DType::I8, double(c.inputZp)),
                         b.scalar1(DType::I8, double(c.weightZp))},
                        ValueType::tensor(DType::I32, {c.N, c.OH, c.OW, c.C}),
-                       {{"acc_type", Attribute::type(DType::I32)}, {"pad", Attribute::intArray(c.pad)},
-                        {"stride", Attribute::intArray(c.stride)}, {"dilation", Attribute::intArray(c.dilation)}});
+                       {{"acc_type", Attribute::type(DType::I32)},
+                        {"pad", Attribute::intArray(c.pad)},
+                        {"stride", Attribute::intArray(c.stride)},
+                        {"dilation", Attribute::intArray(c.dilation)}});
   if (c.rescale) y = b.rescale(y, c.outT, c.ra);
   if (c.clamp) y = b.clamp(y, double(c.clampLo), double(c.clampHi));
   b.output({y}, {"y"});
@@ -102,7 +104,7 @@ Outcome expectSame(const DwCase& c, const Tensor& x, int threads, const std::str
 // The kernel needs AVX-512 (F/BW/DQ/VL); elsewhere oneDNN or the reference computes the layer.
 bool avx512() {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
 }
 
 void expectTaken(const Outcome& o, const std::string& what) {
@@ -186,7 +188,8 @@ TEST_F(FastInt8Depthwise, LargeLayersOverThreads) {
     randomRescale(c, rng, trial);
     Tensor x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -128, 127);
     for (int threads : {1, 2}) {
-      const std::string what = "trial " + std::to_string(trial) + " threads " + std::to_string(threads) + " " + c.describe();
+      const std::string what =
+          "trial " + std::to_string(trial) + " threads " + std::to_string(threads) + " " + c.describe();
       expectTaken(expectSame(c, x, threads, what), what);
     }
   }
@@ -224,7 +227,8 @@ TEST_F(FastInt8Depthwise, FewRowsSplitByChannelsAreBitIdentical) {
     Tensor x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -128, 127);
     ASSERT_GE(2 * c.N * c.OH * c.OW * c.C * c.KH * c.KW, 400000) << c.describe();
     for (int threads : {2, 1}) {
-      const std::string what = "trial " + std::to_string(trial) + " threads " + std::to_string(threads) + " " + c.describe();
+      const std::string what =
+          "trial " + std::to_string(trial) + " threads " + std::to_string(threads) + " " + c.describe();
       expectTaken(expectSame(c, x, threads, what), what);
     }
   }
@@ -260,7 +264,8 @@ TEST_F(FastInt8Depthwise, UnitStepRowsOfEveryWidthAreBitIdentical) {
     Tensor x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -128, 127);
     parallel += 2 * c.OH * c.OW * c.C * c.KH * c.KW >= 400000;
     for (int threads : {1, 2}) {
-      const std::string what = "trial " + std::to_string(trial) + " threads " + std::to_string(threads) + " " + c.describe();
+      const std::string what =
+          "trial " + std::to_string(trial) + " threads " + std::to_string(threads) + " " + c.describe();
       expectTaken(expectSame(c, x, threads, what), what);
     }
   }
@@ -377,12 +382,11 @@ TEST_F(FastInt8Depthwise, PaddingRowsAreSkippedBitIdentically) {
     randomRescale(c, rng, int(i));
     Tensor x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -128, 127);
     for (int threads : {1, 2}) {
-      const std::string what = "shape " + std::to_string(i) + " threads " + std::to_string(threads) + " " + c.describe();
+      const std::string what =
+          "shape " + std::to_string(i) + " threads " + std::to_string(threads) + " " + c.describe();
       const int64_t before = fast::depthwiseInt8SkippedRowsForTesting();
       expectTaken(expectSame(c, x, threads, what), what);
-      if (avx512()) {
-        EXPECT_GE(fast::depthwiseInt8SkippedRowsForTesting() - before, c.N * c.OH) << what;
-      }
+      if (avx512()) { EXPECT_GE(fast::depthwiseInt8SkippedRowsForTesting() - before, c.N * c.OH) << what; }
     }
   }
 }
@@ -403,8 +407,10 @@ TEST(FastInt8DepthwisePolicy, LayersStridedAlongXStayOnOneDnn) {
     const std::string what = "stride " + std::to_string(s[0]) + "," + std::to_string(s[1]);
     const Outcome o = expectSame(c, x, 1, what);
     if (avx512()) {
-      if (s[1] == 1) EXPECT_EQ(o.impl, kImpl) << what;
-      else EXPECT_NE(o.impl, kImpl) << what;
+      if (s[1] == 1)
+        EXPECT_EQ(o.impl, kImpl) << what;
+      else
+        EXPECT_NE(o.impl, kImpl) << what;
     }
   }
 }

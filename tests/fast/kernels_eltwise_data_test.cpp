@@ -8,9 +8,9 @@
 #include <limits>
 #include <random>
 
+#include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"
-#include "fast_test_util.h"
 
 namespace tosakit::testing {
 namespace {
@@ -22,8 +22,10 @@ Tensor randomTensor(DType t, const Shape& s, std::mt19937& rng, double lo = -4, 
   Tensor x(t, s);
   std::uniform_real_distribution<double> d(lo, hi);
   for (int64_t i = 0; i < x.size(); ++i) {
-    if (isFloat(t)) x.setFloat(i, d(rng));
-    else x.setInt(i, int64_t(std::llround(d(rng))));
+    if (isFloat(t))
+      x.setFloat(i, d(rng));
+    else
+      x.setInt(i, int64_t(std::llround(d(rng))));
   }
   return x;
 }
@@ -100,8 +102,8 @@ TEST(FastEltwise, ExpSigmoidRsqrtIdenticalToReference) {
   std::vector<double> v;
   std::uniform_real_distribution<double> wide(-130, 130), narrow(-3, 3);
   for (int64_t i = 0; i < n; ++i) v.push_back(i % 2 ? wide(rng) : narrow(rng));
-  for (double edge : {-104.0, -103.99, -87.0, -87.01, -86.99, 88.0, 87.99, 88.01, 89.0, 88.99, -37.5, -37.49,
-                      -37.51, 87.0, 105.0, 104.99, 0.0, -0.0, 1e-30, -1e-30, 1e-45})
+  for (double edge : {-104.0, -103.99, -87.0, -87.01, -86.99, 88.0, 87.99, 88.01, 89.0,   88.99, -37.5,
+                      -37.49, -37.51,  87.0,  105.0,  104.99, 0.0,  -0.0,  1e-30, -1e-30, 1e-45})
     v.push_back(edge);
   for (double sp : {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
                     std::numeric_limits<double>::quiet_NaN()})
@@ -164,8 +166,10 @@ TEST(FastEltwise, MaxMinClampSpecialsAndChannelVectorsIdentical) {
     b.output({v}, {"z"});
     return m;
   };
-  NamedTensors in{{"x", special(DType::FP32, out)}, {"y", special(DType::FP32, out)},
-                  {"c1", special(DType::FP32, channel)}, {"c2", special(DType::FP32, channel)}};
+  NamedTensors in{{"x", special(DType::FP32, out)},
+                  {"y", special(DType::FP32, out)},
+                  {"c1", special(DType::FP32, channel)},
+                  {"c2", special(DType::FP32, channel)}};
   Outcome ref = runOn(make, "ref", in);
   ASSERT_TRUE(ref.status.isOk()) << ref.status.toString();
   for (int threads : {1, 2}) {
@@ -185,7 +189,8 @@ TEST(FastEltwise, NaNInputsFollowTheReference) {
     auto* x = b.input(ValueType::tensor(DType::FP32, {4}), "x");
     auto* y = b.input(ValueType::tensor(DType::FP32, {4}), "y");
     auto* mx = b.op1("tosa.maximum", {x, y}, x->type);
-    auto* c = b.op1("tosa.clamp", {mx}, x->type, {{"min_val", Attribute::floating(0)}, {"max_val", Attribute::floating(6)}});
+    auto* c =
+        b.op1("tosa.clamp", {mx}, x->type, {{"min_val", Attribute::floating(0)}, {"max_val", Attribute::floating(6)}});
     b.output({c}, {"z"});
     return m;
   };
@@ -260,11 +265,14 @@ TEST(FastDataMovement, TransposeConcatSlicePadAreIdenticalToReference) {
         ir::Builder b(*m, "main");
         auto* x = b.input(ValueType::tensor(t, s), "x");
         auto* tr = b.transpose(x, perms);
-        auto* cc = b.op1("tosa.concat", {tr, tr}, ValueType::tensor(t, cs), {{"axis", Attribute::integer(axis, DType::I32)}});
+        auto* cc =
+            b.op1("tosa.concat", {tr, tr}, ValueType::tensor(t, cs), {{"axis", Attribute::integer(axis, DType::I32)}});
         auto* sl = b.op1("tosa.slice", {cc, b.constShape(start), b.constShape(size)}, ValueType::tensor(t, ss));
         Tensor pv(t, {1});
-        if (isFloat(t)) pv.setFloat(0, 0.5);
-        else pv.setInt(0, -7);
+        if (isFloat(t))
+          pv.setFloat(0, 0.5);
+        else
+          pv.setInt(0, -7);
         auto* pd = b.op1("tosa.pad", {sl, b.constShape(pad), b.constant(pv)}, ValueType::tensor(t, ps));
         b.output({pd, tr}, {"p", "t"});
         return m;
@@ -294,8 +302,10 @@ TEST(FastDataMovement, LargeConcatTransposePadIdenticalWithOneAndTwoThreads) {
                      {{"axis", Attribute::integer(3, DType::I32)}});
     auto* x = b.input(ValueType::tensor(DType::I8, nchw), "x");
     auto* tr = b.transpose(x, {0, 2, 3, 1});
-    auto* pd = b.op1("tosa.pad", {cc, b.constShape({0, 0, 3, 1, 2, 5, 0, 0}), b.constant(Tensor::fromDoubles(DType::FP32, {1}, {-1.5}))},
-                     ValueType::tensor(DType::FP32, {1, 44, 47, 96}));
+    auto* pd =
+        b.op1("tosa.pad",
+              {cc, b.constShape({0, 0, 3, 1, 2, 5, 0, 0}), b.constant(Tensor::fromDoubles(DType::FP32, {1}, {-1.5}))},
+              ValueType::tensor(DType::FP32, {1, 44, 47, 96}));
     b.output({cc, tr, pd}, {"c", "t", "p"});
     return m;
   };

@@ -50,7 +50,8 @@ TEST(FastEltwiseFused, RandomSimpleChainsIdenticalToReference) {
   for (int trial = 0; trial < 30; ++trial) {
     // [rows, C]: C from 1 to 40 (per-channel tiles of whole rows), rows so that some tensors exceed 65536
     // elements (the tiles split over threads) and the last tile leaves a tail of any size.
-    const int64_t C = 1 + int64_t(rng() % 40), rows = trial % 3 == 0 ? 2000 + int64_t(rng() % 1500) : 1 + int64_t(rng() % 90);
+    const int64_t C = 1 + int64_t(rng() % 40),
+                  rows = trial % 3 == 0 ? 2000 + int64_t(rng() % 1500) : 1 + int64_t(rng() % 90);
     const Shape out{1, rows, C};
     const int length = 1 + int(rng() % 7);
     std::vector<std::string> ops;
@@ -71,7 +72,8 @@ TEST(FastEltwiseFused, RandomSimpleChainsIdenticalToReference) {
       for (int k = 0; k < length; ++k) {
         const std::string& op = ops[size_t(k)];
         if (op == "tosa.clamp") {
-          v = b.op1("tosa.clamp", {v}, t, {{"min_val", Attribute::floating(-0.0)}, {"max_val", Attribute::floating(6)}});
+          v = b.op1("tosa.clamp", {v}, t,
+                    {{"min_val", Attribute::floating(-0.0)}, {"max_val", Attribute::floating(6)}});
         } else if (op == "tosa.abs") {
           v = b.op1("tosa.abs", {v}, t);
         } else if (op == "tosa.negate") {
@@ -79,7 +81,8 @@ TEST(FastEltwiseFused, RandomSimpleChainsIdenticalToReference) {
           v = b.op1("tosa.negate", {v, z, z}, t);
         } else {
           ir::Value* o = b.input(ValueType::tensor(DType::FP32, others[size_t(k)]), "y" + std::to_string(k));
-          std::vector<ir::Value*> operands = chainFirst[size_t(k)] ? std::vector<ir::Value*>{v, o} : std::vector<ir::Value*>{o, v};
+          std::vector<ir::Value*> operands =
+              chainFirst[size_t(k)] ? std::vector<ir::Value*>{v, o} : std::vector<ir::Value*>{o, v};
           if (op == "tosa.mul") operands.push_back(b.constant(Tensor::fromInts(DType::I8, {1}, {0})));
           v = b.op1(op, operands, t);
         }

@@ -22,7 +22,7 @@ namespace {
 using ir::ValueType;
 
 struct Case {
-  std::string op = "add";  // add, sub, mul
+  std::string op = "add";      // add, sub, mul
   bool rescaledFirst = false;  // the fused operand (the second rescale) is the op's first operand
   bool aRaw = false;           // a is an i32 input used as it is (no rescale in front of the op)
   Shape aShape, bShape, outShape;
@@ -35,7 +35,7 @@ struct Case {
   bool aConst = false;   // a is a constant (aValues), not an input
   Tensor aValues;
   bool sameInput = false;  // both rescales read the same input ("a"; bShape == aShape, bT == aT)
-  int table = 0;  // 8: an i8 table (tableValues) in front of b's rescale; 16: an i16 -> i32 one
+  int table = 0;           // 8: an i8 table (tableValues) in front of b's rescale; 16: an i16 -> i32 one
   Tensor tableValues;
 };
 
@@ -61,8 +61,10 @@ std::unique_ptr<ir::Module> build(const Case& c) {
   ir::Value* s = c.op == "add" ? b.add(lhs, rhs) : c.op == "sub" ? b.sub(lhs, rhs) : b.mul(lhs, rhs, c.mulShift);
   ir::Value* y = b.rescale(s, c.outT, c.ro, "out");
   if (c.clamp) y = b.clamp(y, double(c.clampLo), double(c.clampHi));
-  if (c.aShared) b.output({y, a32}, {"y", "a32"});
-  else b.output({y}, {"y"});
+  if (c.aShared)
+    b.output({y, a32}, {"y", "a32"});
+  else
+    b.output({y}, {"y"});
   return m;
 }
 
@@ -273,12 +275,12 @@ TEST(FastQuantBinary, GateMulInFp64IsBitIdenticalAndFallsBackOutsideItsBounds) {
       c.ro.roundingMode = "DOUBLE_ROUND";
       fp64 = false;
     }
-    if (trial == 14) {  // F = 2^21: products up to 128 * 255 * 2^21 leave i32 (MUL keeps the low 32 bits:
-      c.ra.shift = {9};   // the general row); shift 9 takes every a8 - 0 (apply_scale_32's range [-256, 256))
+    if (trial == 14) {   // F = 2^21: products up to 128 * 255 * 2^21 leave i32 (MUL keeps the low 32 bits:
+      c.ra.shift = {9};  // the general row); shift 9 takes every a8 - 0 (apply_scale_32's range [-256, 256))
       c.ra.inputZp = 0;
       fp64 = false;
     }
-    if (trial == 15) {  // output shift 20 < 32: apply_scale_32 takes only |P| < 2^19; with F = 2^8 and the gate
+    if (trial == 15) {    // output shift 20 < 32: apply_scale_32 takes only |P| < 2^19; with F = 2^8 and the gate
       c.ra.shift = {22};  // at 255, any |a8| >= 9 breaks it: the general row, the reference's REQUIRE verdict
       c.ro.shift = {20};
       fp64 = false;
@@ -290,9 +292,7 @@ TEST(FastQuantBinary, GateMulInFp64IsBitIdenticalAndFallsBackOutsideItsBounds) {
     const int64_t before = fast::quantBinaryScaledMulRunsForTesting();
     const std::string what = "trial " + std::to_string(trial);
     expectSame(c, in, what, true, trial % 2 ? 1 : 2);
-    if (trial == 15) {
-      EXPECT_EQ(runOn(build(c), "ref", in).status.code(), StatusCode::Unpredictable) << what;
-    }
+    if (trial == 15) { EXPECT_EQ(runOn(build(c), "ref", in).status.code(), StatusCode::Unpredictable) << what; }
     if (fast::dnn::hasAvx512Epilogue()) {
       EXPECT_EQ(fast::quantBinaryScaledMulRunsForTesting() - before, fp64 ? 1 : 0) << what;
     }

@@ -49,9 +49,7 @@ void expectSame(const ConvCase& c, const Tensor& x, int threads, const std::stri
   ASSERT_EQ(ref.status.code(), fast.status.code())
       << what << ": " << ref.status.toString() << " / " << fast.status.toString();
   EXPECT_EQ(ref.status.isOk(), expectOk) << what << ": " << ref.status.toString();
-  if (ref.status.isOk()) {
-    EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << what;
-  }
+  if (ref.status.isOk()) { EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << what; }
   ASSERT_FALSE(fast.stats.steps.empty());
   const std::string& impl = fast.stats.steps[0].impl;
   if (impl.rfind("onednn:", 0) != 0) return;  // no int8 oneDNN kernel on this CPU (reference fallback)

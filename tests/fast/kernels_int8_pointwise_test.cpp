@@ -89,9 +89,7 @@ TEST_P(PointwisePaths, RandomLayersAreBitIdenticalToReference) {
     c.ra.outputZp = c.outT == DType::I8 ? uniform(rng, -30, 30) : 0;
     Tensor x = randomInts(DType::I8, {c.N, c.H, c.W, c.IC}, rng, -128, 127);
     const std::string impl = expectSame(c, x, 1 + trial % 2, "trial " + std::to_string(trial));
-    if (int8Kernels(impl)) {
-      EXPECT_EQ(impl.rfind("fast:pointwise_int8", 0), 0u) << "trial " << trial << ": " << impl;
-    }
+    if (int8Kernels(impl)) { EXPECT_EQ(impl.rfind("fast:pointwise_int8", 0), 0u) << "trial " << trial << ": " << impl; }
   }
 }
 
@@ -154,17 +152,16 @@ TEST(FastInt8PointwiseVnni, RandomLayersAreBitIdenticalToReference) {
     // rescaled values stay in i8's neighbourhood: the per-value range check runs and passes.
     const bool smallShift = trial % 5 == 4;
     for (int64_t ch = 0; ch < (c.ra.perChannel ? c.OC : 1); ++ch) {
-      c.ra.multiplier.push_back(smallShift ? uniform(rng, 1, 1 << 12) : uniform(rng, int64_t(1) << 29, (int64_t(1) << 31) - 1));
+      c.ra.multiplier.push_back(smallShift ? uniform(rng, 1, 1 << 12)
+                                           : uniform(rng, int64_t(1) << 29, (int64_t(1) << 31) - 1));
       c.ra.shift.push_back(smallShift ? uniform(rng, 28, 31) : uniform(rng, 34, 44));
     }
     c.ra.outputZp = uniform(rng, -30, 30);
     Tensor x = randomInts(DType::I8, {c.N, c.H, c.W, c.IC}, rng, -128, 127);
     const std::string what = "trial " + std::to_string(trial) + " IC " + std::to_string(c.IC) + " OC " +
-                             std::to_string(c.OC) + " " + std::to_string(c.H) + "x" + std::to_string(c.W);
+        std::to_string(c.OC) + " " + std::to_string(c.H) + "x" + std::to_string(c.W);
     const std::string impl = expectSame(c, x, 1 + trial % 2, what);
-    if (hasVnni()) {
-      EXPECT_EQ(impl, "fast:pointwise_int8_vnni") << what;
-    }
+    if (hasVnni()) { EXPECT_EQ(impl, "fast:pointwise_int8_vnni") << what; }
   }
 }
 
@@ -189,11 +186,9 @@ TEST(FastInt8PointwiseVnni, WorkSplitsOverTwoThreadsAreBitIdentical) {
     }
     Tensor x = randomInts(DType::I8, {1, c.H, c.W, c.IC}, rng, -128, 127);
     const std::string what = "trial " + std::to_string(trial) + " " + std::to_string(c.H) + "x" + std::to_string(c.W) +
-                             " OC " + std::to_string(c.OC);
+        " OC " + std::to_string(c.OC);
     const std::string impl = expectSame(c, x, 2, what);
-    if (hasVnni()) {
-      EXPECT_EQ(impl, "fast:pointwise_int8_vnni") << what;
-    }
+    if (hasVnni()) { EXPECT_EQ(impl, "fast:pointwise_int8_vnni") << what; }
   }
 }
 
@@ -211,9 +206,7 @@ TEST(FastInt8PointwiseVnni, EpilogueRequiresGiveTheReferenceVerdict) {
     c.ra.shift = {which == 0 ? 40 : 20};
     Tensor x = Tensor::fromInts(DType::I8, {1, 3, 5, 64}, std::vector<int64_t>(3 * 5 * 64, 127));
     const std::string impl = expectSame(c, x, 1, which == 0 ? "bias overflow" : "scale range", false);
-    if (hasVnni()) {
-      EXPECT_EQ(impl, "fast:pointwise_int8_vnni");
-    }
+    if (hasVnni()) { EXPECT_EQ(impl, "fast:pointwise_int8_vnni"); }
   }
 }
 
@@ -239,8 +232,9 @@ TEST(FastInt8PointwiseVnni, MatmulByConstantIsBitIdenticalToReference) {
       auto m = std::make_unique<ir::Module>();
       ir::Builder b(*m, "main");
       ir::Value* x = b.input(ValueType::tensor(DType::I8, {1, H, C}), "x");
-      ir::Value* y = b.op1("tosa.matmul", {x, b.constant(bw), b.constant(Tensor::fromInts(DType::I8, {1}, {aZp})),
-                                          b.constant(Tensor::fromInts(DType::I8, {1}, {bZp}))},
+      ir::Value* y = b.op1("tosa.matmul",
+                           {x, b.constant(bw), b.constant(Tensor::fromInts(DType::I8, {1}, {aZp})),
+                            b.constant(Tensor::fromInts(DType::I8, {1}, {bZp}))},
                            ValueType::tensor(DType::I32, {1, H, W}));
       y = b.rescale(y, DType::I8, ra);
       if (trial % 2) y = b.clamp(y, -100, 127);

@@ -29,15 +29,15 @@ enum class Op { Add, Sub };
 
 struct BlockCase {
   int64_t N = 1, H = 7, W = 9, C = 24, Cmid = 40;
-  bool skipIsInput = false;   // s8 is the function's input "s" (else clamp(x) made in the graph)
-  bool convFirst = false;     // the projection's value is the add's first operand
+  bool skipIsInput = false;  // s8 is the function's input "s" (else clamp(x) made in the graph)
+  bool convFirst = false;    // the projection's value is the add's first operand
   Op op = Op::Add;
   bool outClamp = true;
-  bool secondUser = false;    // p8 is also a function result
+  bool secondUser = false;       // p8 is also a function result
   bool skipRescaleLast = false;  // "Add/in0" emitted after "Add/in1", right before the add (not held back)
   Tensor w1, b1, w2, b2;
-  int64_t zp1 = 0, zp2 = 0;   // input zero points of the two convolutions
-  ir::RescaleAttrs r1, r2;    // the convolutions' rescales (per channel)
+  int64_t zp1 = 0, zp2 = 0;     // input zero points of the two convolutions
+  ir::RescaleAttrs r1, r2;      // the convolutions' rescales (per channel)
   ir::RescaleAttrs ra, rb, ry;  // the add's: skip operand, projection operand, result
 };
 
@@ -64,14 +64,16 @@ std::unique_ptr<ir::Module> build(const BlockCase& c) {
   ir::Value* s = c.op == Op::Add ? b.add(first, second) : b.sub(first, second);
   ir::Value* y = b.rescale(s, DType::I8, c.ry);
   if (c.outClamp) y = b.clamp(y, -128, 90);
-  if (c.secondUser) b.output({y, p8}, {"y", "p"});
-  else b.output({y}, {"y"});
+  if (c.secondUser)
+    b.output({y, p8}, {"y", "p"});
+  else
+    b.output({y}, {"y"});
   return m;
 }
 
 bool hasVnni() {
   return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
 }
 
 // The fast step that computes the add (its op types include tosa.add/tosa.sub), or "".
@@ -161,9 +163,9 @@ BlockCase randomBlock(std::mt19937& rng, int trial) {
 
 std::string describe(const BlockCase& c, int trial) {
   return "trial " + std::to_string(trial) + " C " + std::to_string(c.C) + " Cmid " + std::to_string(c.Cmid) + " " +
-         std::to_string(c.N) + "x" + std::to_string(c.H) + "x" + std::to_string(c.W) +
-         (c.op == Op::Sub ? " sub" : " add") + (c.convFirst ? " conv-first" : " skip-first") +
-         (c.skipIsInput ? " skip=input" : " skip=clamp");
+      std::to_string(c.N) + "x" + std::to_string(c.H) + "x" + std::to_string(c.W) +
+      (c.op == Op::Sub ? " sub" : " add") + (c.convFirst ? " conv-first" : " skip-first") +
+      (c.skipIsInput ? " skip=input" : " skip=clamp");
 }
 
 TEST(FastInt8ResidualAdd, RandomBlocksAreBitIdenticalToReference) {
@@ -192,9 +194,7 @@ TEST(FastInt8ResidualAdd, SecondUserIsNotFused) {
     const std::string what = describe(c, trial) + " second user";
     const std::string step = expectSame(c, x, 2, what);
     EXPECT_EQ(step.find("vnni"), std::string::npos) << what << ": " << step;
-    if (hasVnni()) {
-      EXPECT_EQ(step.rfind("fast:quant_binary", 0), 0u) << what << ": " << step;
-    }
+    if (hasVnni()) { EXPECT_EQ(step.rfind("fast:quant_binary", 0), 0u) << what << ": " << step; }
   }
 }
 
@@ -235,9 +235,7 @@ TEST(FastInt8ResidualAdd, OutputRescaleRequireGivesTheReferenceVerdict) {
     const Tensor x = Tensor::fromInts(DType::I8, shape, std::vector<int64_t>(size_t(numElements(shape)), 100));
     const std::string what = "output shift " + std::to_string(shift);
     const std::string step = expectSame(c, x, 1, what, shift == 40);
-    if (hasVnni()) {
-      EXPECT_EQ(step.rfind("fast:pointwise_int8_vnni+add", 0), 0u) << what << ": " << step;
-    }
+    if (hasVnni()) { EXPECT_EQ(step.rfind("fast:pointwise_int8_vnni+add", 0), 0u) << what << ": " << step; }
   }
 }
 
@@ -253,9 +251,7 @@ TEST(FastInt8ResidualAdd, ProjectionOverflowGivesTheReferenceVerdict) {
   c.b2 = Tensor::fromInts(DType::I32, {1}, {int64_t(2147483647) - 1000});
   const Tensor x = randomInts(DType::I8, {c.N, c.H, c.W, c.C}, rng, -128, 127);
   const std::string step = expectSame(c, x, 2, "projection overflow", false);
-  if (hasVnni()) {
-    EXPECT_EQ(step.rfind("fast:pointwise_int8_vnni+add", 0), 0u) << step;
-  }
+  if (hasVnni()) { EXPECT_EQ(step.rfind("fast:pointwise_int8_vnni+add", 0), 0u) << step; }
 }
 
 }  // namespace

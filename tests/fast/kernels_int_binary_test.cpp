@@ -27,7 +27,6 @@ std::unique_ptr<ir::Module> binary(const std::string& name, DType inT, const Sha
   return m;
 }
 
-
 TEST(FastIntBinary, RandomShapesAndBroadcastsAreBitIdenticalToReference) {
   std::mt19937 rng(9201);
   const char* names[] = {"tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum"};
@@ -39,10 +38,10 @@ TEST(FastIntBinary, RandomShapesAndBroadcastsAreBitIdenticalToReference) {
     Shape out{1 + int64_t(rng() % 3), 1 + int64_t(rng() % 7), 1 + int64_t(rng() % 300)};
     Shape ys = out;
     switch (rng() % 4) {
-      case 0: break;                                   // same shape: contiguous rows
-      case 1: ys = {1, 1, out[2]}; break;              // per channel
-      case 2: ys = {1, 1, 1}; break;                   // scalar-like
-      default: ys = {out[0], out[1], 1}; break;        // per row (inner stride 0)
+      case 0: break;                             // same shape: contiguous rows
+      case 1: ys = {1, 1, out[2]}; break;        // per channel
+      case 2: ys = {1, 1, 1}; break;             // scalar-like
+      default: ys = {out[0], out[1], 1}; break;  // per row (inner stride 0)
     }
     // Operand ranges: i32 add/sub within +-2^30 (no overflow); i32 mul within +-2^15 so products stay in i32
     // after the shift; i8/i16 over their whole range.

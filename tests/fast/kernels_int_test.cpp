@@ -49,8 +49,8 @@ void randomRescales(uint32_t seed) {
     for (int64_t i = 0; i < x.size(); ++i) x.setInt(i, d(rng));
     NamedTensors in{{"x", x}};
     RunOutcome ref = runOn(make(), "ref", in), fast = runOn(make(), "fast", in);
-    ASSERT_EQ(ref.status.code(), fast.status.code()) << "trial " << trial << ": " << ref.status.toString() << " / "
-                                                      << fast.status.toString();
+    ASSERT_EQ(ref.status.code(), fast.status.code())
+        << "trial " << trial << ": " << ref.status.toString() << " / " << fast.status.toString();
     if (ref.status.isOk()) {
       EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << "trial " << trial;
     }
@@ -88,7 +88,8 @@ TEST(FastRescale, LargeTensorsInBlocksOfRowsAreBitIdenticalToReference) {
       return m;
     };
     Tensor x(inT, shape);
-    std::uniform_int_distribution<int64_t> d(inT == DType::I8 ? -128 : -(int64_t(1) << 30), inT == DType::I8 ? 127 : (int64_t(1) << 30));
+    std::uniform_int_distribution<int64_t> d(inT == DType::I8 ? -128 : -(int64_t(1) << 30),
+                                             inT == DType::I8 ? 127 : (int64_t(1) << 30));
     for (int64_t i = 0; i < x.size(); ++i) x.setInt(i, d(rng));
     NamedTensors in{{"x", x}};
     RunOutcome ref = runOn(make(), "ref", in), fast = runOn(make(), "fast", in);
@@ -139,9 +140,7 @@ TEST(FastRescale, I8LookupTableKeepsTheRangeRequire) {
       if (ref.status.isOk()) {
         EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << "shift " << shift;
       }
-      if (shift == 4 && x == &all) {
-        EXPECT_EQ(fast.status.code(), StatusCode::Unpredictable);
-      }
+      if (shift == 4 && x == &all) { EXPECT_EQ(fast.status.code(), StatusCode::Unpredictable); }
     }
   }
 }

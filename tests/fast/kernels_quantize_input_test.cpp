@@ -57,10 +57,8 @@ TEST(FastQuantizeInput, RandomDataIdenticalToReference) {
       {{1, 3, 224, 224}, DType::I8, true, "fast:quantize_nhwc"},  // mobilenet_v2's input, split over threads
       {{2, 3, 17, 19}, DType::I8, true, "fast:quantize_nhwc"},    // 323 positions: a masked tail per image
       {{1, 4, 9, 7}, DType::I8, true, "fast:quantize_nhwc"},      // C = 4: the portable interleave
-      {{1, 1, 5, 33}, DType::I8, true, "fast:quantize_nhwc"},
-      {{3, 5, 7, 11}, DType::I8, false, "fast:quantize"},
-      {{2, 3, 150, 230}, DType::I16, true, "fast:quantize_nhwc"},
-      {{1, 3, 8, 8}, DType::I16, false, "fast:quantize"},
+      {{1, 1, 5, 33}, DType::I8, true, "fast:quantize_nhwc"},     {{3, 5, 7, 11}, DType::I8, false, "fast:quantize"},
+      {{2, 3, 150, 230}, DType::I16, true, "fast:quantize_nhwc"}, {{1, 3, 8, 8}, DType::I16, false, "fast:quantize"},
   };
   for (const Case& c : cases) {
     // Scales as calibration writes them (127 / threshold) and values over the whole range and beyond it, with
@@ -77,7 +75,8 @@ TEST(FastQuantizeInput, RandomDataIdenticalToReference) {
         SingleOutcome f = runSingle(quantizeInput(c.shape, scale, c.out, c.nhwc), "fast", x, threads);
         ASSERT_TRUE(f.status.isOk()) << f.status.toString();
         EXPECT_EQ(f.impl, c.impl);
-        EXPECT_TRUE(f.output.identical(r.output)) << shapeToString(c.shape) << " scale " << scale << " threads " << threads;
+        EXPECT_TRUE(f.output.identical(r.output))
+            << shapeToString(c.shape) << " scale " << scale << " threads " << threads;
       }
     }
   }

@@ -10,9 +10,9 @@
 #include <limits>
 #include <random>
 
+#include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"
-#include "fast_test_util.h"
 
 namespace tosakit::testing {
 namespace {
@@ -50,12 +50,20 @@ Outcome runOn(const ReduceCase& c, const std::string& backend, const Tensor& x, 
 Tensor randomInput(DType t, const Shape& s, std::mt19937& rng, bool specials, double range = 4) {
   Tensor x(t, s);
   std::uniform_real_distribution<double> u(-range, range);
-  const double special[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
-                            -std::numeric_limits<double>::infinity(), 0.0, -0.0, 0.0, -0.0};
+  const double special[] = {std::numeric_limits<double>::quiet_NaN(),
+                            std::numeric_limits<double>::infinity(),
+                            -std::numeric_limits<double>::infinity(),
+                            0.0,
+                            -0.0,
+                            0.0,
+                            -0.0};
   for (int64_t i = 0; i < x.size(); ++i) {
-    if (t == DType::Bool) x.setInt(i, rng() % 8 != 0);
-    else if (isFloat(t)) x.setFloat(i, specials && rng() % 6 == 0 ? special[rng() % 7] : u(rng));
-    else x.setInt(i, int64_t(rng() % 4000000000u) - 2000000000);  // setInt keeps the type's low bits
+    if (t == DType::Bool)
+      x.setInt(i, rng() % 8 != 0);
+    else if (isFloat(t))
+      x.setFloat(i, specials && rng() % 6 == 0 ? special[rng() % 7] : u(rng));
+    else
+      x.setInt(i, int64_t(rng() % 4000000000u) - 2000000000);  // setInt keeps the type's low bits
   }
   return x;
 }
@@ -71,11 +79,9 @@ void expectSameAsReference(const ReduceCase& c, const Tensor& x, const std::stri
   for (int threads : {1, 2}) {
     Outcome fast = runOn(c, "fast", x, threads);
     EXPECT_EQ(fast.impl, "fast:reduce") << what;
-    ASSERT_EQ(ref.status.code(), fast.status.code()) << what << ": " << ref.status.toString() << " / "
-                                                     << fast.status.toString();
-    if (ref.status.isOk()) {
-      EXPECT_TRUE(ref.output.identical(fast.output)) << what << " threads " << threads;
-    }
+    ASSERT_EQ(ref.status.code(), fast.status.code())
+        << what << ": " << ref.status.toString() << " / " << fast.status.toString();
+    if (ref.status.isOk()) { EXPECT_TRUE(ref.output.identical(fast.output)) << what << " threads " << threads; }
   }
 }
 
@@ -102,7 +108,7 @@ TEST(FastReduce, RandomShapesAndAxesEveryTypeIdenticalToReference) {
         c.t = t;
         const int rank = 1 + int(rng() % 4);
         for (int d = 0; d < rank; ++d) c.in.push_back(1 + int64_t(rng() % 7));
-        c.axis = trial < 3 ? rank - 1 : int64_t(rng() % uint64_t(rank));  // the inner-axis case every time
+        c.axis = trial < 3 ? rank - 1 : int64_t(rng() % uint64_t(rank));              // the inner-axis case every time
         if (c.axis == rank - 1 && trial % 2) c.in.back() = 17 + int64_t(rng() % 40);  // past the vector lanes
         const bool extreme = c.op == "tosa.reduce_max" || c.op == "tosa.reduce_min";
         if (extreme && isFloat(t)) c.nanMode = trial % 3 == 0 ? "" : trial % 3 == 1 ? "PROPAGATE" : "IGNORE";
@@ -127,8 +133,8 @@ TEST(FastReduce, AllNaNAndSignedZeroRows) {
       ReduceCase c{op, DType::FP32, {4, 20}, 1, mode};
       std::vector<double> v(80, -0.0);
       for (int i = 0; i < 20; ++i) v[size_t(i)] = nan;                        // row 0: all NaN
-      for (int i = 20; i < 40; ++i) v[size_t(i)] = i % 3 ? 0.0 : -0.0;         // row 1: zeros of both signs
-      for (int i = 40; i < 60; ++i) v[size_t(i)] = i == 45 ? nan : i - 50.0;   // row 2: one NaN
+      for (int i = 20; i < 40; ++i) v[size_t(i)] = i % 3 ? 0.0 : -0.0;        // row 1: zeros of both signs
+      for (int i = 40; i < 60; ++i) v[size_t(i)] = i == 45 ? nan : i - 50.0;  // row 2: one NaN
       v[60] = 0.0;                                                            // row 3: +0 then -0s
       Tensor x = Tensor::fromDoubles(DType::FP32, c.in, v);
       expectSameAsReference(c, x, std::string(op) + " " + mode);

@@ -57,7 +57,8 @@ TEST(FastResizeAdd, NearestUpsampleAndAddIsOneStepIdenticalToReference) {
   for (size_t k = 0; k < cases.size(); ++k)
     for (bool nanInInput : {false, true}) {
       const Case& c = cases[k];
-      NamedTensors in{{"x", valuesWithSpecials(c.in, rng, nanInInput)}, {"a", valuesWithSpecials(c.addShape, rng, true)}};
+      NamedTensors in{{"x", valuesWithSpecials(c.in, rng, nanInInput)},
+                      {"a", valuesWithSpecials(c.addShape, rng, true)}};
       RunOutcome ref = runOn(makeGraph(c), "ref", in, 1);
       ASSERT_TRUE(ref.status.isOk()) << ref.status.toString();
       for (int threads : {1, 2}) {

@@ -10,9 +10,9 @@
 #include <limits>
 #include <random>
 
+#include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"
-#include "fast_test_util.h"
 
 namespace tosakit::testing {
 namespace {
@@ -68,8 +68,10 @@ Tensor randomInput(DType t, const Shape& s, std::mt19937& rng, bool specials) {
   const double special[] = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
                             std::numeric_limits<double>::quiet_NaN(), 0.0, -0.0};
   for (int64_t i = 0; i < x.size(); ++i) {
-    if (isFloat(t)) x.setFloat(i, specials && rng() % 8 == 0 ? special[rng() % 5] : u(rng));
-    else x.setInt(i, int64_t(rng() % 65536) - 32768);  // setInt keeps the type's low bits: full range
+    if (isFloat(t))
+      x.setFloat(i, specials && rng() % 8 == 0 ? special[rng() % 5] : u(rng));
+    else
+      x.setInt(i, int64_t(rng() % 65536) - 32768);  // setInt keeps the type's low bits: full range
   }
   return x;
 }
@@ -114,8 +116,8 @@ TEST(FastResize, RandomAttributesEveryTypeIdenticalToReference) {
         c.offset = {yo, xo};
         c.border = {yb, xb};
         std::string what = std::string(dtypeName(tp.in)) + (bilinear ? " bilinear" : " nearest") + " trial " +
-                           std::to_string(trial) + " scale " + std::to_string(yn) + "/" + std::to_string(yd) + "," +
-                           std::to_string(xn) + "/" + std::to_string(xd);
+            std::to_string(trial) + " scale " + std::to_string(yn) + "/" + std::to_string(yd) + "," +
+            std::to_string(xn) + "/" + std::to_string(xd);
         expectSameAsReference(c, randomInput(tp.in, c.in, rng, trial % 3 == 0), what);
       }
     }

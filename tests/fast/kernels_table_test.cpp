@@ -30,16 +30,14 @@ std::unique_ptr<ir::Module> oneOp(const std::string& name, DType inT, DType outT
   return m;
 }
 
-void expectSameOnBothBackends(const std::string& name, DType inT, DType outT, const Shape& shape,
-                              const Tensor* table, const Tensor& x, const std::string& impl, int trial) {
+void expectSameOnBothBackends(const std::string& name, DType inT, DType outT, const Shape& shape, const Tensor* table,
+                              const Tensor& x, const std::string& impl, int trial) {
   NamedTensors in{{"x", x}};
   RunOutcome ref = runOn(oneOp(name, inT, outT, shape, table), "ref", in);
   RunOutcome fast = runOn(oneOp(name, inT, outT, shape, table), "fast", in);
   ASSERT_EQ(ref.status.code(), fast.status.code())
       << "trial " << trial << ": " << ref.status.toString() << " / " << fast.status.toString();
-  if (ref.status.isOk()) {
-    EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << "trial " << trial;
-  }
+  if (ref.status.isOk()) { EXPECT_TRUE(ref.outputs[0].second.identical(fast.outputs[0].second)) << "trial " << trial; }
   ASSERT_FALSE(fast.stats.steps.empty());
   EXPECT_EQ(fast.stats.steps[0].impl, impl) << "trial " << trial;
 }
@@ -123,8 +121,10 @@ std::unique_ptr<ir::Module> trailing(const TrailingCase& c) {
   }
   auto* q = b.rescale(acc, DType::I8, c.rescale, "rescale");
   auto* y = b.op1("tosa.table", {q, b.constant(c.table)}, q->type, {}, "table");
-  if (c.sharedInput) b.output({y, q}, {"y", "q"});
-  else b.output({y}, {"y"});
+  if (c.sharedInput)
+    b.output({y, q}, {"y", "q"});
+  else
+    b.output({y}, {"y"});
   return m;
 }
 
@@ -165,9 +165,7 @@ TEST(FastTable, TableAfterAStepIsLookedUpInPlaceByThatStep) {
     EXPECT_EQ(fast.stats.steps[0].opType, c.conv ? "tosa.conv2d+tosa.rescale+tosa.table" : "tosa.rescale+tosa.table")
         << what;
     EXPECT_TRUE(impl.size() > 9 && impl.substr(impl.size() - 9) == "+table_i8") << what << ": " << impl;
-    if (!c.conv) {
-      EXPECT_EQ(impl, "fast:rescale+table_i8") << what;
-    }
+    if (!c.conv) { EXPECT_EQ(impl, "fast:rescale+table_i8") << what; }
   }
 }
 
@@ -189,7 +187,8 @@ TEST(FastTable, RequireInTheStepBeforeATableGivesTheReferenceVerdict) {
   EXPECT_EQ(fastOk.stats.steps[0].impl, "fast:rescale+table_i8");
   RunOutcome refBad = runOn(trailing(c), "ref", bad), fastBad = runOn(trailing(c), "fast", bad);
   EXPECT_FALSE(refBad.status.isOk());
-  EXPECT_EQ(refBad.status.code(), fastBad.status.code()) << refBad.status.toString() << " / " << fastBad.status.toString();
+  EXPECT_EQ(refBad.status.code(), fastBad.status.code())
+      << refBad.status.toString() << " / " << fastBad.status.toString();
 }
 
 TEST(FastCast, FloatToIntRoundsToEvenAndSaturatesLikeReference) {
@@ -209,8 +208,8 @@ TEST(FastCast, FloatToIntRoundsToEvenAndSaturatesLikeReference) {
       }
     }
     // Edges: infinities, the float just below 2^31, 2^31 itself, -2^31, -0.
-    const double edges[] = {INFINITY, -INFINITY, 2147483520.0, 2147483648.0, -2147483648.0, -0.0, 127.5, -128.5,
-                            32767.5, -32768.5};
+    const double edges[] = {INFINITY, -INFINITY, 2147483520.0, 2147483648.0, -2147483648.0,
+                            -0.0,     127.5,     -128.5,       32767.5,      -32768.5};
     for (size_t e = 0; e < std::size(edges) && int64_t(e) < x.size(); ++e) x.setFloat(int64_t(e), edges[e]);
     expectSameOnBothBackends("tosa.cast", DType::FP32, outT, shape, nullptr, x, "fast:cast", trial);
   }

@@ -17,7 +17,7 @@ struct TconvCase {
   int64_t N = 1, IH = 1, IW = 1, IC = 1, OC = 1, KH = 2, KW = 2;
   std::string describe() const {
     return "N" + std::to_string(N) + " " + std::to_string(IH) + "x" + std::to_string(IW) + "x" + std::to_string(IC) +
-           " -> OC" + std::to_string(OC) + " k=s " + std::to_string(KH) + "x" + std::to_string(KW);
+        " -> OC" + std::to_string(OC) + " k=s " + std::to_string(KH) + "x" + std::to_string(KW);
   }
 };
 
@@ -39,7 +39,8 @@ ir::Value* tconvOp(ir::Builder& b, const TconvCase& c, ir::Value* x, ir::Value* 
                    ir::Value* wzp) {
   return b.op1("tosa.transpose_conv2d", {x, w, bias, izp, wzp},
                ValueType::tensor(DType::FP32, {c.N, c.IH * c.KH, c.IW * c.KW, c.OC}),
-               {{"acc_type", Attribute::type(DType::FP32)}, {"stride", Attribute::intArray({c.KH, c.KW})},
+               {{"acc_type", Attribute::type(DType::FP32)},
+                {"stride", Attribute::intArray({c.KH, c.KW})},
                 {"out_pad", Attribute::intArray({0, 0, 0, 0})}});
 }
 
@@ -63,7 +64,8 @@ Built buildCase(const TconvCase& c, const Epilogue& e, const Tensor& x, const Te
   if (e.ops >= 2 && e.addKind == 2) bt.inputs.push_back({"res", full});
   bt.g = [=](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
     ir::Value* xv = b.input(ValueType::tensor(DType::FP32, x.shape()), "x");
-    ir::Value* fv = e.ops >= 2 && e.addKind == 2 ? b.input(ValueType::tensor(DType::FP32, full.shape()), "res") : nullptr;
+    ir::Value* fv =
+        e.ops >= 2 && e.addKind == 2 ? b.input(ValueType::tensor(DType::FP32, full.shape()), "res") : nullptr;
     ir::Value* y = tconvOp(b, c, xv, cst(w), cst(bias), cst(zero()), cst(zero()));
     if (e.ops >= 2) {
       ir::Value* m = cst(mulT);
@@ -98,8 +100,7 @@ TEST(TransposeConvF32Test, RandomWithinDotProductBound) {
     Tensor full = r.floats(DType::FP32, {c.N, OH, OW, c.OC});
     const Built bt = buildCase(c, e, x, w, bias, mulT, addT, full);
     const std::string what = "seed " + std::to_string(seed) + " " + c.describe() + " epilogue " +
-                             std::to_string(e.ops) + " mul " + std::to_string(e.mulKind) + " add " +
-                             std::to_string(e.addKind);
+        std::to_string(e.ops) + " mul " + std::to_string(e.mulKind) + " add " + std::to_string(e.addKind);
     EXPECT_EQ(runFast(bt.g, bt.inputs).impl, "fast:transpose_conv_f32") << what;
     // The dot product over IC (+ bias), then one rounding each for the mul and the add.
     expectDotProductCompliant(bt.g, bt.inputs, c.IC + 1 + (e.ops >= 2 ? 2 : 0), fusedOps(e), what);
@@ -132,9 +133,7 @@ TEST(TransposeConvF32Test, ManyTapsStayOnOneDnn) {
   Tensor w = r.floats(DType::FP32, {c.OC, c.KH, c.KW, c.IC}), bias = r.floats(DType::FP32, {c.OC});
   const Built bt = buildCase(c, Epilogue{}, x, w, bias, Tensor(), Tensor(), Tensor());
   const FastResult f = runFast(bt.g, bt.inputs);
-  if (f.compiled) {
-    EXPECT_NE(f.impl, "fast:transpose_conv_f32");
-  }
+  if (f.compiled) { EXPECT_NE(f.impl, "fast:transpose_conv_f32"); }
 }
 
 // Small integers: every product and partial sum is exact in any order, so the result must equal the
@@ -189,8 +188,8 @@ TEST(TransposeConvF32Test, MulAndAddAreSeparateRoundings) {
     for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, v);
     return t;
   };
-  const Built bt = buildCase(c, e, filled({c.N, c.IH, c.IW, c.IC}, x), filled({c.OC, 1, 1, c.IC}, 1),
-                             filled({c.OC}, 0), filled({1, 1, 1, c.OC}, x), filled({1, 1, 1, 1}, -1), Tensor());
+  const Built bt = buildCase(c, e, filled({c.N, c.IH, c.IW, c.IC}, x), filled({c.OC, 1, 1, c.IC}, 1), filled({c.OC}, 0),
+                             filled({1, 1, 1, c.OC}, x), filled({1, 1, 1, 1}, -1), Tensor());
   const FastResult f = runFast(bt.g, bt.inputs);
   ASSERT_TRUE(f.compiled);
   EXPECT_EQ(f.impl, "fast:transpose_conv_f32");

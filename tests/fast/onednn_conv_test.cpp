@@ -26,10 +26,10 @@ struct ConvCase {
   int64_t OH = 0, OW = 0;
   std::string describe() const {
     return "N" + std::to_string(N) + " " + std::to_string(IH) + "x" + std::to_string(IW) + "x" + std::to_string(IC) +
-           " -> OC" + std::to_string(OC) + " k" + std::to_string(KH) + "x" + std::to_string(KW) + " s" +
-           std::to_string(stride[0]) + "," + std::to_string(stride[1]) + " d" + std::to_string(dilation[0]) + "," +
-           std::to_string(dilation[1]) + " pad " + std::to_string(pad[0]) + "," + std::to_string(pad[1]) + "," +
-           std::to_string(pad[2]) + "," + std::to_string(pad[3]);
+        " -> OC" + std::to_string(OC) + " k" + std::to_string(KH) + "x" + std::to_string(KW) + " s" +
+        std::to_string(stride[0]) + "," + std::to_string(stride[1]) + " d" + std::to_string(dilation[0]) + "," +
+        std::to_string(dilation[1]) + " pad " + std::to_string(pad[0]) + "," + std::to_string(pad[1]) + "," +
+        std::to_string(pad[2]) + "," + std::to_string(pad[3]);
   }
 };
 
@@ -80,7 +80,8 @@ Shape weightShape(const ConvCase& c) {
 // The convolution op itself; returns its result.
 ir::Value* convOp(ir::Builder& b, const ConvCase& c, ir::Value* x, ir::Value* w, ir::Value* bias, ir::Value* izp,
                   ir::Value* wzp, DType outT, DType accT) {
-  std::map<std::string, Attribute> attrs{{"acc_type", Attribute::type(accT)}, {"stride", Attribute::intArray(c.stride)}};
+  std::map<std::string, Attribute> attrs{{"acc_type", Attribute::type(accT)},
+                                         {"stride", Attribute::intArray(c.stride)}};
   const char* name = "tosa.conv2d";
   if (c.kind == Kind::Transpose) {
     name = "tosa.transpose_conv2d";
@@ -99,8 +100,10 @@ int64_t dotLength(const ConvCase& c) {
 
 Tensor scalarTensor(DType t, double v) {
   Tensor s(t, {1});
-  if (isFloat(t)) s.setFloat(0, v);
-  else s.setInt(0, int64_t(v));
+  if (isFloat(t))
+    s.setFloat(0, v);
+  else
+    s.setInt(0, int64_t(v));
   return s;
 }
 
@@ -131,13 +134,16 @@ void floatConvCase(Kind kind, DType t, uint32_t seed, int fusion, Geometry shape
   const bool ignoreNan = seed % 2 == 0;
   GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
     ir::Value* xv = b.input(ValueType::tensor(t, x.shape()), "x");
-    ir::Value* rv = fusion < 2 ? nullptr : perChannelAdd ? cst(residual) : b.input(ValueType::tensor(t, residual.shape()), "res");
-    ir::Value* y = convOp(b, c, xv, cst(w), cst(bias), cst(scalarTensor(t, 0)), cst(scalarTensor(t, 0)), t,
-                          DType::FP32);
+    ir::Value* rv = fusion < 2 ? nullptr
+        : perChannelAdd        ? cst(residual)
+                               : b.input(ValueType::tensor(t, residual.shape()), "res");
+    ir::Value* y =
+        convOp(b, c, xv, cst(w), cst(bias), cst(scalarTensor(t, 0)), cst(scalarTensor(t, 0)), t, DType::FP32);
     if (fusion >= 2) y = b.add(y, rv);
     if (fusion >= 1) {
       // relu6-like clamp; the bounds run sees it too (it only shrinks values).
-      std::map<std::string, Attribute> a{{"min_val", Attribute::floating(0, t)}, {"max_val", Attribute::floating(6, t)}};
+      std::map<std::string, Attribute> a{{"min_val", Attribute::floating(0, t)},
+                                         {"max_val", Attribute::floating(6, t)}};
       if (ignoreNan) a["nan_mode"] = Attribute::enumCase("IGNORE");
       y = b.op1("tosa.clamp", {y}, y->type, a);
     }
@@ -147,7 +153,8 @@ void floatConvCase(Kind kind, DType t, uint32_t seed, int fusion, Geometry shape
     // fp32 with at most 96 taps per input pixel: our own kernel (tests/fast/kernels_transpose_conv_test.cpp).
     const bool own = t == DType::FP32 && c.KH * c.KW * c.OC <= 96;
     EXPECT_NE(runFast(g, inputs).impl.find(own ? "fast:transpose_conv_f32" : "transpose_conv2d as matmuls"),
-              std::string::npos) << c.describe();
+              std::string::npos)
+        << c.describe();
   }
   expectDotProductCompliant(g, inputs, dotLength(c) + (fusion >= 2 ? 1 : 0), 1 + fusion,
                             std::string(dtypeName(t)) + " seed " + std::to_string(seed) + " " + c.describe());
@@ -165,7 +172,8 @@ TEST(OneDnnConvTest, Fp32Conv2dFusedAddClamp) {
 // Stride above the kernel without padding takes the sum post-op (brgconv) for a residual add since it cannot
 // meet the border that crashed oneDNN 2.6 (sumPostOpSafe); even seeds add a full residual, odd ones a constant.
 TEST(OneDnnConvTest, Fp32StridedUnpaddedConvFusedAddClamp) {
-  for (uint32_t seed = 37; seed <= 44; ++seed) floatConvCase(Kind::Conv, DType::FP32, seed, 2, Geometry::StridedUnpadded);
+  for (uint32_t seed = 37; seed <= 44; ++seed)
+    floatConvCase(Kind::Conv, DType::FP32, seed, 2, Geometry::StridedUnpadded);
 }
 TEST(OneDnnConvTest, Fp32DepthwiseRandom) {
   for (uint32_t seed = 41; seed <= 50; ++seed) floatConvCase(Kind::Depthwise, DType::FP32, seed, seed % 2);
@@ -174,10 +182,12 @@ TEST(OneDnnConvTest, Fp32TransposeRandom) {
   for (uint32_t seed = 51; seed <= 60; ++seed) floatConvCase(Kind::Transpose, DType::FP32, seed, seed % 3);
 }
 TEST(OneDnnConvTest, Fp32TransposeKernelEqualsStride) {
-  for (uint32_t seed = 71; seed <= 79; ++seed) floatConvCase(Kind::Transpose, DType::FP32, seed, seed % 3, Geometry::KernelIsStride);
+  for (uint32_t seed = 71; seed <= 79; ++seed)
+    floatConvCase(Kind::Transpose, DType::FP32, seed, seed % 3, Geometry::KernelIsStride);
 }
 TEST(OneDnnConvTest, Bf16TransposeKernelEqualsStride) {
-  for (uint32_t seed = 81; seed <= 84; ++seed) floatConvCase(Kind::Transpose, DType::BF16, seed, seed % 3, Geometry::KernelIsStride);
+  for (uint32_t seed = 81; seed <= 84; ++seed)
+    floatConvCase(Kind::Transpose, DType::BF16, seed, seed % 3, Geometry::KernelIsStride);
 }
 TEST(OneDnnConvTest, Bf16Conv2dRandom) {
   for (uint32_t seed = 61; seed <= 66; ++seed) floatConvCase(Kind::Conv, DType::BF16, seed, seed % 3);
@@ -246,12 +256,9 @@ void affineCase(Kind kind, uint32_t seed) {
     ir::Value* y = convOp(b, c, xv, cst(w), cst(bias), cst(scalarTensor(t, 0)), cst(scalarTensor(t, 0)), t, t);
     b.output({affineEpilogue(b, cst, y, a, mulT, addT, fv)}, {"y"});
   };
-  const std::string what = "seed " + std::to_string(seed) + " " + c.describe() + " mul " +
-                           std::to_string(a.kind[0]) + " add " + std::to_string(a.kind[1]) +
-                           (a.constFirst ? " const-first" : "") + (a.clamp ? " clamp" : "");
-  if (kind == Kind::Depthwise) {
-    EXPECT_EQ(runFast(g, inputs).impl, "fast:depthwise_f32") << what;
-  }
+  const std::string what = "seed " + std::to_string(seed) + " " + c.describe() + " mul " + std::to_string(a.kind[0]) +
+      " add " + std::to_string(a.kind[1]) + (a.constFirst ? " const-first" : "") + (a.clamp ? " clamp" : "");
+  if (kind == Kind::Depthwise) { EXPECT_EQ(runFast(g, inputs).impl, "fast:depthwise_f32") << what; }
   // The bound: the dot product (+ bias), then one more rounding each for the mul and the add.
   expectDotProductCompliant(g, inputs, dotLength(c) + 2, a.clamp ? 4 : 3, what);
 }
@@ -281,7 +288,8 @@ TEST(OneDnnConvTest, Fp32Conv2dResidualAdd) {
       ir::Value* y = convOp(b, c, xv, cst(w), cst(bias), cst(scalarTensor(t, 0)), cst(scalarTensor(t, 0)), t, t);
       y = residualFirst ? b.add(rv, y) : b.add(y, rv);
       if (clamp) {
-        std::map<std::string, Attribute> at{{"min_val", Attribute::floating(0)}, {"max_val", Attribute::floating(1e30)}};
+        std::map<std::string, Attribute> at{{"min_val", Attribute::floating(0)},
+                                            {"max_val", Attribute::floating(1e30)}};
         y = b.op1("tosa.clamp", {y}, y->type, at);
       }
       b.output({y}, {"y"});
@@ -318,15 +326,16 @@ TEST(OneDnnConvTest, Fp32DepthwiseOwnKernelSpecialValuesExact) {
     Tensor bias = integerFloats(r, {c.OC}, -2, 2);
     AffineChain a;
     a.kind[0] = 1, a.kind[1] = int(seed % 3), a.clamp = true, a.ignoreNan = seed % 2 == 0, a.constFirst = seed % 4 < 2;
-    Tensor mulT = integerFloats(r, {1, 1, 1, c.OC}, -2, 2), addT = integerFloats(r, {1, 1, 1, a.kind[1] == 1 ? c.OC : 1}, -3, 3);
+    Tensor mulT = integerFloats(r, {1, 1, 1, c.OC}, -2, 2),
+           addT = integerFloats(r, {1, 1, 1, a.kind[1] == 1 ? c.OC : 1}, -3, 3);
     Tensor full = integerFloats(r, {1, c.OH, c.OW, c.OC}, -3, 3);
     NamedTensors inputs{{"x", x}};
     if (a.kind[1] == 2) inputs.push_back({"res", full});
     GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
       ir::Value* xv = b.input(ValueType::tensor(DType::FP32, x.shape()), "x");  // arguments in `inputs` order
       ir::Value* fv = a.kind[1] == 2 ? b.input(ValueType::tensor(DType::FP32, full.shape()), "res") : nullptr;
-      ir::Value* y = convOp(b, c, xv, cst(w), cst(bias),
-                            cst(scalarTensor(DType::FP32, 0)), cst(scalarTensor(DType::FP32, 0)), DType::FP32, DType::FP32);
+      ir::Value* y = convOp(b, c, xv, cst(w), cst(bias), cst(scalarTensor(DType::FP32, 0)),
+                            cst(scalarTensor(DType::FP32, 0)), DType::FP32, DType::FP32);
       b.output({affineEpilogue(b, cst, y, a, mulT, addT, fv)}, {"y"});
     };
     FastResult f = runFast(g, inputs);
@@ -363,7 +372,8 @@ TEST(OneDnnConvTest, SumPostOpResidualNonFiniteRerunsOnReference) {
       ir::Value* rv = b.input(ValueType::tensor(DType::FP32, res.shape()), "res");
       ir::Value* y = convOp(b, c, xv, cst(w), cst(bias), cst(scalarTensor(DType::FP32, 0)),
                             cst(scalarTensor(DType::FP32, 0)), DType::FP32, DType::FP32);
-      y = b.op1("tosa.clamp", {b.add(y, rv)}, y->type, {{"min_val", Attribute::floating(0)}, {"max_val", Attribute::floating(1e30)}});
+      y = b.op1("tosa.clamp", {b.add(y, rv)}, y->type,
+                {{"min_val", Attribute::floating(0)}, {"max_val", Attribute::floating(1e30)}});
       b.output({y}, {"y"});
     };
     FastResult f = runFast(g, {{"x", x}, {"res", res}});
@@ -389,10 +399,11 @@ TEST(OneDnnConvTest, NonFiniteBiasUnderPropagateClamp) {
     Tensor bias = integerFloats(r, {5}, -2, 2);
     bias.setFloat(2, special);
     GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
-      ir::Value* y = convOp(b, c, b.input(ValueType::tensor(DType::FP32, x.shape()), "x"), cst(w), cst(bias),
-                            cst(scalarTensor(DType::FP32, 0)), cst(scalarTensor(DType::FP32, 0)), DType::FP32,
-                            DType::FP32);
-      y = b.op1("tosa.clamp", {y}, y->type, {{"min_val", Attribute::floating(-1)}, {"max_val", Attribute::floating(2)}});
+      ir::Value* y =
+          convOp(b, c, b.input(ValueType::tensor(DType::FP32, x.shape()), "x"), cst(w), cst(bias),
+                 cst(scalarTensor(DType::FP32, 0)), cst(scalarTensor(DType::FP32, 0)), DType::FP32, DType::FP32);
+      y = b.op1("tosa.clamp", {y}, y->type,
+                {{"min_val", Attribute::floating(-1)}, {"max_val", Attribute::floating(2)}});
       b.output({y}, {"y"});
     };
     FastResult f = runFast(g, {{"x", x}});
@@ -401,11 +412,9 @@ TEST(OneDnnConvTest, NonFiniteBiasUnderPropagateClamp) {
     // Hand check: channel 2 of every pixel is NaN (NaN bias) or 2 (inf clamped to max_val), the rest in [-1, 2].
     for (int64_t i = 0; i < ref.size(); ++i) {
       const double a = f.output.getFloat(i), e = ref.getFloat(i);
-      if (i % 5 == 2) {
-        EXPECT_TRUE(std::isnan(special) ? std::isnan(e) : e == 2) << i;
-      }
-      EXPECT_TRUE((std::isnan(a) && std::isnan(e)) || a == e) << "bias " << special << " element " << i << ": fast "
-                                                               << a << ", ref " << e;
+      if (i % 5 == 2) { EXPECT_TRUE(std::isnan(special) ? std::isnan(e) : e == 2) << i; }
+      EXPECT_TRUE((std::isnan(a) && std::isnan(e)) || a == e)
+          << "bias " << special << " element " << i << ": fast " << a << ", ref " << e;
     }
   }
 }
@@ -422,11 +431,12 @@ TEST(OneDnnConvTest, FusedClampNanModes) {
     Tensor w = Tensor::fromDoubles(DType::FP32, {2, 1, 1, 2}, {1, 0, 0, 1});
     Tensor bias(DType::FP32, {2});
     GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
-      ir::Value* y = convOp(b, c, b.input(ValueType::tensor(DType::FP32, x.shape()), "x"), cst(w), cst(bias),
-                            cst(scalarTensor(DType::FP32, 0)), cst(scalarTensor(DType::FP32, 0)), DType::FP32,
-                            DType::FP32);
+      ir::Value* y =
+          convOp(b, c, b.input(ValueType::tensor(DType::FP32, x.shape()), "x"), cst(w), cst(bias),
+                 cst(scalarTensor(DType::FP32, 0)), cst(scalarTensor(DType::FP32, 0)), DType::FP32, DType::FP32);
       y = b.op1("tosa.clamp", {y}, y->type,
-                {{"min_val", Attribute::floating(-1)}, {"max_val", Attribute::floating(2)},
+                {{"min_val", Attribute::floating(-1)},
+                 {"max_val", Attribute::floating(2)},
                  {"nan_mode", Attribute::enumCase(mode)}});
       b.output({y}, {"y"});
     };
@@ -501,7 +511,8 @@ void int8ConvCase(Kind kind, uint32_t seed, int fusion, bool bigAccumulators = f
   if (kernelEqualsStride && seed % 2) inputZp = -128;
   Tensor x = bigAccumulators ? r.ints(DType::I8, {c.N, c.IH, c.IW, c.IC}, 120, 127)
                              : r.ints(DType::I8, {c.N, c.IH, c.IW, c.IC}, -128, 127);
-  Tensor w = bigAccumulators ? r.ints(DType::I8, weightShape(c), 120, 127) : r.ints(DType::I8, weightShape(c), -128, 127);
+  Tensor w =
+      bigAccumulators ? r.ints(DType::I8, weightShape(c), 120, 127) : r.ints(DType::I8, weightShape(c), -128, 127);
   Tensor bias = r.ints(DType::I32, {r.uniform(0, 3) == 0 ? 1 : c.OC}, -5000, 5000);
   const bool perChannel = r.uniform(0, 1) == 1, doubleRound = r.uniform(0, 1) == 1;
   const int64_t nm = perChannel ? c.OC : 1;
@@ -613,7 +624,8 @@ ConvCase bandedCase(Rng& r, Kind kind) {
   for (int axis = 0; axis < 2; ++axis) {
     const int64_t o = axis == 0 ? c.OH : c.OW, k = axis == 0 ? c.KH : c.KW;
     const int64_t s = c.stride[size_t(axis)], d = c.dilation[size_t(axis)];
-    const int64_t lo = r.uniform(0, std::min<int64_t>(2, (k - 1) * d)), hi = r.uniform(0, std::min<int64_t>(2, (k - 1) * d));
+    const int64_t lo = r.uniform(0, std::min<int64_t>(2, (k - 1) * d)),
+                  hi = r.uniform(0, std::min<int64_t>(2, (k - 1) * d));
     // (o - 1) * s = in - 1 + lo + hi - (k - 1) * d
     const int64_t in = (o - 1) * s + (k - 1) * d + 1 - lo - hi;
     c.pad[size_t(2 * axis)] = lo, c.pad[size_t(2 * axis + 1)] = hi;
@@ -638,7 +650,8 @@ void int8BandedCase(Kind kind, uint32_t seed, int threads, BandedOptions opt = {
   const int64_t inputZp = opt.runtimeBias ? 0 : opt.bigAccumulators ? -128 : r.uniform(-128, 127);
   Tensor x = opt.bigAccumulators ? r.ints(DType::I8, {c.N, c.IH, c.IW, c.IC}, 120, 127)
                                  : r.ints(DType::I8, {c.N, c.IH, c.IW, c.IC}, -128, 127);
-  Tensor w = opt.bigAccumulators ? r.ints(DType::I8, weightShape(c), 120, 127) : r.ints(DType::I8, weightShape(c), -128, 127);
+  Tensor w =
+      opt.bigAccumulators ? r.ints(DType::I8, weightShape(c), 120, 127) : r.ints(DType::I8, weightShape(c), -128, 127);
   Tensor bias = r.ints(DType::I32, {r.uniform(0, 3) == 0 ? 1 : c.OC}, -5000, 5000);
   const bool perChannel = seed % 2 == 0, doubleRound = seed % 3 == 0, clamp = seed % 4 < 2;
   std::vector<int64_t> mult, shift;
@@ -694,9 +707,9 @@ TEST(OneDnnConvTest, Int8SmallLayerNotBanded) {
   c.IH = c.IW = 32, c.OH = c.OW = 32, c.IC = 8, c.OC = 64, c.pad = {1, 1, 1, 1};  // 256 KB of s32
   Tensor x = r.ints(DType::I8, {1, 32, 32, 8}, -128, 127), w = r.ints(DType::I8, weightShape(c), -128, 127);
   GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
-    ir::Value* y = convOp(b, c, b.input(ValueType::tensor(DType::I8, x.shape()), "x"), cst(w),
-                          cst(Tensor(DType::I32, {64})), cst(scalarTensor(DType::I8, 3)), cst(scalarTensor(DType::I8, 0)),
-                          DType::I32, DType::I32);
+    ir::Value* y =
+        convOp(b, c, b.input(ValueType::tensor(DType::I8, x.shape()), "x"), cst(w), cst(Tensor(DType::I32, {64})),
+               cst(scalarTensor(DType::I8, 3)), cst(scalarTensor(DType::I8, 0)), DType::I32, DType::I32);
     ir::RescaleAttrs ra;
     ra.multiplier = {1 << 30}, ra.shift = {36};
     b.output({b.rescale(y, DType::I8, ra)}, {"y"});
@@ -715,18 +728,18 @@ TEST(OneDnnConvTest, WeightZeroPointFallsBack) {
   Rng r(7);
   Tensor x = r.ints(DType::I8, {1, 5, 5, 3}, -128, 127), w = r.ints(DType::I8, {4, 3, 3, 3}, -128, 127);
   GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
-    ir::Value* y = convOp(b, c, b.input(ValueType::tensor(DType::I8, x.shape()), "x"), cst(w),
-                          cst(Tensor(DType::I32, {4})), cst(scalarTensor(DType::I8, 0)), cst(scalarTensor(DType::I8, 3)),
-                          DType::I32, DType::I32);
+    ir::Value* y =
+        convOp(b, c, b.input(ValueType::tensor(DType::I8, x.shape()), "x"), cst(w), cst(Tensor(DType::I32, {4})),
+               cst(scalarTensor(DType::I8, 0)), cst(scalarTensor(DType::I8, 3)), DType::I32, DType::I32);
     b.output({y}, {"y"});
   };
   EXPECT_FALSE(runFast(g, {{"x", x}}).compiled);
   ConvCase t;
   t.kind = Kind::Transpose, t.IH = t.IW = 5, t.OH = t.OW = 7;
   GraphFn gt = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
-    ir::Value* y = convOp(b, t, b.input(ValueType::tensor(DType::I8, x.shape()), "x"), cst(w),
-                          cst(Tensor(DType::I32, {4})), cst(scalarTensor(DType::I8, 5)), cst(scalarTensor(DType::I8, 0)),
-                          DType::I32, DType::I32);
+    ir::Value* y =
+        convOp(b, t, b.input(ValueType::tensor(DType::I8, x.shape()), "x"), cst(w), cst(Tensor(DType::I32, {4})),
+               cst(scalarTensor(DType::I8, 5)), cst(scalarTensor(DType::I8, 0)), DType::I32, DType::I32);
     b.output({y}, {"y"});
   };
   expectBitExact(gt, {{"x", x}}, 1, "transpose_conv2d k3 s1 input_zp 5");

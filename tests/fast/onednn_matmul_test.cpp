@@ -12,8 +12,10 @@ using ir::ValueType;
 
 Tensor scalar1(DType t, double v) {
   Tensor s(t, {1});
-  if (isFloat(t)) s.setFloat(0, v);
-  else s.setInt(0, int64_t(v));
+  if (isFloat(t))
+    s.setFloat(0, v);
+  else
+    s.setInt(0, int64_t(v));
   return s;
 }
 
@@ -27,8 +29,8 @@ MatmulCase randomCase(Rng& r) {
 }
 
 std::string describe(const MatmulCase& m) {
-  return std::to_string(m.N) + "x" + std::to_string(m.H) + "x" + std::to_string(m.C) + " * C x " +
-         std::to_string(m.W) + (m.constB ? " const B" : " run-time B");
+  return std::to_string(m.N) + "x" + std::to_string(m.H) + "x" + std::to_string(m.C) + " * C x " + std::to_string(m.W) +
+      (m.constB ? " const B" : " run-time B");
 }
 
 void floatMatmulCase(DType inT, DType outT, uint32_t seed, int fusion) {
@@ -45,13 +47,16 @@ void floatMatmulCase(DType inT, DType outT, uint32_t seed, int fusion) {
   GraphFn g = [&](ir::Builder& bld, const std::function<ir::Value*(Tensor)>& cst) {
     ir::Value* av = bld.input(ValueType::tensor(inT, a.shape()), "a");
     ir::Value* bv = m.constB ? cst(b) : bld.input(ValueType::tensor(inT, b.shape()), "b");
-    ir::Value* rv = fusion < 2 ? nullptr : perChannelAdd ? cst(res) : bld.input(ValueType::tensor(outT, res.shape()), "res");
+    ir::Value* rv = fusion < 2 ? nullptr
+        : perChannelAdd        ? cst(res)
+                               : bld.input(ValueType::tensor(outT, res.shape()), "res");
     ir::Value* y = bld.op1("tosa.matmul", {av, bv, cst(scalar1(inT, 0)), cst(scalar1(inT, 0))},
                            ValueType::tensor(outT, {m.N, m.H, m.W}));
     if (fusion >= 2) y = bld.add(rv, y);
     if (fusion >= 1)
       y = bld.op1("tosa.clamp", {y}, y->type,
-                  {{"min_val", Attribute::floating(-0.5, outT)}, {"max_val", Attribute::floating(0.5, outT)},
+                  {{"min_val", Attribute::floating(-0.5, outT)},
+                   {"max_val", Attribute::floating(0.5, outT)},
                    {"nan_mode", Attribute::enumCase(seed % 2 ? "IGNORE" : "PROPAGATE")}});
     bld.output({y}, {"y"});
   };
@@ -84,8 +89,9 @@ void int8MatmulCase(uint32_t seed, int fusion, bool big = false) {
   GraphFn g = [&](ir::Builder& bld, const std::function<ir::Value*(Tensor)>& cst) {
     ir::Value* av = bld.input(ValueType::tensor(DType::I8, a.shape()), "a");
     ir::Value* bv = m.constB ? cst(b) : bld.input(ValueType::tensor(DType::I8, b.shape()), "b");
-    ir::Value* y = bld.op1("tosa.matmul", {av, bv, cst(scalar1(DType::I8, double(aZp))), cst(scalar1(DType::I8, double(bZp)))},
-                           ValueType::tensor(DType::I32, {m.N, m.H, m.W}));
+    ir::Value* y =
+        bld.op1("tosa.matmul", {av, bv, cst(scalar1(DType::I8, double(aZp))), cst(scalar1(DType::I8, double(bZp)))},
+                ValueType::tensor(DType::I32, {m.N, m.H, m.W}));
     if (fusion >= 1) {
       ir::RescaleAttrs ra;
       ra.multiplier = mult, ra.shift = shift, ra.perChannel = perChannel, ra.outputZp = 3;

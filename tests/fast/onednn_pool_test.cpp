@@ -34,7 +34,10 @@ PoolCase randomCase(Rng& r) {
         break;
       }
       if (attempt > 50) {  // fall back to a window that always fits
-        if (axis) p.KX = 1, p.SX = 1, p.OW = in; else p.KY = 1, p.SY = 1, p.OH = in;
+        if (axis)
+          p.KX = 1, p.SX = 1, p.OW = in;
+        else
+          p.KY = 1, p.SY = 1, p.OH = in;
         break;
       }
     }
@@ -44,14 +47,16 @@ PoolCase randomCase(Rng& r) {
 
 std::string describe(const PoolCase& p) {
   return std::to_string(p.N) + "x" + std::to_string(p.IH) + "x" + std::to_string(p.IW) + "x" + std::to_string(p.C) +
-         " k" + std::to_string(p.KY) + "x" + std::to_string(p.KX) + " s" + std::to_string(p.SY) + "x" +
-         std::to_string(p.SX);
+      " k" + std::to_string(p.KY) + "x" + std::to_string(p.KX) + " s" + std::to_string(p.SY) + "x" +
+      std::to_string(p.SX);
 }
 
 Tensor scalar1(DType t, double v) {
   Tensor s(t, {1});
-  if (isFloat(t)) s.setFloat(0, v);
-  else s.setInt(0, int64_t(v));
+  if (isFloat(t))
+    s.setFloat(0, v);
+  else
+    s.setInt(0, int64_t(v));
   return s;
 }
 
@@ -110,8 +115,8 @@ TEST(OneDnnPoolTest, AvgPoolInt8WideChannels) {
     Tensor x = r.ints(DType::I8, {p.N, p.IH, p.IW, p.C}, -128, 127);
     const int64_t inZp = r.uniform(-128, 127), outZp = r.uniform(-128, 127);
     const GraphFn g = avgPoolGraph(p, DType::I8, DType::I32, inZp, outZp);
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq")) {
       EXPECT_EQ(runFast(g, {{"x", x}}).impl, "fast:avg_pool2d_int8_avx512");
     }
     expectBitExact(g, {{"x", x}}, 1, "seed " + std::to_string(seed) + " " + describe(p));
@@ -166,8 +171,10 @@ TEST(OneDnnPoolTest, MaxPoolFp32PropagateBitExact) {
     float* xv = reinterpret_cast<float*>(x.data());
     for (int64_t i = 0; i < x.size(); ++i) {
       const int64_t k = r.uniform(0, 19);
-      if (k < 4) xv[i] = k % 2 ? 0.0f : -0.0f;  // ties of zeros of both signs
-      else if (k == 4) xv[i] = r.uniform(0, 1) ? INFINITY : -INFINITY;
+      if (k < 4)
+        xv[i] = k % 2 ? 0.0f : -0.0f;  // ties of zeros of both signs
+      else if (k == 4)
+        xv[i] = r.uniform(0, 1) ? INFINITY : -INFINITY;
       else if (k == 5) {  // a quiet NaN of either sign with a payload naming the element
         const uint32_t bits = 0x7fc00000u | uint32_t(i & 0x3fffff) | (r.uniform(0, 1) ? 0x80000000u : 0u);
         std::memcpy(&xv[i], &bits, 4);
@@ -182,8 +189,8 @@ TEST(OneDnnPoolTest, MaxPoolFp32PropagateBitExact) {
     };
     FastResult f = runFast(g, {{"x", x}});
     ASSERT_TRUE(f.compiled);
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq")) {
       EXPECT_EQ(f.impl, "fast:max_pool2d_avx512");
     }
     Tensor ref = runReference(g, {{"x", x}}, false);
@@ -192,8 +199,8 @@ TEST(OneDnnPoolTest, MaxPoolFp32PropagateBitExact) {
     const uint32_t* e = reinterpret_cast<const uint32_t*>(ref.data());
     for (int64_t i = 0; i < ref.size(); ++i)
       if (a[i] != e[i]) {
-        ADD_FAILURE() << "seed " << seed << " " << describe(p) << " element " << i << ": fast bits " << std::hex
-                      << a[i] << ", ref bits " << e[i];
+        ADD_FAILURE() << "seed " << seed << " " << describe(p) << " element " << i << ": fast bits " << std::hex << a[i]
+                      << ", ref bits " << e[i];
         break;
       }
   }

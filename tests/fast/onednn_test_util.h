@@ -104,8 +104,10 @@ inline FastResult runFast(const GraphFn& g, const NamedTensors& inputs) {
     for (size_t j = 0; j < chain.ops[k]->operands.size(); ++j) {
       const ir::Value* v = chain.ops[k]->operands[j];
       fast::TensorView tv{v->type.dtype, v->type.dims, nullptr};
-      if (chain.constants[k][j]) tv.data = const_cast<uint8_t*>(chain.constants[k][j]->data());
-      else if (!v->definingOp) tv.data = const_cast<uint8_t*>(inputs.at(size_t(v->index)).second.data());
+      if (chain.constants[k][j])
+        tv.data = const_cast<uint8_t*>(chain.constants[k][j]->data());
+      else if (!v->definingOp)
+        tv.data = const_cast<uint8_t*>(inputs.at(size_t(v->index)).second.data());
       views.push_back(tv);
     }
     in.push_back(views);
@@ -134,7 +136,8 @@ inline bool kernelAvailable(DType t) {
                          {b.input(ir::ValueType::tensor(t, {1, 2, 2, 8}), "x"), cst(Tensor(t, {8, 1, 1, 8})),
                           cst(Tensor(isInt ? DType::I32 : t, {8})), scalar(t), scalar(t)},
                          ir::ValueType::tensor(isInt ? DType::I32 : t, {1, 2, 2, 8}),
-                         {{"pad", ir::Attribute::intArray({0, 0, 0, 0})}, {"stride", ir::Attribute::intArray({1, 1})},
+                         {{"pad", ir::Attribute::intArray({0, 0, 0, 0})},
+                          {"stride", ir::Attribute::intArray({1, 1})},
                           {"dilation", ir::Attribute::intArray({1, 1})},
                           {"acc_type", ir::Attribute::type(isInt ? DType::I32 : DType::FP32)}});
     b.output({y}, {"y"});
@@ -155,8 +158,7 @@ inline void expectSameInts(const Tensor& ref, const FastResult& f, const std::st
 }
 
 // Integer results: bit-identical to the reference backend.
-inline void expectBitExact(const GraphFn& g, const NamedTensors& inputs, int expectAbsorbed,
-                           const std::string& what) {
+inline void expectBitExact(const GraphFn& g, const NamedTensors& inputs, int expectAbsorbed, const std::string& what) {
   FastResult f = runFast(g, inputs);
   if (!f.compiled && !kernelAvailable(inputs.at(0).second.dtype())) return;  // reference fallback on this CPU
   ASSERT_TRUE(f.compiled) << what << ": no fast kernel";

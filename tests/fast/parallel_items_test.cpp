@@ -45,9 +45,7 @@ TEST(FastParallelItems, EveryItemRunsOnceOnBothPaths) {
         for (int64_t i = 0; i < n; ++i) {
           EXPECT_EQ(r.runs[size_t(i)].load(), 1) << "item " << i << " of " << n;
           // Not parallel, one item, or one thread: the calling thread (number 0 outside a region).
-          if (!parallel || n <= 1 || threads == 1) {
-            EXPECT_EQ(r.thread[size_t(i)], 0) << "item " << i;
-          }
+          if (!parallel || n <= 1 || threads == 1) { EXPECT_EQ(r.thread[size_t(i)], 0) << "item " << i; }
         }
       }
     }

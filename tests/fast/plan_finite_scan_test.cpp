@@ -29,7 +29,6 @@ namespace {
 
 using ir::ValueType;
 
-
 // x [1,12,12,32] -> conv2d 3x3 pad 1 (w [32,3,3,32], bias) [-> add(., r)] -> clamp [0, 1e30] PROPAGATE -> y:
 // a residual block's second convolution (with the add) or its first (without).
 std::unique_ptr<ir::Module> residualBlock(bool residual) {
@@ -39,8 +38,8 @@ std::unique_ptr<ir::Module> residualBlock(bool residual) {
   auto* x = b.input(ValueType::tensor(DType::FP32, shape), "x");
   auto* r = residual ? b.input(ValueType::tensor(DType::FP32, shape), "r") : nullptr;
   const ir::Conv2dAttrs ca = fp32ConvAttrs(1);
-  ir::Value* y = b.conv2d(x, b.constant(smallInts({32, 3, 3, 32}, 1), "w"), b.constant(smallInts({32}, 2), "bias"),
-                          ca, "conv");
+  ir::Value* y =
+      b.conv2d(x, b.constant(smallInts({32, 3, 3, 32}, 1), "w"), b.constant(smallInts({32}, 2), "bias"), ca, "conv");
   if (residual) y = b.add(y, r, "add");
   y = b.clamp(y, 0, 1e30, "relu");
   b.output({y}, {"y"});
@@ -108,10 +107,13 @@ std::unique_ptr<ir::Module> invertedResidual(bool expansion) {
     c = 32;
   }
   auto* zp = b.scalar1(DType::FP32, 0);
-  h = b.op1("tosa.depthwise_conv2d", {h, b.constant(smallInts({3, 3, c, 1}, 13), "wd"), b.constant(smallInts({c}, 14), "bd"), zp, zp},
+  h = b.op1("tosa.depthwise_conv2d",
+            {h, b.constant(smallInts({3, 3, c, 1}, 13), "wd"), b.constant(smallInts({c}, 14), "bd"), zp, zp},
             ValueType::tensor(DType::FP32, {1, 10, 10, c}),
-            {{"pad", ir::Attribute::intArray({1, 1, 1, 1})}, {"stride", ir::Attribute::intArray({1, 1})},
-             {"dilation", ir::Attribute::intArray({1, 1})}, {"acc_type", ir::Attribute::type(DType::FP32)}},
+            {{"pad", ir::Attribute::intArray({1, 1, 1, 1})},
+             {"stride", ir::Attribute::intArray({1, 1})},
+             {"dilation", ir::Attribute::intArray({1, 1})},
+             {"acc_type", ir::Attribute::type(DType::FP32)}},
             "depthwise");
   h = b.clamp(h, 0, 6, "relu6b");
   ir::Value* y = b.conv2d(h, b.constant(smallInts({16, 1, 1, c}, 15), "wp"), b.constant(smallInts({16}, 16), "bp"), one,
@@ -131,9 +133,7 @@ void expectFastMatchesRef(const std::function<std::unique_ptr<ir::Module>()>& ma
     auto s = Session::create(make(), so);
     EXPECT_TRUE(s.isOk()) << s.status().toString();
     RunResult r;
-    if (s.isOk()) {
-      EXPECT_TRUE((*s)->run(in, r, RunOptions{}).isOk());
-    }
+    if (s.isOk()) { EXPECT_TRUE((*s)->run(in, r, RunOptions{}).isOk()); }
     return r;
   };
   const RunResult ref = runOn("ref", 1);
@@ -172,12 +172,13 @@ std::unique_ptr<ir::Module> reluThenUnclamped(bool pool) {
   ir::Builder b(*m, "main");
   auto* x = b.input(ValueType::tensor(DType::FP32, {1, 13, 13, 16}), "x");
   const ir::Conv2dAttrs three = fp32ConvAttrs(1);
-  ir::Value* h = b.clamp(b.conv2d(x, b.constant(smallInts({16, 3, 3, 16}, 21), "w1"), b.constant(smallInts({16}, 22), "b1"),
-                                  three, "conv1"),
+  ir::Value* h = b.clamp(b.conv2d(x, b.constant(smallInts({16, 3, 3, 16}, 21), "w1"),
+                                  b.constant(smallInts({16}, 22), "b1"), three, "conv1"),
                          0, double(std::numeric_limits<float>::max()), "relu");
   if (pool) {
     h = b.op1("tosa.max_pool2d", {h}, ValueType::tensor(DType::FP32, {1, 7, 7, 16}),
-              {{"kernel", ir::Attribute::intArray({3, 3})}, {"stride", ir::Attribute::intArray({2, 2})},
+              {{"kernel", ir::Attribute::intArray({3, 3})},
+               {"stride", ir::Attribute::intArray({2, 2})},
                {"pad", ir::Attribute::intArray({1, 1, 1, 1})}},
               "pool");
   } else {
@@ -185,8 +186,8 @@ std::unique_ptr<ir::Module> reluThenUnclamped(bool pool) {
               ValueType::tensor(DType::FP32, {1, 12, 12, 16}), {}, "slice");
   }
   const ir::Conv2dAttrs one = fp32ConvAttrs(0);
-  ir::Value* y = b.conv2d(h, b.constant(smallInts({16, 1, 1, 16}, 23), "w2"), b.constant(smallInts({16}, 24), "b2"), one,
-                          "conv2");
+  ir::Value* y =
+      b.conv2d(h, b.constant(smallInts({16, 1, 1, 16}, 23), "w2"), b.constant(smallInts({16}, 24), "b2"), one, "conv2");
   b.output({y}, {"y"});
   return m;
 }
@@ -221,7 +222,7 @@ TEST(PlanFiniteScan, EpilogueAbsBoundByHand) {
   const double s = 1 + 1e-5;
   const std::vector<Op> relu6{clamp(0, 6, false)};
   EXPECT_EQ(fast::epilogueAbsBound(relu6, {INFINITY}, 100), 6);
-  EXPECT_EQ(fast::epilogueAbsBound(relu6, {INFINITY}, 1e38), 6);  // 1e38 * s < 1.7e38: no overflow, clamped
+  EXPECT_EQ(fast::epilogueAbsBound(relu6, {INFINITY}, 1e38), 6);         // 1e38 * s < 1.7e38: no overflow, clamped
   EXPECT_EQ(fast::epilogueAbsBound(relu6, {INFINITY}, 2e38), INFINITY);  // might overflow: inf - inf = NaN
   EXPECT_EQ(fast::epilogueAbsBound(relu6, {INFINITY}, INFINITY), INFINITY);
   EXPECT_EQ(fast::epilogueAbsBound({clamp(-2, 1, true)}, {INFINITY}, INFINITY), 2);  // IGNORE: NaN -> min_val
@@ -229,7 +230,7 @@ TEST(PlanFiniteScan, EpilogueAbsBoundByHand) {
   const std::vector<Op> affine{arith(Op::Kind::Mul), arith(Op::Kind::Add), clamp(-100, 100, false)};
   EXPECT_DOUBLE_EQ(fast::epilogueAbsBound(affine, {2, 3, INFINITY}, 10), (10 * s * 2 * s + 3) * s);
   EXPECT_EQ(fast::epilogueAbsBound(affine, {INFINITY, 3, INFINITY}, 10), INFINITY);  // a run-time multiplier
-  EXPECT_EQ(fast::epilogueAbsBound({}, {}, 5), 5 * s);                                // no epilogue: the sum
+  EXPECT_EQ(fast::epilogueAbsBound({}, {}, 5), 5 * s);                               // no epilogue: the sum
   // * 1e30 overflows the limit (1e40): unbounded, until an IGNORE clamp.
   const std::vector<Op> big{arith(Op::Kind::Mul), clamp(-3, 2, true)};
   EXPECT_EQ(fast::epilogueAbsBound({big[0]}, {1e30}, 1e10), INFINITY);

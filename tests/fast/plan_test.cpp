@@ -170,8 +170,9 @@ std::unique_ptr<ir::Module> randomQuantGraph(uint32_t seed, QuantGraphShape* sha
     const bool fromZ = rng() % 4 == 0;
     ir::Value* src = fromZ ? z : pool[rng() % pool.size()];
     const int64_t zp = fromZ || forMul ? 0 : int64_t(rng() % 40) - 20;
-    ir::Value* a32 = b.rescale(src, DType::I32, forMul ? randomRescale(30, 31, rng() % 3 == 0, zp)
-                                                       : randomRescale(16, 22, rng() % 3 == 0, zp));
+    ir::Value* a32 =
+        b.rescale(src, DType::I32,
+                  forMul ? randomRescale(30, 31, rng() % 3 == 0, zp) : randomRescale(16, 22, rng() % 3 == 0, zp));
     if (rng() % 5 == 0) {  // a second user: the value itself is a function output
       outputs.push_back(a32);
       ++info.sharedRescales;
@@ -196,8 +197,9 @@ std::unique_ptr<ir::Module> randomQuantGraph(uint32_t seed, QuantGraphShape* sha
       ir::Value* x = pool[rng() % pool.size()];
       if (rng() % 3 == 0)
         x = b.op1("tosa.table", {x, b.constant(randomInts(DType::I8, {256}, rng, -128, 127))}, x->type);
-      ir::Value* b32 = b.rescale(x, DType::I32, isMul ? randomRescale(30, 31, false, 0)
-                                                      : randomRescale(16, 22, rng() % 3 == 0, int64_t(rng() % 40) - 20));
+      ir::Value* b32 = b.rescale(
+          x, DType::I32,
+          isMul ? randomRescale(30, 31, false, 0) : randomRescale(16, 22, rng() % 3 == 0, int64_t(rng() % 40) - 20));
       const bool aFirst = rng() % 2;
       ir::Value *lhs = aFirst ? a.a32 : b32, *rhs = aFirst ? b32 : a.a32;
       ir::Value* r = isMul ? b.mul(lhs, rhs, 0) : op == "add" ? b.add(lhs, rhs) : b.sub(lhs, rhs);
@@ -208,7 +210,8 @@ std::unique_ptr<ir::Module> randomQuantGraph(uint32_t seed, QuantGraphShape* sha
       pool.push_back(y);
       ++info.binaryOps;
     } else if (kind == 3) {
-      pool.push_back(b.op1("tosa.table", {pool[rng() % pool.size()], b.constant(randomInts(DType::I8, {256}, rng, -128, 127))},
+      pool.push_back(b.op1("tosa.table",
+                           {pool[rng() % pool.size()], b.constant(randomInts(DType::I8, {256}, rng, -128, 127))},
                            pool[0]->type));
     } else {
       pool.push_back(b.clamp(pool[rng() % pool.size()], -60, 70));
@@ -252,7 +255,8 @@ TEST(FastPlan, RandomQuantGraphsWithHeldBackRescalesAreBitIdentical) {
     EXPECT_EQ(fused, shape.binaryOps) << "seed " << seed;
     EXPECT_EQ(loneRescales, shape.sharedRescales) << "seed " << seed;
     // Observed intermediates (the unfused plan, which holds nothing back) still match op by op.
-    if (seed <= 5) expectIdentical(runOn(make, "ref", in, true).intermediates, runOn(make, "fast", in, true).intermediates);
+    if (seed <= 5)
+      expectIdentical(runOn(make, "ref", in, true).intermediates, runOn(make, "fast", in, true).intermediates);
   }
 }
 

@@ -2,11 +2,11 @@
 // `convert IN OUT` alias, and the usage errors (exit 2, no output file).
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "formats/mlir/mlir_io.h"
 
@@ -15,7 +15,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kModel = R"(func.func @main(%arg0: tensor<2xi32> {tosakit.name = "x"}) -> (tensor<2xi32> {tosakit.name = "y"}) {
+const char* kModel =
+    R"(func.func @main(%arg0: tensor<2xi32> {tosakit.name = "x"}) -> (tensor<2xi32> {tosakit.name = "y"}) {
   %0 = tosa.add %arg0, %arg0 : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
   return %0 : tensor<2xi32>
 }

@@ -4,13 +4,13 @@
 // are read off the hand-written MLIR below; upstream mlir-opt-22 parses our exported text when installed.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "formats/mlir/mlir_io.h"
 #include "formats/spirv/spirv_io.h"

@@ -3,12 +3,12 @@
 // Every exported text is re-parsed by upstream mlir-opt-22 when it is installed.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
-#include <algorithm>
 
 #include "formats/mlir/mlir_io.h"
 #include "ir/builder.h"
@@ -47,7 +47,7 @@ std::string mlirOptErrors(const std::string& text, const std::string& name, bool
   fs::path err = tempPath(name + ".err");
   writeFile(in, text);
   std::string cmd = "mlir-opt-22 " + std::string(split ? "--split-input-file " : "") + "'" + in.string() +
-                    "' -o /dev/null 2>'" + err.string() + "'";
+      "' -o /dev/null 2>'" + err.string() + "'";
   int rc = std::system(cmd.c_str());
   std::string errors = readFile(err);
   fs::remove(in);
@@ -68,9 +68,7 @@ std::unique_ptr<ir::Module> importOk(const std::string& file) {
 void expectRoundTrip(const ir::Module& m, const std::string& name) {
   auto text = mlirio::exportMlir(m, /*withLocations=*/true);
   ASSERT_TRUE(text.isOk()) << text.status().toString();
-  if (haveMlirOpt()) {
-    EXPECT_EQ(mlirOptErrors(*text, name), "") << *text;
-  }
+  if (haveMlirOpt()) { EXPECT_EQ(mlirOptErrors(*text, name), "") << *text; }
   auto back = mlirio::importMlirString(*text, name);
   ASSERT_TRUE(back.isOk()) << back.status().toString() << "\n" << *text;
   std::string why;
@@ -108,7 +106,7 @@ TEST(MlirImport, Int8AndFp32Networks) {
 
   const ir::Function& f = *m->functions[0];
   EXPECT_EQ(f.name, "int8_net");
-  EXPECT_EQ(f.inputName(0), "x");  // tosakit.name argument attribute
+  EXPECT_EQ(f.inputName(0), "x");   // tosakit.name argument attribute
   EXPECT_EQ(f.outputName(0), "y");  // tosakit.name result attribute
   EXPECT_EQ(f.inputs()[0]->type, ir::ValueType::tensor(DType::I8, {1, 4, 4, 2}));
   EXPECT_EQ(f.resultTypes[0], ir::ValueType::tensor(DType::I8, {1, 4, 4, 3}));
@@ -202,14 +200,14 @@ TEST(MlirImport, DTypesExactBits) {
       {DType::I32, {INT32_MIN, INT32_MAX}},
       {DType::I48, {-(int64_t(1) << 47), (int64_t(1) << 47) - 1}},
       {DType::I64, {INT64_MIN, INT64_MAX}},
-      {DType::FP16, {0x3E00, 0xFBFF}},         // 1.5 = 0 01111 1000000000; -65504 = 1 11110 1111111111
-      {DType::BF16, {0x3FC0, 0xC000}},         // 1.5 = 0x3FC0 (top half of fp32 0x3FC00000); -2.0 = 0xC000
+      {DType::FP16, {0x3E00, 0xFBFF}},                      // 1.5 = 0 01111 1000000000; -65504 = 1 11110 1111111111
+      {DType::BF16, {0x3FC0, 0xC000}},                      // 1.5 = 0x3FC0 (top half of fp32 0x3FC00000); -2.0 = 0xC000
       {DType::FP32, {0x3FC00000, 0x7FC00000, 0xFF800000}},  // 1.5, the quiet NaN and -inf written in hex
-      {DType::FP8E4M3, {0x3C, 0xFE}},          // 1.5 = 0 0111 100; -448 = 1 1111 110 (1.75 * 2^8)
-      {DType::FP8E5M2, {0x3E, 0x7B}},          // 1.5 = 0 01111 10; 57344 = 0 11110 11 (1.75 * 2^15)
-      {DType::I8, {-3, -3, -3, -3}},           // splat
-      {DType::BF16, {0x3F80, 0xFFC0}},         // hex "0x803FC0FF": little-endian 0x3F80, 0xFFC0
-      {DType::FP32, {0x3F800000, 0x80000000}}, // hex "0x0000803F00000080": 1.0, -0.0
+      {DType::FP8E4M3, {0x3C, 0xFE}},                       // 1.5 = 0 0111 100; -448 = 1 1111 110 (1.75 * 2^8)
+      {DType::FP8E5M2, {0x3E, 0x7B}},                       // 1.5 = 0 01111 10; 57344 = 0 11110 11 (1.75 * 2^15)
+      {DType::I8, {-3, -3, -3, -3}},                        // splat
+      {DType::BF16, {0x3F80, 0xFFC0}},                      // hex "0x803FC0FF": little-endian 0x3F80, 0xFFC0
+      {DType::FP32, {0x3F800000, 0x80000000}},              // hex "0x0000803F00000080": 1.0, -0.0
   };
   ASSERT_EQ(body.ops.size(), expected.size() + 1);
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -388,16 +386,16 @@ TEST(MlirExport, AllDTypesAsConstants) {
   add(DType::I32, {INT32_MIN, 12345});
   add(DType::I48, {-(int64_t(1) << 47), (int64_t(1) << 47) - 1, 0});
   add(DType::I64, {INT64_MIN, 1});
-  add(DType::FP16, {0x7E00, 0x8001, 0x3C00});      // quiet NaN, -smallest subnormal, 1.0
-  add(DType::BF16, {0x7F80, 0x0001, 0xBF80});      // +inf, smallest subnormal, -1.0
-  add(DType::FP32, {0x7FC00001, 0x00000001});      // NaN with payload, smallest subnormal
-  add(DType::FP8E4M3, {0x7F, 0x01, 0x80});         // NaN (S.1111.111), smallest subnormal, -0
-  add(DType::FP8E5M2, {0x7C, 0x7E, 0x03});         // +inf, NaN, largest subnormal
+  add(DType::FP16, {0x7E00, 0x8001, 0x3C00});  // quiet NaN, -smallest subnormal, 1.0
+  add(DType::BF16, {0x7F80, 0x0001, 0xBF80});  // +inf, smallest subnormal, -1.0
+  add(DType::FP32, {0x7FC00001, 0x00000001});  // NaN with payload, smallest subnormal
+  add(DType::FP8E4M3, {0x7F, 0x01, 0x80});     // NaN (S.1111.111), smallest subnormal, -0
+  add(DType::FP8E5M2, {0x7C, 0x7E, 0x03});     // +inf, NaN, largest subnormal
   add(DType::U8, {0, 255});
   add(DType::U16, {0, 65535});
   add(DType::U32, {0, 4294967295});
   add(DType::FP64, {0x7FF0000000000001, 0x3FF0000000000000});  // signalling NaN, 1.0
-  add(DType::I8, {9, 9, 9});                       // splat
+  add(DType::I8, {9, 9, 9});                                   // splat
   b.output(outs);
   expectRoundTrip(m, "all_dtypes_export.mlir");
 }
@@ -498,8 +496,7 @@ TEST(MlirExport, TargetEnvAllRoundTrips) {
   b.output({b.input(ir::ValueType::tensor(DType::FP32, {2}), "x")});
   auto text = mlirio::exportMlir(m);
   ASSERT_TRUE(text.isOk()) << text.status().toString();
-  EXPECT_NE(text->find("#tosa.target_env<specification_version = \"1.0\", level = \"8k\""), std::string::npos)
-      << *text;
+  EXPECT_NE(text->find("#tosa.target_env<specification_version = \"1.0\", level = \"8k\""), std::string::npos) << *text;
   expectRoundTrip(m, "target_export.mlir");
 }
 
@@ -507,9 +504,10 @@ TEST(MlirImport, TargetEnvWrittenByMlirOpt) {
   // The oracle: upstream's own tosa-attach-target pass writes the attribute we must read.
   if (!haveMlirOpt()) GTEST_SKIP() << "mlir-opt-22 not installed";
   fs::path out = tempPath("attached.mlir");
-  std::string cmd = "mlir-opt-22 --pass-pipeline='builtin.module(tosa-attach-target{profiles=pro_int,pro_fp "
-                    "extensions=int16,int4,doubleround level=none})' '" + kData + "generic.mlir' -o '" +
-                    out.string() + "'";
+  std::string cmd =
+      "mlir-opt-22 --pass-pipeline='builtin.module(tosa-attach-target{profiles=pro_int,pro_fp "
+      "extensions=int16,int4,doubleround level=none})' '" +
+      kData + "generic.mlir' -o '" + out.string() + "'";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   auto m = mlirio::importMlirFile(out.string());
   fs::remove(out);
@@ -608,9 +606,7 @@ TEST(MlirImportErrors, GarbageNeverCrashes) {
   std::string text = readFile(kData + "control_flow.mlir");
   for (size_t n = 0; n < text.size(); n += 7) {
     auto r = mlirio::importMlirString(text.substr(0, n), "cut.mlir");
-    if (!r.isOk()) {
-      EXPECT_FALSE(r.status().message().empty());
-    }
+    if (!r.isOk()) { EXPECT_FALSE(r.status().message().empty()); }
   }
 }
 
@@ -670,9 +666,7 @@ TEST(MlirConformance, ImportExportAllModels) {
   // (negative dimensions, missing operands, short hex data) and 7 acc_type attributes whose type constraint
   // the custom op parser checks while reading (test.json's mlir_parse_error lists the same 15 messages).
   EXPECT_EQ(laxOk, 293) << laxErrors;
-  if (haveMlirOpt()) {
-    EXPECT_EQ(mlirOptErrors(exported, "conformance_export.mlir", /*split=*/true), "");
-  }
+  if (haveMlirOpt()) { EXPECT_EQ(mlirOptErrors(exported, "conformance_export.mlir", /*split=*/true), ""); }
 }
 
 }  // namespace

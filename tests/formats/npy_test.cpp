@@ -4,6 +4,7 @@
 // them (loaded values, dtype, and the exact bytes np.save would write). Bad-input tests use hand-made bytes.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -11,7 +12,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 #include "formats/npy/npy.h"
 
@@ -225,7 +225,7 @@ int runPython(const char* script, const std::string& scriptName) {
   fs::path sp = gDir / scriptName;
   writeText(sp, script);
   std::string cmd = std::string(kPython) + " " + sp.string() + " " + gDir.string() + " > " +
-                    (gDir / (scriptName + ".log")).string() + " 2>&1";
+      (gDir / (scriptName + ".log")).string() + " 2>&1";
   return std::system(cmd.c_str());
 }
 
@@ -291,10 +291,10 @@ Expected readExpected(const std::string& name) {
 }
 
 DType dtypeOfCode(const std::string& code) {
-  static const std::pair<const char*, DType> kMap[] = {
-      {"b1", DType::Bool}, {"i1", DType::I8},   {"i2", DType::I16},  {"i4", DType::I32},
-      {"i8", DType::I64},  {"u1", DType::U8},   {"u2", DType::U16},  {"u4", DType::U32},
-      {"f2", DType::FP16}, {"f4", DType::FP32}, {"f8", DType::FP64}};
+  static const std::pair<const char*, DType> kMap[] = {{"b1", DType::Bool}, {"i1", DType::I8},  {"i2", DType::I16},
+                                                       {"i4", DType::I32},  {"i8", DType::I64}, {"u1", DType::U8},
+                                                       {"u2", DType::U16},  {"u4", DType::U32}, {"f2", DType::FP16},
+                                                       {"f4", DType::FP32}, {"f8", DType::FP64}};
   for (auto& [c, t] : kMap)
     if (code == c) return t;
   ADD_FAILURE() << "unknown code " << code;
@@ -332,8 +332,7 @@ void expectError(const Status& s, const std::string& context, const std::string&
 }
 
 // Builds a .npy by hand: magic, version, length, header dict padded to 64 bytes (like numpy), data.
-std::vector<uint8_t> makeNpy(const std::string& dict, const std::vector<uint8_t>& data, int major = 1,
-                             int minor = 0) {
+std::vector<uint8_t> makeNpy(const std::string& dict, const std::vector<uint8_t>& data, int major = 1, int minor = 0) {
   size_t lenBytes = major == 1 ? 2 : 4;
   std::string header = dict;
   size_t total = 8 + lenBytes + header.size() + 1;
@@ -398,10 +397,14 @@ TEST_F(NpyRead, Shapes) {
     DType dtype;
     Shape shape;
   } cases[] = {
-      {"shape_scalar_i4", DType::I32, {}},         {"shape_scalar_f8", DType::FP64, {}},
-      {"shape_scalar_b1", DType::Bool, {}},        {"shape_empty_0x3_f4", DType::FP32, {0, 3}},
-      {"shape_empty_2x0x4_i2", DType::I16, {2, 0, 4}}, {"shape_empty_0_u1", DType::U8, {0}},
-      {"shape_rank1_u2", DType::U16, {5}},         {"shape_rank5_F_i2", DType::I16, {2, 1, 3, 1, 2}},
+      {"shape_scalar_i4", DType::I32, {}},
+      {"shape_scalar_f8", DType::FP64, {}},
+      {"shape_scalar_b1", DType::Bool, {}},
+      {"shape_empty_0x3_f4", DType::FP32, {0, 3}},
+      {"shape_empty_2x0x4_i2", DType::I16, {2, 0, 4}},
+      {"shape_empty_0_u1", DType::U8, {0}},
+      {"shape_rank1_u2", DType::U16, {5}},
+      {"shape_rank5_F_i2", DType::I16, {2, 1, 3, 1, 2}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -502,8 +505,11 @@ TEST_F(NpyBadInput, UnsupportedDtypesNameFileAndDtype) {
   struct Case {
     const char* file;
     const char* descr;
-  } cases[] = {{"unsup_c8.npy", "'<c8'"}, {"unsup_u8.npy", "'<u8'"}, {"unsup_str.npy", "'<U2'"},
-               {"unsup_obj.npy", "'|O'"}, {"unsup_rec.npy", "structured"}};
+  } cases[] = {{"unsup_c8.npy", "'<c8'"},
+               {"unsup_u8.npy", "'<u8'"},
+               {"unsup_str.npy", "'<U2'"},
+               {"unsup_obj.npy", "'|O'"},
+               {"unsup_rec.npy", "structured"}};
   for (const Case& c : cases) {
     auto t = npy::readNpy(path(c.file));
     expectError(t.status(), path(c.file), c.descr);
@@ -804,8 +810,7 @@ TEST_F(NpyConvention, ToNumpyDType) {
     EXPECT_EQ(npy::toNumpyDType(Tensor(t, {1})).dtype(), t);
   // Values: i4 -3 stays -3 as int8; i48 -(2^47) stays as int64; bf16 bits unchanged.
   EXPECT_EQ(npy::toNumpyDType(Tensor::fromInts(DType::I4, {1}, {-3})).getInt(0), -3);
-  EXPECT_EQ(npy::toNumpyDType(Tensor::fromInts(DType::I48, {1}, {-(int64_t(1) << 47)})).getInt(0),
-            -(int64_t(1) << 47));
+  EXPECT_EQ(npy::toNumpyDType(Tensor::fromInts(DType::I48, {1}, {-(int64_t(1) << 47)})).getInt(0), -(int64_t(1) << 47));
   EXPECT_EQ(npy::toNumpyDType(Tensor::fromInts(DType::BF16, {1}, {0xbf80})).getInt(0), 0xbf80);
 }
 
@@ -823,8 +828,8 @@ TEST_F(NpyConvention, AdaptToDType) {
   ASSERT_TRUE(i4.isOk());
   EXPECT_EQ(i4->dtype(), DType::I4);
   EXPECT_EQ(i4->toInts(), (std::vector<int64_t>{-8, 0, 7}));
-  expectError(npy::adaptToDType(Tensor::fromInts(DType::I8, {3}, {0, 8, 0}), DType::I4, "in.npy").status(),
-              "in.npy", "value 8 at index 1 is outside the i4 range [-8, 7]");
+  expectError(npy::adaptToDType(Tensor::fromInts(DType::I8, {3}, {0, 8, 0}), DType::I4, "in.npy").status(), "in.npy",
+              "value 8 at index 1 is outside the i4 range [-8, 7]");
   expectError(npy::adaptToDType(Tensor::fromInts(DType::I8, {1}, {-9}), DType::I4, "in.npy").status(), "in.npy",
               "value -9");
   const int64_t m47 = int64_t(1) << 47;
@@ -834,8 +839,8 @@ TEST_F(NpyConvention, AdaptToDType) {
   EXPECT_EQ(i48->toInts(), (std::vector<int64_t>{-m47, m47 - 1}));
   expectError(npy::adaptToDType(Tensor::fromInts(DType::I64, {1}, {m47}), DType::I48, "in.npy").status(), "in.npy",
               "outside the i48 range");
-  expectError(npy::adaptToDType(Tensor::fromInts(DType::I64, {1}, {-m47 - 1}), DType::I48, "in.npy").status(),
-              "in.npy", "outside the i48 range");
+  expectError(npy::adaptToDType(Tensor::fromInts(DType::I64, {1}, {-m47 - 1}), DType::I48, "in.npy").status(), "in.npy",
+              "outside the i48 range");
   // Same dtype: unchanged.
   Tensor f = Tensor::fromDoubles(DType::FP32, {2}, {1.5, -2});
   EXPECT_TRUE(npy::adaptToDType(f, DType::FP32, "x")->identical(f));

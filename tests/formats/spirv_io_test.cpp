@@ -2,8 +2,8 @@
 // names and sidecar constants, export errors, and malformed binaries (ParseError "FILE: word N: ...").
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <unistd.h>
+#include <filesystem>
 
 #include "formats/npy/npy.h"
 #include "formats/spirv/spirv_io.h"
@@ -56,8 +56,9 @@ TEST(SpirvIo, GeneratedTableMatchesSpec) {
   EXPECT_EQ(conv->numAttrs, 5);
   std::vector<std::string> names;
   for (const auto& o : conv->operands) names.push_back(o.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"pad", "stride", "dilation", "acc_type", "local_bound", "input", "weight",
-                                             "bias", "input_zp", "weight_zp"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"pad", "stride", "dilation", "acc_type", "local_bound", "input", "weight", "bias",
+                                      "input_zp", "weight_zp"}));
   EXPECT_TRUE(conv->operands[8].mustBeConstant);
   const spirv::SpvInstrDesc* concat = spirv::instrByNumber(54);
   ASSERT_NE(concat, nullptr);
@@ -124,7 +125,8 @@ TEST(SpirvIo, CondIfHasNoInstruction) {
   ir::Module m;
   ir::Builder b(m, "main");
   ir::Value* c = b.input(ValueType::tensor(DType::Bool, {}), "c");
-  ir::Operation& op = b.create("tosa.cond_if", {c}, {ValueType::tensor(DType::FP32, {1})}, {}, ir::Location{"branch", "", 0, 0});
+  ir::Operation& op =
+      b.create("tosa.cond_if", {c}, {ValueType::tensor(DType::FP32, {1})}, {}, ir::Location{"branch", "", 0, 0});
   b.output({op.results[0]});
   auto bin = spirv::encodeSpirv(m);
   ASSERT_FALSE(bin.isOk());
@@ -159,14 +161,48 @@ size_t findOp(const std::vector<uint32_t>& w, uint32_t opcode) {
 TEST(SpirvIo, MalformedBinaries) {
   const auto good = encode(*addModule());
   ASSERT_TRUE(decode(good).isOk());
-  { auto w = good; w[0] = 0x12345678; expectParseError(w, "bad magic"); }
-  { auto w = good; w.resize(3); expectParseError(w, "too short"); }
-  { auto w = good; w.back() = (2u << 16) | 4186u; expectParseError(w, "past the end"); }  // OpGraphEndARM claims 2 words
-  { auto w = good; w.pop_back(); expectParseError(w, "graph without OpGraphEndARM"); }
-  { auto w = good; w[3] = 2; expectParseError(w, "out of range"); }  // bound too small for the ids used
-  { auto w = good; w[5] = 0; expectParseError(w, "word count 0"); }
-  { auto w = good; size_t i = findOp(w, 12); w[i + 4] = 999; expectParseError(w, "unknown TOSA.001000.1 instruction 999"); }
-  { auto w = good; size_t i = findOp(w, 12); w[i + 5] = w[i + 2]; expectParseError(w, "before its definition"); }
+  {
+    auto w = good;
+    w[0] = 0x12345678;
+    expectParseError(w, "bad magic");
+  }
+  {
+    auto w = good;
+    w.resize(3);
+    expectParseError(w, "too short");
+  }
+  {
+    auto w = good;
+    w.back() = (2u << 16) | 4186u;
+    expectParseError(w, "past the end");
+  }  // OpGraphEndARM claims 2 words
+  {
+    auto w = good;
+    w.pop_back();
+    expectParseError(w, "graph without OpGraphEndARM");
+  }
+  {
+    auto w = good;
+    w[3] = 2;
+    expectParseError(w, "out of range");
+  }  // bound too small for the ids used
+  {
+    auto w = good;
+    w[5] = 0;
+    expectParseError(w, "word count 0");
+  }
+  {
+    auto w = good;
+    size_t i = findOp(w, 12);
+    w[i + 4] = 999;
+    expectParseError(w, "unknown TOSA.001000.1 instruction 999");
+  }
+  {
+    auto w = good;
+    size_t i = findOp(w, 12);
+    w[i + 5] = w[i + 2];
+    expectParseError(w, "before its definition");
+  }
   {  // an OpExtInst with one operand too few: ADD needs input1, input2
     auto w = good;
     size_t i = findOp(w, 12);
@@ -232,7 +268,8 @@ TEST(SpirvIo, AttributeOperandMustBeConstant) {
   ir::Module m;
   ir::Builder b(m, "main");
   ir::Value* x = b.input(ValueType::tensor(DType::FP32, {2, 3}), "x");
-  ir::Value* r = b.op1("tosa.argmax", {x}, ValueType::tensor(DType::I32, {3}), {{"axis", ir::Attribute::integer(0, DType::I32)}}, "am");
+  ir::Value* r = b.op1("tosa.argmax", {x}, ValueType::tensor(DType::I32, {3}),
+                       {{"axis", ir::Attribute::integer(0, DType::I32)}}, "am");
   b.output({r});
   auto w = encode(m);
   size_t i = findOp(w, 12);
@@ -256,9 +293,7 @@ TEST(SpirvIo, CorruptionSweepNeverCrashes) {
       auto w = good;
       w[k] = p;
       auto r = decode(w);
-      if (!r.isOk()) {
-        EXPECT_FALSE(r.status().message().empty());
-      }
+      if (!r.isOk()) { EXPECT_FALSE(r.status().message().empty()); }
     }
 }
 

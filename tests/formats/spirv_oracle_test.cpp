@@ -3,12 +3,12 @@
 // running a model from .spv gives bit-identical outputs to running it from .mlir on the reference backend.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "formats/npy/npy.h"
 #include "formats/spirv/spirv_io.h"
@@ -67,7 +67,8 @@ TEST(SpirvOracle, UpstreamDeserializesContainerAndConstants) {
   EXPECT_NE(out.find("spirv.ARM.Graph @main(%arg0: !spirv.arm.tensor<2x2xi32>)"), std::string::npos) << out;
   EXPECT_NE(out.find("dense<[[1, 2], [3, 4]]> : !spirv.arm.tensor<2x2xi32>"), std::string::npos) << out;
   EXPECT_NE(out.find("dense<0> : !spirv.arm.tensor<2x2xi32>"), std::string::npos) << out;
-  EXPECT_NE(out.find("spirv.EXT.ConstantCompositeReplicate [7 : i32] : !spirv.arm.tensor<3xi32>"), std::string::npos) << out;
+  EXPECT_NE(out.find("spirv.EXT.ConstantCompositeReplicate [7 : i32] : !spirv.arm.tensor<3xi32>"), std::string::npos)
+      << out;
 }
 
 // With a TOSA instruction, upstream MLIR 22 stops at the unknown extended instruction set (documented in
@@ -117,8 +118,8 @@ TEST(SpirvOracle, RunSpvEqualsRunMlir) {
     fs::path dir;
     for (auto& e : fs::directory_iterator(vectors / group)) {
       std::string n = e.path().filename().string();
-      if (n.find("ERRORIF") == std::string::npos && n.find("_dyn") == std::string::npos && fs::exists(e.path() / "model.mlir") &&
-          (dir.empty() || e.path() < dir))
+      if (n.find("ERRORIF") == std::string::npos && n.find("_dyn") == std::string::npos &&
+          fs::exists(e.path() / "model.mlir") && (dir.empty() || e.path() < dir))
         dir = e.path();
     }
     ASSERT_FALSE(dir.empty()) << group;

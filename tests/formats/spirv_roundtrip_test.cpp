@@ -21,29 +21,42 @@ const fs::path kVectors = "/work/shared/conformance/vectors";
 // the instruction needs a constant (EXT-DYNAMIC models).
 bool mappable(const ir::ValueType& t) {
   // The spec's type mapping: bool, i8, i16, i32, i48, fp16, fp32, bf16, fp8; shape_t as i32 tensors.
-  static const std::set<DType> ok = {DType::Bool, DType::I8, DType::I16, DType::I32, DType::I48, DType::FP16,
-                                     DType::FP32, DType::BF16, DType::FP8E4M3, DType::FP8E5M2};
+  static const std::set<DType> ok = {DType::Bool, DType::I8,   DType::I16,  DType::I32,     DType::I48,
+                                     DType::FP16, DType::FP32, DType::BF16, DType::FP8E4M3, DType::FP8E5M2};
   if (t.isShape()) return true;
   if (!ok.count(t.dtype)) return false;
-  for (int64_t d : t.dims) if (d < 0) return false;
+  for (int64_t d : t.dims)
+    if (d < 0) return false;
   return true;
 }
 
 bool expressible(const ir::Module& m, std::string& why) {
   for (const auto& f : m.functions) {
     for (const ir::Value* v : f->inputs())
-      if (!mappable(v->type) || v->type.isShape()) { why = "input type " + v->type.toString(); return false; }
+      if (!mappable(v->type) || v->type.isShape()) {
+        why = "input type " + v->type.toString();
+        return false;
+      }
     for (const ir::ValueType& t : f->resultTypes)
-      if (t.isShape()) { why = "shape-typed output"; return false; }
+      if (t.isShape()) {
+        why = "shape-typed output";
+        return false;
+      }
     for (const auto& op : f->body.ops)
       for (const ir::Value* v : op->results)
-        if (!mappable(v->type)) { why = "type " + v->type.toString(); return false; }
+        if (!mappable(v->type)) {
+          why = "type " + v->type.toString();
+          return false;
+        }
   }
   for (const auto& f : m.functions)
     for (const auto& op : f->body.ops) {
       if (op->name == "func.return" || op->name == "tosa.const" || op->name == "tosa.const_shape") continue;
       const spirv::SpvInstrDesc* d = spirv::instrByIrName(op->name);
-      if (!d) { why = op->name + " has no instruction"; return false; }
+      if (!d) {
+        why = op->name + " has no instruction";
+        return false;
+      }
       bool variadic = d->operands.back().kind == spirv::SpvOperandKind::TensorList;
       size_t want = d->operands.size() - size_t(d->numAttrs);
       if (variadic ? op->operands.empty() : op->operands.size() != want) {
@@ -53,7 +66,8 @@ bool expressible(const ir::Module& m, std::string& why) {
       for (size_t k = 0; k < op->operands.size(); ++k) {
         size_t slot = std::min(size_t(d->numAttrs) + k, d->operands.size() - 1);
         const ir::Operation* def = op->operands[k]->definingOp;
-        if (d->operands[slot].mustBeConstant && (!def || (def->name != "tosa.const" && def->name != "tosa.const_shape"))) {
+        if (d->operands[slot].mustBeConstant &&
+            (!def || (def->name != "tosa.const" && def->name != "tosa.const_shape"))) {
           why = op->name + " operand " + d->operands[slot].name + " not constant";
           return false;
         }
@@ -75,7 +89,10 @@ TEST(SpirvRoundTrip, ConformanceModels) {
   int roundTripped = 0, inexpressible = 0, unimportable = 0;
   for (const fs::path& p : models) {
     auto m = loadModel(p.string());
-    if (!m) { ++unimportable; continue; }  // negative tests MLIR rejects
+    if (!m) {
+      ++unimportable;
+      continue;
+    }  // negative tests MLIR rejects
     std::string why;
     bool ok = expressible(**m, why);
     auto bin = spirv::encodeSpirv(**m);
@@ -92,7 +109,8 @@ TEST(SpirvRoundTrip, ConformanceModels) {
     ASSERT_TRUE(back.isOk()) << p << ": " << back.status().message();
     std::string diff;
     ASSERT_TRUE(ir::modulesEqual(**m, **back, &diff)) << p << ": " << diff << "\n"
-                                                      << ir::printModule(**m) << "---\n" << ir::printModule(**back);
+                                                      << ir::printModule(**m) << "---\n"
+                                                      << ir::printModule(**back);
     ++roundTripped;
     for (const auto& op : (*m)->functions[0]->body.ops) covered.insert(op->name);
   }

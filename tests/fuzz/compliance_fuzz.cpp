@@ -37,9 +37,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   if (npz->empty()) return 0;
-  static const char* const kModes[] = {
-      "EXACT", "ULP:ulp=1", "FP_SPECIAL", "ABS_ERROR:base_bound=2,lower_bound=0.5", "DOT_PRODUCT:s=0,ksb=4",
-      "RELATIVE:max=1,scale=0.006,ulp_bound=20", "REDUCE_PRODUCT:n=3", "RESCALE_INEXACT"};
+  static const char* const kModes[] = {"EXACT",
+                                       "ULP:ulp=1",
+                                       "FP_SPECIAL",
+                                       "ABS_ERROR:base_bound=2,lower_bound=0.5",
+                                       "DOT_PRODUCT:s=0,ksb=4",
+                                       "RELATIVE:max=1,scale=0.006,ulp_bound=20",
+                                       "REDUCE_PRODUCT:n=3",
+                                       "RESCALE_INEXACT"};
   const Tensor fixedRef = Tensor::fromDoubles(DType::FP64, {2, 3}, {0, 1, -1, 0.5, 1e30, -0.0});
   const Tensor& ref = npz->size() > 1 ? (*npz)[1].second : fixedRef;
   const Tensor* bounds = npz->size() > 2 ? &(*npz)[2].second : &fixedRef;

@@ -120,9 +120,9 @@ TEST(Validate, FloatGraphIsValidForProFp) {
   Builder b(m, "main");
   auto* x = b.input(T(DType::FP32, {2, 3, 4}), "x");
   auto* y = b.input(T(DType::FP32, {2, 1, 4}), "y");
-  auto* s = b.add(x, y, "add");              // broadcast [2,3,4] + [2,1,4] -> [2,3,4]
+  auto* s = b.add(x, y, "add");               // broadcast [2,3,4] + [2,1,4] -> [2,3,4]
   auto* r = b.reshape(s, {6, 4}, "reshape");  // 24 elements either way
-  auto* t = b.transpose(r, {1, 0}, "t");     // [4,6]
+  auto* t = b.transpose(r, {1, 0}, "t");      // [4,6]
   b.output({t});
   EXPECT_VALID(validateModule(m, target({"pro_fp"})));
   // 2.5.1 ADD rows for fp32: only "PRO-FP | fp32".
@@ -249,8 +249,10 @@ TEST(Validate, NonConstantZeroPointNeedsDynamic) {
   auto* bias = b.constant(Tensor(DType::I32, {2}));
   auto* wzp = b.scalar1(DType::I8, 0);
   b.output({b.op1("tosa.conv2d", {x, w, bias, izp, wzp}, T(DType::I32, {1, 4, 4, 2}),
-                  {{"pad", Attribute::intArray({0, 0, 0, 0})}, {"stride", Attribute::intArray({1, 1})},
-                   {"dilation", Attribute::intArray({1, 1})}, {"acc_type", Attribute::type(DType::I32)}},
+                  {{"pad", Attribute::intArray({0, 0, 0, 0})},
+                   {"stride", Attribute::intArray({1, 1})},
+                   {"dilation", Attribute::intArray({1, 1})},
+                   {"acc_type", Attribute::type(DType::I32)}},
                   "conv")});
   // 2.3.3 Compile Time Constant Status: input_zp | PRO-INT, PRO-FP | EXT-DYNAMIC.
   auto ds = validateModule(m, target({"pro_int"}));
@@ -443,7 +445,8 @@ TEST(Validate, PoolOutputSize) {
   auto* x = b.input(T(DType::FP32, {1, 6, 6, 2}));
   // OH = idiv_check(6 + 0 + 0 - 2, 2) + 1 = 3, declared 4; pad_left 2 >= kernel_x 2.
   b.output({b.op1("tosa.max_pool2d", {x}, T(DType::FP32, {1, 4, 3, 2}),
-                  {{"kernel", Attribute::intArray({2, 2})}, {"stride", Attribute::intArray({2, 2})},
+                  {{"kernel", Attribute::intArray({2, 2})},
+                   {"stride", Attribute::intArray({2, 2})},
                    {"pad", Attribute::intArray({0, 0, 2, 0})}},
                   "mp")});
   auto ds = validateModule(m, target({"pro_fp"}));
@@ -457,7 +460,7 @@ TEST(Validate, ElementwiseBroadcast) {
   auto* x = b.input(T(DType::FP32, {2, 3}));
   auto* y = b.input(T(DType::FP32, {2, 4}));
   auto* z = b.input(T(DType::FP32, {1, 3}));
-  b.op1("tosa.add", {x, y}, T(DType::FP32, {2, 3}), {}, "bad_bcast");      // 3 vs 4: not broadcastable
+  b.op1("tosa.add", {x, y}, T(DType::FP32, {2, 3}), {}, "bad_bcast");              // 3 vs 4: not broadcastable
   auto* o = b.op1("tosa.maximum", {x, z}, T(DType::FP32, {1, 3}), {}, "bad_out");  // broadcast is [2,3]
   b.output({o});
   auto ds = validateModule(m, target({"pro_fp"}));
@@ -564,8 +567,10 @@ TEST(Validate, AllViolationsAreListed) {
   auto* zp = b.scalar1(DType::FP32, 0);
   // OH = (4 - 1 - 0) / 1 + 1 = 4, declared 5.
   auto* o = b.op1("tosa.conv2d", {c, w, bias, zp, zp}, T(DType::FP32, {1, 5, 4, 1}),
-                  {{"pad", Attribute::intArray({0, 0, 0, 0})}, {"stride", Attribute::intArray({1, 1})},
-                   {"dilation", Attribute::intArray({1, 1})}, {"acc_type", Attribute::type(DType::FP32)}},
+                  {{"pad", Attribute::intArray({0, 0, 0, 0})},
+                   {"stride", Attribute::intArray({1, 1})},
+                   {"dilation", Attribute::intArray({1, 1})},
+                   {"acc_type", Attribute::type(DType::FP32)}},
                   "conv");
   b.output({y, g, o});
   auto ds = validateModule(m, target({"pro_fp"}));
@@ -670,8 +675,10 @@ TEST(Validate, RescaleUnsigned16ZeroPoint) {
     r.inputZp = zp;
     b.output({b.rescale(x, DType::I16, r, "u16")});
     auto ds = validateModule(m, target({"pro_int"}));
-    if (zp == -32768) EXPECT_VALID(ds);
-    else EXPECT_DIAG(ds, "u16", "input_zp != 0 && input_zp != 32768");
+    if (zp == -32768)
+      EXPECT_VALID(ds);
+    else
+      EXPECT_DIAG(ds, "u16", "input_zp != 0 && input_zp != 32768");
   }
 }
 
@@ -684,7 +691,8 @@ TEST(Validate, TransposeConvOutputSize) {
   auto* zp = b.scalar1(DType::FP32, 0);
   // OH = (IH - 1) * stride_y + out_pad_top + out_pad_bottom + KH = 2 * 2 + 0 + 0 + 2 = 6; declared 7.
   b.output({b.op1("tosa.transpose_conv2d", {x, w, bias, zp, zp}, T(DType::FP32, {1, 7, 6, 2}),
-                  {{"out_pad", Attribute::intArray({0, 0, 0, 0})}, {"stride", Attribute::intArray({2, 2})},
+                  {{"out_pad", Attribute::intArray({0, 0, 0, 0})},
+                   {"stride", Attribute::intArray({2, 2})},
                    {"acc_type", Attribute::type(DType::FP32)}},
                   "tc")});
   auto ds = validateModule(m, target({"pro_fp"}));

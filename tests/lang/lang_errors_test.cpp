@@ -36,24 +36,36 @@ TEST(LangErrors, InexpressibleOperatorsAreUnsupportedAndNamed) {
   std::vector<Case> cases = {
       {"where", [](lang::Graph& g, Var x) { g.where(x); }},
       {"sort", [](lang::Graph& g, Var x) { g.sort(x); }},
-      {"topk", [](lang::Graph& g, Var x) { lang::TopkParam p; p.k = 2; g.topk(x, p); }},
-      {"deconv", [](lang::Graph& g, Var x) {
+      {"topk",
+       [](lang::Graph& g, Var x) {
+         lang::TopkParam p;
+         p.k = 2;
+         g.topk(x, p);
+       }},
+      {"deconv",
+       [](lang::Graph& g, Var x) {
          lang::ConvParam p;
          p.mode = lang::QCalMode::HighPrecisionAsymmetric;
          g.deconv(x, g.coeff(i8({2, 2, 3, 3})), Var{}, p);
        }},
-      {"deconv", [](lang::Graph& g, Var x) {
+      {"deconv",
+       [](lang::Graph& g, Var x) {
          lang::ConvParam p;
          p.groups = 2;
          g.deconv(x, g.coeff(i8({2, 1, 3, 3})), Var{}, p);
        }},
-      {"fc_int", [](lang::Graph& g, Var) {
+      {"fc_int",
+       [](lang::Graph& g, Var) {
          lang::FCIntParam p;
          p.is_izp_const = false;
          g.fc_int(g.input("f", DType::I8, {1, 2, 3}), g.coeff(i8({3, 4})), Var{}, p);
        }},
-      {"arg", [](lang::Graph& g, Var) { g.arg(g.input("w", DType::I32, {2, 3}), {}); }},
-      {"conv", [](lang::Graph& g, Var x) {
+      {"arg",
+       [](lang::Graph& g, Var) {
+         g.arg(g.input("w", DType::I32, {2, 3}), {});
+       }},
+      {"conv",
+       [](lang::Graph& g, Var x) {
          lang::ConvParam p;
          p.mode = lang::QCalMode::HighPrecisionSymmetric;
          g.conv(x, g.coeff(i8({2, 2, 3, 3})), g.coeff(Tensor(DType::FP32, {2})), p);  // fp32 bias
@@ -74,40 +86,64 @@ TEST(LangErrors, BadOperandsAreInvalidArgumentsNamingTheOperator) {
     std::function<void(lang::Graph&, Var)> build;
   };
   std::vector<Case> cases = {
-      {"add: shapes", [](lang::Graph& g, Var x) { g.add(x, g.input("y", DType::I8, {1, 2, 3, 4})); }},
-      {"add: operands mix", [](lang::Graph& g, Var x) { g.add(x, g.input("y", DType::FP32, {1, 2, 4, 4})); }},
-      {"conv: the weight must be a coeff", [](lang::Graph& g, Var x) {
+      {"add: shapes",
+       [](lang::Graph& g, Var x) {
+         g.add(x, g.input("y", DType::I8, {1, 2, 3, 4}));
+       }},
+      {"add: operands mix",
+       [](lang::Graph& g, Var x) {
+         g.add(x, g.input("y", DType::FP32, {1, 2, 4, 4}));
+       }},
+      {"conv: the weight must be a coeff",
+       [](lang::Graph& g, Var x) {
          g.conv(x, g.input("w", DType::I8, {2, 2, 3, 3}), Var{}, {});
        }},
-      {"conv: LowPrecisionSymmetric requires zero points 0", [](lang::Graph& g, Var x) {
+      {"conv: LowPrecisionSymmetric requires zero points 0",
+       [](lang::Graph& g, Var x) {
          lang::ConvParam p;
          p.left_zero_point = 3;
          g.conv(x, g.coeff(i8({2, 2, 3, 3})), Var{}, p);
        }},
-      {"conv: LowPrecisionSymmetric output must be i8 or u8", [](lang::Graph& g, Var x) {
+      {"conv: LowPrecisionSymmetric output must be i8 or u8",
+       [](lang::Graph& g, Var x) {
          g.conv(x, g.coeff(i8({2, 2, 3, 3})), Var{}, {}, DType::I16);
        }},
-      {"conv: scale must be positive", [](lang::Graph& g, Var x) {
+      {"conv: scale must be positive",
+       [](lang::Graph& g, Var x) {
          lang::ConvParam p;
          p.scale = 0;
          g.conv(x, g.coeff(i8({2, 2, 3, 3})), Var{}, p);
        }},
-      {"reshape: cannot infer the -1 dimension", [](lang::Graph& g, Var x) { g.reshape(x, {5, -1, 3}); }},
-      {"reshape: element count changes", [](lang::Graph& g, Var x) { g.reshape(x, {5, 7}); }},
-      {"permute: order repeats", [](lang::Graph& g, Var x) { g.permute(x, {0, 1, 1, 2}); }},
+      {"reshape: cannot infer the -1 dimension",
+       [](lang::Graph& g, Var x) {
+         g.reshape(x, {5, -1, 3});
+       }},
+      {"reshape: element count changes",
+       [](lang::Graph& g, Var x) {
+         g.reshape(x, {5, 7});
+       }},
+      {"permute: order repeats",
+       [](lang::Graph& g, Var x) {
+         g.permute(x, {0, 1, 1, 2});
+       }},
       {"lut: the table has 10 entries", [](lang::Graph& g, Var x) { g.lut(x, g.coeff(i8({10}))); }},
       {"div: div takes fp32", [](lang::Graph& g, Var x) { g.div(x, x); }},
       {"arith_lshift: shifted tensor must be i32", [](lang::Graph& g, Var x) { g.arith_lshift(x, x); }},
       {"requant_int32: input must be i32", [](lang::Graph& g, Var x) { g.requant_int32(x, {}, 0, DType::I8); }},
-      {"requant_int32: mode must be", [](lang::Graph& g, Var) {
+      {"requant_int32: mode must be",
+       [](lang::Graph& g, Var) {
          g.requant_int32(g.input("z", DType::I32, {1, 2}), {}, 7, DType::I8);
        }},
       {"split: dimension 2 does not split", [](lang::Graph& g, Var x) { g.split(x, 1, 3); }},
       {"input: element type i48", [](lang::Graph& g, Var) { g.input("bad", DType::I48, {1}); }},
       {"input: input name 'x' used twice", [](lang::Graph& g, Var) { g.input("x", DType::I8, {1}); }},
-      {"pad: reflect padding", [](lang::Graph& g, Var x) { g.pad(x, 0, {0, 0, 0, 0, 4, 0, 0, 0}, lang::PadType::PAD_REFLECT); }},
+      {"pad: reflect padding",
+       [](lang::Graph& g, Var x) {
+         g.pad(x, 0, {0, 0, 0, 0, 4, 0, 0, 0}, lang::PadType::PAD_REFLECT);
+       }},
       {"squeeze: axis 1 has size 2", [](lang::Graph& g, Var x) { g.squeeze(x, {1}); }},
-      {"index_select: index 9 outside", [](lang::Graph& g, Var x) {
+      {"index_select: index 9 outside",
+       [](lang::Graph& g, Var x) {
          g.index_select(x, 3, g.coeff(Tensor::fromInts(DType::I32, {2}, {0, 9})));
        }},
       {"concat: no tensors", [](lang::Graph& g, Var) { g.concat({}, 0); }},
@@ -126,9 +162,9 @@ TEST(LangErrors, FirstErrorIsKeptAndLaterOperatorsAreSkipped) {
   Var x = g.input("x", DType::I8, {1, 4});
   Var bad = g.where(x);
   EXPECT_EQ(bad.id, Var::kError);
-  Var later = g.add(bad, x);               // skipped: no second error
+  Var later = g.add(bad, x);  // skipped: no second error
   EXPECT_EQ(later.id, Var::kError);
-  g.reshape(x, {3, 3});                    // a second, independent error: the first one stays
+  g.reshape(x, {3, 3});  // a second, independent error: the first one stays
   g.output(later, "y");
   expectError(g, StatusCode::Unsupported, "where: ");
   EXPECT_EQ(g.module(), nullptr);

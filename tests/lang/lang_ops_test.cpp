@@ -4,6 +4,7 @@
 // through a Session and compares: integer outputs bit for bit, fp32 within a small tolerance.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -11,7 +12,6 @@
 #include <functional>
 #include <iterator>
 #include <map>
-#include <unistd.h>
 
 #include "formats/npy/npy.h"
 #include "tosakit/lang.h"
@@ -28,7 +28,8 @@ std::string caseDir() {
     const std::string script = std::string(TOSAKIT_SOURCE_DIR) + "/tests/lang/bmlang_reference.py";
     std::ifstream in(script, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::string d = std::string(TOSAKIT_BINARY_DIR) + "/tests/lang_cases_" + std::to_string(std::hash<std::string>{}(text));
+    const std::string d =
+        std::string(TOSAKIT_BINARY_DIR) + "/tests/lang_cases_" + std::to_string(std::hash<std::string>{}(text));
     if (std::filesystem::exists(d)) return d;
     const std::string tmp = d + ".tmp" + std::to_string(::getpid());
     std::string cmd = "/usr/bin/python3 " + script + " " + tmp;
@@ -179,9 +180,12 @@ std::vector<Var> build(lang::Graph& g, const std::string& name, const Case& c, N
   // element-wise: x [, y], p_s scalar, p_shift
   static const std::map<std::string, std::function<Var(lang::Graph&, Var, Var, const Case&, DType)>> binary = {
       {"add_", [](lang::Graph& g, Var a, Var b, const Case&, DType t) { return g.add(a, b, t); }},
-      {"sub_shift_", [](lang::Graph& g, Var a, Var b, const Case& c, DType t) { return g.sub_shift(a, b, int(c.i("p_shift")), t); }},
-      {"add_shift_", [](lang::Graph& g, Var a, Var b, const Case& c, DType t) { return g.add_shift(a, b, int(c.i("p_shift")), t); }},
-      {"mul_shift_", [](lang::Graph& g, Var a, Var b, const Case& c, DType t) { return g.mul_shift(a, b, int(c.i("p_shift")), t); }},
+      {"sub_shift_",
+       [](lang::Graph& g, Var a, Var b, const Case& c, DType t) { return g.sub_shift(a, b, int(c.i("p_shift")), t); }},
+      {"add_shift_",
+       [](lang::Graph& g, Var a, Var b, const Case& c, DType t) { return g.add_shift(a, b, int(c.i("p_shift")), t); }},
+      {"mul_shift_",
+       [](lang::Graph& g, Var a, Var b, const Case& c, DType t) { return g.mul_shift(a, b, int(c.i("p_shift")), t); }},
       {"sub_", [](lang::Graph& g, Var a, Var b, const Case&, DType t) { return g.sub(a, b, t); }},
       {"mul_", [](lang::Graph& g, Var a, Var b, const Case&, DType t) { return g.mul(a, b, t); }},
       {"max_", [](lang::Graph& g, Var a, Var b, const Case&, DType) { return g.max(a, b); }},
@@ -209,10 +213,22 @@ std::vector<Var> build(lang::Graph& g, const std::string& name, const Case& c, N
     return {it->second(g, a, input("y", "y"), c, outT)};
   }
   static const std::map<std::string, std::function<Var(lang::Graph&, Var, const Case&, DType)>> scalar = {
-      {"adds_shift_", [](lang::Graph& g, Var a, const Case& c, DType t) { return g.adds_shift(a, int(c.i("p_s")), int(c.i("p_shift")), t); }},
-      {"subs_shift_", [](lang::Graph& g, Var a, const Case& c, DType t) { return g.subs_shift(a, int(c.i("p_s")), int(c.i("p_shift")), t); }},
-      {"rsubs_shift_", [](lang::Graph& g, Var a, const Case& c, DType t) { return g.rsubs_shift(int(c.i("p_s")), a, int(c.i("p_shift")), t); }},
-      {"muls_shift_", [](lang::Graph& g, Var a, const Case& c, DType t) { return g.muls_shift(a, int(c.i("p_s")), int(c.i("p_shift")), t); }},
+      {"adds_shift_",
+       [](lang::Graph& g, Var a, const Case& c, DType t) {
+         return g.adds_shift(a, int(c.i("p_s")), int(c.i("p_shift")), t);
+       }},
+      {"subs_shift_",
+       [](lang::Graph& g, Var a, const Case& c, DType t) {
+         return g.subs_shift(a, int(c.i("p_s")), int(c.i("p_shift")), t);
+       }},
+      {"rsubs_shift_",
+       [](lang::Graph& g, Var a, const Case& c, DType t) {
+         return g.rsubs_shift(int(c.i("p_s")), a, int(c.i("p_shift")), t);
+       }},
+      {"muls_shift_",
+       [](lang::Graph& g, Var a, const Case& c, DType t) {
+         return g.muls_shift(a, int(c.i("p_s")), int(c.i("p_shift")), t);
+       }},
       {"adds_", [](lang::Graph& g, Var a, const Case& c, DType t) { return g.adds(a, double(c.i("p_s")), t); }},
       {"subs_", [](lang::Graph& g, Var a, const Case& c, DType t) { return g.subs(a, double(c.i("p_s")), t); }},
       {"rsubs_", [](lang::Graph& g, Var a, const Case& c, DType t) { return g.rsubs(double(c.i("p_s")), a, t); }},
@@ -221,24 +237,34 @@ std::vector<Var> build(lang::Graph& g, const std::string& name, const Case& c, N
       {"mins_", [](lang::Graph& g, Var a, const Case& c, DType) { return g.mins(a, double(c.i("p_s"))); }},
       {"divs_", [](lang::Graph& g, Var a, const Case& c, DType) { return g.divs(a, c.f("p_s")); }},
       {"rdivs_", [](lang::Graph& g, Var a, const Case& c, DType) { return g.rdivs(c.f("p_s"), a); }},
-      {"arith_lshifts_", [](lang::Graph& g, Var a, const Case& c, DType) { return g.arith_lshifts(a, int(c.i("p_s"))); }},
-      {"arith_rshifts_", [](lang::Graph& g, Var a, const Case& c, DType) { return g.arith_rshifts(a, int(c.i("p_s"))); }},
-      {"round_rshifts_", [](lang::Graph& g, Var a, const Case& c, DType t) { return g.round_rshifts(a, int(c.i("p_s")), t); }},
+      {"arith_lshifts_",
+       [](lang::Graph& g, Var a, const Case& c, DType) { return g.arith_lshifts(a, int(c.i("p_s"))); }},
+      {"arith_rshifts_",
+       [](lang::Graph& g, Var a, const Case& c, DType) { return g.arith_rshifts(a, int(c.i("p_s"))); }},
+      {"round_rshifts_",
+       [](lang::Graph& g, Var a, const Case& c, DType t) { return g.round_rshifts(a, int(c.i("p_s")), t); }},
       {"clamp_", [](lang::Graph& g, Var a, const Case& c, DType) { return g.clamp(a, c.f("p_lo"), c.f("p_hi")); }},
       {"cast_", [](lang::Graph& g, Var a, const Case&, DType t) { return g.cast(a, t); }},
   };
   if (auto it = longest(scalar); it != scalar.end()) return {it->second(g, input("x", "x"), c, outT)};
   if (startsWith(name, "active_")) {
-    static const std::map<std::string, lang::ActiveType> acts = {
-        {"tanh", lang::ActiveType::ACTIVE_TANH}, {"sigmoid", lang::ActiveType::ACTIVE_SIGMOID},
-        {"relu", lang::ActiveType::ACTIVE_RELU}, {"exp", lang::ActiveType::ACTIVE_EXP},
-        {"elu", lang::ActiveType::ACTIVE_ELU}, {"sqrt", lang::ActiveType::ACTIVE_SQRT},
-        {"square", lang::ActiveType::ACTIVE_SQUARE}, {"rsqrt", lang::ActiveType::ACTIVE_RSQRT},
-        {"absval", lang::ActiveType::ACTIVE_ABSVAL}, {"abs", lang::ActiveType::ACTIVE_ABSVAL},
-        {"ln", lang::ActiveType::ACTIVE_LN}, {"round", lang::ActiveType::ACTIVE_ROUND},
-        {"ceil", lang::ActiveType::ACTIVE_CEIL}, {"floor", lang::ActiveType::ACTIVE_FLOOR},
-        {"sin", lang::ActiveType::ACTIVE_SIN}, {"cos", lang::ActiveType::ACTIVE_COS},
-        {"leaky_relu", lang::ActiveType::ACTIVE_LEAKY_RELU}};
+    static const std::map<std::string, lang::ActiveType> acts = {{"tanh", lang::ActiveType::ACTIVE_TANH},
+                                                                 {"sigmoid", lang::ActiveType::ACTIVE_SIGMOID},
+                                                                 {"relu", lang::ActiveType::ACTIVE_RELU},
+                                                                 {"exp", lang::ActiveType::ACTIVE_EXP},
+                                                                 {"elu", lang::ActiveType::ACTIVE_ELU},
+                                                                 {"sqrt", lang::ActiveType::ACTIVE_SQRT},
+                                                                 {"square", lang::ActiveType::ACTIVE_SQUARE},
+                                                                 {"rsqrt", lang::ActiveType::ACTIVE_RSQRT},
+                                                                 {"absval", lang::ActiveType::ACTIVE_ABSVAL},
+                                                                 {"abs", lang::ActiveType::ACTIVE_ABSVAL},
+                                                                 {"ln", lang::ActiveType::ACTIVE_LN},
+                                                                 {"round", lang::ActiveType::ACTIVE_ROUND},
+                                                                 {"ceil", lang::ActiveType::ACTIVE_CEIL},
+                                                                 {"floor", lang::ActiveType::ACTIVE_FLOOR},
+                                                                 {"sin", lang::ActiveType::ACTIVE_SIN},
+                                                                 {"cos", lang::ActiveType::ACTIVE_COS},
+                                                                 {"leaky_relu", lang::ActiveType::ACTIVE_LEAKY_RELU}};
     std::string rest = name.substr(7);
     std::string key = rest.substr(0, rest.find("_i"));
     if (rest == "leaky_relu") key = rest;
@@ -288,9 +314,9 @@ std::vector<Var> build(lang::Graph& g, const std::string& name, const Case& c, N
   }
   if (startsWith(name, "pad_")) {
     lang::PadType m = name == "pad_reflect" ? lang::PadType::PAD_REFLECT
-                      : name == "pad_symmetric" ? lang::PadType::PAD_SYMMETRIC
-                      : name == "pad_edge" ? lang::PadType::PAD_EDGE
-                                           : lang::PadType::PAD_CONSTANT;
+        : name == "pad_symmetric"           ? lang::PadType::PAD_SYMMETRIC
+        : name == "pad_edge"                ? lang::PadType::PAD_EDGE
+                                            : lang::PadType::PAD_CONSTANT;
     return {g.pad(input("x", "x"), -4, {2, 1, 1, 2}, m)};
   }
   if (name == "reshape") return {g.reshape(input("x", "x"), {0, 6, -1, 2})};
@@ -299,10 +325,24 @@ std::vector<Var> build(lang::Graph& g, const std::string& name, const Case& c, N
   if (name == "index_select") return {g.index_select(input("x", "x"), 1, input("y", "index"))};
   if (startsWith(name, "reduce_")) {
     lang::ReduceParam p;
-    if (name == "reduce_mean") { p.method = lang::ReduceMethod::REDUCE_MEAN; p.axis_list = {0, -1}; }
-    if (name == "reduce_prod") { p.method = lang::ReduceMethod::REDUCE_PROD; p.axis_list = {1}; p.keep_dims = false; }
-    if (name == "reduce_sum_i8") { p.method = lang::ReduceMethod::REDUCE_SUM; p.axis_list = {2}; }
-    if (name == "reduce_max_u8") { p.method = lang::ReduceMethod::REDUCE_MAX; p.axis_list = {1}; p.keep_dims = false; }
+    if (name == "reduce_mean") {
+      p.method = lang::ReduceMethod::REDUCE_MEAN;
+      p.axis_list = {0, -1};
+    }
+    if (name == "reduce_prod") {
+      p.method = lang::ReduceMethod::REDUCE_PROD;
+      p.axis_list = {1};
+      p.keep_dims = false;
+    }
+    if (name == "reduce_sum_i8") {
+      p.method = lang::ReduceMethod::REDUCE_SUM;
+      p.axis_list = {2};
+    }
+    if (name == "reduce_max_u8") {
+      p.method = lang::ReduceMethod::REDUCE_MAX;
+      p.axis_list = {1};
+      p.keep_dims = false;
+    }
     return {g.reduce(input("x", "x"), p)};
   }
   if (startsWith(name, "arg_")) {
@@ -363,39 +403,170 @@ TEST_P(LangCases, MatchesTheBMLangFormula) {
   ASSERT_TRUE(r.isOk()) << r.status().toString();
   ASSERT_EQ(r->size(), outs.size());
   for (size_t i = 0; i < outs.size(); ++i) {
-    std::string key = i == 0 ? (c.has("expected0") ? "expected0" : c.has("expected_max") ? "expected_max" : "expected")
-                             : c.has("expected_avg") ? "expected_avg" : "expected" + std::to_string(i);
+    std::string key = i == 0    ? (c.has("expected0")          ? "expected0"
+                                       : c.has("expected_max") ? "expected_max"
+                                                               : "expected")
+        : c.has("expected_avg") ? "expected_avg"
+                                : "expected" + std::to_string(i);
     expectMatches((*r)[i].second, c[key], name + " output " + std::to_string(i));
   }
 }
 
 std::vector<std::string> caseNames(const std::string& prefix) {
   // The names are fixed by the generator; listed here so each is its own test.
-  static const std::vector<std::string> all = {
-      "conv_low_i8", "conv_low_i8_scale_left", "conv_low_u8_out", "conv_low_u8_in", "conv_low_depthwise",
-      "conv_low_grouped", "conv_high_sym_bias16", "conv_high_sym_bias32", "conv_high_sym_u16", "conv_high_asym",
-      "conv_high_asym_u8", "conv_high_asym_i16", "conv_fp32", "deconv_low_i8", "deconv_low_u8", "deconv_fp32", "conv_low_depthwise_m2", "conv3d_low",
-      "conv3d_high_sym", "conv3d_high_asym", "conv3d_fp32", "matmul_low", "matmul_low_left", "matmul_high_sym",
-      "matmul_high_sym_b16", "matmul_high_asym", "matmul_high_asym_u8", "matmul_fp32", "fc_int_i8", "fc_int_u8",
-      "pool_int_max_i8", "pool_int_max_u8", "pool_int_avg_mode1", "pool_int_avg_mode1_u8", "pool_int_avg_mode2",
-      "pool_fp32", "pool_max_ceil", "pool_avg_exclude_pad", "pool_avg_global", "conv_low_scale_above_one",
-      "conv_high_sym_scale_above_one", "add_i8", "add_i8_to_i16", "sub_u8_i8_to_u8", "mul_i8_to_i16", "mul_i16_to_i8", "max_i8",
-      "min_u8", "adds_i8", "subs_u8", "rsubs_i8_to_i16", "muls_i8_to_u16", "maxs_i16", "mins_u8", "add_shift_i8",
-      "sub_shift_u8_i16", "mul_shift_i8", "mul_shift_i16_u8", "adds_shift_i8", "subs_shift_i16", "rsubs_shift_u8",
-      "muls_shift_i8", "add_fp32", "mul_fp32", "div_fp32", "divs_fp32", "rdivs_fp32", "arith_lshift_i32",
-      "arith_rshift_i32", "arith_lshift_i16", "arith_rshifts_u16", "arith_lshifts_i16", "arith_rshifts_i32_neg",
-      "round_rshift_i16_to_i8", "round_rshifts_u16_to_u8", "clamp_i8", "clamp_u8", "cast_fp32_i8", "cast_fp32_u8",
-      "cast_fp32_i32", "cast_i16_u8", "cast_u8_fp32", "cast_u16_i16", "active_relu_i16_to_i8", "active_abs_i8",
-      "active_tanh", "active_sigmoid", "active_relu", "active_exp", "active_elu", "active_square", "active_absval",
-      "active_round", "active_ceil", "active_floor", "active_sin", "active_cos", "active_leaky_relu", "active_sqrt",
-      "active_rsqrt", "active_ln", "cmp_gt", "cmp_ge", "cmp_lt", "cmp_le", "cmp_eq", "cmp_ne", "lut_i8", "lut_u8",
-      "lut_fp32", "select_gt", "select_ge", "condition_select", "requant_int32_mode0", "requant_int32_mode0_left",
-      "requant_int32_mode0_pc", "requant_int32_mode1", "requant_int32_mode1_pc", "requant_int32_mode2",
-      "requant_int32_mode2_pc", "requant_fp32_mode0", "requant_fp32_mode0_pc", "requant_fp32_mode1", "dequant_i8",
-      "dequant_u8_pc", "dequant_mode1_i16", "permute", "tile", "broadcast", "concat", "split", "pad_constant", "pad_reflect", "pad_symmetric",
-      "pad_edge", "reshape", "squeeze", "expand_dims", "index_select", "reduce_mean", "reduce_prod",
-      "reduce_sum_i8", "reduce_max_u8", "arg_max", "arg_min", "arg_min_u8", "topk1", "upsample",
-      "interpolate_bilinear_align", "interpolate_bilinear_half", "interpolate_nearest", "softmax", "batch_norm"};
+  static const std::vector<std::string> all = {"conv_low_i8",
+                                               "conv_low_i8_scale_left",
+                                               "conv_low_u8_out",
+                                               "conv_low_u8_in",
+                                               "conv_low_depthwise",
+                                               "conv_low_grouped",
+                                               "conv_high_sym_bias16",
+                                               "conv_high_sym_bias32",
+                                               "conv_high_sym_u16",
+                                               "conv_high_asym",
+                                               "conv_high_asym_u8",
+                                               "conv_high_asym_i16",
+                                               "conv_fp32",
+                                               "deconv_low_i8",
+                                               "deconv_low_u8",
+                                               "deconv_fp32",
+                                               "conv_low_depthwise_m2",
+                                               "conv3d_low",
+                                               "conv3d_high_sym",
+                                               "conv3d_high_asym",
+                                               "conv3d_fp32",
+                                               "matmul_low",
+                                               "matmul_low_left",
+                                               "matmul_high_sym",
+                                               "matmul_high_sym_b16",
+                                               "matmul_high_asym",
+                                               "matmul_high_asym_u8",
+                                               "matmul_fp32",
+                                               "fc_int_i8",
+                                               "fc_int_u8",
+                                               "pool_int_max_i8",
+                                               "pool_int_max_u8",
+                                               "pool_int_avg_mode1",
+                                               "pool_int_avg_mode1_u8",
+                                               "pool_int_avg_mode2",
+                                               "pool_fp32",
+                                               "pool_max_ceil",
+                                               "pool_avg_exclude_pad",
+                                               "pool_avg_global",
+                                               "conv_low_scale_above_one",
+                                               "conv_high_sym_scale_above_one",
+                                               "add_i8",
+                                               "add_i8_to_i16",
+                                               "sub_u8_i8_to_u8",
+                                               "mul_i8_to_i16",
+                                               "mul_i16_to_i8",
+                                               "max_i8",
+                                               "min_u8",
+                                               "adds_i8",
+                                               "subs_u8",
+                                               "rsubs_i8_to_i16",
+                                               "muls_i8_to_u16",
+                                               "maxs_i16",
+                                               "mins_u8",
+                                               "add_shift_i8",
+                                               "sub_shift_u8_i16",
+                                               "mul_shift_i8",
+                                               "mul_shift_i16_u8",
+                                               "adds_shift_i8",
+                                               "subs_shift_i16",
+                                               "rsubs_shift_u8",
+                                               "muls_shift_i8",
+                                               "add_fp32",
+                                               "mul_fp32",
+                                               "div_fp32",
+                                               "divs_fp32",
+                                               "rdivs_fp32",
+                                               "arith_lshift_i32",
+                                               "arith_rshift_i32",
+                                               "arith_lshift_i16",
+                                               "arith_rshifts_u16",
+                                               "arith_lshifts_i16",
+                                               "arith_rshifts_i32_neg",
+                                               "round_rshift_i16_to_i8",
+                                               "round_rshifts_u16_to_u8",
+                                               "clamp_i8",
+                                               "clamp_u8",
+                                               "cast_fp32_i8",
+                                               "cast_fp32_u8",
+                                               "cast_fp32_i32",
+                                               "cast_i16_u8",
+                                               "cast_u8_fp32",
+                                               "cast_u16_i16",
+                                               "active_relu_i16_to_i8",
+                                               "active_abs_i8",
+                                               "active_tanh",
+                                               "active_sigmoid",
+                                               "active_relu",
+                                               "active_exp",
+                                               "active_elu",
+                                               "active_square",
+                                               "active_absval",
+                                               "active_round",
+                                               "active_ceil",
+                                               "active_floor",
+                                               "active_sin",
+                                               "active_cos",
+                                               "active_leaky_relu",
+                                               "active_sqrt",
+                                               "active_rsqrt",
+                                               "active_ln",
+                                               "cmp_gt",
+                                               "cmp_ge",
+                                               "cmp_lt",
+                                               "cmp_le",
+                                               "cmp_eq",
+                                               "cmp_ne",
+                                               "lut_i8",
+                                               "lut_u8",
+                                               "lut_fp32",
+                                               "select_gt",
+                                               "select_ge",
+                                               "condition_select",
+                                               "requant_int32_mode0",
+                                               "requant_int32_mode0_left",
+                                               "requant_int32_mode0_pc",
+                                               "requant_int32_mode1",
+                                               "requant_int32_mode1_pc",
+                                               "requant_int32_mode2",
+                                               "requant_int32_mode2_pc",
+                                               "requant_fp32_mode0",
+                                               "requant_fp32_mode0_pc",
+                                               "requant_fp32_mode1",
+                                               "dequant_i8",
+                                               "dequant_u8_pc",
+                                               "dequant_mode1_i16",
+                                               "permute",
+                                               "tile",
+                                               "broadcast",
+                                               "concat",
+                                               "split",
+                                               "pad_constant",
+                                               "pad_reflect",
+                                               "pad_symmetric",
+                                               "pad_edge",
+                                               "reshape",
+                                               "squeeze",
+                                               "expand_dims",
+                                               "index_select",
+                                               "reduce_mean",
+                                               "reduce_prod",
+                                               "reduce_sum_i8",
+                                               "reduce_max_u8",
+                                               "arg_max",
+                                               "arg_min",
+                                               "arg_min_u8",
+                                               "topk1",
+                                               "upsample",
+                                               "interpolate_bilinear_align",
+                                               "interpolate_bilinear_half",
+                                               "interpolate_nearest",
+                                               "softmax",
+                                               "batch_norm"};
   std::vector<std::string> r;
   for (const auto& n : all)
     if (startsWith(n, prefix)) r.push_back(n);

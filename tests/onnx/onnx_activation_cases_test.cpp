@@ -81,25 +81,63 @@ TEST(OnnxActivation, ThresholdedreluExample) { EXPECT_TRUE(runNodeCase("test_thr
 // ---- node cases: normalization ----
 TEST(OnnxActivationNorm, InstancenormEpsilon) { EXPECT_TRUE(runNodeCase("test_instancenorm_epsilon", {1, 2})); }
 TEST(OnnxActivationNorm, InstancenormExample) { EXPECT_TRUE(runNodeCase("test_instancenorm_example")); }
-TEST(OnnxActivationNorm, LayerNormalization2dAxis0) { EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis0", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization2dAxis1) { EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis1", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization2dAxisNegative1) { EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis_negative_1", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization2dAxisNegative2) { EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis_negative_2", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization3dAxis0Epsilon) { EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis0_epsilon", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization3dAxis1Epsilon) { EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis1_epsilon", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization3dAxis2Epsilon) { EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis2_epsilon", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization3dAxisNegative1Epsilon) { EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis_negative_1_epsilon", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization3dAxisNegative2Epsilon) { EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis_negative_2_epsilon", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization3dAxisNegative3Epsilon) { EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis_negative_3_epsilon", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization4dAxis0) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis0", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization4dAxis1) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis1", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization4dAxis2) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis2", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization4dAxis3) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis3", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization4dAxisNegative1) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_1", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization4dAxisNegative2) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_2", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization4dAxisNegative3) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_3", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalization4dAxisNegative4) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_4", {1, 2})); }
-TEST(OnnxActivationNorm, LayerNormalizationDefaultAxis) { EXPECT_TRUE(runNodeCase("test_layer_normalization_default_axis", {1, 2})); }
+TEST(OnnxActivationNorm, LayerNormalization2dAxis0) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis0", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization2dAxis1) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis1", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization2dAxisNegative1) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis_negative_1", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization2dAxisNegative2) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis_negative_2", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization3dAxis0Epsilon) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis0_epsilon", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization3dAxis1Epsilon) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis1_epsilon", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization3dAxis2Epsilon) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis2_epsilon", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization3dAxisNegative1Epsilon) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis_negative_1_epsilon", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization3dAxisNegative2Epsilon) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis_negative_2_epsilon", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization3dAxisNegative3Epsilon) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis_negative_3_epsilon", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization4dAxis0) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis0", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization4dAxis1) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis1", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization4dAxis2) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis2", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization4dAxis3) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis3", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization4dAxisNegative1) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_1", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization4dAxisNegative2) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_2", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization4dAxisNegative3) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_3", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalization4dAxisNegative4) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_4", {1, 2}));
+}
+TEST(OnnxActivationNorm, LayerNormalizationDefaultAxis) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_default_axis", {1, 2}));
+}
 TEST(OnnxActivationNorm, Lrn) { EXPECT_TRUE(runNodeCase("test_lrn")); }
 TEST(OnnxActivationNorm, LrnDefault) { EXPECT_TRUE(runNodeCase("test_lrn_default")); }
 TEST(OnnxActivationNorm, Mvn) { EXPECT_TRUE(runNodeCase("test_mvn")); }
@@ -107,40 +145,92 @@ TEST(OnnxActivationNorm, Mvn) { EXPECT_TRUE(runNodeCase("test_mvn")); }
 // ---- node cases: _expanded function bodies (basic ops of the other families) ----
 TEST(OnnxActivationExpanded, CeluExpanded) { EXPECT_TRUE(runNodeCase("test_celu_expanded")); }
 TEST(OnnxActivationExpanded, HardswishExpanded) { EXPECT_TRUE(runNodeCase("test_hardswish_expanded")); }
-TEST(OnnxActivationExpanded, LayerNormalization2dAxis0Expanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis0_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization2dAxis1Expanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis1_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization2dAxisNegative1Expanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis_negative_1_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization2dAxisNegative2Expanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis_negative_2_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization3dAxis0EpsilonExpanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis0_epsilon_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization3dAxis1EpsilonExpanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis1_epsilon_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization3dAxis2EpsilonExpanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis2_epsilon_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization3dAxisNegative1EpsilonExpanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis_negative_1_epsilon_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization3dAxisNegative2EpsilonExpanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis_negative_2_epsilon_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization3dAxisNegative3EpsilonExpanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis_negative_3_epsilon_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization4dAxis0Expanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis0_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization4dAxis1Expanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis1_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization4dAxis2Expanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis2_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization4dAxis3Expanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis3_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization4dAxisNegative1Expanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_1_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization4dAxisNegative2Expanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_2_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization4dAxisNegative3Expanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_3_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalization4dAxisNegative4Expanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_4_expanded", {1, 2})); }
-TEST(OnnxActivationExpanded, LayerNormalizationDefaultAxisExpanded) { EXPECT_TRUE(runNodeCase("test_layer_normalization_default_axis_expanded", {1, 2})); }
+TEST(OnnxActivationExpanded, LayerNormalization2dAxis0Expanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis0_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization2dAxis1Expanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis1_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization2dAxisNegative1Expanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis_negative_1_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization2dAxisNegative2Expanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_2d_axis_negative_2_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization3dAxis0EpsilonExpanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis0_epsilon_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization3dAxis1EpsilonExpanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis1_epsilon_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization3dAxis2EpsilonExpanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis2_epsilon_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization3dAxisNegative1EpsilonExpanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis_negative_1_epsilon_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization3dAxisNegative2EpsilonExpanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis_negative_2_epsilon_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization3dAxisNegative3EpsilonExpanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_3d_axis_negative_3_epsilon_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization4dAxis0Expanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis0_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization4dAxis1Expanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis1_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization4dAxis2Expanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis2_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization4dAxis3Expanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis3_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization4dAxisNegative1Expanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_1_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization4dAxisNegative2Expanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_2_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization4dAxisNegative3Expanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_3_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalization4dAxisNegative4Expanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_4d_axis_negative_4_expanded", {1, 2}));
+}
+TEST(OnnxActivationExpanded, LayerNormalizationDefaultAxisExpanded) {
+  EXPECT_TRUE(runNodeCase("test_layer_normalization_default_axis_expanded", {1, 2}));
+}
 TEST(OnnxActivationExpanded, LogsoftmaxAxis0Expanded) { EXPECT_TRUE(runNodeCase("test_logsoftmax_axis_0_expanded")); }
 TEST(OnnxActivationExpanded, LogsoftmaxAxis1Expanded) { EXPECT_TRUE(runNodeCase("test_logsoftmax_axis_1_expanded")); }
 TEST(OnnxActivationExpanded, LogsoftmaxAxis2Expanded) { EXPECT_TRUE(runNodeCase("test_logsoftmax_axis_2_expanded")); }
-TEST(OnnxActivationExpanded, LogsoftmaxDefaultAxisExpanded) { EXPECT_TRUE(runNodeCase("test_logsoftmax_default_axis_expanded")); }
-TEST(OnnxActivationExpanded, LogsoftmaxExample1Expanded) { EXPECT_TRUE(runNodeCase("test_logsoftmax_example_1_expanded")); }
-TEST(OnnxActivationExpanded, LogsoftmaxLargeNumberExpanded) { EXPECT_TRUE(runNodeCase("test_logsoftmax_large_number_expanded")); }
-TEST(OnnxActivationExpanded, LogsoftmaxNegativeAxisExpanded) { EXPECT_TRUE(runNodeCase("test_logsoftmax_negative_axis_expanded")); }
+TEST(OnnxActivationExpanded, LogsoftmaxDefaultAxisExpanded) {
+  EXPECT_TRUE(runNodeCase("test_logsoftmax_default_axis_expanded"));
+}
+TEST(OnnxActivationExpanded, LogsoftmaxExample1Expanded) {
+  EXPECT_TRUE(runNodeCase("test_logsoftmax_example_1_expanded"));
+}
+TEST(OnnxActivationExpanded, LogsoftmaxLargeNumberExpanded) {
+  EXPECT_TRUE(runNodeCase("test_logsoftmax_large_number_expanded"));
+}
+TEST(OnnxActivationExpanded, LogsoftmaxNegativeAxisExpanded) {
+  EXPECT_TRUE(runNodeCase("test_logsoftmax_negative_axis_expanded"));
+}
 TEST(OnnxActivationExpanded, MvnExpanded) { EXPECT_TRUE(runNodeCase("test_mvn_expanded")); }
 TEST(OnnxActivationExpanded, SoftmaxAxis0Expanded) { EXPECT_TRUE(runNodeCase("test_softmax_axis_0_expanded")); }
 TEST(OnnxActivationExpanded, SoftmaxAxis1Expanded) { EXPECT_TRUE(runNodeCase("test_softmax_axis_1_expanded")); }
 TEST(OnnxActivationExpanded, SoftmaxAxis2Expanded) { EXPECT_TRUE(runNodeCase("test_softmax_axis_2_expanded")); }
-TEST(OnnxActivationExpanded, SoftmaxDefaultAxisExpanded) { EXPECT_TRUE(runNodeCase("test_softmax_default_axis_expanded")); }
+TEST(OnnxActivationExpanded, SoftmaxDefaultAxisExpanded) {
+  EXPECT_TRUE(runNodeCase("test_softmax_default_axis_expanded"));
+}
 TEST(OnnxActivationExpanded, SoftmaxExampleExpanded) { EXPECT_TRUE(runNodeCase("test_softmax_example_expanded")); }
-TEST(OnnxActivationExpanded, SoftmaxLargeNumberExpanded) { EXPECT_TRUE(runNodeCase("test_softmax_large_number_expanded")); }
-TEST(OnnxActivationExpanded, SoftmaxNegativeAxisExpanded) { EXPECT_TRUE(runNodeCase("test_softmax_negative_axis_expanded")); }
+TEST(OnnxActivationExpanded, SoftmaxLargeNumberExpanded) {
+  EXPECT_TRUE(runNodeCase("test_softmax_large_number_expanded"));
+}
+TEST(OnnxActivationExpanded, SoftmaxNegativeAxisExpanded) {
+  EXPECT_TRUE(runNodeCase("test_softmax_negative_axis_expanded"));
+}
 
 // Run-time Clip bounds (min/max computed in the graph) lower to MAXIMUM/MINIMUM instead of CLAMP.
 TEST(OnnxActivation, ClipRunTimeBounds) { EXPECT_TRUE(runNodeCase("test_clip")); }
@@ -165,12 +255,29 @@ TEST(OnnxActivation, ClipInt8IsOneClamp) {
 TEST(OnnxActivation, LoweringsPassMlirOpt) {
   if (std::system("command -v mlir-opt-22 >/dev/null 2>&1") != 0) GTEST_SKIP() << "mlir-opt-22 not installed";
   const std::vector<std::pair<std::string, std::set<int>>> cases = {
-      {"test_relu", {}}, {"test_clip", {1, 2}}, {"test_clip", {}}, {"test_clip_default_int8_min", {1}},
-      {"test_clip_default_int8_max", {}}, {"test_leakyrelu", {}}, {"test_prelu_broadcast", {}},
-      {"test_prelu_example", {1}}, {"test_elu", {}}, {"test_selu", {}}, {"test_celu", {}}, {"test_softplus", {}},
-      {"test_softsign", {}}, {"test_thresholdedrelu", {}}, {"test_shrink_soft", {}}, {"test_hardmax_axis_1", {}},
-      {"test_softmax_axis_0", {}}, {"test_logsoftmax_axis_1", {}}, {"test_layer_normalization_3d_axis1_epsilon", {1, 2}},
-      {"test_instancenorm_example", {}}, {"test_mvn", {}}, {"test_lrn", {}}, {"test_hardsigmoid", {}},
+      {"test_relu", {}},
+      {"test_clip", {1, 2}},
+      {"test_clip", {}},
+      {"test_clip_default_int8_min", {1}},
+      {"test_clip_default_int8_max", {}},
+      {"test_leakyrelu", {}},
+      {"test_prelu_broadcast", {}},
+      {"test_prelu_example", {1}},
+      {"test_elu", {}},
+      {"test_selu", {}},
+      {"test_celu", {}},
+      {"test_softplus", {}},
+      {"test_softsign", {}},
+      {"test_thresholdedrelu", {}},
+      {"test_shrink_soft", {}},
+      {"test_hardmax_axis_1", {}},
+      {"test_softmax_axis_0", {}},
+      {"test_logsoftmax_axis_1", {}},
+      {"test_layer_normalization_3d_axis1_epsilon", {1, 2}},
+      {"test_instancenorm_example", {}},
+      {"test_mvn", {}},
+      {"test_lrn", {}},
+      {"test_hardsigmoid", {}},
       {"test_hardswish", {}}};
   for (const auto& [name, bind] : cases) {
     const std::string dir = std::string(kOnnxNodeDataDir) + "/" + name;
@@ -271,8 +378,9 @@ TEST(OnnxActivationNorm, GroupNormalizationHandComputed) {
                    {floatTensor("s", {2}, {1, 2}), floatTensor("b", {2}, {0, 1})}, {"s", "b"});
   ASSERT_TRUE(y.isOk()) << y.status().toString();
   expectClose(*y,
-              floats({1, 4, 1, 2}, {-1.341635420, -0.447211807, 0.447211807, 1.341635420, -1.366426504, -0.014182788,
-                                    1.338060929, 4.042548363}),
+              floats({1, 4, 1, 2},
+                     {-1.341635420, -0.447211807, 0.447211807, 1.341635420, -1.366426504, -0.014182788, 1.338060929,
+                      4.042548363}),
               1e-4, 1e-5, "group norm");
 }
 
@@ -351,7 +459,6 @@ TEST(OnnxActivationNorm, GroupNormalizationBadGroupsIsInvalid) {
   ASSERT_FALSE(y.isOk());
   EXPECT_NE(y.status().message().find("num_groups"), std::string::npos) << y.status().message();
 }
-
 
 }  // namespace
 }  // namespace tosakit::onnxtest

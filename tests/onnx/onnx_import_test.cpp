@@ -170,9 +170,8 @@ std::vector<double> iota16() {
 TEST(OnnxImport, ConvStrideTrimsUnreadInputRows) {
   // 1x1 kernel, stride 2 on 4x4: ONNX gives floor(3/2)+1 = 2 rows; TOSA needs (4-1) % 2 == 0, so the last row
   // and column are sliced off. y = x[0][0], x[0][2], x[2][0], x[2][2] = 0, 2, 8, 10.
-  auto m = onnx::importOnnxBytes(convModel({1, 1, 4, 4}, {1, 1, 1, 1}, {1}, {intsAttr("strides", {2, 2})},
-                                           {1, 1, 2, 2}),
-                                 "s.onnx");
+  auto m = onnx::importOnnxBytes(
+      convModel({1, 1, 4, 4}, {1, 1, 1, 1}, {1}, {intsAttr("strides", {2, 2})}, {1, 1, 2, 2}), "s.onnx");
   ASSERT_TRUE(m.isOk()) << m.status().toString();
   EXPECT_EQ(countOps(**m, "tosa.slice"), 1);
   Tensor y = runOne(std::move(*m), "x", floats({1, 1, 4, 4}, iota16()));
@@ -184,8 +183,7 @@ TEST(OnnxImport, ConvStrideTrimsUnreadPadding) {
   // Window sums around (0,0), (0,2), (2,0), (2,2) of x[i][j] = 4i + j with zero padding:
   // 0+1+4+5 = 10; 1+2+3+5+6+7 = 24; 4+5+8+9+12+13 = 51; 5+6+7+9+10+11+13+14+15 = 90.
   auto m = onnx::importOnnxBytes(convModel({1, 1, 4, 4}, {1, 1, 3, 3}, std::vector<float>(9, 1.0f),
-                                           {intsAttr("strides", {2, 2}), intsAttr("pads", {1, 1, 1, 1})},
-                                           {1, 1, 2, 2}),
+                                           {intsAttr("strides", {2, 2}), intsAttr("pads", {1, 1, 1, 1})}, {1, 1, 2, 2}),
                                  "p.onnx");
   ASSERT_TRUE(m.isOk()) << m.status().toString();
   EXPECT_EQ(countOps(**m, "tosa.slice"), 0);
@@ -299,18 +297,15 @@ TEST(OnnxImport, MalformedNodesAreErrorsNotCrashes) {
   {
     // stride 0 would divide by zero in the output-size rule (and in ONNX's own shape inference: it is rejected
     // before any ONNX code reads the model); a one-value strides list would read past it.
-    auto m = onnx::importOnnxBytes(convModel({1, 1, 4, 4}, {1, 1, 1, 1}, {1}, {intsAttr("strides", {0, 0})},
-                                             {1, 1, 4, 4}),
-                                   "s0.onnx", o);
+    auto m = onnx::importOnnxBytes(
+        convModel({1, 1, 4, 4}, {1, 1, 1, 1}, {1}, {intsAttr("strides", {0, 0})}, {1, 1, 4, 4}), "s0.onnx", o);
     ASSERT_FALSE(m.isOk());
     EXPECT_NE(m.status().message().find("(Conv): attribute 'strides' must be positive, got 0"), std::string::npos)
         << m.status().message();
-    auto m1 = onnx::importOnnxBytes(convModel({1, 1, 4, 4}, {1, 1, 1, 1}, {1}, {intsAttr("strides", {2})},
-                                              {1, 1, 2, 2}),
-                                    "s1.onnx", o);
+    auto m1 = onnx::importOnnxBytes(
+        convModel({1, 1, 4, 4}, {1, 1, 1, 1}, {1}, {intsAttr("strides", {2})}, {1, 1, 2, 2}), "s1.onnx", o);
     ASSERT_FALSE(m1.isOk());
-    EXPECT_NE(m1.status().message().find("strides must have 2 values"), std::string::npos)
-        << m1.status().message();
+    EXPECT_NE(m1.status().message().find("strides must have 2 values"), std::string::npos) << m1.status().message();
   }
 }
 
@@ -384,9 +379,7 @@ TEST(OnnxImport, SequenceOrOptionalProtoIsNotATensor) {
       if (f.path().extension() == ".pb") {
         ++files;
         auto t = onnx::loadOnnxTensor(f.path().string());
-        if (!t.isOk()) {
-          EXPECT_NE(t.status().message().find(f.path().string()), std::string::npos);
-        }
+        if (!t.isOk()) { EXPECT_NE(t.status().message().find(f.path().string()), std::string::npos); }
       }
   }
   EXPECT_GT(files, 20);
@@ -450,9 +443,10 @@ TEST(OnnxCli, BindInputsAndOutputNames) {
   ASSERT_TRUE(npy::writeNpz(values, {{"target", Tensor::fromInts(DType::I64, {2}, {3, 2})}}).isOk());
   ASSERT_TRUE(npy::writeNpy(xin, floats({2, 3}, {1, -2, 3, -4, 5, -6})).isOk());
   std::string tool = TOSAKIT_TOOL;
-  ASSERT_EQ(std::system((tool + " import " + onnxPath + " -o " + mlir + " --bind-inputs " + values +
-                         " --output-names r,y").c_str()),
-            0);
+  ASSERT_EQ(
+      std::system(
+          (tool + " import " + onnxPath + " -o " + mlir + " --bind-inputs " + values + " --output-names r,y").c_str()),
+      0);
   // Only x remains an input; r = x reshaped to 3x2 = [[1,-2],[3,-4],[5,-6]], y = relu(r) = [[1,0],[3,0],[5,0]].
   ASSERT_EQ(std::system((tool + " run " + mlir + " --input x=" + xin + " -o " + out).c_str()), 0);
   auto r = npy::readNpz(out);
@@ -466,7 +460,8 @@ TEST(OnnxCli, BindInputsAndOutputNames) {
   std::string bad = tempPath("cli_bind_bad.npz"), badOut = tempPath("cli_bind_bad.mlir");
   std::filesystem::remove(badOut);
   ASSERT_TRUE(npy::writeNpz(bad, {{"nope", Tensor::fromInts(DType::I64, {1}, {1})}}).isOk());
-  int rc = std::system((tool + " import " + onnxPath + " -o " + badOut + " --bind-inputs " + bad + " 2>/dev/null").c_str());
+  int rc =
+      std::system((tool + " import " + onnxPath + " -o " + badOut + " --bind-inputs " + bad + " 2>/dev/null").c_str());
   EXPECT_EQ(WEXITSTATUS(rc), 4);
   EXPECT_FALSE(std::filesystem::exists(badOut));
 }

@@ -192,13 +192,16 @@ TEST(OnnxIoAdaptBound, BoundInputCheckedAgainstItsValue) {
   Cli c = tosakit("import " + onnxPath + " -o " + mlir + " --bind-inputs " + bind);
   ASSERT_EQ(c.code, 0) << c.err;
   Tensor x = Tensor::fromDoubles(DType::FP32, {2, 3}, {1, 2, 3, 4, 5, 6});
-  c = tosakit("run " + mlir + " --inputs " + writeInputs("io_bound_in.npz", {{"x", x}, {"shape", shape}}) + " -o " + out);
+  c = tosakit("run " + mlir + " --inputs " + writeInputs("io_bound_in.npz", {{"x", x}, {"shape", shape}}) + " -o " +
+              out);
   ASSERT_EQ(c.code, 0) << c.err;
   EXPECT_NE(c.err.find("input 'shape' is not used at run time (its value was bound at import)"), std::string::npos);
   Tensor other = Tensor::fromInts(DType::I64, {2}, {2, 3});
-  c = tosakit("run " + mlir + " --inputs " + writeInputs("io_bound_in2.npz", {{"x", x}, {"shape", other}}) + " -o " + out);
+  c = tosakit("run " + mlir + " --inputs " + writeInputs("io_bound_in2.npz", {{"x", x}, {"shape", other}}) + " -o " +
+              out);
   EXPECT_EQ(c.code, 4);
-  EXPECT_NE(c.err.find("input 'shape' was bound at import (--bind-inputs) to other values"), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("input 'shape' was bound at import (--bind-inputs) to other values"), std::string::npos)
+      << c.err;
 }
 
 }  // namespace

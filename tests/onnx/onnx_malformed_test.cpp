@@ -221,7 +221,8 @@ TEST(OnnxMalformed, RawDataSizeDoesNotMatchDims) {
   // float [2,3] needs 2 * 3 * 4 = 24 bytes of raw_data.
   for (size_t n : {size_t(20), size_t(28)}) {
     std::string bytes = addWithInitializer(rawFloatTensor("b", {2, 3}, n), {2, 3});
-    expectBadBytes(bytes, "raw.onnx", {"initializer 'b'", "raw_data holds " + std::to_string(n) + " bytes, expected 24"});
+    expectBadBytes(bytes, "raw.onnx",
+                   {"initializer 'b'", "raw_data holds " + std::to_string(n) + " bytes, expected 24"});
   }
   // Empty raw_data: for ONNX's checker no value field is set ("one and only one value field"); the importer
   // sees an empty raw_data.
@@ -243,10 +244,10 @@ TEST(OnnxMalformed, HugeDimsAreRejectedBeforeAllocating) {
   // std::bad_alloc, not a count that wraps to 0). ONNX's checker computes the wrapped count and calls the
   // tensor 0-element; the importer's own check names the shape.
   const int64_t g31 = int64_t(1) << 31, g40 = int64_t(1) << 40, m20 = int64_t(1) << 20;
-  expectBadBytes(addWithInitializer(rawFloatTensor("b", {g31, g31, 4}, 24), {2, 3}), "huge.onnx",
-                 {"tensor name: b"}, {"initializer 'b'", "too many elements"});
-  expectBadBytes(addWithInitializer(floatTensor("b", {g40, g40}, {1}), {2, 3}), "huge_typed.onnx",
-                 {"tensor name: b"}, {"initializer 'b'", "too many elements"});
+  expectBadBytes(addWithInitializer(rawFloatTensor("b", {g31, g31, 4}, 24), {2, 3}), "huge.onnx", {"tensor name: b"},
+                 {"initializer 'b'", "too many elements"});
+  expectBadBytes(addWithInitializer(floatTensor("b", {g40, g40}, {1}), {2, 3}), "huge_typed.onnx", {"tensor name: b"},
+                 {"initializer 'b'", "too many elements"});
   // 2^40 floats = 4 TiB: over the memory budget (--max-memory), refused before the data is even compared.
   expectBadBytes(addWithInitializer(rawFloatTensor("b", {m20, m20}, 24), {2, 3}), "big_raw.onnx",
                  {"initializer 'b'", "fp32[1048576x1048576]", "4398046511104 bytes"});  // 2^40 * 4
@@ -317,8 +318,7 @@ TEST(OnnxMalformed, MalformedNodesAreBadInput) {
 
 TEST(OnnxMalformed, ConvAttributeOfWrongType) {
   // strides as a FLOAT attribute (type 1) instead of INTS: the checker rejects it (exit code 4).
-  const std::string bytes =
-      model(convGraph({1, 3, 8, 8}, {4, 3, 3, 3}, {floatAttr("strides", 2.0f)}, {1, 4, 3, 3}));
+  const std::string bytes = model(convGraph({1, 3, 8, 8}, {4, 3, 3, 3}, {floatAttr("strides", 2.0f)}, {1, 4, 3, 3}));
   expectBadInput(onnx::importOnnxBytes(bytes, "attr_type.onnx"), "attr_type.onnx",
                  {"Mismatched attribute type", "strides"}, "checked");
   expectCliBadInput(writeTemp("mf_conv_attr_type.onnx", bytes), {"Mismatched attribute type", "strides"});

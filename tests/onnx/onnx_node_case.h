@@ -89,8 +89,10 @@ inline ::testing::AssertionResult runNodeCase(const std::string& caseName, const
     for (int i = 0; fs::exists(data / ("input_" + std::to_string(i) + ".pb")); ++i) {
       auto t = onnx::loadOnnxTensor((data / ("input_" + std::to_string(i) + ".pb")).string());
       if (!t) return ::testing::AssertionFailure() << caseName << ": " << t.status().toString();
-      if (bind.count(i)) opts.bindInputs[t->first] = t->second;
-      else runtime.emplace_back(t->first, t->second);
+      if (bind.count(i))
+        opts.bindInputs[t->first] = t->second;
+      else
+        runtime.emplace_back(t->first, t->second);
     }
     auto m = onnx::importOnnx((dir / "model.onnx").string(), opts);
     if (!m) return ::testing::AssertionFailure() << caseName << ": import: " << m.status().toString();
@@ -123,7 +125,8 @@ inline ::testing::AssertionResult runNodeCase(const std::string& caseName, const
       auto want = onnx::loadOnnxTensor(p.string());
       if (!want) return ::testing::AssertionFailure() << want.status().toString();
       if (o >= result.outputs.size()) return ::testing::AssertionFailure() << caseName << ": missing output " << o;
-      std::string diff = compareOutput(result.outputs[o].second, want->second, caseName + " output '" + want->first + "'");
+      std::string diff =
+          compareOutput(result.outputs[o].second, want->second, caseName + " output '" + want->first + "'");
       if (!diff.empty()) return ::testing::AssertionFailure() << diff;
     }
   }

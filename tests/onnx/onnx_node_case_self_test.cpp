@@ -16,8 +16,10 @@ TEST(OnnxNodeCase, ComparatorToleranceAndExactness) {
   EXPECT_EQ(compareOutput(Tensor::fromDoubles(DType::FP32, {1}, {1.0005}), want, "x"), "");
   EXPECT_NE(compareOutput(Tensor::fromDoubles(DType::FP32, {1}, {1.002}), want, "x"), "");
   // Integers exactly; i32 result against an int64 expectation compares values.
-  EXPECT_EQ(compareOutput(Tensor::fromInts(DType::I32, {2}, {7, -3}), Tensor::fromInts(DType::I64, {2}, {7, -3}), "x"), "");
-  EXPECT_NE(compareOutput(Tensor::fromInts(DType::I32, {2}, {7, -2}), Tensor::fromInts(DType::I64, {2}, {7, -3}), "x"), "");
+  EXPECT_EQ(compareOutput(Tensor::fromInts(DType::I32, {2}, {7, -3}), Tensor::fromInts(DType::I64, {2}, {7, -3}), "x"),
+            "");
+  EXPECT_NE(compareOutput(Tensor::fromInts(DType::I32, {2}, {7, -2}), Tensor::fromInts(DType::I64, {2}, {7, -3}), "x"),
+            "");
   // uint8 200 is carried as i8 -56 (200 - 256).
   EXPECT_EQ(compareOutput(Tensor::fromInts(DType::I8, {1}, {-56}), Tensor::fromInts(DType::U8, {1}, {200}), "x"), "");
   // Shape mismatch.

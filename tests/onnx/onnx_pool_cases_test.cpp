@@ -12,20 +12,40 @@ TEST_P(OnnxPoolCase, Passes) { EXPECT_TRUE(runNodeCaseVerified(GetParam())); }
 
 const std::vector<std::string> kNodeCases = {
     // 1-D and 3-D (unit-height 2-D pools; separable 3-D pools)
-    "test_averagepool_1d_default", "test_averagepool_3d_default", "test_maxpool_1d_default", "test_maxpool_3d_default",
+    "test_averagepool_1d_default",
+    "test_averagepool_3d_default",
+    "test_maxpool_1d_default",
+    "test_maxpool_3d_default",
     // 2-D
-    "test_averagepool_2d_ceil", "test_averagepool_2d_default", "test_averagepool_2d_pads",
-    "test_averagepool_2d_pads_count_include_pad", "test_averagepool_2d_precomputed_pads",
-    "test_averagepool_2d_precomputed_pads_count_include_pad", "test_averagepool_2d_precomputed_same_upper",
-    "test_averagepool_2d_precomputed_strides", "test_averagepool_2d_same_lower", "test_averagepool_2d_same_upper",
-    "test_averagepool_2d_strides", "test_maxpool_2d_ceil", "test_maxpool_2d_default", "test_maxpool_2d_pads",
-    "test_maxpool_2d_precomputed_pads", "test_maxpool_2d_precomputed_same_upper", "test_maxpool_2d_precomputed_strides",
-    "test_maxpool_2d_same_lower", "test_maxpool_2d_same_upper", "test_maxpool_2d_strides",
+    "test_averagepool_2d_ceil",
+    "test_averagepool_2d_default",
+    "test_averagepool_2d_pads",
+    "test_averagepool_2d_pads_count_include_pad",
+    "test_averagepool_2d_precomputed_pads",
+    "test_averagepool_2d_precomputed_pads_count_include_pad",
+    "test_averagepool_2d_precomputed_same_upper",
+    "test_averagepool_2d_precomputed_strides",
+    "test_averagepool_2d_same_lower",
+    "test_averagepool_2d_same_upper",
+    "test_averagepool_2d_strides",
+    "test_maxpool_2d_ceil",
+    "test_maxpool_2d_default",
+    "test_maxpool_2d_pads",
+    "test_maxpool_2d_precomputed_pads",
+    "test_maxpool_2d_precomputed_same_upper",
+    "test_maxpool_2d_precomputed_strides",
+    "test_maxpool_2d_same_lower",
+    "test_maxpool_2d_same_upper",
+    "test_maxpool_2d_strides",
     // dilations and Indices (shifted slices), uint8 (i8 bits with the top bit flipped)
-    "test_maxpool_2d_dilations", "test_maxpool_with_argmax_2d_precomputed_pads",
-    "test_maxpool_with_argmax_2d_precomputed_strides", "test_maxpool_2d_uint8",
+    "test_maxpool_2d_dilations",
+    "test_maxpool_with_argmax_2d_precomputed_pads",
+    "test_maxpool_with_argmax_2d_precomputed_strides",
+    "test_maxpool_2d_uint8",
     // global pools
-    "test_globalaveragepool", "test_globalaveragepool_precomputed", "test_globalmaxpool",
+    "test_globalaveragepool",
+    "test_globalaveragepool_precomputed",
+    "test_globalmaxpool",
     "test_globalmaxpool_precomputed",
     // MaxUnpool (tosa.scatter)
     "test_maxunpool_export_without_output_shape",
@@ -42,10 +62,21 @@ constexpr const char* kPytorch = "/usr/share/libonnx-testdata/data/pytorch-conve
 class OnnxPoolPytorchCase : public ::testing::TestWithParam<std::string> {};
 TEST_P(OnnxPoolPytorchCase, Passes) { EXPECT_TRUE(runNodeCase(GetParam(), {}, kPytorch)); }
 const std::vector<std::string> kPytorchCases = {
-    "test_AvgPool1d", "test_AvgPool1d_stride", "test_AvgPool2d", "test_AvgPool2d_stride", "test_AvgPool3d",
-    "test_AvgPool3d_stride", "test_AvgPool3d_stride1_pad0_gpu_input", "test_MaxPool1d", "test_MaxPool1d_stride",
-    "test_MaxPool1d_stride_padding_dilation", "test_MaxPool2d", "test_MaxPool2d_stride_padding_dilation",
-    "test_MaxPool3d", "test_MaxPool3d_stride", "test_MaxPool3d_stride_padding",
+    "test_AvgPool1d",
+    "test_AvgPool1d_stride",
+    "test_AvgPool2d",
+    "test_AvgPool2d_stride",
+    "test_AvgPool3d",
+    "test_AvgPool3d_stride",
+    "test_AvgPool3d_stride1_pad0_gpu_input",
+    "test_MaxPool1d",
+    "test_MaxPool1d_stride",
+    "test_MaxPool1d_stride_padding_dilation",
+    "test_MaxPool2d",
+    "test_MaxPool2d_stride_padding_dilation",
+    "test_MaxPool3d",
+    "test_MaxPool3d_stride",
+    "test_MaxPool3d_stride_padding",
 };
 INSTANTIATE_TEST_SUITE_P(PytorchConverted, OnnxPoolPytorchCase, ::testing::ValuesIn(kPytorchCases),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param.substr(5); });
@@ -127,9 +158,9 @@ TEST(OnnxPool, AveragePool3dPaddedHandComputed) {
                                   intAttr("count_include_pad", countPad)}),
                        Tensor::fromDoubles(DType::FP32, {1, 1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}));
     ASSERT_EQ(y.size(), 27);
-    EXPECT_NEAR(y.getFloat(0), countPad ? 0.125 : 1.0, 1e-6) << countPad;    // (0,0,0)
-    EXPECT_NEAR(y.getFloat(4), countPad ? 1.25 : 2.5, 1e-6) << countPad;     // (0,1,1)
-    EXPECT_NEAR(y.getFloat(13), 4.5, 1e-6) << countPad;                      // (1,1,1)
+    EXPECT_NEAR(y.getFloat(0), countPad ? 0.125 : 1.0, 1e-6) << countPad;  // (0,0,0)
+    EXPECT_NEAR(y.getFloat(4), countPad ? 1.25 : 2.5, 1e-6) << countPad;   // (0,1,1)
+    EXPECT_NEAR(y.getFloat(13), 4.5, 1e-6) << countPad;                    // (1,1,1)
   }
 }
 
@@ -138,8 +169,12 @@ TEST(OnnxPool, AveragePool3dPaddedHandComputed) {
 TEST(OnnxPool, MaxPoolIndicesStorageOrderHandComputed) {
   for (int order : {0, 1}) {
     Pb g;
-    g.msg(1, node({"MaxPool", "pool", {"x"}, {"y", "i"},
-                   {intsAttr("kernel_shape", {2, 2}), intAttr("storage_order", order)}}));
+    g.msg(1,
+          node({"MaxPool",
+                "pool",
+                {"x"},
+                {"y", "i"},
+                {intsAttr("kernel_shape", {2, 2}), intAttr("storage_order", order)}}));
     g.bytes(2, "g");
     g.msg(11, valueInfo("x", {1, 1, 2, 3}));
     g.msg(12, valueInfo("y", {1, 1, 1, 2}));
@@ -187,9 +222,9 @@ TEST(OnnxPool, UnsupportedAndMalformedForms) {
   expectImportError(poolModel("AveragePool", {1, 1, 6, 6}, {1, 1, 4, 4},
                               {intsAttr("kernel_shape", {2, 2}), intsAttr("dilations", {2, 2})}),
                     StatusCode::Unsupported, "'pool' (AveragePool): AveragePool with dilations");
-  expectImportError(poolModel("MaxPool", {1, 1, 2, 2, 2, 2}, {1, 1, 1, 1, 1, 1},
-                              {intsAttr("kernel_shape", {2, 2, 2, 2})}),
-                    StatusCode::Unsupported, "'pool' (MaxPool): 4-D pooling");
+  expectImportError(
+      poolModel("MaxPool", {1, 1, 2, 2, 2, 2}, {1, 1, 1, 1, 1, 1}, {intsAttr("kernel_shape", {2, 2, 2, 2})}),
+      StatusCode::Unsupported, "'pool' (MaxPool): 4-D pooling");
   expectImportError(poolModel("MaxPool", {1, 1, 4, 4}, {1, 1, 3, 3}, {intsAttr("kernel_shape", {2})}),
                     StatusCode::InvalidArgument, "'pool' (MaxPool): kernel_shape must have 2 values");
   const Pb samePad = Pb().bytes(1, "auto_pad").bytes(4, "SAME").varint(20, 3);  // STRING attribute

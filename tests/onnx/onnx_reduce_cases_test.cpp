@@ -284,24 +284,14 @@ TEST(OnnxReduceArg, ArgminNoKeepdimsRandomSelectLastIndex) {
 }
 
 // ---- cumsum ----
-TEST(OnnxReduceCumSum, Cumsum1dIsRejected) {
-  EXPECT_TRUE(rejectedFloat64("test_cumsum_1d", {1}));
-}
-TEST(OnnxReduceCumSum, Cumsum1dExclusiveIsRejected) {
-  EXPECT_TRUE(rejectedFloat64("test_cumsum_1d_exclusive", {1}));
-}
-TEST(OnnxReduceCumSum, Cumsum1dReverseIsRejected) {
-  EXPECT_TRUE(rejectedFloat64("test_cumsum_1d_reverse", {1}));
-}
+TEST(OnnxReduceCumSum, Cumsum1dIsRejected) { EXPECT_TRUE(rejectedFloat64("test_cumsum_1d", {1})); }
+TEST(OnnxReduceCumSum, Cumsum1dExclusiveIsRejected) { EXPECT_TRUE(rejectedFloat64("test_cumsum_1d_exclusive", {1})); }
+TEST(OnnxReduceCumSum, Cumsum1dReverseIsRejected) { EXPECT_TRUE(rejectedFloat64("test_cumsum_1d_reverse", {1})); }
 TEST(OnnxReduceCumSum, Cumsum1dReverseExclusiveIsRejected) {
   EXPECT_TRUE(rejectedFloat64("test_cumsum_1d_reverse_exclusive", {1}));
 }
-TEST(OnnxReduceCumSum, Cumsum2dAxis0IsRejected) {
-  EXPECT_TRUE(rejectedFloat64("test_cumsum_2d_axis_0", {1}));
-}
-TEST(OnnxReduceCumSum, Cumsum2dAxis1IsRejected) {
-  EXPECT_TRUE(rejectedFloat64("test_cumsum_2d_axis_1", {1}));
-}
+TEST(OnnxReduceCumSum, Cumsum2dAxis0IsRejected) { EXPECT_TRUE(rejectedFloat64("test_cumsum_2d_axis_0", {1})); }
+TEST(OnnxReduceCumSum, Cumsum2dAxis1IsRejected) { EXPECT_TRUE(rejectedFloat64("test_cumsum_2d_axis_1", {1})); }
 TEST(OnnxReduceCumSum, Cumsum2dNegativeAxisIsRejected) {
   EXPECT_TRUE(rejectedFloat64("test_cumsum_2d_negative_axis", {1}));
 }
@@ -327,7 +317,9 @@ TEST(OnnxReduceLossNll, NlllossNCd1MeanWeightNegativeIiExpanded) {
 TEST(OnnxReduceLossNll, NlllossNCd1Weight) { EXPECT_TRUE(runNodeCase("test_nllloss_NCd1_weight")); }
 TEST(OnnxReduceLossNll, NlllossNCd1WeightExpanded) { EXPECT_TRUE(runNodeCase("test_nllloss_NCd1_weight_expanded")); }
 TEST(OnnxReduceLossNll, NlllossNCd1WeightIi) { EXPECT_TRUE(runNodeCase("test_nllloss_NCd1_weight_ii")); }
-TEST(OnnxReduceLossNll, NlllossNCd1WeightIiExpanded) { EXPECT_TRUE(runNodeCase("test_nllloss_NCd1_weight_ii_expanded")); }
+TEST(OnnxReduceLossNll, NlllossNCd1WeightIiExpanded) {
+  EXPECT_TRUE(runNodeCase("test_nllloss_NCd1_weight_ii_expanded"));
+}
 TEST(OnnxReduceLossNll, NlllossNCd1d2) { EXPECT_TRUE(runNodeCase("test_nllloss_NCd1d2")); }
 TEST(OnnxReduceLossNll, NlllossNCd1d2Expanded) { EXPECT_TRUE(runNodeCase("test_nllloss_NCd1d2_expanded")); }
 TEST(OnnxReduceLossNll, NlllossNCd1d2NoWeightReductionMeanIi) {
@@ -380,7 +372,9 @@ TEST(OnnxReduceLossNll, NlllossNCd1d2d3SumWeightHighIiExpanded) {
 }
 
 // ---- sce ----
-TEST(OnnxReduceLossSce, SceNCd1MeanWeightNegativeIi) { EXPECT_TRUE(runNodeCase("test_sce_NCd1_mean_weight_negative_ii")); }
+TEST(OnnxReduceLossSce, SceNCd1MeanWeightNegativeIi) {
+  EXPECT_TRUE(runNodeCase("test_sce_NCd1_mean_weight_negative_ii"));
+}
 TEST(OnnxReduceLossSce, SceNCd1MeanWeightNegativeIiExpanded) {
   EXPECT_TRUE(runNodeCase("test_sce_NCd1_mean_weight_negative_ii_expanded"));
 }
@@ -402,7 +396,9 @@ TEST(OnnxReduceLossSce, SceNCd1d2d3NoneNoWeightNegativeIiLogProb) {
 TEST(OnnxReduceLossSce, SceNCd1d2d3NoneNoWeightNegativeIiLogProbExpanded) {
   EXPECT_TRUE(runNodeCase("test_sce_NCd1d2d3_none_no_weight_negative_ii_log_prob_expanded"));
 }
-TEST(OnnxReduceLossSce, SceNCd1d2d3SumWeightHighIi) { EXPECT_TRUE(runNodeCase("test_sce_NCd1d2d3_sum_weight_high_ii")); }
+TEST(OnnxReduceLossSce, SceNCd1d2d3SumWeightHighIi) {
+  EXPECT_TRUE(runNodeCase("test_sce_NCd1d2d3_sum_weight_high_ii"));
+}
 TEST(OnnxReduceLossSce, SceNCd1d2d3SumWeightHighIiExpanded) {
   EXPECT_TRUE(runNodeCase("test_sce_NCd1d2d3_sum_weight_high_ii_expanded"));
 }
@@ -422,14 +418,22 @@ TEST(OnnxReduceLossSce, SceMeanLogProb) { EXPECT_TRUE(runNodeCase("test_sce_mean
 TEST(OnnxReduceLossSce, SceMeanLogProbExpanded) { EXPECT_TRUE(runNodeCase("test_sce_mean_log_prob_expanded")); }
 TEST(OnnxReduceLossSce, SceMeanNoWeightIi) { EXPECT_TRUE(runNodeCase("test_sce_mean_no_weight_ii")); }
 TEST(OnnxReduceLossSce, SceMeanNoWeightIi3d) { EXPECT_TRUE(runNodeCase("test_sce_mean_no_weight_ii_3d")); }
-TEST(OnnxReduceLossSce, SceMeanNoWeightIi3dExpanded) { EXPECT_TRUE(runNodeCase("test_sce_mean_no_weight_ii_3d_expanded")); }
-TEST(OnnxReduceLossSce, SceMeanNoWeightIi3dLogProb) { EXPECT_TRUE(runNodeCase("test_sce_mean_no_weight_ii_3d_log_prob")); }
+TEST(OnnxReduceLossSce, SceMeanNoWeightIi3dExpanded) {
+  EXPECT_TRUE(runNodeCase("test_sce_mean_no_weight_ii_3d_expanded"));
+}
+TEST(OnnxReduceLossSce, SceMeanNoWeightIi3dLogProb) {
+  EXPECT_TRUE(runNodeCase("test_sce_mean_no_weight_ii_3d_log_prob"));
+}
 TEST(OnnxReduceLossSce, SceMeanNoWeightIi3dLogProbExpanded) {
   EXPECT_TRUE(runNodeCase("test_sce_mean_no_weight_ii_3d_log_prob_expanded"));
 }
 TEST(OnnxReduceLossSce, SceMeanNoWeightIi4d) { EXPECT_TRUE(runNodeCase("test_sce_mean_no_weight_ii_4d")); }
-TEST(OnnxReduceLossSce, SceMeanNoWeightIi4dExpanded) { EXPECT_TRUE(runNodeCase("test_sce_mean_no_weight_ii_4d_expanded")); }
-TEST(OnnxReduceLossSce, SceMeanNoWeightIi4dLogProb) { EXPECT_TRUE(runNodeCase("test_sce_mean_no_weight_ii_4d_log_prob")); }
+TEST(OnnxReduceLossSce, SceMeanNoWeightIi4dExpanded) {
+  EXPECT_TRUE(runNodeCase("test_sce_mean_no_weight_ii_4d_expanded"));
+}
+TEST(OnnxReduceLossSce, SceMeanNoWeightIi4dLogProb) {
+  EXPECT_TRUE(runNodeCase("test_sce_mean_no_weight_ii_4d_log_prob"));
+}
 TEST(OnnxReduceLossSce, SceMeanNoWeightIi4dLogProbExpanded) {
   EXPECT_TRUE(runNodeCase("test_sce_mean_no_weight_ii_4d_log_prob_expanded"));
 }
@@ -459,7 +463,9 @@ TEST(OnnxReduceLossSce, SceMeanWeightIiLogProbExpanded) {
   EXPECT_TRUE(runNodeCase("test_sce_mean_weight_ii_log_prob_expanded"));
 }
 TEST(OnnxReduceLossSce, SceMeanWeightLogProb) { EXPECT_TRUE(runNodeCase("test_sce_mean_weight_log_prob")); }
-TEST(OnnxReduceLossSce, SceMeanWeightLogProbExpanded) { EXPECT_TRUE(runNodeCase("test_sce_mean_weight_log_prob_expanded")); }
+TEST(OnnxReduceLossSce, SceMeanWeightLogProbExpanded) {
+  EXPECT_TRUE(runNodeCase("test_sce_mean_weight_log_prob_expanded"));
+}
 TEST(OnnxReduceLossSce, SceNone) { EXPECT_TRUE(runNodeCase("test_sce_none")); }
 TEST(OnnxReduceLossSce, SceNoneExpanded) { EXPECT_TRUE(runNodeCase("test_sce_none_expanded")); }
 TEST(OnnxReduceLossSce, SceNoneLogProb) { EXPECT_TRUE(runNodeCase("test_sce_none_log_prob")); }
@@ -474,7 +480,6 @@ TEST(OnnxReduceLossSce, SceSum) { EXPECT_TRUE(runNodeCase("test_sce_sum")); }
 TEST(OnnxReduceLossSce, SceSumExpanded) { EXPECT_TRUE(runNodeCase("test_sce_sum_expanded")); }
 TEST(OnnxReduceLossSce, SceSumLogProb) { EXPECT_TRUE(runNodeCase("test_sce_sum_log_prob")); }
 TEST(OnnxReduceLossSce, SceSumLogProbExpanded) { EXPECT_TRUE(runNodeCase("test_sce_sum_log_prob_expanded")); }
-
 
 }  // namespace
 }  // namespace tosakit::onnxtest

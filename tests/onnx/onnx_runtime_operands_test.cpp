@@ -45,10 +45,10 @@ TEST(OnnxRunTimeOperands, TriluK) {
 }
 
 TEST(OnnxRunTimeOperands, QuantizationParameters) {
-  for (const char* c : {"test_dequantizelinear", "test_dequantizelinear_axis", "test_quantizelinear",
-                        "test_quantizelinear_axis", "test_qlinearmatmul_2D", "test_qlinearmatmul_3D",
-                        "test_qlinearconv", "test_matmulinteger", "test_convinteger_with_padding",
-                        "test_basic_convinteger"})
+  for (const char* c :
+       {"test_dequantizelinear", "test_dequantizelinear_axis", "test_quantizelinear", "test_quantizelinear_axis",
+        "test_qlinearmatmul_2D", "test_qlinearmatmul_3D", "test_qlinearconv", "test_matmulinteger",
+        "test_convinteger_with_padding", "test_basic_convinteger"})
     EXPECT_TRUE(runNodeCase(c)) << c;
   expectArguments("test_qlinearconv", 8);  // x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp
   expectArguments("test_matmulinteger", 4);

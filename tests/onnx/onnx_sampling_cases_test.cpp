@@ -9,9 +9,16 @@ namespace {
 class OnnxSamplingCase : public ::testing::TestWithParam<std::string> {};
 TEST_P(OnnxSamplingCase, Passes) { EXPECT_TRUE(runNodeCase(GetParam())); }  // grid, rois: run-time data
 const std::vector<std::string> kCases = {
-    "test_gridsample", "test_gridsample_aligncorners_true", "test_gridsample_bicubic", "test_gridsample_bilinear",
-    "test_gridsample_border_padding", "test_gridsample_nearest", "test_gridsample_reflection_padding",
-    "test_gridsample_zeros_padding", "test_roialign_aligned_false", "test_roialign_aligned_true",
+    "test_gridsample",
+    "test_gridsample_aligncorners_true",
+    "test_gridsample_bicubic",
+    "test_gridsample_bilinear",
+    "test_gridsample_border_padding",
+    "test_gridsample_nearest",
+    "test_gridsample_reflection_padding",
+    "test_gridsample_zeros_padding",
+    "test_roialign_aligned_false",
+    "test_roialign_aligned_true",
 };
 INSTANTIATE_TEST_SUITE_P(Node, OnnxSamplingCase, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param.substr(5); });
@@ -28,9 +35,13 @@ Pb strAttr(const std::string& name, const std::string& v) { return Pb().bytes(1,
 
 std::string roiAlignModel(const std::string& mode, int64_t samplingRatio) {
   Pb g;
-  g.msg(1, node({"RoiAlign", "roi", {"x", "rois", "idx"}, {"y"},
-                 {strAttr("mode", mode), intAttr("output_height", 1), intAttr("output_width", 1),
-                  intAttr("sampling_ratio", samplingRatio)}}));
+  g.msg(1,
+        node({"RoiAlign",
+              "roi",
+              {"x", "rois", "idx"},
+              {"y"},
+              {strAttr("mode", mode), intAttr("output_height", 1), intAttr("output_width", 1),
+               intAttr("sampling_ratio", samplingRatio)}}));
   g.bytes(2, "g");
   g.msg(11, valueInfo("x", {1, 1, 2, 2}));
   g.msg(11, valueInfo("rois", {1, 4}));

@@ -50,8 +50,8 @@ TEST(OnnxSignal, LargeDetIsUnsupported) {
 
 // DFT's axis must name a signal dim (not the batch or the component dim): malformed.
 TEST(OnnxSignal, DftAxisOutOfRangeIsInvalid) {
-  auto m = onnx::importOnnxBytes(unaryModel("DFT", {1, 8, 1}, {1, 8, 2}, {intAttr("axis", 2)}), "dft.onnx",
-                                 unchecked());
+  auto m =
+      onnx::importOnnxBytes(unaryModel("DFT", {1, 8, 1}, {1, 8, 2}, {intAttr("axis", 2)}), "dft.onnx", unchecked());
   ASSERT_FALSE(m.isOk());
   EXPECT_EQ(m.status().code(), StatusCode::InvalidArgument) << m.status().toString();
   EXPECT_NE(m.status().message().find("'op' (DFT): DFT axis 2 is out of range"), std::string::npos)
@@ -74,9 +74,9 @@ TEST(OnnxSignal, DoubleWindowIsUnsupported) {
 
 // inverse together with onesided (a half-spectrum input) is not lowered: named as unsupported.
 TEST(OnnxSignal, InverseOnesidedDftIsUnsupported) {
-  auto m = onnx::importOnnxBytes(
-      unaryModel("DFT", {1, 8, 2}, {1, 5, 2}, {intAttr("inverse", 1), intAttr("onesided", 1)}), "dft.onnx",
-      unchecked());
+  auto m =
+      onnx::importOnnxBytes(unaryModel("DFT", {1, 8, 2}, {1, 5, 2}, {intAttr("inverse", 1), intAttr("onesided", 1)}),
+                            "dft.onnx", unchecked());
   ASSERT_FALSE(m.isOk());
   EXPECT_EQ(m.status().code(), StatusCode::Unsupported) << m.status().toString();
   EXPECT_NE(m.status().message().find("'op' (DFT): an inverse one-sided DFT"), std::string::npos)

@@ -41,7 +41,9 @@ TEST(OnnxTensor, ShapeStartNegative1) { EXPECT_TRUE(runNodeCase("test_shape_star
 TEST(OnnxTensor, Size) { EXPECT_TRUE(runNodeCase("test_size")); }
 TEST(OnnxTensor, SizeExample) { EXPECT_TRUE(runNodeCase("test_size_example")); }
 TEST(OnnxTensor, RangeFloat) { EXPECT_TRUE(runNodeCase("test_range_float_type_positive_delta", {0, 1, 2})); }
-TEST(OnnxTensor, RangeInt32NegativeDelta) { EXPECT_TRUE(runNodeCase("test_range_int32_type_negative_delta", {0, 1, 2})); }
+TEST(OnnxTensor, RangeInt32NegativeDelta) {
+  EXPECT_TRUE(runNodeCase("test_range_int32_type_negative_delta", {0, 1, 2}));
+}
 TEST(OnnxTensor, EyeLikeOffDiagonal) { EXPECT_TRUE(runNodeCase("test_eyelike_populate_off_main_diagonal")); }
 TEST(OnnxTensor, EyeLikeWithoutDtype) { EXPECT_TRUE(runNodeCase("test_eyelike_without_dtype")); }
 
@@ -94,11 +96,11 @@ TEST(OnnxTensor, TransposeAllPermutations) {
   for (int i = 0; i < 6; ++i) EXPECT_TRUE(runNodeCase("test_transpose_all_permutations_" + std::to_string(i)));
 }
 TEST(OnnxTensor, Concat) {
-  for (const char* c : {"test_concat_1d_axis_0", "test_concat_1d_axis_negative_1", "test_concat_2d_axis_0",
-                        "test_concat_2d_axis_1", "test_concat_2d_axis_negative_1", "test_concat_2d_axis_negative_2",
-                        "test_concat_3d_axis_0", "test_concat_3d_axis_1", "test_concat_3d_axis_2",
-                        "test_concat_3d_axis_negative_1", "test_concat_3d_axis_negative_2",
-                        "test_concat_3d_axis_negative_3"})
+  for (const char* c :
+       {"test_concat_1d_axis_0", "test_concat_1d_axis_negative_1", "test_concat_2d_axis_0", "test_concat_2d_axis_1",
+        "test_concat_2d_axis_negative_1", "test_concat_2d_axis_negative_2", "test_concat_3d_axis_0",
+        "test_concat_3d_axis_1", "test_concat_3d_axis_2", "test_concat_3d_axis_negative_1",
+        "test_concat_3d_axis_negative_2", "test_concat_3d_axis_negative_3"})
     EXPECT_TRUE(runNodeCase(c));
 }
 
@@ -119,7 +121,9 @@ TEST(OnnxTensor, SplitEqualParts2d) { EXPECT_TRUE(runNodeCase("test_split_equal_
 TEST(OnnxTensor, SplitEqualPartsDefaultAxis) { EXPECT_TRUE(runNodeCase("test_split_equal_parts_default_axis")); }
 TEST(OnnxTensor, SplitVariableParts1d) { EXPECT_TRUE(runNodeCase("test_split_variable_parts_1d", {1})); }
 TEST(OnnxTensor, SplitVariableParts2d) { EXPECT_TRUE(runNodeCaseVerified("test_split_variable_parts_2d", {1})); }
-TEST(OnnxTensor, SplitVariablePartsDefaultAxis) { EXPECT_TRUE(runNodeCase("test_split_variable_parts_default_axis", {1})); }
+TEST(OnnxTensor, SplitVariablePartsDefaultAxis) {
+  EXPECT_TRUE(runNodeCase("test_split_variable_parts_default_axis", {1}));
+}
 
 // ---- pad / tile / expand ----
 TEST(OnnxTensor, ConstantPad) { EXPECT_TRUE(runNodeCaseVerified("test_constant_pad", {1, 2})); }
@@ -141,7 +145,9 @@ TEST(OnnxTensor, GatherNegativeConstantIndices) { EXPECT_TRUE(runNodeCase("test_
 TEST(OnnxTensor, GatherElements0) { EXPECT_TRUE(runNodeCaseVerified("test_gather_elements_0")); }
 TEST(OnnxTensor, GatherElements1) { EXPECT_TRUE(runNodeCase("test_gather_elements_1")); }
 TEST(OnnxTensor, GatherElementsNegativeIndices) { EXPECT_TRUE(runNodeCase("test_gather_elements_negative_indices")); }
-TEST(OnnxTensor, GatherElementsConstantIndices) { EXPECT_TRUE(runNodeCase("test_gather_elements_negative_indices", {1})); }
+TEST(OnnxTensor, GatherElementsConstantIndices) {
+  EXPECT_TRUE(runNodeCase("test_gather_elements_negative_indices", {1}));
+}
 TEST(OnnxTensor, GatherNDFloat32) { EXPECT_TRUE(runNodeCaseVerified("test_gathernd_example_float32")); }
 TEST(OnnxTensor, GatherNDInt32) { EXPECT_TRUE(runNodeCase("test_gathernd_example_int32")); }
 TEST(OnnxTensor, GatherNDInt32BatchDim1) { EXPECT_TRUE(runNodeCase("test_gathernd_example_int32_batch_dim1")); }
@@ -149,7 +155,9 @@ TEST(OnnxTensor, GatherNDInt32BatchDim1) { EXPECT_TRUE(runNodeCase("test_gathern
 // ---- scatters ----
 TEST(OnnxTensor, ScatterElementsWithAxis) { EXPECT_TRUE(runNodeCaseVerified("test_scatter_elements_with_axis")); }
 TEST(OnnxTensor, ScatterElementsWithoutAxis) { EXPECT_TRUE(runNodeCase("test_scatter_elements_without_axis")); }
-TEST(OnnxTensor, ScatterElementsNegativeIndices) { EXPECT_TRUE(runNodeCase("test_scatter_elements_with_negative_indices")); }
+TEST(OnnxTensor, ScatterElementsNegativeIndices) {
+  EXPECT_TRUE(runNodeCase("test_scatter_elements_with_negative_indices"));
+}
 // reduction = add with a repeated index: a one-hot mask and REDUCE_SUM (tosa.scatter may not write twice).
 TEST(OnnxTensor, ScatterElementsDuplicateIndicesAdd) {
   EXPECT_TRUE(runNodeCaseVerified("test_scatter_elements_with_duplicate_indices"));
@@ -182,7 +190,8 @@ TEST(OnnxTensor, OneHotWithNegativeAxis) { EXPECT_TRUE(runNodeCase("test_onehot_
 TEST(OnnxTensor, OneHotWithoutAxis) { EXPECT_TRUE(runNodeCase("test_onehot_without_axis", {1})); }
 TEST(OnnxTensor, Tril) { EXPECT_TRUE(runNodeCaseVerified("test_tril")); }
 TEST(OnnxTensor, TrilK) {
-  for (const char* c : {"test_tril_neg", "test_tril_out_neg", "test_tril_out_pos", "test_tril_pos", "test_tril_square_neg"})
+  for (const char* c :
+       {"test_tril_neg", "test_tril_out_neg", "test_tril_out_pos", "test_tril_pos", "test_tril_square_neg"})
     EXPECT_TRUE(runNodeCase(c, {1}));
 }
 TEST(OnnxTensor, TrilNoK) {
@@ -205,8 +214,9 @@ TEST(OnnxTensor, RangeRunTimeBoundsIsUnsupported) {
 TEST(OnnxTensor, EyeLikeFloat64IsUnsupported) {
   EXPECT_TRUE(rejected("test_eyelike_with_dtype", {}, "no TOSA 1.0 equivalent"));
 }
-TEST(OnnxTensor, TrainingDropoutIsUnsupported) { EXPECT_TRUE(rejected("test_training_dropout", {1, 2}, "training mode")); }
-
+TEST(OnnxTensor, TrainingDropoutIsUnsupported) {
+  EXPECT_TRUE(rejected("test_training_dropout", {1, 2}, "training mode"));
+}
 
 // ---- element types other than float32 (hand-built models; expected values worked out in the comments) ----
 
@@ -254,8 +264,9 @@ TEST(OnnxTensorTypes, BoolGatherRunTimeIndices) {
   g.msg(11, typedInfo("d", {4}, 9 /*BOOL*/));
   g.msg(11, typedInfo("i", {3}, 7 /*INT64*/));
   g.msg(12, typedInfo("y", {3}, 9));
-  auto y = runHandBuilt(g, {{"d", Tensor::fromInts(DType::Bool, {4}, {1, 0, 0, 1})},
-                            {"i", Tensor::fromInts(DType::I32, {3}, {-1, 1, 0})}});
+  auto y = runHandBuilt(
+      g,
+      {{"d", Tensor::fromInts(DType::Bool, {4}, {1, 0, 0, 1})}, {"i", Tensor::fromInts(DType::I32, {3}, {-1, 1, 0})}});
   ASSERT_TRUE(y.isOk()) << y.status().toString();
   EXPECT_EQ(y->dtype(), DType::Bool);
   EXPECT_EQ(y->toInts(), (std::vector<int64_t>{1, 0, 1}));
@@ -307,7 +318,8 @@ TEST(OnnxTensorTypes, Float16TileStridedSliceExpand) {
 // int8 ScatterND with reduction 'mul' has no TOSA form (REDUCE_PRODUCT is floating-point only).
 TEST(OnnxTensorTypes, IntegerScatterMultiplyIsUnsupported) {
   Pb g;
-  g.msg(1, node({"ScatterND", "sc", {"d", "i", "u"}, {"y"}, {Pb().bytes(1, "reduction").bytes(4, "mul").varint(20, 3)}}));
+  g.msg(1,
+        node({"ScatterND", "sc", {"d", "i", "u"}, {"y"}, {Pb().bytes(1, "reduction").bytes(4, "mul").varint(20, 3)}}));
   g.bytes(2, "g");
   g.msg(11, typedInfo("d", {4}, 6 /*INT32*/));
   g.msg(11, typedInfo("i", {2, 1}, 7));
@@ -319,7 +331,6 @@ TEST(OnnxTensorTypes, IntegerScatterMultiplyIsUnsupported) {
   EXPECT_NE(m.status().message().find("'sc' (ScatterND): scatter reduction 'mul' on integers"), std::string::npos)
       << m.status().message();
 }
-
 
 // int32 values stay in plain (NCHW) layout: the NCHW forms of DepthToSpace / SpaceToDepth.
 // x = 0..7 as [1, 8, 1, 1], blocksize 2 (c = 2 output channels):

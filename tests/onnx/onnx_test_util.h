@@ -56,10 +56,10 @@ class Pb {
 // onnx.proto field numbers (ONNX 1.12).
 inline Pb tensorType(const std::vector<int64_t>& dims, int elemType = 1 /*FLOAT*/) {
   Pb shape;
-  for (int64_t d : dims) shape.msg(1, Pb().varint(1, uint64_t(d)));           // TensorShapeProto.dim.dim_value
+  for (int64_t d : dims) shape.msg(1, Pb().varint(1, uint64_t(d)));  // TensorShapeProto.dim.dim_value
   Pb tensor;
-  tensor.varint(1, uint64_t(elemType)).msg(2, shape);                          // TypeProto.Tensor
-  return Pb().msg(1, tensor);                                                  // TypeProto.tensor_type
+  tensor.varint(1, uint64_t(elemType)).msg(2, shape);  // TypeProto.Tensor
+  return Pb().msg(1, tensor);                          // TypeProto.tensor_type
 }
 inline Pb valueInfo(const std::string& name, const std::vector<int64_t>& dims) {
   return Pb().bytes(1, name).msg(2, tensorType(dims));
@@ -75,12 +75,14 @@ inline Pb floatTensor(const std::string& name, const std::vector<int64_t>& dims,
 inline Pb int64Tensor(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& v) {
   Pb t;
   for (int64_t d : dims) t.varint(1, uint64_t(d));
-  t.varint(2, 7);                                      // data_type INT64
-  for (int64_t x : v) t.varint(7, uint64_t(x));        // int64_data
+  t.varint(2, 7);                                // data_type INT64
+  for (int64_t x : v) t.varint(7, uint64_t(x));  // int64_data
   t.bytes(8, name);
   return t;
 }
-inline Pb intAttr(const std::string& name, int64_t v) { return Pb().bytes(1, name).varint(3, uint64_t(v)).varint(20, 2); }
+inline Pb intAttr(const std::string& name, int64_t v) {
+  return Pb().bytes(1, name).varint(3, uint64_t(v)).varint(20, 2);
+}
 struct NodeSpec {
   std::string op, name;
   std::vector<std::string> inputs, outputs;

@@ -19,7 +19,9 @@ TEST(OnnxText, TfOnlyBigramsSkip5) { EXPECT_TRUE(runNodeCase("test_tfidfvectoriz
 TEST(OnnxText, TfUniAndBigramsSkip5) { EXPECT_TRUE(runNodeCase("test_tfidfvectorizer_tf_uniandbigrams_skip5")); }
 
 // The MLIR written for a batch case passes mlir-opt-22.
-TEST(OnnxText, VerifiedByMlir) { EXPECT_TRUE(runNodeCaseVerified("test_tfidfvectorizer_tf_batch_uniandbigrams_skip5")); }
+TEST(OnnxText, VerifiedByMlir) {
+  EXPECT_TRUE(runNodeCaseVerified("test_tfidfvectorizer_tf_batch_uniandbigrams_skip5"));
+}
 
 onnx::OnnxImportOptions unchecked() {
   onnx::OnnxImportOptions o;
@@ -43,9 +45,12 @@ struct TfIdf {
 
 // Imports a one-node model with input x (int32 [len(x)]) and runs it on x.
 std::vector<double> run(const TfIdf& a, const std::vector<int64_t>& x) {
-  std::vector<Pb> attrs = {strAttr("mode", a.mode), intAttr("min_gram_length", a.minN),
-                           intAttr("max_gram_length", a.maxN), intAttr("max_skip_count", a.maxSkip),
-                           intsAttr("ngram_counts", a.counts), intsAttr("ngram_indexes", a.indexes),
+  std::vector<Pb> attrs = {strAttr("mode", a.mode),
+                           intAttr("min_gram_length", a.minN),
+                           intAttr("max_gram_length", a.maxN),
+                           intAttr("max_skip_count", a.maxSkip),
+                           intsAttr("ngram_counts", a.counts),
+                           intsAttr("ngram_indexes", a.indexes),
                            intsAttr("pool_int64s", a.pool)};
   if (!a.weights.empty()) attrs.push_back(floatsAttr("weights", a.weights));
   Pb g;
@@ -118,9 +123,13 @@ TEST(OnnxText, StringPoolIsUnsupported) {
   Pb strs;
   strs.bytes(1, "pool_strings").bytes(9, "a").bytes(9, "b").varint(20, 8 /*STRINGS*/);
   Pb g;
-  g.msg(1, node({"TfIdfVectorizer", "tfidf_str_node", {"x"}, {"y"},
-                 {strAttr("mode", "TF"), intAttr("min_gram_length", 1), intAttr("max_gram_length", 1),
-                  intsAttr("ngram_counts", {0}), intsAttr("ngram_indexes", {0, 1}), strs}}));
+  g.msg(1,
+        node({"TfIdfVectorizer",
+              "tfidf_str_node",
+              {"x"},
+              {"y"},
+              {strAttr("mode", "TF"), intAttr("min_gram_length", 1), intAttr("max_gram_length", 1),
+               intsAttr("ngram_counts", {0}), intsAttr("ngram_indexes", {0, 1}), strs}}));
   g.bytes(2, "g");
   g.msg(11, Pb().bytes(1, "x").msg(2, tensorType({5}, 6 /*INT32*/)));
   g.msg(12, valueInfo("y", {2}));

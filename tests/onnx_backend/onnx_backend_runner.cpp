@@ -251,7 +251,8 @@ std::vector<fs::path> pbFiles(const fs::path& set, const std::string& prefix) {
 std::string compareOutput(const Tensor& gotFile, const Tensor& wantFile, const std::string& what) {
   const Tensor want = npy::toNumpyDType(wantFile);
   if (gotFile.dtype() != want.dtype())
-    return what + ": dtype " + std::string(dtypeName(gotFile.dtype())) + ", want " + std::string(dtypeName(want.dtype()));
+    return what + ": dtype " + std::string(dtypeName(gotFile.dtype())) + ", want " +
+        std::string(dtypeName(want.dtype()));
   Tensor got = gotFile;
   if (wantFile.dtype() != want.dtype()) {  // compare carried types (bf16, fp8) as their values
     auto adapted = npy::adaptToDType(gotFile, wantFile.dtype(), what);
@@ -292,7 +293,8 @@ Result<std::pair<std::string, Tensor>> loadTestTensor(const fs::path& p) {
     return Status::parse(p.string() + ": not a TensorProto (sequence/optional test data?)");
   int64_t n = 1;
   for (int64_t d : tp.dims()) {
-    if (d < 0 || d > (int64_t(1) << 31)) return Status::parse(p.string() + ": implausible dimension " + std::to_string(d));
+    if (d < 0 || d > (int64_t(1) << 31))
+      return Status::parse(p.string() + ": implausible dimension " + std::to_string(d));
     n *= d;
     if (n > (int64_t(1) << 31)) return Status::parse(p.string() + ": implausible element count");
   }
@@ -375,12 +377,14 @@ Outcome runCase(const fs::path& dir) {
       std::string name = i < graphInputs.size() ? graphInputs[i] : t->first;
       if (!t->first.empty() && std::find(graphInputs.begin(), graphInputs.end(), t->first) != graphInputs.end())
         name = t->first;
-      if (bind.count(name)) bound.emplace_back(name, t->second);
+      if (bind.count(name))
+        bound.emplace_back(name, t->second);
       else if (dynamicInputs.count(name) && !t->second.shape().empty())
         shapes += " --input-shape " + shellQuote(name + "=" + shapeToString(t->second.shape()));
       all.emplace_back(name, std::move(t->second));
     }
-    std::string importArgs = "import " + shellQuote((dir / "model.onnx").string()) + " -o " + shellQuote(mlir.string()) + shapes;
+    std::string importArgs =
+        "import " + shellQuote((dir / "model.onnx").string()) + " -o " + shellQuote(mlir.string()) + shapes;
     if (!bound.empty()) {
       if (Status s = npy::writeNpz((tmp.path / "bind.npz").string(), bound); !s) return fail(s.toString());
       importArgs += " --bind-inputs " + shellQuote((tmp.path / "bind.npz").string());
@@ -402,8 +406,8 @@ Outcome runCase(const fs::path& dir) {
       if (!want) return fail(setName + ": " + want.status().toString());
       const std::string& gotName = (*got)[o].first;
       if (!want->first.empty() && gotName != want->first)
-        return fail(setName + ": output " + std::to_string(o) + " is named '" + gotName + "', want '" +
-                    want->first + "'");
+        return fail(setName + ": output " + std::to_string(o) + " is named '" + gotName + "', want '" + want->first +
+                    "'");
       std::string diff = compareOutput((*got)[o].second, want->second, setName + " output '" + want->first + "'");
       if (!diff.empty()) return fail(diff);
     }
@@ -450,7 +454,7 @@ void collectGraphTypes(const ::onnx::GraphProto& g, std::set<std::string>& kinds
 
 std::string elemName(int t) {
   return ::onnx::TensorProto::DataType_IsValid(t) ? ::onnx::TensorProto::DataType_Name(::onnx::TensorProto::DataType(t))
-                                               : std::to_string(t);
+                                                  : std::to_string(t);
 }
 
 // The single value of a scalar float/double/int64 TensorProto, if it is one.
@@ -491,7 +495,7 @@ struct Classification {
   std::set<int> elems;
   std::set<std::string> bind;
   std::set<std::string> ioKinds;  // non-tensor kinds among the graph's inputs and outputs
-  std::string reason;  // empty: TOSA can express the case
+  std::string reason;             // empty: TOSA can express the case
 };
 
 Classification classify(const fs::path& dir) {
@@ -538,8 +542,8 @@ Classification classify(const fs::path& dir) {
         for (int64_t k = 0; k < t->second.size(); ++k) {
           int64_t v = t->second.getInt(k);
           if (v < INT32_MIN || v > INT32_MAX) {
-            bigInt = "int64 value " + std::to_string(v) + " outside the int32 range in " +
-                     set.filename().string() + "/" + files[i].filename().string();
+            bigInt = "int64 value " + std::to_string(v) + " outside the int32 range in " + set.filename().string() +
+                "/" + files[i].filename().string();
             break;
           }
         }
@@ -590,10 +594,11 @@ Classification classify(const fs::path& dir) {
   if (!(op = has({"Adagrad", "Adam", "Momentum", "Gradient"})).empty()) {
     c.reason = "training op (" + op + ")";
   } else if (training) {
-    c.reason = "training mode (" + std::string(c.ops.count("Dropout") ? "Dropout training_mode=true" :
-                                               "BatchNormalization training_mode=1") + ")";
+    c.reason = "training mode (" +
+        std::string(c.ops.count("Dropout") ? "Dropout training_mode=true" : "BatchNormalization training_mode=1") + ")";
   } else if (!(op = has({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli",
-                         "Multinomial"})).empty()) {
+                         "Multinomial"}))
+                  .empty()) {
     c.reason = "randomness (" + op + ")";
   } else if (c.elems.count(::onnx::TensorProto::STRING) ||
              !(op = has({"StringNormalizer", "RegexFullMatch", "StringConcat", "StringSplit"})).empty()) {
@@ -612,8 +617,8 @@ Classification classify(const fs::path& dir) {
   } else {
     using TP = ::onnx::TensorProto;
     const std::map<int, const char*> noTosaType = {
-        {TP::DOUBLE, "float64"},      {TP::UINT16, "uint16"},         {TP::UINT32, "uint32"},
-        {TP::UINT64, "uint64"},       {TP::COMPLEX64, "complex64"},   {TP::COMPLEX128, "complex128"},
+        {TP::DOUBLE, "float64"}, {TP::UINT16, "uint16"},       {TP::UINT32, "uint32"},
+        {TP::UINT64, "uint64"},  {TP::COMPLEX64, "complex64"}, {TP::COMPLEX128, "complex128"},
     };
     for (const auto& [t, name] : noTosaType)
       if (c.elems.count(t)) {
@@ -830,9 +835,7 @@ std::vector<Outcome> runAll(const std::vector<Case>& cases, const Options& opt) 
         Outcome o;
         try {
           o = runCase(cases[next].dir);
-        } catch (const std::exception& e) {
-          o = {Kind::Failed, oneLine(std::string("exception: ") + e.what())};
-        }
+        } catch (const std::exception& e) { o = {Kind::Failed, oneLine(std::string("exception: ") + e.what())}; }
         std::string msg = std::string(o.kind == Kind::Passed ? "P" : "F") + " " + o.reason + "\n";
         size_t off = 0;
         while (off < msg.size()) {
@@ -859,8 +862,10 @@ std::vector<Outcome> runAll(const std::vector<Case>& cases, const Options& opt) 
       if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
         char buf[4096];
         ssize_t r = read(c.fd, buf, sizeof buf);
-        if (r > 0) c.out.append(buf, size_t(r));
-        else done = true;
+        if (r > 0)
+          c.out.append(buf, size_t(r));
+        else
+          done = true;
       }
       std::string killed;
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - c.start).count();
@@ -882,22 +887,22 @@ std::vector<Outcome> runAll(const std::vector<Case>& cases, const Options& opt) 
 }
 
 void usage() {
-  std::cout <<
-      "usage: onnx_backend_runner [options]\n"
-      "  --data-dir DIR              ONNX backend test data (default /usr/share/libonnx-testdata/data)\n"
-      "  --category C                node, pytorch-converted, pytorch-operator, simple (repeatable; default all)\n"
-      "  --filter SUBSTR             only cases whose name contains SUBSTR\n"
-      "  --skip-list FILE            cases TOSA cannot express, with reasons (not run)\n"
-      "  --known-failures FILE       expressible cases that fail today (the to-do list)\n"
-      "  --write-known-failures FILE write every failing case with its first failure reason\n"
-      "  --check-skips               also run skipped cases; any that passes must leave the skip list\n"
-      "  --classify                  print op types, element types, bound inputs and a proposed skip reason\n"
-      "  --self-test                 check the runner's own binding and comparison logic\n"
-      "  --jobs N                    cases run in parallel (default 2)\n"
-      "  --timeout S                 per-case time limit in seconds (default 120)\n"
-      "  --min-pass-rate PCT         required node pass rate over expressible cases (default 95)\n"
-      "  --verbose                   one line per case with its time\n"
-      "  --tosakit PATH              the tosakit executable to drive (default: the one built with the runner)\n";
+  std::cout
+      << "usage: onnx_backend_runner [options]\n"
+         "  --data-dir DIR              ONNX backend test data (default /usr/share/libonnx-testdata/data)\n"
+         "  --category C                node, pytorch-converted, pytorch-operator, simple (repeatable; default all)\n"
+         "  --filter SUBSTR             only cases whose name contains SUBSTR\n"
+         "  --skip-list FILE            cases TOSA cannot express, with reasons (not run)\n"
+         "  --known-failures FILE       expressible cases that fail today (the to-do list)\n"
+         "  --write-known-failures FILE write every failing case with its first failure reason\n"
+         "  --check-skips               also run skipped cases; any that passes must leave the skip list\n"
+         "  --classify                  print op types, element types, bound inputs and a proposed skip reason\n"
+         "  --self-test                 check the runner's own binding and comparison logic\n"
+         "  --jobs N                    cases run in parallel (default 2)\n"
+         "  --timeout S                 per-case time limit in seconds (default 120)\n"
+         "  --min-pass-rate PCT         required node pass rate over expressible cases (default 95)\n"
+         "  --verbose                   one line per case with its time\n"
+         "  --tosakit PATH              the tosakit executable to drive (default: the one built with the runner)\n";
 }
 
 }  // namespace
@@ -913,20 +918,34 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--data-dir") opt.dataDir = value();
-    else if (a == "--skip-list") opt.skipList = value();
-    else if (a == "--known-failures") opt.knownFailures = value();
-    else if (a == "--write-known-failures") opt.writeKnownFailures = value();
-    else if (a == "--category") opt.categories.push_back(value());
-    else if (a == "--filter") opt.filter = value();
-    else if (a == "--verbose") opt.verbose = true;
-    else if (a == "--check-skips") opt.checkSkips = true;
-    else if (a == "--classify") opt.classify = true;
-    else if (a == "--self-test") opt.selfTest = true;
-    else if (a == "--jobs") opt.jobs = std::atoi(value().c_str());
-    else if (a == "--timeout") opt.timeout = std::atof(value().c_str());
-    else if (a == "--min-pass-rate") opt.minPassRate = std::atof(value().c_str());
-    else if (a == "--tosakit") gTool = value();
+    if (a == "--data-dir")
+      opt.dataDir = value();
+    else if (a == "--skip-list")
+      opt.skipList = value();
+    else if (a == "--known-failures")
+      opt.knownFailures = value();
+    else if (a == "--write-known-failures")
+      opt.writeKnownFailures = value();
+    else if (a == "--category")
+      opt.categories.push_back(value());
+    else if (a == "--filter")
+      opt.filter = value();
+    else if (a == "--verbose")
+      opt.verbose = true;
+    else if (a == "--check-skips")
+      opt.checkSkips = true;
+    else if (a == "--classify")
+      opt.classify = true;
+    else if (a == "--self-test")
+      opt.selfTest = true;
+    else if (a == "--jobs")
+      opt.jobs = std::atoi(value().c_str());
+    else if (a == "--timeout")
+      opt.timeout = std::atof(value().c_str());
+    else if (a == "--min-pass-rate")
+      opt.minPassRate = std::atof(value().c_str());
+    else if (a == "--tosakit")
+      gTool = value();
     else if (a == "--help" || a == "-h") {
       usage();
       return 0;
@@ -993,9 +1012,12 @@ int main(int argc, char** argv) {
       std::string io;
       for (const auto& k : cl.ioKinds) io += (io.empty() ? "" : ",") + k;
       std::cout << c.key() << "\tops=" << ops.str() << "\ttypes=" << types.str() << "\tbind=" << bind.str()
-                << "\tio=" << (io.empty() ? "tensor" : io)
-                << "\tskip=" << (cl.reason.empty() ? "-" : cl.reason)
-                << "\tlisted=" << (skips->count(c.key()) ? "skip" : known->count(c.key()) ? "known" : "-") << "\n";
+                << "\tio=" << (io.empty() ? "tensor" : io) << "\tskip=" << (cl.reason.empty() ? "-" : cl.reason)
+                << "\tlisted="
+                << (skips->count(c.key())       ? "skip"
+                        : known->count(c.key()) ? "known"
+                                                : "-")
+                << "\n";
     }
     return errors ? 1 : 0;
   }
@@ -1026,7 +1048,8 @@ int main(int argc, char** argv) {
     const Outcome& o = outcome.at(key);
     if (o.kind == Kind::Passed) {
       ++n.passed;
-      if (known->count(key)) error(key + " is in the known failures but passes (remove it from " + opt.knownFailures + ")");
+      if (known->count(key))
+        error(key + " is in the known failures but passes (remove it from " + opt.knownFailures + ")");
       continue;
     }
     ++n.failed;
@@ -1045,8 +1068,10 @@ int main(int argc, char** argv) {
            "# The to-do list of the ONNX frontend: regenerate with\n"
            "#   onnx_backend_runner --skip-list tests/onnx_backend/skip_list.txt --write-known-failures FILE\n";
     for (const auto& [key, reason] : failing) out << key << "  " << reason << "\n";
-    if (!out) error(opt.writeKnownFailures + ": cannot write");
-    else std::cout << "wrote " << failing.size() << " known failures to " << opt.writeKnownFailures << "\n";
+    if (!out)
+      error(opt.writeKnownFailures + ": cannot write");
+    else
+      std::cout << "wrote " << failing.size() << " known failures to " << opt.writeKnownFailures << "\n";
   }
 
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

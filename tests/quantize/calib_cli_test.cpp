@@ -119,8 +119,8 @@ TEST_F(CalibrateCli, DefaultIsKldWithAutoTuneBetweenKldAndAbsmax) {
 
 TEST_F(CalibrateCli, AutoTuneMatchesNumpy) {
   auto want = clampAbsDataset(6);
-  auto r = runTool("calibrate " + path("model.mlir") + " --dataset " + path("data") + " --tune-num 3 --backend ref -o " +
-                   path("cali.txt"));
+  auto r = runTool("calibrate " + path("model.mlir") + " --dataset " + path("data") +
+                   " --tune-num 3 --backend ref -o " + path("cali.txt"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
   CalibrationTable t = readTable(path("cali.txt"));
   EXPECT_EQ(t.headerValue("tune number"), "3");
@@ -175,13 +175,13 @@ TEST_F(CalibrateCli, WeightEqualizationKeepsTheFunctionAndEqualizesRanges) {
   channelRanges(**before, r1, r2);
   channelRanges(**after, e1, e2);
   for (size_t c = 0; c < 3; ++c) {
-    EXPECT_NEAR(e1[c], e2[c], 1e-6 * e1[c]) << c;                      // equal ranges after...
+    EXPECT_NEAR(e1[c], e2[c], 1e-6 * e1[c]) << c;                     // equal ranges after...
     EXPECT_NEAR(e1[c], std::sqrt(r1[c] * r2[c]), 1e-6 * e1[c]) << c;  // ...at the geometric mean (Nagel et al.)
   }
   // Same function: outputs of both models on a sample agree (ReLU is positively homogeneous).
   for (const char* m : {"conv", "conv_we"})
-    ASSERT_EQ(runTool(std::string("run ") + path(std::string(m) + ".mlir") + " --backend ref --input x=" +
-                      path("data/s0.npy") + " -o " + path(std::string(m) + "_out.npz"))
+    ASSERT_EQ(runTool(std::string("run ") + path(std::string(m) + ".mlir") +
+                      " --backend ref --input x=" + path("data/s0.npy") + " -o " + path(std::string(m) + "_out.npz"))
                   .exitCode,
               0);
   auto a = npy::readNpz(path("conv_out.npz"));

@@ -23,8 +23,8 @@ using tosakit::testing::runTool;
 std::string identityModel(const std::string& shape, const std::string& recipeJson) {
   std::string attr = recipeJson.empty() ? "" : " {tosakit.preprocess = \"" + recipeJson + "\"}";
   std::string t = "tensor<" + shape + "xf32>";
-  return "func.func @main(%x: " + t + attr + " loc(\"x\")) -> " + t + " {\n  %y = tosa.identity %x : (" + t +
-         ") -> " + t + " loc(\"y\")\n  return %y : " + t + "\n}\n";
+  return "func.func @main(%x: " + t + attr + " loc(\"x\")) -> " + t + " {\n  %y = tosa.identity %x : (" + t + ") -> " +
+      t + " loc(\"y\")\n  return %y : " + t + "\n}\n";
 }
 
 class ImageInput : public tosakit::testing::ScratchDir {
@@ -50,9 +50,9 @@ class ImageInput : public tosakit::testing::ScratchDir {
 };
 
 TEST_F(ImageInput, RgbNchwMeanScale) {
-  expectPreprocessed("1x3x5x6",
-                     R"({\"mean\":[1,2,3],\"scale\":[0.5,0.25,2],\"pixel_format\":\"rgb\",\"channel_format\":\"nchw\"})",
-                     "img.png", "exp_rgb_nchw.npy", 1e-6);
+  expectPreprocessed(
+      "1x3x5x6", R"({\"mean\":[1,2,3],\"scale\":[0.5,0.25,2],\"pixel_format\":\"rgb\",\"channel_format\":\"nchw\"})",
+      "img.png", "exp_rgb_nchw.npy", 1e-6);
 }
 
 TEST_F(ImageInput, BgrNhwcRepeatedOverTheBatch) {
@@ -67,8 +67,8 @@ TEST_F(ImageInput, WithoutARecipeTpuMlirDefaultsApply) {
 
 TEST_F(ImageInput, GrayIsBt601Luma) {
   // OpenCV's fixed-point luma may differ from the rounded float formula by one level.
-  expectPreprocessed("1x1x5x6", R"({\"pixel_format\":\"gray\",\"mean\":[0],\"scale\":[1]})", "img.png",
-                     "exp_gray.npy", 1.0);
+  expectPreprocessed("1x1x5x6", R"({\"pixel_format\":\"gray\",\"mean\":[0],\"scale\":[1]})", "img.png", "exp_gray.npy",
+                     1.0);
 }
 
 TEST_F(ImageInput, ResizeIsBilinearWithHalfPixelCentres) {
@@ -89,8 +89,8 @@ TEST_F(ImageInput, CalibrateAcceptsImages) {
   write("m.mlir", identityModel("1x3x5x6", R"({\"mean\":[1,2,3],\"scale\":[0.5,0.25,2],\"pixel_format\":\"rgb\"})"));
   fs::create_directories(path("data"));
   fs::copy_file(path("img.png"), path("data/a.png"));
-  auto r = runTool("calibrate " + path("m.mlir") + " --dataset " + path("data") + " --method minmax -o " +
-                   path("cali.txt"));
+  auto r =
+      runTool("calibrate " + path("m.mlir") + " --dataset " + path("data") + " --method minmax -o " + path("cali.txt"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
   auto t = readCalibrationTable(path("cali.txt"));
   ASSERT_TRUE(t);
@@ -107,8 +107,9 @@ TEST_F(ImageInput, UndecodableImageIsOneLineExitFour) {
   write("broken.jpg", "not a jpeg at all");
   fs::create_directories(path("data"));
   write("data/broken.png", "\x89PNG\r\n\x1a\n truncated");
-  for (const std::string& cmd : {"run " + path("m.mlir") + " --input x=" + path("broken.jpg") + " -o " + path("o.npz"),
-                                 "calibrate " + path("m.mlir") + " --dataset " + path("data") + " -o " + path("o.npz")}) {
+  for (const std::string& cmd :
+       {"run " + path("m.mlir") + " --input x=" + path("broken.jpg") + " -o " + path("o.npz"),
+        "calibrate " + path("m.mlir") + " --dataset " + path("data") + " -o " + path("o.npz")}) {
     auto r = runTool(cmd);
     EXPECT_EQ(r.exitCode, 4) << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;

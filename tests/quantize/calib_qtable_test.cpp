@@ -14,7 +14,6 @@ namespace {
 using namespace tosakit;
 using tosakit::testing::runTool;
 
-
 class QtableCli : public tosakit::testing::ScratchDir {
  protected:
   void SetUp() override {
@@ -31,7 +30,8 @@ class QtableCli : public tosakit::testing::ScratchDir {
               0);
     std::ifstream in(path("good.txt"));
     std::string line, text;
-    while (std::getline(in, line)) text += (line.rfind("conv2 ", 0) == 0 ? "conv2 0.5000000" + line.substr(line.find(' ', 6)) : line) + "\n";
+    while (std::getline(in, line))
+      text += (line.rfind("conv2 ", 0) == 0 ? "conv2 0.5000000" + line.substr(line.find(' ', 6)) : line) + "\n";
     write("bad.txt", text);
   }
   std::string read(const std::string& name) {
@@ -64,7 +64,8 @@ TEST_F(QtableCli, KeepsExactlyTheSaturatedOutputLayerInFloat) {
 // a float conv1 reads that saturated transpose, an INT8 conv1 after a float transpose quantizes with the
 // transpose's threshold, and a float ReLU after an INT8 conv1 reads a conv computed on saturated input. Only the
 // three in float together carry x unclipped to conv2, whose input threshold (the ReLU's) is the minmax one.
-constexpr const char* kTransposeConvReluConv = R"(func.func @main(%x: tensor<1x2x4x4xf32> loc("x")) -> tensor<1x4x4x2xf32> {
+constexpr const char* kTransposeConvReluConv =
+    R"(func.func @main(%x: tensor<1x2x4x4xf32> loc("x")) -> tensor<1x4x4x2xf32> {
   %w1 = "tosa.const"() <{values = dense<[[[[8.0, -4.0]]], [[[0.05, 0.1]]], [[[1.0, -0.5]]]]> : tensor<3x1x1x2xf32>}> : () -> tensor<3x1x1x2xf32>
   %b1 = "tosa.const"() <{values = dense<[0.5, 0.01, -0.25]> : tensor<3xf32>}> : () -> tensor<3xf32>
   %w2 = "tosa.const"() <{values = dense<[[[[0.1, 2.0, -1.0]]], [[[-0.2, 3.0, 0.5]]]]> : tensor<2x1x1x3xf32>}> : () -> tensor<2x1x1x3xf32>
@@ -95,8 +96,10 @@ class QtableGroup : public tosakit::testing::ScratchDir {
     std::string line, text;
     while (std::getline(in, line)) {
       bool saturate = line.rfind("x ", 0) == 0 || line.rfind("transpose ", 0) == 0;
-      text += (saturate ? line.substr(0, line.find(' ')) + " 0.2000000" + line.substr(line.find(' ', line.find(' ') + 1))
-                        : line) + "\n";
+      text +=
+          (saturate ? line.substr(0, line.find(' ')) + " 0.2000000" + line.substr(line.find(' ', line.find(' ') + 1))
+                    : line) +
+          "\n";
     }
     write("bad.txt", text);
   }
@@ -109,9 +112,9 @@ class QtableGroup : public tosakit::testing::ScratchDir {
 TEST_F(QtableGroup, KeepsTheTransposeConvReluGroupInFloat) {
   ASSERT_NE(read("bad.txt").find("\nx 0.2000000 -"), std::string::npos) << read("bad.txt");
   ASSERT_NE(read("bad.txt").find("\ntranspose 0.2000000 -"), std::string::npos) << read("bad.txt");
-  auto r = runTool("qtable " + path("stem.mlir") + " --dataset " + path("data") + " --calibration-table " +
-                   path("bad.txt") + " --expected-cos 0.95 --max-float-layers 3 --loss-table " + path("loss.txt") +
-                   " -o " + path("q.txt"));
+  auto r =
+      runTool("qtable " + path("stem.mlir") + " --dataset " + path("data") + " --calibration-table " + path("bad.txt") +
+              " --expected-cos 0.95 --max-float-layers 3 --loss-table " + path("loss.txt") + " -o " + path("q.txt"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
   std::string q = read("q.txt");
   EXPECT_NE(q.find("# op_name quantize_mode\ntranspose F32\nconv1 F32\nrelu F32\n"), std::string::npos) << q;

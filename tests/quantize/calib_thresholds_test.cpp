@@ -81,8 +81,10 @@ TEST_F(ThresholdTest, OctavResultIsTheFixedPointOfItsIteration) {
   double clippedAbs = 0, clipped = 0, inRange = 0;
   for (size_t j = 0; j < h.size(); ++j) {
     double x = (j + 0.5) * width;
-    if (x > s) clippedAbs += x * h[j], clipped += h[j];
-    else inRange += h[j];
+    if (x > s)
+      clippedAbs += x * h[j], clipped += h[j];
+    else
+      inRange += h[j];
   }
   double next = clippedAbs / (std::pow(4.0, -8) / 3 * inRange + clipped);
   EXPECT_NEAR(next, s, 1e-5);

@@ -53,8 +53,9 @@ TEST(QuantBiasRange, LargeBiasOnTinyScalesIsExactNotSaturated) {
   writeModel(p("m.mlir"));
   // Thresholds: the input's 1e-3 (its range), the output's 1.0 (channel 0 is 1 +- 1e-6).
   std::ofstream(p("cali.txt")) << "# op_name threshold min max\nx 0.001 -0.001 0.001\nconv 1.0 0.0995 1.000001\n";
-  ASSERT_TRUE(npy::writeNpz(p("in.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {1, 2, 2, 1},
-                                                                    {kX[0], kX[1], kX[2], kX[3]})}}).isOk());
+  ASSERT_TRUE(
+      npy::writeNpz(p("in.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {1, 2, 2, 1}, {kX[0], kX[1], kX[2], kX[3]})}})
+          .isOk());
   auto q = runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") + " -o " +
                    p("q.mlir"));
   ASSERT_EQ(q.exitCode, 0) << q.out;

@@ -56,11 +56,13 @@ void writeModel(const std::string& path) {
   auto* silu = b.mul(r, s, 0, "silu");
   auto* sum = b.add(silu, c, "add");  // two roots (relu, conv): an integer add, silu a table
   auto* zp = b.scalar1(DType::FP32, 0);
-  auto* pool = b.op1("tosa.avg_pool2d", {sum, zp, b.scalar1(DType::FP32, 0)},
-                     ir::ValueType::tensor(DType::FP32, {1, 2, 2, 4}),
-                     {{"kernel", ir::Attribute::intArray({2, 2})}, {"stride", ir::Attribute::intArray({2, 2})},
-                      {"pad", ir::Attribute::intArray({0, 0, 0, 0})}, {"acc_type", ir::Attribute::type(DType::FP32)}},
-                     "pool");
+  auto* pool =
+      b.op1("tosa.avg_pool2d", {sum, zp, b.scalar1(DType::FP32, 0)}, ir::ValueType::tensor(DType::FP32, {1, 2, 2, 4}),
+            {{"kernel", ir::Attribute::intArray({2, 2})},
+             {"stride", ir::Attribute::intArray({2, 2})},
+             {"pad", ir::Attribute::intArray({0, 0, 0, 0})},
+             {"acc_type", ir::Attribute::type(DType::FP32)}},
+            "pool");
   b.output({pool}, {"y"});
   ASSERT_TRUE(saveModel(m, path).isOk());
 }
@@ -69,7 +71,8 @@ void writeText(const std::string& path, const std::string& text) { std::ofstream
 
 // A min/max table from the float model's own intermediates on the test input.
 void writeTable(const std::string& model, const std::string& inputs, const std::string& table) {
-  auto r = runTool("run " + model + " --inputs " + inputs + " -o " + p("f.npz") + " --dump-intermediates " + p("fl.npz"));
+  auto r =
+      runTool("run " + model + " --inputs " + inputs + " -o " + p("f.npz") + " --dump-intermediates " + p("fl.npz"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
   auto layers = npy::readNpz(p("fl.npz"));
   ASSERT_TRUE(layers.isOk());
@@ -106,7 +109,8 @@ std::vector<double> weightScales127(const Tensor& w) {
 
 // The model's 3x3 conv (pad 1, 4x4x3 input) at output (oy, ox, c): sum of x_q * round(w / S_w[c]) over the
 // taps that meet real input (padding contributes 0).
-double convTapSum(const Tensor& w, const std::vector<double>& sw, const std::vector<int64_t>& xq, int oy, int ox, int c) {
+double convTapSum(const Tensor& w, const std::vector<double>& sw, const std::vector<int64_t>& xq, int oy, int ox,
+                  int c) {
   double acc = 0;
   for (int ky = 0; ky < 3; ++ky)
     for (int kx = 0; kx < 3; ++kx)
@@ -189,9 +193,9 @@ TEST_F(QuantCli, ModesRunAndStayCloseToFloat) {
   for (std::string mode : {"INT8", "INT16", "BF16", "F16", "F32"}) {
     std::string out = p("q_" + mode + ".mlir");
     std::string extra = mode == "INT8" ? " --asymmetric" : "";
-    auto r = runTool("quantize " + p("m.mlir") + " --quantize " + mode + extra + " --calibration-table " +
-                     p("cali.txt") + " --test-input " + p("in.npz") + " --test-reference " + p("f.npz") +
-                     " --tolerance 0.98,0.8 -o " + out);
+    auto r =
+        runTool("quantize " + p("m.mlir") + " --quantize " + mode + extra + " --calibration-table " + p("cali.txt") +
+                " --test-input " + p("in.npz") + " --test-reference " + p("f.npz") + " --tolerance 0.98,0.8 -o " + out);
     EXPECT_EQ(r.exitCode, 0) << mode << ": " << r.out;
     EXPECT_TRUE(fs::exists(out)) << mode;
   }
@@ -199,12 +203,18 @@ TEST_F(QuantCli, ModesRunAndStayCloseToFloat) {
 
 TEST_F(QuantCli, IntegerResultsAreIdenticalOnEveryBackend) {
   ASSERT_EQ(runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") +
-                    " --quant-input --quant-output -o " + p("qb.mlir")).exitCode, 0);
-  ASSERT_TRUE(npy::writeNpz(p("qin.npz"), {{"x", Tensor::fromInts(DType::I8, {1, 4, 4, 3}, [] {
-                                              std::vector<int64_t> v;
-                                              for (int i = 0; i < 48; ++i) v.push_back((i * 37) % 256 - 128);
-                                              return v;
-                                            }())}}).isOk());
+                    " --quant-input --quant-output -o " + p("qb.mlir"))
+                .exitCode,
+            0);
+  ASSERT_TRUE(npy::writeNpz(p("qin.npz"),
+                            {{"x",
+                              Tensor::fromInts(DType::I8, {1, 4, 4, 3},
+                                               [] {
+                                                 std::vector<int64_t> v;
+                                                 for (int i = 0; i < 48; ++i) v.push_back((i * 37) % 256 - 128);
+                                                 return v;
+                                               }())}})
+                  .isOk());
   auto ref = runTool("run " + p("qb.mlir") + " --inputs " + p("qin.npz") + " -o " + p("ref.npz") + " --backend ref");
   ASSERT_EQ(ref.exitCode, 0) << ref.out;
   auto fast = runTool("run " + p("qb.mlir") + " --inputs " + p("qin.npz") + " -o " + p("fast.npz") + " --backend fast");
@@ -225,7 +235,8 @@ TEST_F(QuantCli, BadInputIsOneLineExit4AndNoOutput) {
   } cases[] = {
       {"--quantize INT8 --calibration-table " + p("unknown.txt"), "no_such_tensor"},
       {"--quantize INT8 --calibration-table " + p("lacking.txt"), "lacks tensor"},
-      {"--quantize INT8 --calibration-table " + p("cali.txt") + " --quantize-table " + p("qtable.txt"), "no_such_layer"},
+      {"--quantize INT8 --calibration-table " + p("cali.txt") + " --quantize-table " + p("qtable.txt"),
+       "no_such_layer"},
       {"--quantize INT8 --calibration-table " + p("cali.txt") + " --quantize-table " + p("qtable_bad.txt"), "FLOAT7"},
       {"--quantize INT8", "--calibration-table"},
       {"--quantize INT9 --calibration-table " + p("cali.txt"), "INT9"},
@@ -243,10 +254,14 @@ TEST_F(QuantCli, BadInputIsOneLineExit4AndNoOutput) {
 }
 
 TEST_F(QuantCli, CompareDequantizesAndFailsBelowTolerance) {
-  ASSERT_EQ(runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") +
-                    " -o " + p("qc.mlir")).exitCode, 0);
+  ASSERT_EQ(runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") + " -o " +
+                    p("qc.mlir"))
+                .exitCode,
+            0);
   ASSERT_EQ(runTool("run " + p("qc.mlir") + " --inputs " + p("in.npz") + " -o " + p("qo.npz") +
-                    " --dump-intermediates " + p("ql.npz")).exitCode, 0);
+                    " --dump-intermediates " + p("ql.npz"))
+                .exitCode,
+            0);
   auto ok = runTool("compare " + p("fl.npz") + " " + p("ql.npz") + " --dequantize " + p("qc.mlir") +
                     " --tolerance 0.95,0.7 --html " + p("report.html"));
   EXPECT_EQ(ok.exitCode, 0) << ok.out;
@@ -275,14 +290,17 @@ bool nearHalf(double v) { return std::fabs(std::fabs(v - std::floor(v)) - 0.5) <
 // and zero point -128 (6.1.2).
 TEST_F(QuantCli, Int8ConvReluSiluMatchAnIndependentCalculation) {
   ASSERT_EQ(runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") +
-                    " --quant-input --quant-output -o " + p("qi.mlir")).exitCode, 0);
+                    " --quant-input --quant-output -o " + p("qi.mlir"))
+                .exitCode,
+            0);
   auto thr = readThresholds(p("cali.txt"));
   ASSERT_GE(readThresholds(p("cali.txt"), 2).at("silu"), 0.0);
   ASSERT_LT(readThresholds(p("cali.txt"), 2).at("conv"), 0.0);  // conv (and x) stay on the signed grid
   double sx = thr.at("x") / 127, sconv = thr.at("conv") / 127, ssilu = thr.at("silu") / 255;
   Tensor x = floats({1, 4, 4, 3}, 0.21, 0.3), w = floats({4, 3, 3, 3}, 0.37), b = floats({4}, 1.1);
   std::vector<int64_t> xq(48);
-  for (int i = 0; i < 48; ++i) xq[size_t(i)] = std::clamp<int64_t>(int64_t(std::nearbyint(x.getFloat(i) / sx)), -128, 127);
+  for (int i = 0; i < 48; ++i)
+    xq[size_t(i)] = std::clamp<int64_t>(int64_t(std::nearbyint(x.getFloat(i) / sx)), -128, 127);
   ASSERT_TRUE(npy::writeNpz(p("xq.npz"), {{"x", Tensor::fromInts(DType::I8, {1, 4, 4, 3}, xq)}}).isOk());
   auto r = runTool("run " + p("qi.mlir") + " --inputs " + p("xq.npz") + " -o " + p("qo.npz") +
                    " --dump-intermediates " + p("qil.npz"));
@@ -307,7 +325,8 @@ TEST_F(QuantCli, Int8ConvReluSiluMatchAnIndependentCalculation) {
         double v = sconv * double(std::max<int64_t>(expected, 0));
         double f = v / (1 + std::exp(-v)) / ssilu;
         if (!nearHalf(f)) {
-          EXPECT_EQ(silu.getInt(idx), std::clamp<int64_t>(int64_t(std::floor(f + 0.5)) - 128, -128, 127)) << "silu at " << idx;
+          EXPECT_EQ(silu.getInt(idx), std::clamp<int64_t>(int64_t(std::floor(f + 0.5)) - 128, -128, 127))
+              << "silu at " << idx;
           ++compared;
         }
       }
@@ -326,7 +345,8 @@ TEST_F(QuantCli, FusePreprocessTakesPixels) {
   r.channelFormat = "nhwc";
   setPreprocessRecipe(*(*m)->functions.front(), 0, r);
   ASSERT_TRUE(saveModel(**m, p("mp.mlir")).isOk());
-  ASSERT_EQ(runTool("quantize " + p("mp.mlir") + " --quantize F32 --fuse-preprocess -o " + p("mp_fused.mlir")).exitCode, 0);
+  ASSERT_EQ(runTool("quantize " + p("mp.mlir") + " --quantize F32 --fuse-preprocess -o " + p("mp_fused.mlir")).exitCode,
+            0);
   std::vector<int64_t> pixels(48);
   std::vector<double> normalized(48);
   for (int i = 0; i < 48; ++i) {
@@ -343,7 +363,8 @@ TEST_F(QuantCli, FusePreprocessTakesPixels) {
   auto x = npy::readNpz(p("fused_out.npz")), y = npy::readNpz(p("norm_out.npz"));
   ASSERT_TRUE(x.isOk() && y.isOk());
   const Tensor &fx = x->at(0).second, &fy = y->at(0).second;
-  for (int64_t i = 0; i < fx.size(); ++i) EXPECT_NEAR(fx.getFloat(i), fy.getFloat(i), 1e-4 * (1 + std::fabs(fy.getFloat(i))));
+  for (int64_t i = 0; i < fx.size(); ++i)
+    EXPECT_NEAR(fx.getFloat(i), fy.getFloat(i), 1e-4 * (1 + std::fabs(fy.getFloat(i))));
 }
 
 // INT16 (EXT-INT16): conv within one code of the exact real computation (the i48 accumulator's rescale has a
@@ -352,7 +373,9 @@ TEST_F(QuantCli, FusePreprocessTakesPixels) {
 // value = (table[index] << 7) + (table[index + 1] - table[index]) * fraction, then rescaled by 2^-7.
 TEST_F(QuantCli, Int16ConvReluSiluTableMatchAnIndependentCalculation) {
   ASSERT_EQ(runTool("quantize " + p("m.mlir") + " --quantize INT16 --calibration-table " + p("cali.txt") +
-                    " --quant-input --quant-output -o " + p("q16.mlir")).exitCode, 0);
+                    " --quant-input --quant-output -o " + p("q16.mlir"))
+                .exitCode,
+            0);
   auto v = runTool("validate " + p("q16.mlir") + " --profile pro_int --extension int16");
   EXPECT_EQ(v.exitCode, 0) << v.out;
   auto thr = readThresholds(p("cali.txt"));
@@ -441,8 +464,7 @@ TEST_F(QuantCli, MixedInt8Int16LayersMeetAtRescales) {
   auto fl = npy::readNpz(p("qmlf.npz"));
   ASSERT_TRUE(fl.isOk());
   ASSERT_EQ(fl->size(), layers->size());
-  for (size_t i = 0; i < fl->size(); ++i)
-    EXPECT_TRUE((*fl)[i].second.identical((*layers)[i].second)) << (*fl)[i].first;
+  for (size_t i = 0; i < fl->size(); ++i) EXPECT_TRUE((*fl)[i].second.identical((*layers)[i].second)) << (*fl)[i].first;
   // And the mixed graph stays close to the float model through the user's --test-input door.
   auto t = runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") +
                    " --quantize-table " + p("mixed.qtable") + " --test-input " + p("in.npz") + " --test-reference " +

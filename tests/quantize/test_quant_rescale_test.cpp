@@ -45,9 +45,7 @@ void checkDerivation(double scale, bool scale32) {
   ASSERT_LE(p->shift, 62);
   ASSERT_GE(p->multiplier, 0);
   ASSERT_LT(p->multiplier, int64_t(1) << bits);
-  if (p->shift < 62) {
-    ASSERT_GE(p->multiplier, int64_t(1) << (bits - 1)) << "not normalized: " << scale;
-  }
+  if (p->shift < 62) { ASSERT_GE(p->multiplier, int64_t(1) << (bits - 1)) << "not normalized: " << scale; }
   ASSERT_TRUE(nearestOnGrid(scale, p->multiplier, p->shift))
       << "scale " << scale << " -> " << p->multiplier << " >> " << p->shift;
 }

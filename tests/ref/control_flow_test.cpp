@@ -393,8 +393,9 @@ TEST(CustomTest, InputListAboveMaxTensorListSizeIsLevelError) {
   buildCustom(g, 65);
   auto session = Session::create(std::move(g.module));
   ASSERT_TRUE(session.isOk());
-  (*session)->backend().registerCustomOp("triple", [](const ir::Operation&, const std::vector<const Tensor*>&,
-                                                      std::vector<Tensor>&) { return Status::ok(); });
+  (*session)->backend().registerCustomOp(
+      "triple",
+      [](const ir::Operation&, const std::vector<const Tensor*>&, std::vector<Tensor>&) { return Status::ok(); });
   NamedTensors feeds;
   for (int i = 0; i < 65; ++i) feeds.emplace_back("x" + std::to_string(i), i32(i));
   RunResult r;

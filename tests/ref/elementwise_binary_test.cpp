@@ -446,7 +446,7 @@ TEST(TableTest, Int8LooksUpValuePlus128) {
   std::vector<int64_t> table(256);
   for (int j = 0; j < 256; ++j) table[size_t(j)] = 127 - j;
   auto r = runBoth("tosa.table", {Arg(Ints(DType::I8, {3}, {-128, 0, 127})), Const(Ints(DType::I8, {256}, table))},
-                 {TT(DType::I8, {3})});
+                   {TT(DType::I8, {3})});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(r.outputs[0].toInts(), (std::vector<int64_t>{127, -1, -128}));
 }
@@ -459,8 +459,8 @@ TEST(TableTest, Int16InterpolatesTo32Bits) {
   std::vector<int64_t> table(513);
   for (int j = 0; j < 513; ++j) table[size_t(j)] = (j - 256) * 64;
   auto r = runBoth("tosa.table",
-                 {Arg(Ints(DType::I16, {5}, {0, 1, -32768, 32767, -129})), Const(Ints(DType::I16, {513}, table))},
-                 {TT(DType::I32, {5})});
+                   {Arg(Ints(DType::I16, {5}, {0, 1, -32768, 32767, -129})), Const(Ints(DType::I16, {513}, table))},
+                   {TT(DType::I32, {5})});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(r.outputs[0].toInts(), (std::vector<int64_t>{0, 64, -2097152, 2097088, -8256}));
 }
@@ -471,15 +471,15 @@ TEST(TableTest, Int16SlopeOverflowIsUnpredictable) {
   table[0] = -32768;
   table[1] = 32767;
   auto r = runBoth("tosa.table", {Arg(Ints(DType::I16, {1}, {-32768})), Const(Ints(DType::I16, {513}, table))},
-                 {TT(DType::I32, {1})});
+                   {TT(DType::I32, {1})});
   EXPECT_UNPREDICTABLE(r);
 }
 
 TEST(TableTest, WrongTableLengthIsUnpredictable) {
   // REQUIRE(length(table) == TABLE_SIZE): 255 entries for an i8 table.
-  auto r =
-      runBoth("tosa.table", {Arg(Ints(DType::I8, {1}, {0})), Const(Ints(DType::I8, {255}, std::vector<int64_t>(255, 0)))},
-            {TT(DType::I8, {1})});
+  auto r = runBoth("tosa.table",
+                   {Arg(Ints(DType::I8, {1}, {0})), Const(Ints(DType::I8, {255}, std::vector<int64_t>(255, 0)))},
+                   {TT(DType::I8, {1})});
   EXPECT_UNPREDICTABLE(r);
 }
 
@@ -487,7 +487,7 @@ TEST(TableTest, TypeAndShapeErrors) {
   // i16 input with an i16 output is not a row (the i16 row outputs i32).
   std::vector<int64_t> table(513, 0);
   EXPECT_SPEC_ERROR(runBoth("tosa.table", {Arg(Ints(DType::I16, {1}, {0})), Const(Ints(DType::I16, {513}, table))},
-                          {TT(DType::I16, {1})}));
+                            {TT(DType::I16, {1})}));
   // Output shape differs from the input shape.
   EXPECT_SPEC_ERROR(runBoth(
       "tosa.table", {Arg(Ints(DType::I8, {2}, {0, 1})), Const(Ints(DType::I8, {256}, std::vector<int64_t>(256, 0)))},

@@ -327,8 +327,8 @@ TEST(NegateTest, ZeroPointErrors) {
 TEST(NegateTest, ShapeLevelAndTypeErrors) {
   EXPECT_SPEC_ERROR(
       runBoth("tosa.negate",
-            {Arg(Ints(DType::I8, {2}, {1, 2})), Const(Ints(DType::I8, {1}, {0})), Const(Ints(DType::I8, {1}, {0}))},
-            {TT(DType::I8, {3})}));
+              {Arg(Ints(DType::I8, {2}, {1, 2})), Const(Ints(DType::I8, {1}, {0})), Const(Ints(DType::I8, {1}, {0}))},
+              {TT(DType::I8, {3})}));
   EXPECT_SPEC_ERROR(negate(Ints(DType::I8, kRank7, {1}), Ints(DType::I8, {1}, {0}), Ints(DType::I8, {1}, {0})));
   EXPECT_SPEC_ERROR(negate(Ints(DType::Bool, {1}, {1}), Ints(DType::Bool, {1}, {0}), Ints(DType::Bool, {1}, {0})));
 }

@@ -15,8 +15,8 @@ inline OpRun runBoth(const std::string& opName, const std::vector<OpInput>& inpu
   OpRun viaSession = runOp(opName, inputs, resultTypes, attrs, target);
   OpRun viaKernel = runKernel(opName, inputs, resultTypes, attrs, target);
   if (viaSession.status.code() != viaKernel.status.code())
-    return {Status::internal("session and kernel disagree: session '" + viaSession.status.toString() +
-                             "', kernel '" + viaKernel.status.toString() + "'"),
+    return {Status::internal("session and kernel disagree: session '" + viaSession.status.toString() + "', kernel '" +
+                             viaKernel.status.toString() + "'"),
             {}};
   if (viaSession.status.isOk()) {
     if (viaSession.outputs.size() != viaKernel.outputs.size())

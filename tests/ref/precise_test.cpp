@@ -234,10 +234,9 @@ TEST(PreciseTest, ConcatCopiesFp64AndIntegersUnchanged) {
   EXPECT_EQ(r.outputs[0].dtype(), DType::FP64);
   EXPECT_EQ(r.outputs[0].toDoubles(), (std::vector<double>{1, 2, 3}));
   // i32 add: 2147483000 + 600 = 2147483600, an i32 tensor in either mode.
-  auto i = runPrecise("tosa.add",
-                      {Arg(Tensor::fromInts(DType::I32, {1}, {2147483000})),
-                       Arg(Tensor::fromInts(DType::I32, {1}, {600}))},
-                      {TT(DType::I32, {1})});
+  auto i = runPrecise(
+      "tosa.add", {Arg(Tensor::fromInts(DType::I32, {1}, {2147483000})), Arg(Tensor::fromInts(DType::I32, {1}, {600}))},
+      {TT(DType::I32, {1})});
   EXPECT_RUN_OK(i);
   EXPECT_EQ(i.outputs[0].dtype(), DType::I32);
   EXPECT_EQ(i.outputs[0].toInts(), (std::vector<int64_t>{2147483600}));

@@ -111,8 +111,10 @@ inline void PrintTo(const OpRunner& r, std::ostream* os) { *os << r.name; }
 inline const OpRunner kValidatedPath{&runOp, "session"}, kKernelPath{&runKernel, "kernel"};
 
 // Expect an ERROR_IF verdict (StatusCode::SpecError) / a REQUIRE verdict (Unpredictable).
-#define EXPECT_SPEC_ERROR(run) EXPECT_EQ((run).status.code(), ::tosakit::StatusCode::SpecError) << (run).status.toString()
-#define EXPECT_UNPREDICTABLE(run) EXPECT_EQ((run).status.code(), ::tosakit::StatusCode::Unpredictable) << (run).status.toString()
+#define EXPECT_SPEC_ERROR(run) \
+  EXPECT_EQ((run).status.code(), ::tosakit::StatusCode::SpecError) << (run).status.toString()
+#define EXPECT_UNPREDICTABLE(run) \
+  EXPECT_EQ((run).status.code(), ::tosakit::StatusCode::Unpredictable) << (run).status.toString()
 #define EXPECT_RUN_OK(run) ASSERT_TRUE((run).status.isOk()) << (run).status.toString()
 
 }  // namespace tosakit::testing

@@ -18,7 +18,7 @@ OpRun gather(Tensor values, Tensor indices, Shape outShape) {
 OpRun scatter(Tensor valuesIn, Tensor indices, Tensor input, Shape outShape) {
   DType t = valuesIn.dtype();
   return runBoth("tosa.scatter", {Arg(std::move(valuesIn)), Arg(std::move(indices)), Arg(std::move(input))},
-               {TT(t, std::move(outShape))});
+                 {TT(t, std::move(outShape))});
 }
 
 TEST(GatherTest, EveryType) {

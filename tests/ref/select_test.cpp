@@ -11,7 +11,7 @@ Tensor Reals(DType t, Shape s, std::vector<double> v) { return Tensor::fromDoubl
 
 OpRun select(Tensor c, Tensor a, Tensor b, DType outT, Shape outShape) {
   return runBoth("tosa.select", {Arg(std::move(c)), Arg(std::move(a)), Arg(std::move(b))},
-               {TT(outT, std::move(outShape))});
+                 {TT(outT, std::move(outShape))});
 }
 
 TEST(SelectTest, EveryNumericTypeWithBroadcast) {

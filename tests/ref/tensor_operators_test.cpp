@@ -162,15 +162,15 @@ OpRun avgPool(Tensor in, DType accT, Shape outShape, std::vector<int64_t> kernel
               const ir::TargetEnv& target = ir::TargetEnv::all()) {
   DType t = in.dtype();
   return runBoth("tosa.avg_pool2d", {Arg(std::move(in)), Zp(t, inZp), Zp(t, outZp)}, {TT(t, std::move(outShape))},
-               {{"kernel", arr(kernel)}, {"stride", arr(stride)}, {"pad", arr(pad)}, {"acc_type", A::type(accT)}},
-               target);
+                 {{"kernel", arr(kernel)}, {"stride", arr(stride)}, {"pad", arr(pad)}, {"acc_type", A::type(accT)}},
+                 target);
 }
 
 TEST(AvgPool2dTest, Int8ExactAverages) {
   // 3x3 input 1..9, 2x2 windows: (1+2+4+5)/4=3, (2+3+5+6)/4=4, (4+5+7+8)/4=6, (5+6+8+9)/4=7.
   // reciprocal_scale(4): multiplier 1073741825, shift 32; (12*1073741825 + 2^31) >> 32 = 3.
-  auto r = avgPool(T(DType::I8, {1, 3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), DType::I32, {1, 2, 2, 1}, {2, 2},
-                   {1, 1}, {0, 0, 0, 0});
+  auto r = avgPool(T(DType::I8, {1, 3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), DType::I32, {1, 2, 2, 1}, {2, 2}, {1, 1},
+                   {0, 0, 0, 0});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{3, 4, 6, 7}));
 }
@@ -181,24 +181,24 @@ TEST(AvgPool2dTest, Int8ZeroPointsPaddingAndRounding) {
   // (0,1): 2+3=5, count 2: rs(2) = (1073741825, 31): (5*1073741825 + 2^30) >> 31 = 3 (2.5 rounds up) -> 5
   // (1,0): 2+4=6, count 2 -> 3 -> 5
   // (1,1): 14, count 4: (14*1073741825 + 2^31) >> 32 = 4 -> 6
-  auto r = avgPool(T(DType::I8, {1, 2, 2, 1}, {1, 2, 3, 4}), DType::I32, {1, 2, 2, 1}, {2, 2}, {1, 1},
-                   {1, 0, 1, 0}, -1, 2);
+  auto r =
+      avgPool(T(DType::I8, {1, 2, 2, 1}, {1, 2, 3, 4}), DType::I32, {1, 2, 2, 1}, {2, 2}, {1, 1}, {1, 0, 1, 0}, -1, 2);
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{4, 5, 5, 6}));
 }
 
 TEST(AvgPool2dTest, Int8ClipsToOutputRange) {
   // average 100, output_zp 100 -> 200 clipped to maximum_s<i8> = 127.
-  auto r = avgPool(T(DType::I8, {1, 1, 2, 1}, {100, 100}), DType::I32, {1, 1, 1, 1}, {1, 2}, {1, 1},
-                   {0, 0, 0, 0}, 0, 100);
+  auto r =
+      avgPool(T(DType::I8, {1, 1, 2, 1}, {100, 100}), DType::I32, {1, 1, 1, 1}, {1, 2}, {1, 1}, {0, 0, 0, 0}, 0, 100);
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{127}));
 }
 
 TEST(AvgPool2dTest, Int16NegativeAverageRoundsHalfUp) {
   // sum -201, count 4: (-201*1073741825 + 2^31) >> 32 = floor(-49.75...) = -50.
-  auto r = avgPool(T(DType::I16, {1, 2, 2, 1}, {-100, -101, 0, 0}), DType::I32, {1, 1, 1, 1}, {2, 2}, {1, 1},
-                   {0, 0, 0, 0});
+  auto r =
+      avgPool(T(DType::I16, {1, 2, 2, 1}, {-100, -101, 0, 0}), DType::I32, {1, 1, 1, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{-50}));
 }
@@ -206,8 +206,8 @@ TEST(AvgPool2dTest, Int16NegativeAverageRoundsHalfUp) {
 TEST(AvgPool2dTest, Fp32PaddingNotCounted) {
   // 3x3 input 1..9, kernel 3x3, stride 2, pad 1: OH = (3+2-3)/2+1 = 2. Each window covers 4 real values:
   // (1+2+4+5)/4=3, (2+3+5+6)/4=4, (4+5+7+8)/4=6, (5+6+8+9)/4=7.
-  auto r = avgPool(T(DType::FP32, {1, 3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), DType::FP32, {1, 2, 2, 1},
-                   {3, 3}, {2, 2}, {1, 1, 1, 1});
+  auto r = avgPool(T(DType::FP32, {1, 3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), DType::FP32, {1, 2, 2, 1}, {3, 3}, {2, 2},
+                   {1, 1, 1, 1});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{3, 4, 6, 7}));
 }
@@ -226,24 +226,21 @@ TEST(AvgPool2dTest, Fp16AccumulatorFp16VsFp32) {
 
 TEST(AvgPool2dTest, Bf16RoundsQuotient) {
   // (1+2+4)/3 = 2.3333333 in fp32, then to bf16 (spacing 2^-6 in [2,4)): 149 * 2^-6 = 2.328125.
-  auto r = avgPool(T(DType::BF16, {1, 1, 3, 1}, {1, 2, 4}), DType::FP32, {1, 1, 1, 1}, {1, 3}, {1, 1},
-                   {0, 0, 0, 0});
+  auto r = avgPool(T(DType::BF16, {1, 1, 3, 1}, {1, 2, 4}), DType::FP32, {1, 1, 1, 1}, {1, 3}, {1, 1}, {0, 0, 0, 0});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{2.328125}));
 }
 
 TEST(AvgPool2dTest, Fp8e4m3) {
   // (1+1+2)/3 = 1.3333 (fp16 1.333008) -> fp8e4m3 spacing 0.125 in [1,2): 11 * 0.125 = 1.375.
-  auto r = avgPool(T(DType::FP8E4M3, {1, 1, 3, 1}, {1, 1, 2}), DType::FP16, {1, 1, 1, 1}, {1, 3}, {1, 1},
-                   {0, 0, 0, 0});
+  auto r = avgPool(T(DType::FP8E4M3, {1, 1, 3, 1}, {1, 1, 2}), DType::FP16, {1, 1, 1, 1}, {1, 3}, {1, 1}, {0, 0, 0, 0});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{1.375}));
 }
 
 TEST(AvgPool2dTest, Fp8e5m2) {
   // (1+1+2)/3 = 1.3333 -> fp8e5m2 spacing 0.25 in [1,2): 1.25.
-  auto r = avgPool(T(DType::FP8E5M2, {1, 1, 3, 1}, {1, 1, 2}), DType::FP16, {1, 1, 1, 1}, {1, 3}, {1, 1},
-                   {0, 0, 0, 0});
+  auto r = avgPool(T(DType::FP8E5M2, {1, 1, 3, 1}, {1, 1, 2}), DType::FP16, {1, 1, 1, 1}, {1, 3}, {1, 1}, {0, 0, 0, 0});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{1.25}));
 }
@@ -328,8 +325,7 @@ TEST(MaxPool2dTest, Int8) {
 
 TEST(MaxPool2dTest, Int16PaddingIgnored) {
   // pad 1 all round, kernel 2, stride 2: OH = (2+2-2)/2+1 = 2; each window sees exactly one real value.
-  auto r = maxPool(T(DType::I16, {1, 2, 2, 1}, {-300, -200, -100, -32768}), {1, 2, 2, 1}, {2, 2}, {2, 2},
-                   {1, 1, 1, 1});
+  auto r = maxPool(T(DType::I16, {1, 2, 2, 1}, {-300, -200, -100, -32768}), {1, 2, 2, 1}, {2, 2}, {2, 2}, {1, 1, 1, 1});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{-300, -200, -100, -32768}));
 }
@@ -348,8 +344,7 @@ TEST(MaxPool2dTest, Fp32NanModes) {
 }
 
 TEST(MaxPool2dTest, Fp32AllNanWindowIgnoreGivesNan) {
-  auto r = maxPool(T(DType::FP32, {1, 1, 2, 1}, {kNaN, kNaN}), {1, 1, 1, 1}, {1, 2}, {1, 1}, {0, 0, 0, 0},
-                   "IGNORE");
+  auto r = maxPool(T(DType::FP32, {1, 1, 2, 1}, {kNaN, kNaN}), {1, 1, 1, 1}, {1, 2}, {1, 1}, {0, 0, 0, 0}, "IGNORE");
   EXPECT_RUN_OK(r);
   EXPECT_TRUE(std::isnan(vals(r)[0]));
 }
@@ -361,16 +356,14 @@ TEST(MaxPool2dTest, Fp16NegativeInfinity) {
 }
 
 TEST(MaxPool2dTest, Bf16) {
-  auto r = maxPool(T(DType::BF16, {1, 2, 2, 1}, {1.5, -2.5, 0.25, 3}), {1, 1, 1, 1}, {2, 2}, {1, 1},
-                   {0, 0, 0, 0});
+  auto r = maxPool(T(DType::BF16, {1, 2, 2, 1}, {1.5, -2.5, 0.25, 3}), {1, 1, 1, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{3}));
 }
 
 TEST(MaxPool2dTest, Fp8e4m3AndFp8e5m2) {
   auto a = maxPool(T(DType::FP8E4M3, {1, 1, 2, 1}, {-448, -2}), {1, 1, 1, 1}, {1, 2}, {1, 1}, {0, 0, 0, 0});
-  auto b = maxPool(T(DType::FP8E5M2, {1, 1, 2, 1}, {-kInf, -57344}), {1, 1, 1, 1}, {1, 2}, {1, 1},
-                   {0, 0, 0, 0});
+  auto b = maxPool(T(DType::FP8E5M2, {1, 1, 2, 1}, {-kInf, -57344}), {1, 1, 1, 1}, {1, 2}, {1, 1}, {0, 0, 0, 0});
   EXPECT_RUN_OK(a);
   EXPECT_RUN_OK(b);
   EXPECT_EQ(vals(a), (std::vector<double>{-2}));
@@ -379,13 +372,13 @@ TEST(MaxPool2dTest, Fp8e4m3AndFp8e5m2) {
 
 TEST(MaxPool2dTest, ErrorIfs) {
   Tensor in = T(DType::I8, {1, 4, 4, 1}, {});
-  EXPECT_SPEC_ERROR(maxPool(in, {1, 4, 5, 1}, {1, 0}, {1, 1}, {0, 0, 0, 0}));    // kernel_x < 1
-  EXPECT_SPEC_ERROR(maxPool(in, {1, 3, 3, 1}, {2, 2}, {0, 1}, {0, 0, 0, 0}));    // stride_y < 1
-  EXPECT_SPEC_ERROR(maxPool(in, {1, 2, 3, 1}, {2, 2}, {1, 1}, {-1, 0, 0, 0}));   // pad_top < 0
-  EXPECT_SPEC_ERROR(maxPool(in, {1, 3, 5, 1}, {2, 2}, {1, 1}, {0, 0, 2, 0}));    // pad_left >= kernel_x
-  EXPECT_SPEC_ERROR(maxPool(in, {1, 3, 5, 1}, {2, 2}, {1, 1}, {0, 2, 0, 0}));    // pad_bottom >= kernel_y
-  EXPECT_SPEC_ERROR(maxPool(in, {1, 3, 2, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0}));    // OW != 3
-  EXPECT_SPEC_ERROR(maxPool(in, {1, 1, 1, 1}, {3, 3}, {2, 2}, {0, 0, 0, 0}));    // idiv_check(1, 2)
+  EXPECT_SPEC_ERROR(maxPool(in, {1, 4, 5, 1}, {1, 0}, {1, 1}, {0, 0, 0, 0}));   // kernel_x < 1
+  EXPECT_SPEC_ERROR(maxPool(in, {1, 3, 3, 1}, {2, 2}, {0, 1}, {0, 0, 0, 0}));   // stride_y < 1
+  EXPECT_SPEC_ERROR(maxPool(in, {1, 2, 3, 1}, {2, 2}, {1, 1}, {-1, 0, 0, 0}));  // pad_top < 0
+  EXPECT_SPEC_ERROR(maxPool(in, {1, 3, 5, 1}, {2, 2}, {1, 1}, {0, 0, 2, 0}));   // pad_left >= kernel_x
+  EXPECT_SPEC_ERROR(maxPool(in, {1, 3, 5, 1}, {2, 2}, {1, 1}, {0, 2, 0, 0}));   // pad_bottom >= kernel_y
+  EXPECT_SPEC_ERROR(maxPool(in, {1, 3, 2, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0}));   // OW != 3
+  EXPECT_SPEC_ERROR(maxPool(in, {1, 1, 1, 1}, {3, 3}, {2, 2}, {0, 0, 0, 0}));   // idiv_check(1, 2)
   EXPECT_SPEC_ERROR(maxPool(T(DType::I32, {1, 2, 2, 1}, {}), {1, 1, 1, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0}));  // type
   EXPECT_SPEC_ERROR(maxPool(in, {1, 3, 3, 1}, {2, 2}, {9000, 1}, {0, 0, 0, 0}));  // LEVEL stride_y
   EXPECT_SPEC_ERROR(maxPool(in, {1, 3, 3, 1}, {2, 2}, {1, 1}, {0, 0, 0, 9000}));  // LEVEL pad_right
@@ -440,14 +433,12 @@ struct ConvArgs {
 };
 
 OpRun conv2d(const ConvArgs& c, const ir::TargetEnv& target = ir::TargetEnv::all()) {
-  return runBoth("tosa.conv2d",
-               {Arg(c.input), Arg(c.weight), Arg(c.bias), Zp(c.input.dtype(), c.inZp), Zp(c.weight.dtype(), c.wZp)},
-               {TT(c.out, c.outShape)},
-               {{"pad", arr(c.pad)},
-                {"stride", arr(c.stride)},
-                {"dilation", arr(c.dilation)},
-                {"acc_type", A::type(c.acc)}},
-               target);
+  return runBoth(
+      "tosa.conv2d",
+      {Arg(c.input), Arg(c.weight), Arg(c.bias), Zp(c.input.dtype(), c.inZp), Zp(c.weight.dtype(), c.wZp)},
+      {TT(c.out, c.outShape)},
+      {{"pad", arr(c.pad)}, {"stride", arr(c.stride)}, {"dilation", arr(c.dilation)}, {"acc_type", A::type(c.acc)}},
+      target);
 }
 
 // 3x3 input 1..9, 2x2 weight [1,2,3,4], bias 10, no padding:
@@ -782,7 +773,9 @@ TEST(Conv2dTest, EveryLevelCheck) {
     auto d = [&](const ir::TargetEnv& t) {
       return runBoth("tosa.depthwise_conv2d", {Arg(c.input), Arg(dw), Arg(c.bias), Zp(DType::I8), Zp(DType::I8)},
                      {TT(DType::I32, c.outShape)},
-                     {{"pad", arr(c.pad)}, {"stride", arr(c.stride)}, {"dilation", arr(c.dilation)},
+                     {{"pad", arr(c.pad)},
+                      {"stride", arr(c.stride)},
+                      {"dilation", arr(c.dilation)},
                       {"acc_type", A::type(DType::I32)}},
                      t);
     };
@@ -813,10 +806,12 @@ TEST(Conv2dTest, OutputWidthMismatchIsError) {
 
 TEST(Conv2dTest, WrongOperandCountIsError) {
   ConvArgs c = baseConv2d(kConvRows[3]);
-  auto r = runBoth("tosa.conv2d", {Arg(c.input), Arg(c.weight), Arg(c.bias), Zp(DType::I8)},
-                 {TT(DType::I32, c.outShape)},
-                 {{"pad", arr(c.pad)}, {"stride", arr(c.stride)}, {"dilation", arr(c.dilation)},
-                  {"acc_type", A::type(DType::I32)}});
+  auto r =
+      runBoth("tosa.conv2d", {Arg(c.input), Arg(c.weight), Arg(c.bias), Zp(DType::I8)}, {TT(DType::I32, c.outShape)},
+              {{"pad", arr(c.pad)},
+               {"stride", arr(c.stride)},
+               {"dilation", arr(c.dilation)},
+               {"acc_type", A::type(DType::I32)}});
   EXPECT_SPEC_ERROR(r);
 }
 
@@ -825,10 +820,9 @@ TEST(Conv2dTest, WrongOperandCountIsError) {
 OpRun conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, DType acc, DType out, Shape outShape,
              std::vector<int64_t> pad = {0, 0, 0, 0, 0, 0}, std::vector<int64_t> stride = {1, 1, 1},
              std::vector<int64_t> dilation = {1, 1, 1}, double inZp = 0, double wZp = 0) {
-  return runBoth("tosa.conv3d",
-               {Arg(input), Arg(weight), Arg(bias), Zp(input.dtype(), inZp), Zp(weight.dtype(), wZp)},
-               {TT(out, std::move(outShape))},
-               {{"pad", arr(pad)}, {"stride", arr(stride)}, {"dilation", arr(dilation)}, {"acc_type", A::type(acc)}});
+  return runBoth("tosa.conv3d", {Arg(input), Arg(weight), Arg(bias), Zp(input.dtype(), inZp), Zp(weight.dtype(), wZp)},
+                 {TT(out, std::move(outShape))},
+                 {{"pad", arr(pad)}, {"stride", arr(stride)}, {"dilation", arr(dilation)}, {"acc_type", A::type(acc)}});
 }
 
 TEST_P(ConvRowTest, Conv3dHandComputed) {
@@ -844,18 +838,18 @@ TEST_P(ConvRowTest, Conv3dHandComputed) {
 TEST(Conv3dTest, Int8DepthPaddingStrideAndZeroPoint) {
   // input 1x3x1x1x1 = [1,2,3], input_zp 1 -> [0,1,2]; weight KD=2 [1,1]; pad_d0 = pad_d1 = 1, stride 1:
   // OD = (3-1+2-1)/1+1 = 4. od=0: d=-1 (pad),0 -> 0; od=1: d=0,1 -> 0+1 = 1; od=2: 1+2 = 3; od=3: d=2,3 -> 2.
-  auto r = conv3d(T(DType::I8, {1, 3, 1, 1, 1}, {1, 2, 3}), T(DType::I8, {1, 2, 1, 1, 1}, {1, 1}),
-                  T(DType::I32, {1}, {0}), DType::I32, DType::I32, {1, 4, 1, 1, 1}, {1, 1, 0, 0, 0, 0}, {1, 1, 1},
-                  {1, 1, 1}, 1, 0);
+  auto r =
+      conv3d(T(DType::I8, {1, 3, 1, 1, 1}, {1, 2, 3}), T(DType::I8, {1, 2, 1, 1, 1}, {1, 1}), T(DType::I32, {1}, {0}),
+             DType::I32, DType::I32, {1, 4, 1, 1, 1}, {1, 1, 0, 0, 0, 0}, {1, 1, 1}, {1, 1, 1}, 1, 0);
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{0, 1, 3, 2}));
 }
 
 TEST(Conv3dTest, DilationD) {
   // input depth 3 [1,2,3], weight KD=2 [1,10], dilation_d 2: OD = (3-1-2)/1+1 = 1: 1*1 + 3*10 = 31.
-  auto r = conv3d(T(DType::I8, {1, 3, 1, 1, 1}, {1, 2, 3}), T(DType::I8, {1, 2, 1, 1, 1}, {1, 10}),
-                  T(DType::I32, {1}, {0}), DType::I32, DType::I32, {1, 1, 1, 1, 1}, {0, 0, 0, 0, 0, 0}, {1, 1, 1},
-                  {2, 1, 1});
+  auto r =
+      conv3d(T(DType::I8, {1, 3, 1, 1, 1}, {1, 2, 3}), T(DType::I8, {1, 2, 1, 1, 1}, {1, 10}), T(DType::I32, {1}, {0}),
+             DType::I32, DType::I32, {1, 1, 1, 1, 1}, {0, 0, 0, 0, 0, 0}, {1, 1, 1}, {2, 1, 1});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{31}));
 }
@@ -866,18 +860,18 @@ TEST(Conv3dTest, ErrorIfs) {
   Tensor b = T(DType::I32, {1}, {0});
   Shape os{1, 1, 2, 2, 1};
   EXPECT_RUN_OK(conv3d(in, w, b, DType::I32, DType::I32, os));
-  EXPECT_SPEC_ERROR(conv3d(in, w, b, DType::I32, DType::I32, os, {-1, 1, 0, 0, 0, 0}));  // pad_d0 < 0
+  EXPECT_SPEC_ERROR(conv3d(in, w, b, DType::I32, DType::I32, os, {-1, 1, 0, 0, 0, 0}));            // pad_d0 < 0
   EXPECT_SPEC_ERROR(conv3d(in, w, b, DType::I32, DType::I32, os, {0, 0, 0, 0, 0, 0}, {0, 1, 1}));  // stride_d
   EXPECT_SPEC_ERROR(conv3d(in, w, b, DType::I32, DType::I32, os, {0, 0, 0, 0, 0, 0}, {1, 1, 1}, {0, 1, 1}));
   EXPECT_SPEC_ERROR(conv3d(in, w, b, DType::I32, DType::I32, {1, 2, 2, 2, 1}));  // OD != 1
-  EXPECT_SPEC_ERROR(conv3d(in, w, b, DType::I32, DType::I32, {1, 1, 1, 1, 1}, {0, 0, 0, 0, 0, 0},
-                           {1, 2, 2}));  // idiv_check(1, 2)
-  EXPECT_SPEC_ERROR(conv3d(in, w, T(DType::I32, {3}, {}), DType::I32, DType::I32, os));  // BC
+  EXPECT_SPEC_ERROR(
+      conv3d(in, w, b, DType::I32, DType::I32, {1, 1, 1, 1, 1}, {0, 0, 0, 0, 0, 0}, {1, 2, 2}));  // idiv_check(1, 2)
+  EXPECT_SPEC_ERROR(conv3d(in, w, T(DType::I32, {3}, {}), DType::I32, DType::I32, os));           // BC
   Tensor f = T(DType::FP32, {1, 2, 2, 2, 1}, {});
   Tensor fw = T(DType::FP32, {1, 2, 1, 1, 1}, {});
-  EXPECT_SPEC_ERROR(conv3d(f, fw, T(DType::FP32, {1}, {}), DType::FP32, DType::FP32, os, {0, 0, 0, 0, 0, 0},
-                           {1, 1, 1}, {1, 1, 1}, 0, 1));  // weight_zp != 0 for fp32
-  EXPECT_SPEC_ERROR(conv3d(in, w, b, DType::FP32, DType::I32, os));                        // acc type
+  EXPECT_SPEC_ERROR(conv3d(f, fw, T(DType::FP32, {1}, {}), DType::FP32, DType::FP32, os, {0, 0, 0, 0, 0, 0}, {1, 1, 1},
+                           {1, 1, 1}, 0, 1));                        // weight_zp != 0 for fp32
+  EXPECT_SPEC_ERROR(conv3d(in, w, b, DType::FP32, DType::I32, os));  // acc type
   EXPECT_SPEC_ERROR(conv3d(in, w, b, DType::I32, DType::I32, os, {0, 0, 0, 0, 0, 0}, {9000, 1, 1}));  // LEVEL
 }
 
@@ -904,9 +898,9 @@ TEST(Conv3dTest, EveryLevelCheck) {
   };
   const std::vector<int64_t> p0{0, 0, 0, 0, 0, 0}, s1{1, 1, 1};
   const Case cases[] = {
-      {{1, 4098, 1, 1, 1}, {1, 2, 1, 1, 1}, p0, s1, {4097, 1, 1}, {1, 1, 1, 1, 1}},  // dilation_d * KD
-      {{1, 1, 4098, 1, 1}, {1, 1, 2, 1, 1}, p0, s1, {1, 4097, 1}, {1, 1, 1, 1, 1}},  // dilation_y * KH
-      {{1, 1, 1, 4098, 1}, {1, 1, 1, 2, 1}, p0, s1, {1, 1, 4097}, {1, 1, 1, 1, 1}},  // dilation_x * KW
+      {{1, 4098, 1, 1, 1}, {1, 2, 1, 1, 1}, p0, s1, {4097, 1, 1}, {1, 1, 1, 1, 1}},           // dilation_d * KD
+      {{1, 1, 4098, 1, 1}, {1, 1, 2, 1, 1}, p0, s1, {1, 4097, 1}, {1, 1, 1, 1, 1}},           // dilation_y * KH
+      {{1, 1, 1, 4098, 1}, {1, 1, 1, 2, 1}, p0, s1, {1, 1, 4097}, {1, 1, 1, 1, 1}},           // dilation_x * KW
       {{1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {8193, 0, 0, 0, 0, 0}, s1, s1, {1, 8194, 1, 1, 1}},  // pad_d0
       {{1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {0, 8193, 0, 0, 0, 0}, s1, s1, {1, 8194, 1, 1, 1}},  // pad_d1
       {{1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {0, 0, 8193, 0, 0, 0}, s1, s1, {1, 1, 8194, 1, 1}},  // pad_top
@@ -921,7 +915,9 @@ TEST(Conv3dTest, EveryLevelCheck) {
     Tensor in = T(DType::I8, c.in, {}), w = T(DType::I8, c.w, {}), b = T(DType::I32, {1}, {0});
     EXPECT_SPEC_ERROR(conv3d(in, w, b, DType::I32, DType::I32, c.out, c.pad, c.stride, c.dilation));
     auto r = runBoth("tosa.conv3d", {Arg(in), Arg(w), Arg(b), Zp(DType::I8), Zp(DType::I8)}, {TT(DType::I32, c.out)},
-                     {{"pad", arr(c.pad)}, {"stride", arr(c.stride)}, {"dilation", arr(c.dilation)},
+                     {{"pad", arr(c.pad)},
+                      {"stride", arr(c.stride)},
+                      {"dilation", arr(c.dilation)},
                       {"acc_type", A::type(DType::I32)}},
                      none);
     EXPECT_RUN_OK(r);
@@ -930,13 +926,13 @@ TEST(Conv3dTest, EveryLevelCheck) {
 
 // ============================== DEPTHWISE_CONV2D ==============================
 
-OpRun depthwise(const Tensor& input, const Tensor& weight, const Tensor& bias, DType acc, DType out,
-                Shape outShape, std::vector<int64_t> pad = {0, 0, 0, 0}, std::vector<int64_t> stride = {1, 1},
+OpRun depthwise(const Tensor& input, const Tensor& weight, const Tensor& bias, DType acc, DType out, Shape outShape,
+                std::vector<int64_t> pad = {0, 0, 0, 0}, std::vector<int64_t> stride = {1, 1},
                 std::vector<int64_t> dilation = {1, 1}, double inZp = 0, double wZp = 0) {
   return runBoth("tosa.depthwise_conv2d",
-               {Arg(input), Arg(weight), Arg(bias), Zp(input.dtype(), inZp), Zp(weight.dtype(), wZp)},
-               {TT(out, std::move(outShape))},
-               {{"pad", arr(pad)}, {"stride", arr(stride)}, {"dilation", arr(dilation)}, {"acc_type", A::type(acc)}});
+                 {Arg(input), Arg(weight), Arg(bias), Zp(input.dtype(), inZp), Zp(weight.dtype(), wZp)},
+                 {TT(out, std::move(outShape))},
+                 {{"pad", arr(pad)}, {"stride", arr(stride)}, {"dilation", arr(dilation)}, {"acc_type", A::type(acc)}});
 }
 
 TEST_P(ConvRowTest, DepthwiseConv2dHandComputed) {
@@ -945,8 +941,8 @@ TEST_P(ConvRowTest, DepthwiseConv2dHandComputed) {
   // channel 0: 1+2+3+4 = 10; channel 1: 5 - 8 + 1 = -2.
   const ConvRow& row = GetParam();
   auto r = depthwise(T(row.in, {1, 2, 2, 2}, {1, 5, 2, 6, 3, 7, 4, 8}),
-                     T(row.weight, {2, 2, 2, 1}, {1, 1, 1, 0, 1, 0, 1, -1}), T(row.out, {2}, {0, 1}), row.acc,
-                     row.out, {1, 1, 1, 2});
+                     T(row.weight, {2, 2, 2, 1}, {1, 1, 1, 0, 1, 0, 1, -1}), T(row.out, {2}, {0, 1}), row.acc, row.out,
+                     {1, 1, 1, 2});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{10, -2}));
 }
@@ -965,8 +961,7 @@ TEST(DepthwiseConv2dTest, Int8PadStrideZeroPoints) {
   // (0,0): rows -1..0, cols -1..0 -> 0; (0,1): row 0, cols 1..2 -> 1+2 = 3; (1,0): rows 1..2, col 0 -> 3+6 = 9;
   // (1,1): rows 1..2, cols 1..2 -> 4+5+7+8 = 24.
   auto r = depthwise(T(DType::I8, {1, 3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), T(DType::I8, {2, 2, 1, 1}, {2, 2, 2, 2}),
-                     T(DType::I32, {1}, {0}), DType::I32, DType::I32, {1, 2, 2, 1}, {1, 0, 1, 0}, {2, 2}, {1, 1}, 1,
-                     1);
+                     T(DType::I32, {1}, {0}), DType::I32, DType::I32, {1, 2, 2, 1}, {1, 0, 1, 0}, {2, 2}, {1, 1}, 1, 1);
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{0, 3, 9, 24}));
 }
@@ -976,38 +971,38 @@ TEST(DepthwiseConv2dTest, ErrorIfs) {
   Tensor w = T(DType::I8, {2, 2, 1, 1}, {});
   Tensor b = T(DType::I32, {1}, {});
   Shape os{1, 2, 2, 1};
-  EXPECT_SPEC_ERROR(depthwise(in, w, b, DType::I32, DType::I32, os, {0, -1, 0, 0}));  // pad < 0
-  EXPECT_SPEC_ERROR(depthwise(in, w, b, DType::I32, DType::I32, os, {0, 0, 0, 0}, {1, 0}));  // stride
-  EXPECT_SPEC_ERROR(depthwise(in, w, b, DType::I32, DType::I32, os, {0, 0, 0, 0}, {1, 1}, {0, 1}));  // dilation
-  EXPECT_SPEC_ERROR(depthwise(in, w, b, DType::I32, DType::I32, {1, 2, 3, 1}));  // OW
+  EXPECT_SPEC_ERROR(depthwise(in, w, b, DType::I32, DType::I32, os, {0, -1, 0, 0}));                   // pad < 0
+  EXPECT_SPEC_ERROR(depthwise(in, w, b, DType::I32, DType::I32, os, {0, 0, 0, 0}, {1, 0}));            // stride
+  EXPECT_SPEC_ERROR(depthwise(in, w, b, DType::I32, DType::I32, os, {0, 0, 0, 0}, {1, 1}, {0, 1}));    // dilation
+  EXPECT_SPEC_ERROR(depthwise(in, w, b, DType::I32, DType::I32, {1, 2, 3, 1}));                        // OW
   EXPECT_SPEC_ERROR(depthwise(in, w, b, DType::I32, DType::I32, {1, 1, 1, 1}, {0, 0, 0, 0}, {2, 2}));  // idiv
-  EXPECT_SPEC_ERROR(depthwise(in, w, T(DType::I32, {2}, {}), DType::I32, DType::I32, os));  // BC != C*M
+  EXPECT_SPEC_ERROR(depthwise(in, w, T(DType::I32, {2}, {}), DType::I32, DType::I32, os));             // BC != C*M
   EXPECT_SPEC_ERROR(depthwise(in, w, b, DType::I32, DType::I32, {1, 2, 2, 2}));  // output channels != C*M
   EXPECT_SPEC_ERROR(depthwise(in, T(DType::I8, {2, 2, 2, 1}, {}), b, DType::I32, DType::I32, os));  // weight C
   Tensor i16 = T(DType::I16, {1, 3, 3, 1}, {});
-  EXPECT_SPEC_ERROR(depthwise(i16, w, T(DType::I48, {1}, {}), DType::I48, DType::I48, os, {0, 0, 0, 0}, {1, 1},
-                              {1, 1}, 2, 0));  // input_zp for i16
-  EXPECT_SPEC_ERROR(depthwise(in, T(DType::I4, {2, 2, 1, 1}, {}), b, DType::I32, DType::I32, os, {0, 0, 0, 0},
-                              {1, 1}, {1, 1}, 0, 1));  // weight_zp for i4
+  EXPECT_SPEC_ERROR(depthwise(i16, w, T(DType::I48, {1}, {}), DType::I48, DType::I48, os, {0, 0, 0, 0}, {1, 1}, {1, 1},
+                              2, 0));  // input_zp for i16
+  EXPECT_SPEC_ERROR(depthwise(in, T(DType::I4, {2, 2, 1, 1}, {}), b, DType::I32, DType::I32, os, {0, 0, 0, 0}, {1, 1},
+                              {1, 1}, 0, 1));                          // weight_zp for i4
   EXPECT_SPEC_ERROR(depthwise(in, w, b, DType::I48, DType::I32, os));  // acc type
   EXPECT_SPEC_ERROR(depthwise(in, w, b, DType::I32, DType::I32, os, {0, 0, 0, 0}, {1, 1}, {5000, 1}));  // LEVEL
 }
 
 TEST(DepthwiseConv2dTest, AccumulatorOverflowIsUnpredictable) {
   // bias 2147483647 + 1*1 overflows i32.
-  auto r = depthwise(T(DType::I8, {1, 1, 1, 1}, {1}), T(DType::I8, {1, 1, 1, 1}, {1}),
-                     T(DType::I32, {1}, {2147483647}), DType::I32, DType::I32, {1, 1, 1, 1});
+  auto r = depthwise(T(DType::I8, {1, 1, 1, 1}, {1}), T(DType::I8, {1, 1, 1, 1}, {1}), T(DType::I32, {1}, {2147483647}),
+                     DType::I32, DType::I32, {1, 1, 1, 1});
   EXPECT_UNPREDICTABLE(r);
 }
 
 // ============================== TRANSPOSE_CONV2D ==============================
 
-OpRun transposeConv(const Tensor& input, const Tensor& weight, const Tensor& bias, DType acc, DType out,
-                    Shape outShape, std::vector<int64_t> outPad = {0, 0, 0, 0}, std::vector<int64_t> stride = {1, 1},
-                    double inZp = 0, double wZp = 0) {
-  return runBoth("tosa.transpose_conv2d",
-               {Arg(input), Arg(weight), Arg(bias), Zp(input.dtype(), inZp), Zp(weight.dtype(), wZp)},
-               {TT(out, std::move(outShape))}, {{"out_pad", arr(outPad)}, {"stride", arr(stride)}, {"acc_type", A::type(acc)}});
+OpRun transposeConv(const Tensor& input, const Tensor& weight, const Tensor& bias, DType acc, DType out, Shape outShape,
+                    std::vector<int64_t> outPad = {0, 0, 0, 0}, std::vector<int64_t> stride = {1, 1}, double inZp = 0,
+                    double wZp = 0) {
+  return runBoth(
+      "tosa.transpose_conv2d", {Arg(input), Arg(weight), Arg(bias), Zp(input.dtype(), inZp), Zp(weight.dtype(), wZp)},
+      {TT(out, std::move(outShape))}, {{"out_pad", arr(outPad)}, {"stride", arr(stride)}, {"acc_type", A::type(acc)}});
 }
 
 TEST_P(ConvRowTest, TransposeConv2dHandComputed) {
@@ -1058,8 +1053,8 @@ TEST(TransposeConv2dTest, ErrorIfs) {
   EXPECT_SPEC_ERROR(transposeConv(in, w, T(DType::I32, {2}, {}), DType::I32, DType::I32, {1, 3, 3, 1}));
   // zero points: fp16 input_zp, i4 weight_zp
   EXPECT_SPEC_ERROR(transposeConv(T(DType::FP16, {1, 2, 2, 1}, {}), T(DType::FP16, {1, 2, 2, 1}, {}),
-                                  T(DType::FP16, {1}, {}), DType::FP16, DType::FP16, {1, 3, 3, 1}, {0, 0, 0, 0},
-                                  {1, 1}, 1, 0));
+                                  T(DType::FP16, {1}, {}), DType::FP16, DType::FP16, {1, 3, 3, 1}, {0, 0, 0, 0}, {1, 1},
+                                  1, 0));
   EXPECT_SPEC_ERROR(transposeConv(in, T(DType::I4, {1, 2, 2, 1}, {}), b, DType::I32, DType::I32, {1, 3, 3, 1},
                                   {0, 0, 0, 0}, {1, 1}, 0, -1));
   // batch mismatch, acc type
@@ -1112,7 +1107,8 @@ INSTANTIATE_TEST_SUITE_P(AllTypeRows, ConvRowTest, ::testing::ValuesIn(kConvRows
 // ============================== MATMUL ==============================
 
 OpRun matmul(const Tensor& a, const Tensor& b, DType out, Shape outShape, double aZp = 0, double bZp = 0) {
-  return runBoth("tosa.matmul", {Arg(a), Arg(b), Zp(a.dtype(), aZp), Zp(b.dtype(), bZp)}, {TT(out, std::move(outShape))});
+  return runBoth("tosa.matmul", {Arg(a), Arg(b), Zp(a.dtype(), aZp), Zp(b.dtype(), bZp)},
+                 {TT(out, std::move(outShape))});
 }
 
 struct MatmulRow {
@@ -1130,8 +1126,8 @@ class MatmulRowTest : public ::testing::TestWithParam<MatmulRow> {};
 TEST_P(MatmulRowTest, HandComputed) {
   // [[1,2,3],[4,5,6]] x [[1,0],[0,1],[2,-1]] = [[1+6, 2-3], [4+12, 5-6]] = [[7,-1],[16,-1]].
   const MatmulRow& row = GetParam();
-  auto r = matmul(T(row.in, {1, 2, 3}, {1, 2, 3, 4, 5, 6}), T(row.in, {1, 3, 2}, {1, 0, 0, 1, 2, -1}), row.out,
-                  {1, 2, 2});
+  auto r =
+      matmul(T(row.in, {1, 2, 3}, {1, 2, 3, 4, 5, 6}), T(row.in, {1, 3, 2}, {1, 0, 0, 1, 2, -1}), row.out, {1, 2, 2});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{7, -1, 16, -1}));
 }
@@ -1143,16 +1139,15 @@ TEST(MatmulTest, Int8ZeroPointsAreAllowed) {
   // The spec text reads ERROR_IF(is_same<in_t,i8_t> && (A_zp != 0 || B_zp != 0)), a slip for !is_same (its
   // comment says "Zero point only for i8_t"). A - 1 = [[0,1,2],[3,4,5]], B + 1 = [[2,1],[1,2],[3,0]]:
   // [[0+1+6, 0+2+0], [6+4+15, 3+8+0]] = [[7,2],[25,11]].
-  auto r = matmul(T(DType::I8, {1, 2, 3}, {1, 2, 3, 4, 5, 6}), T(DType::I8, {1, 3, 2}, {1, 0, 0, 1, 2, -1}),
-                  DType::I32, {1, 2, 2}, 1, -1);
+  auto r = matmul(T(DType::I8, {1, 2, 3}, {1, 2, 3, 4, 5, 6}), T(DType::I8, {1, 3, 2}, {1, 0, 0, 1, 2, -1}), DType::I32,
+                  {1, 2, 2}, 1, -1);
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{7, 2, 25, 11}));
 }
 
 TEST(MatmulTest, Batched) {
   // N=2: [1,2]x[[3],[4]] = 11; [-1,1]x[[5],[6]] = 1.
-  auto r = matmul(T(DType::I8, {2, 1, 2}, {1, 2, -1, 1}), T(DType::I8, {2, 2, 1}, {3, 4, 5, 6}), DType::I32,
-                  {2, 1, 1});
+  auto r = matmul(T(DType::I8, {2, 1, 2}, {1, 2, -1, 1}), T(DType::I8, {2, 2, 1}, {3, 4, 5, 6}), DType::I32, {2, 1, 1});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{11, 1}));
 }
@@ -1179,8 +1174,8 @@ TEST(MatmulTest, Fp16OutputIsTheAccumulator) {
 
 TEST(MatmulTest, Bf16ProductsExactInFp32) {
   // bf16 1.0078125 (1 + 2^-7) squared = 1 + 2^-6 + 2^-14: exact in fp32 (a bf16 result would lose 2^-14).
-  auto r = matmul(T(DType::BF16, {1, 1, 1}, {1.0078125}), T(DType::BF16, {1, 1, 1}, {1.0078125}), DType::FP32,
-                  {1, 1, 1});
+  auto r =
+      matmul(T(DType::BF16, {1, 1, 1}, {1.0078125}), T(DType::BF16, {1, 1, 1}, {1.0078125}), DType::FP32, {1, 1, 1});
   EXPECT_RUN_OK(r);
   EXPECT_EQ(vals(r), (std::vector<double>{1.0 + 1.0 / 64 + 1.0 / 16384}));
 }
@@ -1195,19 +1190,19 @@ TEST(MatmulTest, Int32OverflowIsUnpredictable) {
 
 TEST(MatmulTest, ZeroPointNonZeroForNonInt8IsError) {
   EXPECT_SPEC_ERROR(matmul(T(DType::I16, {1, 1, 1}, {1}), T(DType::I16, {1, 1, 1}, {1}), DType::I48, {1, 1, 1}, 1, 0));
-  EXPECT_SPEC_ERROR(matmul(T(DType::FP32, {1, 1, 1}, {1}), T(DType::FP32, {1, 1, 1}, {1}), DType::FP32, {1, 1, 1}, 0,
-                           2));
+  EXPECT_SPEC_ERROR(
+      matmul(T(DType::FP32, {1, 1, 1}, {1}), T(DType::FP32, {1, 1, 1}, {1}), DType::FP32, {1, 1, 1}, 0, 2));
 }
 
 TEST(MatmulTest, ShapeAndTypeErrors) {
   Tensor a = T(DType::I8, {1, 2, 3}, {});
   Tensor b = T(DType::I8, {1, 3, 2}, {});
   EXPECT_RUN_OK(matmul(a, b, DType::I32, {1, 2, 2}));
-  EXPECT_SPEC_ERROR(matmul(a, T(DType::I8, {2, 3, 2}, {}), DType::I32, {1, 2, 2}));  // N mismatch
-  EXPECT_SPEC_ERROR(matmul(a, T(DType::I8, {1, 4, 2}, {}), DType::I32, {1, 2, 2}));  // C mismatch
-  EXPECT_SPEC_ERROR(matmul(a, b, DType::I32, {1, 2, 3}));                            // W mismatch
-  EXPECT_SPEC_ERROR(matmul(a, b, DType::I32, {1, 2}));                               // output rank
-  EXPECT_SPEC_ERROR(matmul(a, b, DType::I48, {1, 2, 2}));                            // i8 -> i48 not a row
+  EXPECT_SPEC_ERROR(matmul(a, T(DType::I8, {2, 3, 2}, {}), DType::I32, {1, 2, 2}));   // N mismatch
+  EXPECT_SPEC_ERROR(matmul(a, T(DType::I8, {1, 4, 2}, {}), DType::I32, {1, 2, 2}));   // C mismatch
+  EXPECT_SPEC_ERROR(matmul(a, b, DType::I32, {1, 2, 3}));                             // W mismatch
+  EXPECT_SPEC_ERROR(matmul(a, b, DType::I32, {1, 2}));                                // output rank
+  EXPECT_SPEC_ERROR(matmul(a, b, DType::I48, {1, 2, 2}));                             // i8 -> i48 not a row
   EXPECT_SPEC_ERROR(matmul(a, T(DType::I16, {1, 3, 2}, {}), DType::I32, {1, 2, 2}));  // A, B types differ
 }
 
@@ -1215,7 +1210,7 @@ TEST(MatmulTest, ShapeAndTypeErrors) {
 
 OpRun fft2d(const Tensor& re, const Tensor& im, bool inverse, Shape outShape) {
   return runBoth("tosa.fft2d", {Arg(re), Arg(im)}, {TT(DType::FP32, outShape), TT(DType::FP32, outShape)},
-               {{"inverse", A::boolean(inverse)}});
+                 {{"inverse", A::boolean(inverse)}});
 }
 
 void expectNear(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-5) {
@@ -1286,11 +1281,11 @@ TEST(Rfft2dTest, TwoDimensions) {
 }
 
 TEST(Rfft2dTest, ErrorIfs) {
-  EXPECT_SPEC_ERROR(rfft2d(T(DType::FP32, {1, 2, 6}, {}), {1, 2, 4}));  // !power_of_two(W)
-  EXPECT_SPEC_ERROR(rfft2d(T(DType::FP32, {1, 5, 4}, {}), {1, 5, 3}));  // !power_of_two(H)
-  EXPECT_SPEC_ERROR(rfft2d(T(DType::FP32, {1, 2, 4}, {}), {1, 2, 4}));  // output must be [N,H,W/2+1]
-  EXPECT_SPEC_ERROR(rfft2d(T(DType::BF16, {1, 2, 4}, {}), {1, 2, 3}));  // type
-  EXPECT_SPEC_ERROR(rfft2d(T(DType::FP32, {1, 1, 16384}, {}), {1, 1, 8193}));  // LEVEL_CHECK(W <= MAX_KERNEL)
+  EXPECT_SPEC_ERROR(rfft2d(T(DType::FP32, {1, 2, 6}, {}), {1, 2, 4}));          // !power_of_two(W)
+  EXPECT_SPEC_ERROR(rfft2d(T(DType::FP32, {1, 5, 4}, {}), {1, 5, 3}));          // !power_of_two(H)
+  EXPECT_SPEC_ERROR(rfft2d(T(DType::FP32, {1, 2, 4}, {}), {1, 2, 4}));          // output must be [N,H,W/2+1]
+  EXPECT_SPEC_ERROR(rfft2d(T(DType::BF16, {1, 2, 4}, {}), {1, 2, 3}));          // type
+  EXPECT_SPEC_ERROR(rfft2d(T(DType::FP32, {1, 1, 16384}, {}), {1, 1, 8193}));   // LEVEL_CHECK(W <= MAX_KERNEL)
   EXPECT_SPEC_ERROR(rfft2d(T(DType::FP32, {1, 16384, 1}, {}), {1, 16384, 1}));  // LEVEL_CHECK(H <= MAX_KERNEL)
 }
 
@@ -1303,9 +1298,12 @@ namespace tosakit::testing {
 namespace {
 TEST(TensorOpsRoundingTest, FastRoundingMatchesRoundToFloat) {
   const DType types[] = {DType::FP16, DType::BF16, DType::FP8E4M3, DType::FP8E5M2, DType::FP32};
-  std::vector<double> probes = {0.0, -0.0, 1.0, 1.5, 2049.0, 2051.0, 65504.0, 65519.99, 65520.0, 448.0, 464.0,
-                                 480.0, 57344.0, 61440.0, 1e-8, 5.960464477539063e-8, 2.98e-8, 1e-40, 1e300,
-                                 std::numeric_limits<double>::infinity(), std::nan("")};
+  std::vector<double> probes = {0.0,         -0.0,    1.0,     1.5,
+                                2049.0,      2051.0,  65504.0, 65519.99,
+                                65520.0,     448.0,   464.0,   480.0,
+                                57344.0,     61440.0, 1e-8,    5.960464477539063e-8,
+                                2.98e-8,     1e-40,   1e300,   std::numeric_limits<double>::infinity(),
+                                std::nan("")};
   uint64_t x = 0x9E3779B97F4A7C15ull;
   for (int i = 0; i < 20000; ++i) {  // pseudo-random doubles over a wide exponent range
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;

@@ -20,7 +20,9 @@ int exitCodeFor(const Status& s) {
     case StatusCode::Ok: return kExitOk;
     case StatusCode::SpecError: return kExitSpecError;
     case StatusCode::Unpredictable: return kExitUnpredictable;
-    case StatusCode::InvalidArgument: case StatusCode::ParseError: case StatusCode::IOError: return kExitBadInput;
+    case StatusCode::InvalidArgument:
+    case StatusCode::ParseError:
+    case StatusCode::IOError: return kExitBadInput;
     case StatusCode::Unsupported: return kExitUnsupported;
     case StatusCode::Internal: return kExitInternal;
   }
@@ -53,8 +55,10 @@ void printNotes(const std::vector<std::string>& notes) {
 int threadsRequested(int argc, char** argv, long cores) {
   for (int i = 2; i < argc; ++i) {
     const char* v = nullptr;
-    if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) v = argv[i + 1];
-    else if (std::strncmp(argv[i], "--threads=", 10) == 0) v = argv[i] + 10;
+    if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+      v = argv[i + 1];
+    else if (std::strncmp(argv[i], "--threads=", 10) == 0)
+      v = argv[i] + 10;
     if (v) {
       const long n = std::strtol(v, nullptr, 10);
       return int(n > 0 && n < cores ? n : cores);
@@ -121,9 +125,7 @@ int main(int argc, char** argv) {
     if (verb->get_name() != "version") addMaxMemoryFlag(verb);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
+  } catch (const CLI::CallForHelp& e) { return app.exit(e); } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
@@ -141,8 +143,6 @@ int main(int argc, char** argv) {
         "out of memory (std::bad_alloc); a smaller --max-memory turns oversized inputs into a clear error"));
   } catch (const std::exception& e) {
     return report(tosakit::Status::internal(std::string("unexpected exception: ") + e.what()));
-  } catch (...) {
-    return report(tosakit::Status::internal("unexpected exception"));
-  }
+  } catch (...) { return report(tosakit::Status::internal("unexpected exception")); }
   return kExitUsage;
 }

@@ -16,7 +16,8 @@ CLI::Option* addMaxMemoryFlag(CLI::App* cmd) {
       ->add_option_function<std::string>(
           "--max-memory", [](const std::string& text) { setMemoryBudget(*parseByteSize(text)); },
           "Largest single tensor or buffer a file may make tosakit allocate (e.g. 512M, 4G); larger is bad "
-          "input (exit 4). Default: half the physical memory (" + formatBytes(defaultMemoryBudget()) + ")")
+          "input (exit 4). Default: half the physical memory (" +
+              formatBytes(defaultMemoryBudget()) + ")")
       ->check(kByteSize);
 }
 

@@ -24,7 +24,7 @@ void PreprocessFlags::add(CLI::App* cmd) {
 
 bool PreprocessFlags::given() const {
   return !mean.empty() || !scale.empty() || !pixelFormat.empty() || !channelFormat.empty() || !resizeDims.empty() ||
-         keepAspectRatio;
+      keepAspectRatio;
 }
 
 Status PreprocessFlags::apply(ir::Module& m) const {

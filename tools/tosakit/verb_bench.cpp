@@ -117,22 +117,25 @@ void printProfile(const PlanStats& st, int iterations) {
   std::vector<std::pair<std::string, Agg>> types(byType.begin(), byType.end());
   std::sort(types.begin(), types.end(), [](auto& x, auto& y) { return x.second.ms > y.second.ms; });
   std::cout << "\nper op type (ms per run):\n";
-  std::cout << std::left << std::setw(52) << "op type" << std::right << std::setw(6) << "count" << std::setw(10)
-            << "ms" << std::setw(8) << "%" << std::setw(10) << "GFLOP/s" << "\n";
+  std::cout << std::left << std::setw(52) << "op type" << std::right << std::setw(6) << "count" << std::setw(10) << "ms"
+            << std::setw(8) << "%" << std::setw(10) << "GFLOP/s"
+            << "\n";
   for (auto& [type, a] : types) {
     std::cout << std::left << std::setw(52) << type << std::right << std::setw(6) << a.count << std::setw(10)
               << std::fixed << std::setprecision(3) << a.ms << std::setw(8) << std::setprecision(1)
               << (total > 0 ? 100 * a.ms / total : 0) << std::setw(10);
-    if (a.flops > 0 && a.ms > 0) std::cout << std::setprecision(1) << a.flops / a.ms / 1e6;
-    else std::cout << "";
+    if (a.flops > 0 && a.ms > 0)
+      std::cout << std::setprecision(1) << a.flops / a.ms / 1e6;
+    else
+      std::cout << "";
     std::cout << "\n";
   }
   std::cout << "\nper op (ms per run):\n";
   for (const OpProfile& p : st.steps) {
     double per = p.runs ? p.totalMs / p.runs : 0;
-    std::cout << "  " << std::left << std::setw(40) << (p.location.empty() ? "-" : p.location) << " "
-              << std::setw(44) << p.opType << " " << std::setw(34) << p.impl << std::right << std::fixed
-              << std::setprecision(3) << std::setw(9) << per;
+    std::cout << "  " << std::left << std::setw(40) << (p.location.empty() ? "-" : p.location) << " " << std::setw(44)
+              << p.opType << " " << std::setw(34) << p.impl << std::right << std::fixed << std::setprecision(3)
+              << std::setw(9) << per;
     if (p.flops > 0 && per > 0) std::cout << std::setprecision(1) << std::setw(9) << p.flops / per / 1e6 << " GFLOP/s";
     std::cout << "\n";
   }
@@ -168,8 +171,8 @@ struct MemoryReport {
 std::string compilePeakNote(const MemoryReport& mem, double ratio) {
   if (!mem.peakIsRunOnly || mem.compilePeak <= 0) return "";
   std::ostringstream o;
-  o << std::fixed << std::setprecision(1) << "; while compiling " << mem.compilePeak / 1048576.0 << " MiB = "
-    << std::setprecision(2) << ratio << "x";
+  o << std::fixed << std::setprecision(1) << "; while compiling " << mem.compilePeak / 1048576.0
+    << " MiB = " << std::setprecision(2) << ratio << "x";
   return o.str();
 }
 
@@ -220,8 +223,8 @@ int benchVerb(const BenchArgs& a) {
   const double memRatio = planBytes ? double(mem.modelBytes()) / double(planBytes) : 0.0;
   const double compileRatio = planBytes ? double(mem.aboveLoad(mem.compilePeak)) / double(planBytes) : 0.0;
 
-  std::cout << "model: " << a.model << "  backend: " << so.backend << "  threads: "
-            << (so.threads ? std::to_string(so.threads) : std::string("all")) << "\n";
+  std::cout << "model: " << a.model << "  backend: " << so.backend
+            << "  threads: " << (so.threads ? std::to_string(so.threads) : std::string("all")) << "\n";
   std::cout << std::fixed << std::setprecision(3) << "load: " << loadMs << " ms  compile: " << compileMs
             << " ms\nlatency over " << times.size() << " runs (ms): min " << lat.min << "  median " << lat.median
             << "  max " << lat.max << "\n";
@@ -245,8 +248,8 @@ int benchVerb(const BenchArgs& a) {
       << ",\"rss_before_load_bytes\":" << mem.beforeLoad << ",\"model_rss_bytes\":" << mem.modelBytes()
       << ",\"memory_ratio\":" << memRatio << ",\"compile_peak_rss_bytes\":" << mem.compilePeak
       << ",\"compile_memory_ratio\":" << compileRatio << ",\"weights_bytes\":" << st.constantBytes
-      << ",\"weights_released_bytes\":" << st.releasedConstantBytes
-      << ",\"arena_bytes\":" << st.arenaBytes << ",\"fallback_ops\":[";
+      << ",\"weights_released_bytes\":" << st.releasedConstantBytes << ",\"arena_bytes\":" << st.arenaBytes
+      << ",\"fallback_ops\":[";
     bool first = true;
     for (const OpProfile& p : st.steps)
       if (p.fallback) {

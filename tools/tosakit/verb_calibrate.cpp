@@ -56,7 +56,8 @@ int calibrateVerb(const CalibrateArgs& a) {
   auto method = parseCalibrationMethod(a.method);
   if (!method) return report(method.status());
   if (a.search != "false" && a.search != "threshold")
-    return report(Status::invalid("--search '" + a.search + "': expected threshold (search_qtable is `tosakit qtable`)"));
+    return report(
+        Status::invalid("--search '" + a.search + "': expected threshold (search_qtable is `tosakit qtable`)"));
   auto target = a.target.target();
   if (!target) return report(target.status());
   std::vector<std::string> notes;
@@ -121,8 +122,7 @@ VerbAction addCalibrateVerb(CLI::App& app) {
                   "Threshold method: kld, minmax, percentile9999, mse, octav, aciq_gauss, aciq_laplace")
       ->capture_default_str()
       ->check(CLI::IsMember({"kld", "minmax", "percentile9999", "mse", "octav", "aciq_gauss", "aciq_laplace"}));
-  cmd->add_option("--tune-num", args->tuneNum,
-                  "Samples for auto-tuning the kld/aciq thresholds (0 = no tuning)")
+  cmd->add_option("--tune-num", args->tuneNum, "Samples for auto-tuning the kld/aciq thresholds (0 = no tuning)")
       ->capture_default_str();
   cmd->add_option("--histogram-bins", args->histogramBins, "Bins of the |x| histograms")
       ->capture_default_str()

@@ -62,7 +62,8 @@ VerbAction addCheckVerb(CLI::App& app) {
                   "names them: judge op by op");
   cmd->add_option("--reference", args->reference,
                   "Reference outputs keyed by name (.npz): fp64 (expected_fp64) or in the output types");
-  cmd->add_option("--bounds", args->bounds, "Bound tensors keyed by output name (.npz), for --mode ABS_ERROR/DOT_PRODUCT");
+  cmd->add_option("--bounds", args->bounds,
+                  "Bound tensors keyed by output name (.npz), for --mode ABS_ERROR/DOT_PRODUCT");
   cmd->add_option("--mode", o.mode,
                   "Force one compliance mode on every output: EXACT, ULP:ulp=N, FP_SPECIAL, ABS_ERROR:base_bound=..., "
                   "DOT_PRODUCT:s=S,ksb=K, RELATIVE:max=..,scale=..,ulp_bound=.., REDUCE_PRODUCT:n=N, "

@@ -56,8 +56,7 @@ int compareVerb(const CompareArgs& args) {
   auto b = npy::readNpz(args.b);
   if (!b) return report(b.status());
   CompareReport r = compareTensors(*a, *b, opts);
-  if (r.rows.empty())
-    return report(Status::invalid(args.a + " and " + args.b + " have no tensor name in common"));
+  if (r.rows.empty()) return report(Status::invalid(args.a + " and " + args.b + " have no tensor name in common"));
   size_t failed = 0;
   std::printf("%-40s %12s %12s %10s %12s\n", "tensor", "cosine", "euclidean", "SQNR(dB)", "max|A-B|");
   for (const auto& row : r.rows) {

@@ -37,9 +37,9 @@ int genDataVerb(const GenArgs& a) {
 
 VerbAction addGenDataVerb(CLI::App& app) {
   auto args = std::make_shared<GenArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "gen-data", "Generate test inputs for a model per TOSA spec Appendix A (test sets S0..S5 for "
-                  "dot-product operators, pseudo-random set_data values for other inputs)");
+  CLI::App* cmd = app.add_subcommand("gen-data",
+                                     "Generate test inputs for a model per TOSA spec Appendix A (test sets S0..S5 for "
+                                     "dot-product operators, pseudo-random set_data values for other inputs)");
   cmd->add_option("--model", args->model, "Model file (.mlir)")->required();
   cmd->add_option("--function", args->function, "Function")->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Inputs keyed by name (.npz)")->required();

@@ -6,11 +6,11 @@
 
 #include "compliance/similarity.h"
 
+#include "backend_flags.h"
 #include "formats/npy/npy.h"
 #include "frontends/onnx/onnx_import.h"
-#include "backend_flags.h"
-#include "preprocess_flags.h"
 #include "ir/validate.h"
+#include "preprocess_flags.h"
 #include "tosakit/io_adapt.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
@@ -50,8 +50,7 @@ Status validateImported(const ir::Module& m, const ImportArgs& a) {
   if (diags.empty()) return Status::ok();
   const ir::Diagnostic& d = diags.front();
   std::string msg = a.model + ": the imported graph is not valid at level 8k: " + d.toString() +
-                    (diags.size() > 1 ? " (+" + std::to_string(diags.size() - 1) + " more)" : "") +
-                    "; --level none skips this check";
+      (diags.size() > 1 ? " (+" + std::to_string(diags.size() - 1) + " more)" : "") + "; --level none skips this check";
   return d.kind == ir::Diagnostic::Kind::Unsupported ? Status::unsupported(msg) : Status::invalid(msg);
 }
 
@@ -97,8 +96,9 @@ Status verifyImport(const ImportArgs& a, std::unique_ptr<ir::Module> module) {
     std::cout << name << ": cosine " << c << ", euclidean " << e << (pass ? "" : "  BELOW TOLERANCE") << "\n";
   }
   if (!ok)
-    return Status::error(StatusCode::SpecError, a.model + ": imported graph differs from " + a.testReference +
-                                                    " beyond tolerance " + a.tolerance);
+    return Status::error(
+        StatusCode::SpecError,
+        a.model + ": imported graph differs from " + a.testReference + " beyond tolerance " + a.tolerance);
   return Status::ok();
 }
 
@@ -142,7 +142,8 @@ int importVerb(const ImportArgs& a) {
   }
   for (const auto& spec : a.binds) {
     size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) return report(Status::invalid("--bind '" + spec + "': expected NAME=FILE.npy"));
+    if (eq == std::string::npos || eq == 0)
+      return report(Status::invalid("--bind '" + spec + "': expected NAME=FILE.npy"));
     auto t = npy::readNpy(spec.substr(eq + 1));
     if (!t) return report(t.status());
     opts.bindInputs[spec.substr(0, eq)] = std::move(*t);

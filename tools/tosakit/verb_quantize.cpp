@@ -57,8 +57,8 @@ Result<NamedTensors> runModel(std::unique_ptr<ir::Module> m, const NamedTensors&
 }
 
 void printRow(const TensorComparison& r) {
-  std::cout << r.name << ": cosine " << r.cosine << ", euclidean " << r.euclidean << ", sqnr " << r.sqnr
-            << " dB" << (r.note.empty() ? "" : " (" + r.note + ")") << (r.pass ? "" : "  BELOW TOLERANCE") << "\n";
+  std::cout << r.name << ": cosine " << r.cosine << ", euclidean " << r.euclidean << ", sqnr " << r.sqnr << " dB"
+            << (r.note.empty() ? "" : " (" + r.note + ")") << (r.pass ? "" : "  BELOW TOLERANCE") << "\n";
 }
 
 // model_deploy's verification: the quantized graph on --test-input against --test-reference (outputs), then
@@ -97,8 +97,7 @@ Status verifyQuantized(const QuantizeArgs& a, const ir::Module& quantized) {
   if (!floatOut) return floatOut.status().withContext(a.model);
   CompareReport outputs = compareTensors(*reference, *quantOut, co);
   for (const auto& r : outputs.rows) printRow(r);
-  if (outputs.rows.empty())
-    return Status::invalid(a.testReference + ": names none of the model's outputs");
+  if (outputs.rows.empty()) return Status::invalid(a.testReference + ": names none of the model's outputs");
   CompareReport layers = compareTensors(floatLayers, quantLayers, co);
   if (const TensorComparison* first = layers.firstFailure()) {
     std::cout << "first layer below tolerance (of " << layers.rows.size() << " compared):\n";
@@ -107,8 +106,9 @@ Status verifyQuantized(const QuantizeArgs& a, const ir::Module& quantized) {
     std::cout << "all " << layers.rows.size() << " layers compared are within tolerance\n";
   }
   if (!outputs.allPass())
-    return Status::error(StatusCode::SpecError, a.model + ": quantized outputs differ from " + a.testReference +
-                                                    " beyond tolerance " + a.tolerance + "; nothing written");
+    return Status::error(StatusCode::SpecError,
+                         a.model + ": quantized outputs differ from " + a.testReference + " beyond tolerance " +
+                             a.tolerance + "; nothing written");
   return Status::ok();
 }
 
@@ -148,7 +148,8 @@ int quantizeVerb(const QuantizeArgs& a) {
   auto quantized = quantizeModel(**model, table, opts);
   if (!quantized) {
     Status s = quantized.status();
-    if (!a.quantizeTable.empty() && s.message().rfind("quantize table", 0) == 0) s = s.withContext(a.quantizeTable);
+    if (!a.quantizeTable.empty() && s.message().rfind("quantize table", 0) == 0)
+      s = s.withContext(a.quantizeTable);
     else if (!a.calibrationTable.empty() && s.message().rfind("calibration table", 0) == 0)
       s = s.withContext(a.calibrationTable);
     return report(s);

@@ -3,12 +3,12 @@
 #include <filesystem>
 #include <iostream>
 
-#include "formats/npy/npy.h"
 #include "backend_flags.h"
+#include "formats/npy/npy.h"
 #include "target_flags.h"
-#include "tosakit/preprocess.h"
 #include "tosakit/io_adapt.h"
 #include "tosakit/model_io.h"
+#include "tosakit/preprocess.h"
 #include "tosakit/session.h"
 #include "verbs.h"
 
@@ -49,8 +49,7 @@ Status gatherInputs(const RunArgs& a, const ir::Function& fn, NamedTensors& out,
   }
   for (const std::string& spec : a.inputs) {
     size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return Status::invalid("--input '" + spec + "': expected NAME=FILE.npy");
+    if (eq == std::string::npos || eq == 0) return Status::invalid("--input '" + spec + "': expected NAME=FILE.npy");
     std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
     auto t = readInputFile(file, fn, name);  // .npy, or an image preprocessed by the recorded recipe
     if (!t) return t.status();

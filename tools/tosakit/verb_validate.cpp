@@ -26,8 +26,7 @@ VerbAction addValidateVerb(CLI::App& app) {
     auto module = loadModel(args->model, &notes);
     if (!module) return report(module.status());
     printNotes(notes);
-    ir::TargetEnv target = (*module)->target ? *(*module)->target
-                                             : (*flags ? **flags : ir::TargetEnv::all());
+    ir::TargetEnv target = (*module)->target ? *(*module)->target : (*flags ? **flags : ir::TargetEnv::all());
     auto diags = ir::validateModule(**module, target);
     for (const auto& d : diags) std::cout << args->model << ": " << d.toString() << "\n";
     if (diags.empty()) {

@@ -59,9 +59,7 @@ Result<cv::Mat> decode(const std::string& path, bool gray) {
   try {
     MutedStderr mute;
     img = cv::imdecode(bytes, cv::IMREAD_COLOR);
-  } catch (const cv::Exception& e) {
-    return Status::parse(path + ": cannot decode image: " + e.msg);
-  }
+  } catch (const cv::Exception& e) { return Status::parse(path + ": cannot decode image: " + e.msg); }
   if (img.empty() || img.depth() != CV_8U) return Status::parse(path + ": cannot decode image");
   if (gray) cv::cvtColor(img, img, cv::COLOR_BGR2GRAY);
   return img;
@@ -127,9 +125,7 @@ Result<Tensor> loadImage(const std::string& path, const ir::Function& fn, size_t
   try {
     img = resizeAndCrop(*decoded, rh, rw, recipe->keepAspectRatio, h, w);
     if (recipe->pixelFormat == "rgb") cv::cvtColor(img, img, cv::COLOR_BGR2RGB);
-  } catch (const cv::Exception& e) {
-    return Status::invalid(path + ": cannot resize image: " + e.msg);
-  }
+  } catch (const cv::Exception& e) { return Status::invalid(path + ": cannot resize image: " + e.msg); }
   // Integer argument: the raw pixels (a fused-preprocess graph normalizes them itself).
   const bool raw = !isFloat(type.dtype);
   Tensor t(type.dtype, type.dims);
@@ -139,8 +135,10 @@ Result<Tensor> loadImage(const std::string& path, const ir::Function& fn, size_t
         for (int64_t ch = 0; ch < c; ++ch) {
           double pixel = img.ptr<uint8_t>(int(y))[x * c + ch];
           int64_t at = nchw ? ((b * c + ch) * h + y) * w + x : ((b * h + y) * w + x) * c + ch;
-          if (raw) t.setInt(at, int64_t(pixel));
-          else t.setFloat(at, (pixel - perChannel(recipe->mean, int(ch))) * perChannel(recipe->scale, int(ch)));
+          if (raw)
+            t.setInt(at, int64_t(pixel));
+          else
+            t.setFloat(at, (pixel - perChannel(recipe->mean, int(ch))) * perChannel(recipe->scale, int(ch)));
         }
   return t;
 }
@@ -174,7 +172,8 @@ Result<NamedTensors> loadSample(const std::string& path, const ir::Function& fn)
       if (i == fn.inputs().size()) {
         std::string known;
         for (size_t k = 0; k < fn.inputs().size(); ++k) known += (k ? ", " : "") + fn.inputName(k);
-        return Status::invalid(path + ": unknown input '" + name + "' (function @" + fn.name + " takes: " + known + ")");
+        return Status::invalid(path + ": unknown input '" + name + "' (function @" + fn.name + " takes: " + known +
+                               ")");
       }
       auto adapted = npy::adaptToDType(t, fn.inputs()[i]->type.dtype, path + ": input '" + name + "'");
       if (!adapted) return adapted.status();
@@ -208,8 +207,7 @@ Result<std::vector<std::string>> listDataset(const std::string& dir) {
 Result<std::vector<std::string>> datasetSamples(const std::string& dir, int64_t limit) {
   auto files = listDataset(dir);
   if (!files) return files.status();
-  if (files->empty())
-    return Status::invalid(dir + ": dataset holds no sample (.npz, .npy, .jpg, .jpeg, .png, .bmp)");
+  if (files->empty()) return Status::invalid(dir + ": dataset holds no sample (.npz, .npy, .jpg, .jpeg, .png, .bmp)");
   if (limit > 0 && int64_t(files->size()) > limit) files->resize(size_t(limit));
   return files;
 }

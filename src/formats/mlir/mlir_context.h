@@ -5,10 +5,10 @@
 #include <string>
 
 #include "ir/graph.h"
+#include "llvm/Support/raw_ostream.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace tosakit::mlirio {
 

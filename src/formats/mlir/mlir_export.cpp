@@ -139,10 +139,14 @@ class Exporter {
       return e ? tosa::BlockSizeAttr::get(ctx_, *e) : mlir::Attribute();
     };
     mlir::Attribute a;
-    if (name == "rounding_mode") a = rounding();
-    else if (name == "nan_mode") a = nan();
-    else if (name == "mode") a = resize();
-    else if (name == "block_size") a = block();
+    if (name == "rounding_mode")
+      a = rounding();
+    else if (name == "nan_mode")
+      a = nan();
+    else if (name == "mode")
+      a = resize();
+    else if (name == "block_size")
+      a = block();
     else {
       // Unknown attribute name: the first TOSA enum that has this case.
       a = rounding();
@@ -273,8 +277,7 @@ class Exporter {
       if (!t) return t.status().withContext(where);
       resultTypes.push_back(*t);
     }
-    auto fn = mlir::func::FuncOp::create(location(f.loc), f.name,
-                                         mlir::FunctionType::get(ctx_, argTypes, resultTypes));
+    auto fn = mlir::func::FuncOp::create(location(f.loc), f.name, mlir::FunctionType::get(ctx_, argTypes, resultTypes));
     b.insert(fn);
     mlir::Block* entry = fn.addEntryBlock();
     auto nameAttr = [&](const std::string& n) { return mlir::StringAttr::get(ctx_, n); };
@@ -292,7 +295,8 @@ class Exporter {
 
   // Function::argAttrs/resultAttrs/attrs -> the func's arg_attrs/res_attrs dictionaries and attributes.
   Status discardableAttrs(mlir::func::FuncOp fn, const ir::Function& f, const std::string& where) {
-    auto convert = [&](const std::string& key, const ir::Attribute& a, const std::string& what) -> Result<mlir::Attribute> {
+    auto convert = [&](const std::string& key, const ir::Attribute& a,
+                       const std::string& what) -> Result<mlir::Attribute> {
       if (key.find('.') == std::string::npos || key == "tosakit.name")
         return Status::invalid(where + ": " + what + " attribute '" + key +
                                "': discardable attributes need a dialect prefix ('tosakit.') and not 'tosakit.name'");
@@ -337,9 +341,8 @@ class Exporter {
     std::string desc = where + ": " + op.describe();
     mlir::OperationName opName(op.name, ctx_);
     bool known = opName.isRegistered() &&
-                 ((op.name.rfind("tosa.", 0) == 0 && op.name != "tosa.variable") || op.name == "func.return");
-    if (!known)
-      return Status::unsupported(desc + ": '" + op.name + "' is not a TOSA operation (or func.return)");
+        ((op.name.rfind("tosa.", 0) == 0 && op.name != "tosa.variable") || op.name == "func.return");
+    if (!known) return Status::unsupported(desc + ": '" + op.name + "' is not a TOSA operation (or func.return)");
     mlir::OperationState st(location(op.loc), opName);
     for (const ir::Value* v : op.operands) {
       auto it = values_.find(v);

@@ -7,16 +7,16 @@
 #include <unordered_map>
 
 #include "core/size_budget.h"
-#include "formats/mlir/mlir_io.h"
 #include "formats/mlir/mlir_context.h"
+#include "formats/mlir/mlir_io.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -115,9 +115,7 @@ Result<Tensor> tensorFromDense(mlir::DenseElementsAttr a) {
   // i1, i4, i48: through APInt.
   bool isSigned = !(et.isUnsignedInteger() || bits == 1);
   int64_t i = 0;
-  for (const llvm::APInt& v : a.getValues<llvm::APInt>()) {
-    setBits(t, i++, v.getZExtValue(), bits, isSigned);
-  }
+  for (const llvm::APInt& v : a.getValues<llvm::APInt>()) { setBits(t, i++, v.getZExtValue(), bits, isSigned); }
   return t;
 }
 
@@ -230,14 +228,12 @@ class Importer {
       t.profiles.clear();
       t.extensions.clear();
       for (mlir::tosa::Profile p : env.getProfiles()) t.profiles.push_back(mlir::tosa::stringifyEnum(p).str());
-      for (mlir::tosa::Extension e : env.getExtensions())
-        t.extensions.push_back(mlir::tosa::stringifyEnum(e).str());
+      for (mlir::tosa::Extension e : env.getExtensions()) t.extensions.push_back(mlir::tosa::stringifyEnum(e).str());
       t.level = mlir::tosa::stringifyEnum(env.getLevel()).str();
       t.specVersion = mlir::tosa::stringifyEnum(env.getSpecificationVersion()).str();
       m_.target = t;
     } else if (mlir::Attribute other = mod->getAttr("tosa.target_env")) {
-      return Status::parse(locString(mod.getLoc()) + ": tosa.target_env is not a #tosa.target_env: " +
-                           printed(other));
+      return Status::parse(locString(mod.getLoc()) + ": tosa.target_env is not a #tosa.target_env: " + printed(other));
     }
     for (mlir::Operation& op : mod.getBody()->getOperations()) {
       if (auto f = dyn_cast<mlir::func::FuncOp>(op)) {
@@ -251,8 +247,7 @@ class Importer {
         TK_RETURN_IF_ERROR(variable(op));
       } else {
         return Status::unsupported(locString(op.getLoc()) + ": unsupported top-level operation '" +
-                                   op.getName().getStringRef().str() +
-                                   "' (tosakit reads func.func and tosa.variable)");
+                                   op.getName().getStringRef().str() + "' (tosakit reads func.func and tosa.variable)");
       }
     }
     return Status::ok();
@@ -294,8 +289,9 @@ class Importer {
     mlir::FunctionType ft = f.getFunctionType();
     for (unsigned i = 0; i < ft.getNumResults(); ++i) {
       auto vt = toValueType(ft.getResult(i));
-      if (!vt) return Status::unsupported(where + ": result " + std::to_string(i) + " has unsupported type " +
-                                          printed(ft.getResult(i)));
+      if (!vt)
+        return Status::unsupported(where + ": result " + std::to_string(i) + " has unsupported type " +
+                                   printed(ft.getResult(i)));
       fn.resultTypes.push_back(*vt);
       auto n = f.getResultAttrOfType<mlir::StringAttr>(i, "tosakit.name");
       fn.resultNames.push_back(n ? n.getValue().str() : std::string());
@@ -366,7 +362,7 @@ class Importer {
     std::string name = op.getName().getStringRef().str();
     std::string where = locString(op.getLoc()) + ": '" + name + "'";
     bool known = op.getName().isRegistered() &&
-                 ((name.rfind("tosa.", 0) == 0 && name != "tosa.variable") || name == "func.return");
+        ((name.rfind("tosa.", 0) == 0 && name != "tosa.variable") || name == "func.return");
     if (!known)
       return Status::unsupported(where + ": unsupported operation (tosakit reads tosa.* ops and func.return)");
     if (op.getNumSuccessors() != 0) return Status::unsupported(where + ": operations with successors");

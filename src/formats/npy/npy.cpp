@@ -27,7 +27,7 @@ namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicLen = 6;
-constexpr size_t kAlign = 64;              // numpy's ARRAY_ALIGN
+constexpr size_t kAlign = 64;                // numpy's ARRAY_ALIGN
 constexpr size_t kGrowthAxisMaxDigits = 21;  // numpy >= 1.23 leaves room to grow the first axis in place
 
 Status parseError(const std::string& context, const std::string& reason) {
@@ -55,9 +55,13 @@ Result<NumpyType> parseDescr(const std::string& descr, const std::string& contex
     order = s[0];
     s = s.substr(1);
   }
-  static const struct { const char* code; DType dtype; size_t size; } kTypes[] = {
-      {"b1", DType::Bool, 1}, {"i1", DType::I8, 1},  {"i2", DType::I16, 2},  {"i4", DType::I32, 4},
-      {"i8", DType::I64, 8},  {"u1", DType::U8, 1},  {"u2", DType::U16, 2},  {"u4", DType::U32, 4},
+  static const struct {
+    const char* code;
+    DType dtype;
+    size_t size;
+  } kTypes[] = {
+      {"b1", DType::Bool, 1}, {"i1", DType::I8, 1},   {"i2", DType::I16, 2},  {"i4", DType::I32, 4},
+      {"i8", DType::I64, 8},  {"u1", DType::U8, 1},   {"u2", DType::U16, 2},  {"u4", DType::U32, 4},
       {"f2", DType::FP16, 2}, {"f4", DType::FP32, 4}, {"f8", DType::FP64, 8},
   };
   for (const auto& t : kTypes) {
@@ -115,8 +119,7 @@ class HeaderParser {
       if (key == "descr") {
         if (haveDescr) return error("duplicate key 'descr'");
         haveDescr = true;
-        if (peek() == '[')
-          return Status::unsupported(context_ + ": unsupported dtype: structured (record) array");
+        if (peek() == '[') return Status::unsupported(context_ + ": unsupported dtype: structured (record) array");
         if (Status st = parseString(h.descr, "a dtype string for 'descr'"); !st) return st;
       } else if (key == "fortran_order") {
         if (haveOrder) return error("duplicate key 'fortran_order'");
@@ -157,8 +160,7 @@ class HeaderParser {
     return false;
   }
   void skipSpace() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
-      ++pos_;
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) ++pos_;
   }
 
   Status parseString(std::string& out, const char* what) {
@@ -291,11 +293,9 @@ Result<std::vector<uint8_t>> readFile(const std::string& path) {
   in.seekg(0, std::ios::beg);
   TK_RETURN_IF_ERROR(checkAllocationBytes(int64_t(len), path));
   std::vector<uint8_t> buf(static_cast<size_t>(len));
-  if (len > 0 && !in.read(reinterpret_cast<char*>(buf.data()), len))
-    return Status::io(path + ": read failed");
+  if (len > 0 && !in.read(reinterpret_cast<char*>(buf.data()), len)) return Status::io(path + ": read failed");
   return buf;
 }
-
 
 }  // namespace
 
@@ -303,13 +303,13 @@ Result<std::vector<uint8_t>> readFile(const std::string& path) {
 // .npy
 
 Result<Tensor> parseNpy(const uint8_t* data, size_t size, const std::string& context) {
-  const std::string truncated =
-      "truncated file (" + std::to_string(size) + " bytes, no complete .npy preamble)";
+  const std::string truncated = "truncated file (" + std::to_string(size) + " bytes, no complete .npy preamble)";
   const size_t magicBytes = std::min(size, kMagicLen);
   if (magicBytes > 0 && std::memcmp(data, kMagic, magicBytes) != 0) {
     bool zip = size >= 2 && data[0] == 'P' && data[1] == 'K';
-    return parseError(context, zip ? "bad magic (not a .npy file; it looks like a zip / .npz archive)"
-                                   : "bad magic (not a .npy file)");
+    return parseError(
+        context,
+        zip ? "bad magic (not a .npy file; it looks like a zip / .npz archive)" : "bad magic (not a .npy file)");
   }
   if (size < kMagicLen + 2) return parseError(context, truncated);
   const int major = data[6], minor = data[7];
@@ -319,16 +319,17 @@ Result<Tensor> parseNpy(const uint8_t* data, size_t size, const std::string& con
   } else if ((major == 2 || major == 3) && minor == 0) {
     lenBytes = 4;
   } else {
-    return parseError(context, "unsupported .npy format version " + std::to_string(major) + "." +
-                                   std::to_string(minor));
+    return parseError(context,
+                      "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
   }
   const size_t prefix = kMagicLen + 2 + lenBytes;
   if (size < prefix) return parseError(context, truncated);
   uint64_t headerLen = 0;
   for (size_t i = 0; i < lenBytes; ++i) headerLen |= uint64_t(data[kMagicLen + 2 + i]) << (8 * i);
   if (headerLen > size - prefix)
-    return parseError(context, "header length " + std::to_string(headerLen) + " exceeds the file size (" +
-                                   std::to_string(size) + " bytes)");
+    return parseError(
+        context,
+        "header length " + std::to_string(headerLen) + " exceeds the file size (" + std::to_string(size) + " bytes)");
   // Version 1.0/2.0 headers are latin1, 3.0 utf8; the dict's syntax is ASCII in both.
   std::string text(reinterpret_cast<const char*>(data + prefix), size_t(headerLen));
   if (text.find('\0') != std::string::npos) return parseError(context, "bad header: contains a NUL byte");
@@ -343,11 +344,11 @@ Result<Tensor> parseNpy(const uint8_t* data, size_t size, const std::string& con
   const uint64_t elements = uint64_t(*count);
   if (elements > available / nt->itemsize || elements * nt->itemsize != available) {
     std::string expected = elements > std::numeric_limits<uint64_t>::max() / nt->itemsize
-                               ? std::string("more")
-                               : std::to_string(elements * nt->itemsize);
-    return parseError(context, "data is " + std::to_string(available) + " bytes but shape (" +
-                                   shapeToString(header->shape) + ") of '" + header->descr + "' needs " +
-                                   expected + " bytes");
+        ? std::string("more")
+        : std::to_string(elements * nt->itemsize);
+    return parseError(context,
+                      "data is " + std::to_string(available) + " bytes but shape (" + shapeToString(header->shape) +
+                          ") of '" + header->descr + "' needs " + expected + " bytes");
   }
   TK_RETURN_IF_ERROR(checkAllocation(nt->dtype, header->shape, context));
   Tensor t(nt->dtype, header->shape);
@@ -404,9 +405,7 @@ std::vector<uint8_t> serializeNpy(const Tensor& tensor) {
   return out;
 }
 
-Status writeNpy(const std::string& path, const Tensor& t) {
-  return writeFileAtomic(path, serializeNpy(t));
-}
+Status writeNpy(const std::string& path, const Tensor& t) { return writeFileAtomic(path, serializeNpy(t)); }
 
 // ---------------------------------------------------------------------------------------------------------
 // .npz
@@ -427,7 +426,8 @@ constexpr uint64_t kMaxDeflateRatio = 1032;
 
 Result<NamedTensors> parseNpz(const uint8_t* data, size_t size, const std::string& context) {
   // The smallest zip is its 22-byte end-of-central-directory record (libzip would accept 0 bytes as empty).
-  if (size < 22) return parseError(context, "not a valid .npz (zip) file: too short (" + std::to_string(size) + " bytes)");
+  if (size < 22)
+    return parseError(context, "not a valid .npz (zip) file: too short (" + std::to_string(size) + " bytes)");
   zip_error_t err;
   zip_error_init(&err);
   zip_source_t* src = zip_source_buffer_create(data, size, 0, &err);
@@ -440,8 +440,9 @@ Result<NamedTensors> parseNpz(const uint8_t* data, size_t size, const std::strin
   if (!raw) {
     zip_source_free(src);
     bool isNpy = size >= kMagicLen && std::memcmp(data, kMagic, kMagicLen) == 0;
-    Status s = parseError(context, std::string("not a valid .npz (zip) file: ") + zip_error_strerror(&err) +
-                                       (isNpy ? " (it is a .npy file)" : ""));
+    Status s = parseError(context,
+                          std::string("not a valid .npz (zip) file: ") + zip_error_strerror(&err) +
+                              (isNpy ? " (it is a .npy file)" : ""));
     zip_error_fini(&err);
     return s;
   }
@@ -473,7 +474,8 @@ Result<NamedTensors> parseNpz(const uint8_t* data, size_t size, const std::strin
     uint64_t limit = st.comp_method == ZIP_CM_STORE ? st.comp_size : st.comp_size * kMaxDeflateRatio + 1024;
     if (st.size > limit) return parseError(where, "claimed size " + std::to_string(st.size) + " is impossible");
 
-    if (st.size > uint64_t(INT64_MAX)) return parseError(where, "claimed size " + std::to_string(st.size) + " is impossible");
+    if (st.size > uint64_t(INT64_MAX))
+      return parseError(where, "claimed size " + std::to_string(st.size) + " is impossible");
     TK_RETURN_IF_ERROR(checkAllocationBytes(int64_t(st.size), where));  // deflate can expand 1000-fold
     std::unique_ptr<zip_file_t, ZipFileCloser> zf(zip_fopen_index(za.get(), zip_uint64_t(i), 0));
     if (!zf) return parseError(where, std::string("cannot open: ") + zip_strerror(za.get()));
@@ -587,8 +589,8 @@ Result<Tensor> adaptToDType(const Tensor& t, DType want, const std::string& what
       int64_t v = t.getInt(i);
       if (v < lo || v > hi)
         return Status::invalid(what + ": value " + std::to_string(v) + " at index " + std::to_string(i) +
-                               " is outside the " + std::string(dtypeName(to)) + " range [" +
-                               std::to_string(lo) + ", " + std::to_string(hi) + "]");
+                               " is outside the " + std::string(dtypeName(to)) + " range [" + std::to_string(lo) +
+                               ", " + std::to_string(hi) + "]");
     }
     return retype(t, to);
   };

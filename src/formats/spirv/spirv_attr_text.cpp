@@ -115,7 +115,9 @@ Result<std::string> encodeAttrText(const std::string& key, const ir::Attribute& 
       std::snprintf(buf, sizeof buf, "%a", a.f);
       return head + "float:" + dt + " " + buf;
     }
-    case K::String: case K::Enum: case K::Symbol: {
+    case K::String:
+    case K::Enum:
+    case K::Symbol: {
       if (a.s.find('\0') != std::string::npos)
         return Status::unsupported("attribute '" + key + "': a string with a NUL character has no SPIR-V form");
       const char* kind = a.kind == K::String ? "string " : a.kind == K::Enum ? "enum " : "symbol ";
@@ -128,7 +130,7 @@ Result<std::string> encodeAttrText(const std::string& key, const ir::Attribute& 
       if (!a.tensor) return Status::invalid("attribute '" + key + "': dense attribute without a tensor");
       const Tensor& t = *a.tensor;
       return head + "tensor:" + std::string(dtypeName(t.dtype())) + " " + shapeText(t.shape()) + " " +
-             hexBytes(reinterpret_cast<const uint8_t*>(t.data()), t.byteSize());
+          hexBytes(reinterpret_cast<const uint8_t*>(t.data()), t.byteSize());
     }
   }
   return Status::internal("unknown attribute kind");

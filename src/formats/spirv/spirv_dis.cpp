@@ -13,25 +13,44 @@ namespace tosakit::spirv {
 namespace {
 bool hasTypeAndResult(uint32_t op) {
   switch (op) {
-    case OpExtInst: case OpConstantTrue: case OpConstantFalse: case OpConstant: case OpConstantComposite:
-    case OpConstantNull: case OpVariable: case OpCompositeExtract: case OpGraphConstantARM: case OpGraphARM:
-    case OpGraphInputARM: case OpConstantCompositeReplicateEXT:
-      return true;
+    case OpExtInst:
+    case OpConstantTrue:
+    case OpConstantFalse:
+    case OpConstant:
+    case OpConstantComposite:
+    case OpConstantNull:
+    case OpVariable:
+    case OpCompositeExtract:
+    case OpGraphConstantARM:
+    case OpGraphARM:
+    case OpGraphInputARM:
+    case OpConstantCompositeReplicateEXT: return true;
     default: return false;
   }
 }
 bool hasResultOnly(uint32_t op) {
   switch (op) {
-    case OpString: case OpExtInstImport: case OpTypeBool: case OpTypeInt: case OpTypeFloat: case OpTypeArray:
-    case OpTypeStruct: case OpTypePointer: case OpTypeTensorARM: case OpTypeGraphARM:
-      return true;
+    case OpString:
+    case OpExtInstImport:
+    case OpTypeBool:
+    case OpTypeInt:
+    case OpTypeFloat:
+    case OpTypeArray:
+    case OpTypeStruct:
+    case OpTypePointer:
+    case OpTypeTensorARM:
+    case OpTypeGraphARM: return true;
     default: return false;
   }
 }
 bool hasString(uint32_t op, size_t& at) {
   switch (op) {
-    case OpExtension: case OpModuleProcessed: at = 0; return true;
-    case OpName: case OpString: case OpExtInstImport: case OpGraphEntryPointARM: at = 1; return true;
+    case OpExtension:
+    case OpModuleProcessed: at = 0; return true;
+    case OpName:
+    case OpString:
+    case OpExtInstImport:
+    case OpGraphEntryPointARM: at = 1; return true;
     case OpDecorateString: at = 2; return true;
     default: return false;
   }
@@ -42,8 +61,8 @@ std::string disassembleWords(const uint32_t* words, size_t count) {
   std::ostringstream os;
   auto split = splitInstructions(words, count, "<binary>");
   if (!split) return "; " + split.status().message() + "\n";
-  os << "; SPIR-V version " << ((words[1] >> 16) & 0xff) << "." << ((words[1] >> 8) & 0xff) << ", bound "
-     << words[3] << "\n";
+  os << "; SPIR-V version " << ((words[1] >> 16) & 0xff) << "." << ((words[1] >> 8) & 0xff) << ", bound " << words[3]
+     << "\n";
   for (const Instr& in : *split) {
     size_t k = 0;
     std::ostringstream line;
@@ -62,7 +81,8 @@ std::string disassembleWords(const uint32_t* words, size_t count) {
       line << " %" << in.ops[2] << " " << (d ? d->specName : ("<" + std::to_string(in.ops[3]) + ">"));
       k = 4;
       for (; k < in.ops.size(); ++k) {
-        std::string n = d && k - 4 < d->operands.size() ? d->operands[k - 4].name : (d && !d->operands.empty() ? d->operands.back().name : "");
+        std::string n = d && k - 4 < d->operands.size() ? d->operands[k - 4].name
+                                                        : (d && !d->operands.empty() ? d->operands.back().name : "");
         line << " " << n << "=%" << in.ops[k];
       }
     }

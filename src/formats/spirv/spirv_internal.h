@@ -10,8 +10,8 @@ namespace tosakit::spirv {
 
 struct Instr {
   uint32_t opcode = 0;
-  size_t offset = 0;             // word index of the instruction's first word
-  std::vector<uint32_t> ops;     // operand words (after the opcode word)
+  size_t offset = 0;          // word index of the instruction's first word
+  std::vector<uint32_t> ops;  // operand words (after the opcode word)
 };
 
 // Split into instructions; checks header and word counts only.

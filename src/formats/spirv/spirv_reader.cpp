@@ -22,12 +22,12 @@ namespace {
 struct TypeInfo {
   uint32_t opcode = 0;
   uint32_t width = 0, encoding = UINT32_MAX;
-  uint32_t elem = 0;        // tensor / array / pointer
+  uint32_t elem = 0;  // tensor / array / pointer
   bool hasRank = false, hasShape = false;
-  Shape shape;              // tensor dims when shaped
+  Shape shape;  // tensor dims when shaped
   int64_t rank = 0;
   std::vector<uint32_t> members;  // struct / graph (inputs then outputs)
-  uint32_t numInputs = 0;   // graph
+  uint32_t numInputs = 0;         // graph
 };
 
 class Reader {
@@ -69,8 +69,10 @@ class Reader {
       auto it = attrDecos_.find(iface[k]);
       if (it == attrDecos_.end()) continue;
       for (const auto& [key, a] : it->second) {
-        if (k < nIn) fn.setArgAttr(k, key, a);
-        else fn.setResultAttr(k - nIn, key, a);
+        if (k < nIn)
+          fn.setArgAttr(k, key, a);
+        else
+          fn.setResultAttr(k - nIn, key, a);
       }
     }
     if (auto it = attrDecos_.find(graphId); it != attrDecos_.end()) fn.attrs = it->second;
@@ -88,11 +90,18 @@ class Reader {
       switch (in.opcode) {
         case OpExtInstImport:
           literalString(in, 1, s);
-          if (s != kTosaSetName) return err(in, "unknown extended instruction set '" + s + "' (expected " + kTosaSetName + ")");
+          if (s != kTosaSetName)
+            return err(in, "unknown extended instruction set '" + s + "' (expected " + kTosaSetName + ")");
           tosaSet_ = in.ops[0];
           break;
-        case OpString: literalString(in, 1, s); strings_[in.ops[0]] = s; break;
-        case OpName: literalString(in, 1, s); names_[in.ops[0]] = s; break;
+        case OpString:
+          literalString(in, 1, s);
+          strings_[in.ops[0]] = s;
+          break;
+        case OpName:
+          literalString(in, 1, s);
+          names_[in.ops[0]] = s;
+          break;
         case OpDecorateString:
           if (in.ops[1] == kDecorationUserSemantic) {
             literalString(in, 2, s);
@@ -124,12 +133,23 @@ class Reader {
           break;
         case OpNoLine: haveLine = false; break;
         case OpGraphARM: haveLine = false; break;
-        case OpTypeBool: case OpTypeInt: case OpTypeFloat: case OpTypeArray: case OpTypeStruct:
-        case OpTypePointer: case OpTypeTensorARM: case OpTypeGraphARM:
+        case OpTypeBool:
+        case OpTypeInt:
+        case OpTypeFloat:
+        case OpTypeArray:
+        case OpTypeStruct:
+        case OpTypePointer:
+        case OpTypeTensorARM:
+        case OpTypeGraphARM:
           if (Status st = type(in); !st) return st;
           break;
-        case OpConstantTrue: case OpConstantFalse: case OpConstant: case OpConstantComposite:
-        case OpConstantNull: case OpConstantCompositeReplicateEXT: case OpGraphConstantARM:
+        case OpConstantTrue:
+        case OpConstantFalse:
+        case OpConstant:
+        case OpConstantComposite:
+        case OpConstantNull:
+        case OpConstantCompositeReplicateEXT:
+        case OpGraphConstantARM:
           consts_[in.ops[1]] = &in;
           if (haveLine) lines_[in.ops[1]] = cur;
           if (Status st = constantType(in); !st) return st;
@@ -149,13 +169,17 @@ class Reader {
       std::vector<std::string> out;
       std::stringstream ss(v);
       std::string x;
-      while (std::getline(ss, x, ',')) if (!x.empty()) out.push_back(x);
+      while (std::getline(ss, x, ','))
+        if (!x.empty()) out.push_back(x);
       return out;
     };
     while (is >> tok) {
-      if (tok.rfind("profiles=", 0) == 0) t.profiles = list(tok.substr(9));
-      else if (tok.rfind("extensions=", 0) == 0) t.extensions = list(tok.substr(11));
-      else if (tok.rfind("level=", 0) == 0) t.level = tok.substr(6);
+      if (tok.rfind("profiles=", 0) == 0)
+        t.profiles = list(tok.substr(9));
+      else if (tok.rfind("extensions=", 0) == 0)
+        t.extensions = list(tok.substr(11));
+      else if (tok.rfind("level=", 0) == 0)
+        t.level = tok.substr(6);
     }
     module_->target = t;
   }
@@ -170,7 +194,8 @@ class Reader {
     const TypeInfo* t = it == consts_.end() ? nullptr : typeOf(it->second->ops[0]);
     if (!t || t->opcode != OpTypeInt || t->width != 32) return err(at, what + " must be an OpTypeInt 32 constant");
     if (it->second->opcode == OpConstantNull) return uint32_t(0);
-    if (it->second->opcode != OpConstant || it->second->ops.size() != 3) return err(at, what + " must be an OpConstant");
+    if (it->second->opcode != OpConstant || it->second->ops.size() != 3)
+      return err(at, what + " must be an OpConstant");
     return it->second->ops[2];
   }
 
@@ -181,7 +206,8 @@ class Reader {
     switch (in.opcode) {
       case OpTypeInt:
         t.width = in.ops[1];
-        if (t.width != 8 && t.width != 16 && t.width != 32 && t.width != 64) return err(in, "unsupported integer width");
+        if (t.width != 8 && t.width != 16 && t.width != 32 && t.width != 64)
+          return err(in, "unsupported integer width");
         if (in.ops[2] > 1) return err(in, "bad signedness");
         break;
       case OpTypeFloat:
@@ -210,7 +236,8 @@ class Reader {
         }
         for (size_t k = first; k < in.ops.size(); ++k) {
           const TypeInfo* m = typeOf(in.ops[k]);
-          if (!m || m->opcode != OpTypeTensorARM) return err(in, "member " + std::to_string(k - first) + " is not a tensor type");
+          if (!m || m->opcode != OpTypeTensorARM)
+            return err(in, "member " + std::to_string(k - first) + " is not a tensor type");
           t.members.push_back(in.ops[k]);
         }
         break;
@@ -257,7 +284,8 @@ class Reader {
     const TypeInfo* t = typeOf(in.ops[0]);
     if (!t) return err(in, "result type is not a type");
     switch (in.opcode) {
-      case OpConstantTrue: case OpConstantFalse:
+      case OpConstantTrue:
+      case OpConstantFalse:
         if (t->opcode != OpTypeBool) return err(in, "type must be OpTypeBool");
         break;
       case OpConstant:
@@ -278,7 +306,8 @@ class Reader {
         }
         break;
       case OpConstantCompositeReplicateEXT:
-        if (t->opcode != OpTypeTensorARM || !t->hasShape || t->shape.empty()) return err(in, "type must be a shaped tensor");
+        if (t->opcode != OpTypeTensorARM || !t->hasShape || t->shape.empty())
+          return err(in, "type must be a shaped tensor");
         break;
       default: break;
     }
@@ -328,7 +357,8 @@ class Reader {
     }
     switch (c.opcode) {
       case OpConstantTrue: return uint64_t(1);
-      case OpConstantFalse: case OpConstantNull: return uint64_t(0);
+      case OpConstantFalse:
+      case OpConstantNull: return uint64_t(0);
       case OpConstant: return c.ops.size() == 4 ? (uint64_t(c.ops[3]) << 32 | c.ops[2]) : uint64_t(c.ops[2]);
       default: return err(at, "constant %" + std::to_string(id) + " is not a scalar");
     }
@@ -343,8 +373,14 @@ class Reader {
       t.setFloat(i, double(f));
       return;
     }
-    if (d == DType::Bool) { t.setInt(i, bits != 0); return; }
-    if (isFloat(d)) { t.setInt(i, int64_t(bits)); return; }
+    if (d == DType::Bool) {
+      t.setInt(i, bits != 0);
+      return;
+    }
+    if (isFloat(d)) {
+      t.setInt(i, int64_t(bits));
+      return;
+    }
     int w = bitWidth(d);
     int64_t v = (d == DType::I48) ? int64_t(bits) : int64_t(bits & ((uint64_t(1) << w) - 1));
     if (d != DType::I48 && w < 64 && (v >> (w - 1)) & 1) v -= int64_t(1) << w;
@@ -396,8 +432,7 @@ class Reader {
         }
         return err(at, "graph constant " + key + " not found in the sidecar " + file_ + ".npz");
       }
-      default:
-        return err(at, "%" + std::to_string(id) + " is not a tensor constant");
+      default: return err(at, "%" + std::to_string(id) + " is not a tensor constant");
     }
   }
 
@@ -427,7 +462,8 @@ class Reader {
     if (t->rank == 0) {
       const Instr& c = *it->second;
       if (c.opcode == OpConstantNull) return out;
-      if (c.opcode != OpGraphConstantARM) return err(at, "rank-0 constant must be OpConstantNull or OpGraphConstantARM");
+      if (c.opcode != OpGraphConstantARM)
+        return err(at, "rank-0 constant must be OpConstantNull or OpGraphConstantARM");
     }
     if (Status s = fill(at, id, out, t->elem, 0, flat, 0); !s) return s;
     return out;
@@ -436,7 +472,7 @@ class Reader {
   struct GraphState {
     ir::Function* fn = nullptr;
     std::map<uint32_t, ir::Value*> values;
-    std::map<uint32_t, ir::Operation*> structs;  // multi-result ext inst
+    std::map<uint32_t, ir::Operation*> structs;              // multi-result ext inst
     std::map<std::pair<uint32_t, bool>, ir::Value*> consts;  // (const id, as shape)
     // SPIR-V id each op came from. The writer allocates ids in the IR's op order, so sorting the body by
     // these ids restores the original order of constants among the ops (exact round trips).
@@ -446,8 +482,10 @@ class Reader {
   ir::Location locationOf(uint32_t id, const std::map<uint32_t, ir::Location>& lines) const {
     ir::Location l;
     if (auto it = lines.find(id); it != lines.end()) l = it->second;
-    if (auto it = locNames_.find(id); it != locNames_.end()) l.name = it->second;
-    else if (auto n = names_.find(id); n != names_.end()) l.name = n->second;
+    if (auto it = locNames_.find(id); it != locNames_.end())
+      l.name = it->second;
+    else if (auto n = names_.find(id); n != names_.end())
+      l.name = n->second;
     return l;
   }
   std::string nameOf(uint32_t id) const {
@@ -506,7 +544,8 @@ class Reader {
         if (!v) return v.status();
         if (n == "acc_type") {
           DType t;
-          if (!accTypeFromValue(*v, t)) return err(at, where + ": " + std::to_string(*v) + " is not an acc_type_t value");
+          if (!accTypeFromValue(*v, t))
+            return err(at, where + ": " + std::to_string(*v) + " is not an acc_type_t value");
           return ir::Attribute::type(t);
         }
         if (isEnumAttr(n)) {
@@ -530,7 +569,8 @@ class Reader {
       case SpvOperandKind::Tensor: {
         auto t = tensorConstant(at, id);
         if (!t) return t.status();
-        if (t->rank() != 1 || t->dtype() != DType::I32) return err(at, where + " must be a rank-1 tensor of OpTypeInt 32");
+        if (t->rank() != 1 || t->dtype() != DType::I32)
+          return err(at, where + " must be a rank-1 tensor of OpTypeInt 32");
         if (od.length >= 0 && t->size() != od.length)
           return err(at, where + " must have " + std::to_string(od.length) + " elements");
         return ir::Attribute::intArray(t->toInts(), n == "perms" ? DType::I32 : DType::I64);
@@ -547,7 +587,8 @@ class Reader {
     size_t given = in.ops.size() - 4;
     bool variadic = !d->operands.empty() && d->operands.back().kind == SpvOperandKind::TensorList;
     if (variadic ? given < d->operands.size() : given != d->operands.size())
-      return err(in, where + ": expected " + std::to_string(d->operands.size()) + " operands, got " + std::to_string(given));
+      return err(
+          in, where + ": expected " + std::to_string(d->operands.size()) + " operands, got " + std::to_string(given));
     auto op = std::make_unique<ir::Operation>();
     op->name = d->irName;
     op->parent = &g.fn->body;
@@ -555,7 +596,8 @@ class Reader {
     DType inDT = DType::FP32;
     if (size_t(d->numAttrs) < given) {
       uint32_t firstIn = in.ops[4 + size_t(d->numAttrs)];
-      if (auto it = g.values.find(firstIn); it != g.values.end()) inDT = it->second->type.dtype;
+      if (auto it = g.values.find(firstIn); it != g.values.end())
+        inDT = it->second->type.dtype;
       else if (auto c = consts_.find(firstIn); c != consts_.end())
         if (const TypeInfo* t = typeOf(c->second->ops[0]); t && t->opcode == OpTypeTensorARM)
           if (auto dt = scalarDType(in, t->elem)) inDT = *dt;
@@ -582,11 +624,15 @@ class Reader {
         op->operands.push_back(it->second);
         continue;
       }
-      if (!consts_.count(id)) return err(in, where + " " + on + ": %" + std::to_string(id) + " is not defined in this graph");
+      if (!consts_.count(id))
+        return err(in, where + " " + on + ": %" + std::to_string(id) + " is not defined in this graph");
       const TypeInfo* ct = typeOf(consts_[id]->ops[0]);
       if (!ct || ct->opcode != OpTypeTensorARM) return err(in, where + " " + on + " must be a tensor");
       DType want = DType::I32;
-      if (auto dt = scalarDType(in, ct->elem)) want = *dt; else return dt.status();
+      if (auto dt = scalarDType(in, ct->elem))
+        want = *dt;
+      else
+        return dt.status();
       if (od.intBits && !(want == DType::I8 && od.intBits == 8) && !(want == DType::I32 && od.intBits == 32))
         return err(in, where + " " + on + " must have OpTypeInt " + std::to_string(od.intBits) + " elements");
       if (d->irName == "tosa.rescale" && on == "multiplier" && !scale32) want = DType::I16;
@@ -610,8 +656,10 @@ class Reader {
       v->index = int(r);
       op->results.push_back(v);
     }
-    if (multi) g.structs[in.ops[1]] = op.get();
-    else g.values[in.ops[1]] = op->results[0];
+    if (multi)
+      g.structs[in.ops[1]] = op.get();
+    else
+      g.values[in.ops[1]] = op->results[0];
     g.anchor[op.get()] = in.ops[1];
     g.fn->body.ops.push_back(std::move(op));
     return Status::ok();

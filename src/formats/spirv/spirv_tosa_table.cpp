@@ -42,8 +42,8 @@ struct EnumCase {
 };
 // Spec "Enumerated types"; IR attribute names as in MLIR 22.
 const EnumCase kEnums[] = {
-    {"mode", "NEAREST_NEIGHBOR", 1}, {"mode", "BILINEAR", 2},
-    {"nan_mode", "PROPAGATE", 1},    {"nan_mode", "IGNORE", 2},
+    {"mode", "NEAREST_NEIGHBOR", 1},      {"mode", "BILINEAR", 2},
+    {"nan_mode", "PROPAGATE", 1},         {"nan_mode", "IGNORE", 2},
     {"rounding_mode", "SINGLE_ROUND", 1}, {"rounding_mode", "INEXACT_ROUND", 2},
     {"rounding_mode", "DOUBLE_ROUND", 3},
 };
@@ -79,9 +79,7 @@ std::string enumName(const std::string& attr, uint32_t value) {
   return {};
 }
 
-bool isEnumAttr(const std::string& attr) {
-  return attr == "mode" || attr == "nan_mode" || attr == "rounding_mode";
-}
+bool isEnumAttr(const std::string& attr) { return attr == "mode" || attr == "nan_mode" || attr == "rounding_mode"; }
 
 uint32_t accTypeValue(DType t) {
   switch (t) {

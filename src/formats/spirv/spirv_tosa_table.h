@@ -31,8 +31,8 @@ struct SpvInstrDesc {
   uint32_t number;
   const char* specName;  // "CONV2D"
   std::vector<SpvOperandDesc> operands;
-  std::string irName;    // "tosa.conv2d"
-  int numAttrs = 0;      // leading operands that are IR attributes
+  std::string irName;  // "tosa.conv2d"
+  int numAttrs = 0;    // leading operands that are IR attributes
 };
 
 // IR attribute the idx-th operand of `d` maps to (its spec name), or "" when it is an IR operand.

@@ -17,9 +17,9 @@ namespace {
 struct Layout {
   uint32_t opcode;
   const char* name;
-  int resultType;  // operand index of the result type id, -1 none
-  int result;      // operand index of the result id, -1 none
-  int minOps, maxOps;  // maxOps -1 = unbounded
+  int resultType;        // operand index of the result type id, -1 none
+  int result;            // operand index of the result id, -1 none
+  int minOps, maxOps;    // maxOps -1 = unbounded
   std::vector<int> ids;  // operand indices that are ids used (must be defined before, unless forward)
   int idsFrom;           // all operands from this index are ids (-1 none)
   bool forward;          // ids may be defined later (names, decorations, entry points)
@@ -97,7 +97,9 @@ bool literalString(const Instr& in, size_t first, std::string& out, size_t* next
 }
 
 Result<std::vector<Instr>> splitInstructions(const uint32_t* words, size_t count, const std::string& file) {
-  auto err = [&](size_t w, const std::string& why) { return Status::parse(file + ": word " + std::to_string(w) + ": " + why); };
+  auto err = [&](size_t w, const std::string& why) {
+    return Status::parse(file + ": word " + std::to_string(w) + ": " + why);
+  };
   if (count < 5) return err(0, "too short for a SPIR-V header (" + std::to_string(count) + " words)");
   if (words[0] != kMagic) return err(0, "bad magic number");
   uint32_t version = words[1];
@@ -142,10 +144,10 @@ Status validateSpirv(const uint32_t* words, size_t count, const std::string& fil
     const Layout* l = layoutOf(in.opcode);
     if (!l) return err(in, "unsupported opcode " + std::to_string(in.opcode));
     int n = int(in.ops.size());
-    if (n < l->minOps || (l->maxOps >= 0 && n > l->maxOps))
-      return err(in, "wrong operand count " + std::to_string(n));
+    if (n < l->minOps || (l->maxOps >= 0 && n > l->maxOps)) return err(in, "wrong operand count " + std::to_string(n));
     auto use = [&](uint32_t id, bool forward) -> Status {
-      if (id == 0 || id >= bound) return err(in, "id " + std::to_string(id) + " out of range (bound " + std::to_string(bound) + ")");
+      if (id == 0 || id >= bound)
+        return err(in, "id " + std::to_string(id) + " out of range (bound " + std::to_string(bound) + ")");
       if (forward) {
         forwardUses.emplace_back(&in, id);
         return Status::ok();
@@ -168,15 +170,16 @@ Status validateSpirv(const uint32_t* words, size_t count, const std::string& fil
       for (size_t k = next; k < in.ops.size(); ++k)
         if (Status s = use(in.ops[k], true); !s) return s;
     }
-    if (in.opcode == OpName || in.opcode == OpString || in.opcode == OpExtension ||
-        in.opcode == OpExtInstImport || in.opcode == OpModuleProcessed) {
+    if (in.opcode == OpName || in.opcode == OpString || in.opcode == OpExtension || in.opcode == OpExtInstImport ||
+        in.opcode == OpModuleProcessed) {
       std::string s;
       size_t first = (in.opcode == OpExtension || in.opcode == OpModuleProcessed) ? 0 : 1;
       if (!literalString(in, first, s)) return err(in, "unterminated string");
     }
     if (l->result >= 0) {
       uint32_t id = in.ops[size_t(l->result)];
-      if (id == 0 || id >= bound) return err(in, "result id " + std::to_string(id) + " out of range (bound " + std::to_string(bound) + ")");
+      if (id == 0 || id >= bound)
+        return err(in, "result id " + std::to_string(id) + " out of range (bound " + std::to_string(bound) + ")");
       if (defined[id]) return err(in, "id %" + std::to_string(id) + " defined twice");
       defined[id] = 1;
       defOpcode[id] = in.opcode;
@@ -214,8 +217,7 @@ Status validateSpirv(const uint32_t* words, size_t count, const std::string& fil
         break;
       case OpLine:
       case OpNoLine:
-      case OpNop:
-        break;
+      case OpNop: break;
       default:
         if (inGraph) return err(in, "not allowed inside a graph");
     }

@@ -4,14 +4,14 @@
 #include <map>
 #include <set>
 
+#include <cstdio>
+#include <fstream>
 #include "core/file_io.h"
 #include "formats/npy/npy.h"
 #include "formats/spirv/spirv_attr_text.h"
 #include "formats/spirv/spirv_defs.h"
 #include "formats/spirv/spirv_io.h"
 #include "formats/spirv/spirv_tosa_table.h"
-#include <cstdio>
-#include <fstream>
 
 namespace tosakit::spirv {
 
@@ -187,7 +187,7 @@ class Writer {
     Words ops = {*type, 0};
     for (int64_t k = 0; k < dims[dim]; ++k) {
       Result<uint32_t> c = (dim + 1 == dims.size()) ? scalarConst(as, elementBits(t, flat++))
-                                                     : compositeConst(t, as, dims, dim + 1, flat);
+                                                    : compositeConst(t, as, dims, dim + 1, flat);
       if (!c) return c.status();
       ops.push_back(*c);
     }
@@ -313,9 +313,7 @@ class Writer {
     return Status::ok();
   }
 
-  static std::string noInstr(const ir::Operation& op) {
-    return op.describe() + ": no instruction in " + kTosaSetName;
-  }
+  static std::string noInstr(const ir::Operation& op) { return op.describe() + ": no instruction in " + kTosaSetName; }
 
   Result<uint32_t> attrOperand(const ir::Operation& op, const SpvOperandDesc& d, DType inputDType) {
     std::string n = d.name;
@@ -347,8 +345,10 @@ class Writer {
       case SpvOperandKind::Scalar: {
         if (!a) return Status::invalid(where + " missing");
         Tensor t(inputDType, {1});
-        if (isFloat(inputDType)) t.setFloat(0, a->kind == ir::Attribute::Kind::Float ? a->f : double(a->i));
-        else t.setInt(0, a->kind == ir::Attribute::Kind::Int ? a->i : int64_t(a->f));
+        if (isFloat(inputDType))
+          t.setFloat(0, a->kind == ir::Attribute::Kind::Float ? a->f : double(a->i));
+        else
+          t.setInt(0, a->kind == ir::Attribute::Kind::Int ? a->i : int64_t(a->f));
         return scalarConst(inputDType, elementBits(t, 0));
       }
       case SpvOperandKind::Tensor: {
@@ -360,8 +360,7 @@ class Writer {
         if (!id) return id.status().withContext(where);
         return *id;
       }
-      default:
-        return Status::internal(where + ": bad table entry");
+      default: return Status::internal(where + ": bad table entry");
     }
   }
 
@@ -372,7 +371,8 @@ class Writer {
     std::vector<uint32_t> inTypes, outTypes;
     // shape_t maps to i32 tensors: as a graph input/output it could not be told apart from one on reading.
     for (const ir::Value* v : f.inputs())
-      if (v->type.isShape()) return Status::unsupported("@" + f.name + ": shape-typed graph input '" + v->name + "' has no SPIR-V form");
+      if (v->type.isShape())
+        return Status::unsupported("@" + f.name + ": shape-typed graph input '" + v->name + "' has no SPIR-V form");
     for (const ir::ValueType& t : f.resultTypes)
       if (t.isShape()) return Status::unsupported("@" + f.name + ": shape-typed graph output has no SPIR-V form");
     for (const ir::Value* v : f.inputs()) {
@@ -393,14 +393,16 @@ class Writer {
     emit(globals_, OpTypeGraphARM, graphTypeOps);
     Words ifaceIds;
     auto ifaceVar = [&](uint32_t tensorType, const std::string& n) {
-      uint32_t ptr = cachedType("ptr:" + std::to_string(tensorType), OpTypePointer, {kStorageUniformConstant, tensorType});
+      uint32_t ptr =
+          cachedType("ptr:" + std::to_string(tensorType), OpTypePointer, {kStorageUniformConstant, tensorType});
       uint32_t var = next();
       emit(globals_, OpVariable, {ptr, var, kStorageUniformConstant});
       name(var, n);
       ifaceIds.push_back(var);
     };
     for (size_t i = 0; i < inTypes.size(); ++i) ifaceVar(inTypes[i], f.inputName(i));
-    for (size_t k = 0; k < outTypes.size(); ++k) ifaceVar(outTypes[k], k < f.resultNames.size() ? f.resultNames[k] : "");
+    for (size_t k = 0; k < outTypes.size(); ++k)
+      ifaceVar(outTypes[k], k < f.resultNames.size() ? f.resultNames[k] : "");
 
     Words g;
     uint32_t graphId = next();
@@ -439,7 +441,8 @@ class Writer {
       for (const auto& [k, a] : op.attrs) {
         bool known = false;
         for (int i = 0; i < d->numAttrs; ++i) known = known || k == d->operands[size_t(i)].name;
-        if (!known) return Status::unsupported(op.describe() + ": attribute '" + k + "' has no operand in " + d->specName);
+        if (!known)
+          return Status::unsupported(op.describe() + ": attribute '" + k + "' has no operand in " + d->specName);
       }
       for (int i = 0; i < d->numAttrs; ++i) {
         auto id = attrOperand(op, d->operands[size_t(i)], inDT);
@@ -452,13 +455,12 @@ class Writer {
         size_t take = od.kind == SpvOperandKind::TensorList ? op.operands.size() - irIdx : 1;
         if (take == 0) return Status::invalid(op.describe() + ": " + od.name + " needs at least one tensor");
         for (size_t t = 0; t < take; ++t, ++irIdx) {
-          if (irIdx >= op.operands.size())
-            return Status::invalid(op.describe() + ": missing operand " + od.name);
+          if (irIdx >= op.operands.size()) return Status::invalid(op.describe() + ": missing operand " + od.name);
           const ir::Value* v = op.operands[irIdx];
           auto it = valueIds_.find(v);
           if (it == valueIds_.end()) return Status::invalid(op.describe() + ": operand " + od.name + " defined later");
-          if (od.mustBeConstant && (!v->definingOp || (v->definingOp->name != "tosa.const" &&
-                                                       v->definingOp->name != "tosa.const_shape")))
+          if (od.mustBeConstant &&
+              (!v->definingOp || (v->definingOp->name != "tosa.const" && v->definingOp->name != "tosa.const_shape")))
             return Status::unsupported(op.describe() + ": operand " + od.name +
                                        " is not a constant (EXT-DYNAMIC form); " + d->specName +
                                        " requires a constant instruction");
@@ -555,7 +557,6 @@ class Writer {
     return bin;
   }
 };
-
 
 }  // namespace
 

@@ -104,9 +104,12 @@ Tensor foldBinary(const Tensor& a, const Tensor& b, const Shape& outShape, char 
 Tensor castTensor(const Tensor& t, DType to) {
   Tensor out(to, t.shape());
   for (int64_t i = 0; i < t.size(); ++i) {
-    if (isFloat(to)) out.setFloat(i, t.getFloat(i));
-    else if (isFloat(t.dtype())) out.setInt(i, int64_t(std::trunc(t.getFloat(i))));
-    else out.setInt(i, t.getInt(i));
+    if (isFloat(to))
+      out.setFloat(i, t.getFloat(i));
+    else if (isFloat(t.dtype()))
+      out.setInt(i, int64_t(std::trunc(t.getFloat(i))));
+    else
+      out.setInt(i, t.getInt(i));
   }
   return out;
 }
@@ -126,15 +129,16 @@ int64_t trimPadding(int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t 
 
 std::optional<DType> runtimeDType(DType t) {
   switch (t) {
-    case DType::FP32: case DType::FP16: case DType::BF16: case DType::I8: case DType::I16: case DType::I32:
-    case DType::Bool:
-      return t;
-    case DType::I64:
-      return DType::I32;
-    case DType::U8:
-      return DType::I8;
-    default:
-      return std::nullopt;
+    case DType::FP32:
+    case DType::FP16:
+    case DType::BF16:
+    case DType::I8:
+    case DType::I16:
+    case DType::I32:
+    case DType::Bool: return t;
+    case DType::I64: return DType::I32;
+    case DType::U8: return DType::I8;
+    default: return std::nullopt;
   }
 }
 
@@ -175,8 +179,10 @@ Result<DType> Importer::rtType(const OVal& v) const {
 
 Value* Importer::scalarOf(DType dtype, double v, size_t rank) {
   Tensor t(dtype, Shape(rank, 1));
-  if (isFloat(dtype)) t.setFloat(0, v);
-  else t.setInt(0, int64_t(v));
+  if (isFloat(dtype))
+    t.setFloat(0, v);
+  else
+    t.setInt(0, int64_t(v));
   return b.constant(std::move(t), aux("const"));
 }
 
@@ -189,15 +195,13 @@ const ::onnx::AttributeProto* Importer::attr(const NodeProto& n, const std::stri
 // An attribute of the expected type, or null (the caller's default applies). A present attribute of another
 // type is malformed: remembered in badAttribute_ and reported for the node after its handler ran. Models
 // from old exporters may leave the type unset (UNDEFINED): accepted.
-const ::onnx::AttributeProto* Importer::typedAttr(const NodeProto& n, const std::string& name,
-                                                  int expectedType) const {
+const ::onnx::AttributeProto* Importer::typedAttr(const NodeProto& n, const std::string& name, int expectedType) const {
   auto* a = attr(n, name);
   if (!a || a->type() == expectedType || a->type() == ::onnx::AttributeProto::UNDEFINED) return a;
   if (badAttribute_.empty())
     badAttribute_ = "attribute '" + name + "' has type " +
-                    ::onnx::AttributeProto::AttributeType_Name(::onnx::AttributeProto::AttributeType(a->type())) +
-                    ", expected " +
-                    ::onnx::AttributeProto::AttributeType_Name(::onnx::AttributeProto::AttributeType(expectedType));
+        ::onnx::AttributeProto::AttributeType_Name(::onnx::AttributeProto::AttributeType(a->type())) + ", expected " +
+        ::onnx::AttributeProto::AttributeType_Name(::onnx::AttributeProto::AttributeType(expectedType));
   return nullptr;
 }
 
@@ -401,9 +405,22 @@ Result<std::optional<std::vector<int64_t>>> Importer::axesOf(const NodeProto& n,
 // Handlers read their required inputs and output 0 without further checks: make sure they exist.
 Status Importer::checkArity(const NodeProto& n) const {
   static const std::map<std::string, int> kMinInputs = {
-      {"Constant", 0}, {"Add", 2}, {"Sub", 2}, {"Mul", 2}, {"Div", 2}, {"Pow", 2}, {"Gemm", 2}, {"MatMul", 2},
-      {"Conv", 2}, {"ConvTranspose", 2}, {"BatchNormalization", 5}, {"Gather", 2}, {"Slice", 1},
-      {"Scan", 0}, {"Loop", 0}, {"SequenceEmpty", 0}};  // Scan-8 sequence_lens and Loop trip count are optional
+      {"Constant", 0},
+      {"Add", 2},
+      {"Sub", 2},
+      {"Mul", 2},
+      {"Div", 2},
+      {"Pow", 2},
+      {"Gemm", 2},
+      {"MatMul", 2},
+      {"Conv", 2},
+      {"ConvTranspose", 2},
+      {"BatchNormalization", 5},
+      {"Gather", 2},
+      {"Slice", 1},
+      {"Scan", 0},
+      {"Loop", 0},
+      {"SequenceEmpty", 0}};  // Scan-8 sequence_lens and Loop trip count are optional
   auto it = kMinInputs.find(n.op_type());
   const int need = it == kMinInputs.end() ? 1 : it->second;
   if (n.input_size() < need) return Status::parse("needs at least " + std::to_string(need) + " input(s)");
@@ -419,7 +436,8 @@ Status Importer::checkArity(const NodeProto& n) const {
 }
 
 Status autoPads(const std::string& autoPad, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
-                const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations, std::vector<int64_t>& pads) {
+                const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                std::vector<int64_t>& pads) {
   const size_t nsp = in.size();
   if (autoPad == "NOTSET") return Status::ok();
   if (autoPad == "VALID") {
@@ -450,7 +468,8 @@ Status requireFloatLike(const OVal& v) {
 
 Status checkSpatial(const std::vector<int64_t>& v, size_t count, int64_t min, const char* name) {
   if (v.size() != count)
-    return Status::invalid(std::string(name) + " must have " + std::to_string(count) + (count == 1 ? " value" : " values"));
+    return Status::invalid(std::string(name) + " must have " + std::to_string(count) +
+                           (count == 1 ? " value" : " values"));
   for (int64_t x : v)
     if (x < min) return Status::invalid(std::string(name) + " value " + std::to_string(x) + " is out of range");
   return Status::ok();
@@ -504,8 +523,10 @@ std::string Importer::inputUse(const std::string& name) const {
     for (const auto& n : graph.node()) {
       for (int i = 0; i < n.input_size(); ++i) {
         if (n.input(i) != name) continue;
-        if (n.op_type() == "CastLike") type = true;
-        else shape = true;
+        if (n.op_type() == "CastLike")
+          type = true;
+        else
+          shape = true;
       }
       for (const auto& a : n.attribute()) {
         if (a.has_g()) scan(a.g());
@@ -551,8 +572,8 @@ void Importer::recordIoTypes(const std::vector<std::string>& outputs) {
   nlohmann::json list = nlohmann::json::array();
   constexpr int64_t kMaxRecordedValues = 4096;  // larger bound values are checked by shape only
   for (const DroppedInput& d : dropped_) {
-    nlohmann::json e = {{"name", d.name}, {"onnx_type", onnxTypeName(d.onnxType)}, {"shape", d.shape},
-                        {"reason", d.reason}};
+    nlohmann::json e = {
+        {"name", d.name}, {"onnx_type", onnxTypeName(d.onnxType)}, {"shape", d.shape}, {"reason", d.reason}};
     if (d.bound && d.bound->size() <= kMaxRecordedValues) {
       nlohmann::json values = nlohmann::json::array();
       for (int64_t i = 0; i < d.bound->size(); ++i) {
@@ -602,8 +623,9 @@ Status Importer::defineInputs() {
     auto onnxType = dtypeFromOnnx(tt.elem_type(), what);
     if (!onnxType) return onnxType.status();
     auto dt = runtimeDType(*onnxType);
-    if (!dt) return Status::unsupported(what + ": element type " + std::string(dtypeName(*onnxType)) +
-                                        " has no TOSA 1.0 equivalent");
+    if (!dt)
+      return Status::unsupported(what + ": element type " + std::string(dtypeName(*onnxType)) +
+                                 " has no TOSA 1.0 equivalent");
     Shape shape;
     std::string dynamicDim;  // first dynamic dim other than the batch dim, for the message
     for (const auto& d : tt.shape().dim()) {
@@ -697,8 +719,10 @@ Status Importer::lowerNodes(const google::protobuf::RepeatedPtrField<NodeProto>&
         return s.withContext(file + ": node " + label);
       // A malformed node (contradicting shapes, bad attributes) makes the model bad input; the other nodes
       // are still lowered so that one error names every problem.
-      if (!s.isOk()) (s.code() == StatusCode::InvalidArgument ? malformed : errors).push_back(label + ": " + s.message());
-      else foldConstantNode(n, firstOp);
+      if (!s.isOk())
+        (s.code() == StatusCode::InvalidArgument ? malformed : errors).push_back(label + ": " + s.message());
+      else
+        foldConstantNode(n, firstOp);
     }
     if (!s.isOk()) {
       for (const auto& o : n.output()) {
@@ -736,8 +760,8 @@ Status Importer::lowerSynthetic(const NodeProto& n) {
 Status Importer::inlineGraph(const ::onnx::GraphProto& body, const std::vector<OVal>& inputs,
                              std::vector<OVal>& outputs) {
   if (body.input_size() != int(inputs.size()))
-    return Status::invalid("subgraph '" + body.name() + "' has " + std::to_string(body.input_size()) +
-                           " inputs, " + std::to_string(inputs.size()) + " given");
+    return Status::invalid("subgraph '" + body.name() + "' has " + std::to_string(body.input_size()) + " inputs, " +
+                           std::to_string(inputs.size()) + " given");
   for (int i = 0; i < body.input_size(); ++i) vals[body.input(i).name()] = inputs[size_t(i)];
   for (const auto& init : body.initializer()) TK_RETURN_IF_ERROR(defineInitializer(init));
   const std::string outerLoc = loc;
@@ -755,7 +779,6 @@ Status Importer::inlineGraph(const ::onnx::GraphProto& body, const std::vector<O
   }
   return Status::ok();
 }
-
 
 void Importer::foldConstantNode(const NodeProto& n, size_t firstOp) {
   for (const auto& i : n.input())
@@ -914,8 +937,7 @@ Result<std::unique_ptr<ir::Module>> Importer::run() {
     return msg;
   };
   if (!malformed.empty())
-    return Status::invalid(file + ": " + std::to_string(malformed.size()) + " malformed node(s): " +
-                           joined(malformed) +
+    return Status::invalid(file + ": " + std::to_string(malformed.size()) + " malformed node(s): " + joined(malformed) +
                            (errors.empty() ? "" : "; and unsupported: " + joined(errors)));
   TK_RETURN_IF_ERROR(checkDeclaredOutputs(outputs));
   if (!errors.empty()) {
@@ -939,8 +961,6 @@ Status Importer::unaryKeepLayout(const NodeProto& n, const std::function<Value*(
   setValue(n, 0, out, l);
   return Status::ok();
 }
-
-
 
 const HandlerTable& Importer::handlers() {
   static const HandlerTable table = [] {
@@ -1019,7 +1039,8 @@ Status checkDivisorAttributes(const ::onnx::GraphProto& g, const std::string& na
   return Status::ok();
 }
 
-Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::string& name, const OnnxImportOptions& opts) {
+Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::string& name,
+                                      const OnnxImportOptions& opts) {
   ::onnx::ModelProto model;
   if (bytes.empty()) return Status::parse(name + ": empty file");
   if (!model.ParseFromString(bytes))
@@ -1050,15 +1071,14 @@ Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::strin
   bool keepOpset = false;
   for (const auto& n : model.graph().node())
     keepOpset |= (n.op_type() == "Scan" && opset < 9) || (n.op_type() == "Hardmax" && opset < 13) ||
-                 (n.op_type() == "PRelu" && opset < 7);
+        (n.op_type() == "PRelu" && opset < 7);
   if (opts.convertOpset && opset > 0 && opset < 17 && !keepOpset && allValuesDefined(model.graph(), {})) {
     // The converter covers most ops; when it cannot convert, keep the original (the lowering handles the
     // older attribute forms of the ops it supports).
     try {
       ::onnx::ModelProto converted = ::onnx::version_conversion::ConvertVersion(model, 17);
       model = std::move(converted);
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
   // No ONNX shape inference: the lowerings compute every shape themselves, and ONNX 1.12's inference crashes on
   // hostile models the checker accepts (SIGFPE on a zero Conv stride, SEGV in propagateShape on an EyeLike with

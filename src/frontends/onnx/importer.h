@@ -42,8 +42,8 @@ extern const std::vector<int64_t> kToNchw;  // {0, 3, 1, 2}
 inline constexpr double kFltMax = std::numeric_limits<float>::max();
 
 struct OVal {
-  Shape shape;                 // logical ONNX shape
-  DType dtype = DType::FP32;   // ONNX element type (I64 stays I64 here; the TOSA value is I32)
+  Shape shape;                      // logical ONNX shape
+  DType dtype = DType::FP32;        // ONNX element type (I64 stays I64 here; the TOSA value is I32)
   std::shared_ptr<const Tensor> c;  // known at import time
   Value* plain = nullptr;
   Value* nhwc = nullptr;
@@ -94,24 +94,24 @@ using OpHandler = std::function<Status(Importer&, const NodeProto&)>;
 using HandlerTable = std::map<std::string, OpHandler>;
 
 // One registration function per family file.
-void registerTensorOps(HandlerTable& t);       // ops_tensor.cpp: Constant, Shape, Reshape, Slice, Concat, ...
-void registerElementwiseOps(HandlerTable& t);  // ops_elementwise.cpp: arithmetic, comparison, logical, math
-void registerActivationOps(HandlerTable& t);   // ops_activation.cpp: Relu, Sigmoid, Softmax, Clip, ...
+void registerTensorOps(HandlerTable& t);         // ops_tensor.cpp: Constant, Shape, Reshape, Slice, Concat, ...
+void registerElementwiseOps(HandlerTable& t);    // ops_elementwise.cpp: arithmetic, comparison, logical, math
+void registerActivationOps(HandlerTable& t);     // ops_activation.cpp: Relu, Sigmoid, Softmax, Clip, ...
 void registerNormalizationOps(HandlerTable& t);  // ops_normalization.cpp: Layer/Instance/Group norm, LRN, ...
-void registerConvOps(HandlerTable& t);         // ops_conv.cpp: Conv, ConvTranspose, BatchNormalization
-void registerPoolOps(HandlerTable& t);         // ops_pool.cpp: MaxPool, AveragePool, Global*, LpPool
-void registerMatmulOps(HandlerTable& t);       // ops_matmul.cpp: Gemm, MatMul, Einsum
-void registerReduceOps(HandlerTable& t);       // ops_reduce.cpp: Reduce*, ArgMax/ArgMin, CumSum, ...
-void registerLossOps(HandlerTable& t);         // ops_loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
-void registerResizeOps(HandlerTable& t);       // ops_resize.cpp: Resize, Upsample
-void registerDataMovementOps(HandlerTable& t);  // ops_data_movement.cpp: Split, Pad, Tile, Expand, Gather, ...
-void registerQuantOps(HandlerTable& t);         // ops_quant.cpp: QuantizeLinear, QLinear*, *Integer
-void registerRecurrentOps(HandlerTable& t);     // ops_rnn.cpp: RNN, GRU, LSTM (unrolled)
-void registerControlFlowOps(HandlerTable& t);   // ops_control.cpp: If, Loop, Scan
-void registerSignalOps(HandlerTable& t);        // ops_signal.cpp: DFT, STFT, window functions, MelWeightMatrix, Det
-void registerSamplingOps(HandlerTable& t);      // ops_sampling.cpp: GridSample, RoiAlign
-void registerTextOps(HandlerTable& t);          // ops_text.cpp: TfIdfVectorizer
-void registerSequenceOps(HandlerTable& t);      // ops_sequence.cpp: Sequence*, SplitToSequence, ConcatFromSequence
+void registerConvOps(HandlerTable& t);           // ops_conv.cpp: Conv, ConvTranspose, BatchNormalization
+void registerPoolOps(HandlerTable& t);           // ops_pool.cpp: MaxPool, AveragePool, Global*, LpPool
+void registerMatmulOps(HandlerTable& t);         // ops_matmul.cpp: Gemm, MatMul, Einsum
+void registerReduceOps(HandlerTable& t);         // ops_reduce.cpp: Reduce*, ArgMax/ArgMin, CumSum, ...
+void registerLossOps(HandlerTable& t);           // ops_loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+void registerResizeOps(HandlerTable& t);         // ops_resize.cpp: Resize, Upsample
+void registerDataMovementOps(HandlerTable& t);   // ops_data_movement.cpp: Split, Pad, Tile, Expand, Gather, ...
+void registerQuantOps(HandlerTable& t);          // ops_quant.cpp: QuantizeLinear, QLinear*, *Integer
+void registerRecurrentOps(HandlerTable& t);      // ops_rnn.cpp: RNN, GRU, LSTM (unrolled)
+void registerControlFlowOps(HandlerTable& t);    // ops_control.cpp: If, Loop, Scan
+void registerSignalOps(HandlerTable& t);         // ops_signal.cpp: DFT, STFT, window functions, MelWeightMatrix, Det
+void registerSamplingOps(HandlerTable& t);       // ops_sampling.cpp: GridSample, RoiAlign
+void registerTextOps(HandlerTable& t);           // ops_text.cpp: TfIdfVectorizer
+void registerSequenceOps(HandlerTable& t);       // ops_sequence.cpp: Sequence*, SplitToSequence, ConcatFromSequence
 
 class Importer {
  public:
@@ -222,7 +222,7 @@ class Importer {
   std::map<std::string, OVal> vals;
   std::map<std::string, int> uses;  // consumers of each value (graph outputs count)
   std::map<Value*, ConvInfo> convs;
-  std::string loc;  // location name of the node being lowered
+  std::string loc;                     // location name of the node being lowered
   std::vector<std::string> errors;     // unsupported nodes: "'name' (Op): reason"
   std::vector<std::string> malformed;  // malformed nodes, same form
 
@@ -244,7 +244,7 @@ class Importer {
     std::string name;
     DType onnxType;
     Shape shape;
-    std::string reason;  // "shape_only", "type_only", "unused", "bound"
+    std::string reason;                   // "shape_only", "type_only", "unused", "bound"
     std::shared_ptr<const Tensor> bound;  // the value of a bound input
   };
   std::vector<DType> argOnnxTypes_;

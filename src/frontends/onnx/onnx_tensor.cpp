@@ -114,7 +114,8 @@ Result<std::pair<std::string, Tensor>> loadOnnxTensor(const std::string& path) {
   auto bytes = readFileBytes(path);
   if (!bytes) return bytes.status();
   ::onnx::TensorProto tp;
-  if (!tp.ParseFromString(*bytes)) return Status::parse(path + ": not a valid ONNX TensorProto (truncated or not a protobuf)");
+  if (!tp.ParseFromString(*bytes))
+    return Status::parse(path + ": not a valid ONNX TensorProto (truncated or not a protobuf)");
   auto t = tensorFromProto(tp, path);
   if (!t) return t.status();
   return std::make_pair(tp.name(), std::move(*t));

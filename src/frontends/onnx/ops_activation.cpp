@@ -41,9 +41,10 @@ Value* clampT(Importer& im, Value* x, double lo, double hi) {
                     {{"min_val", ir::Attribute::floating(lo, t)}, {"max_val", ir::Attribute::floating(hi, t)}},
                     im.aux("clamp"));
   }
-  return im.b.op1("tosa.clamp", {x}, x->type,
-                  {{"min_val", ir::Attribute::integer(int64_t(lo), t)}, {"max_val", ir::Attribute::integer(int64_t(hi), t)}},
-                  im.aux("clamp"));
+  return im.b.op1(
+      "tosa.clamp", {x}, x->type,
+      {{"min_val", ir::Attribute::integer(int64_t(lo), t)}, {"max_val", ir::Attribute::integer(int64_t(hi), t)}},
+      im.aux("clamp"));
 }
 
 // Unary elementwise lowering for float inputs of any TOSA float type; keeps the input's layout. The op
@@ -114,8 +115,10 @@ Status opClip(Importer& im, const NodeProto& n) {
       double v = fp ? b.c->getFloat(0) : double(b.c->getInt(0));
       if (std::isnan(v)) return Status::unsupported("NaN Clip bound");
       // Bounds beyond the type's range do not clip anything (int64 data fits in i32 here).
-      if (i == 1) lo = std::clamp(v, typeMin, typeMax);
-      else hi = std::clamp(v, typeMin, typeMax);
+      if (i == 1)
+        lo = std::clamp(v, typeMin, typeMax);
+      else
+        hi = std::clamp(v, typeMin, typeMax);
     }
   }
   // TOSA requires min_val <= max_val; ONNX then returns max everywhere, i.e. clamp(max, max).
@@ -299,9 +302,8 @@ Status opGelu(Importer& im, const NodeProto& n) {
 // ThresholdedRelu: x > alpha ? x : 0.
 Status opThresholdedRelu(Importer& im, const NodeProto& n) {
   const float alpha = im.attrFloat(n, "alpha", 1.0f);
-  return floatUnary(im, n, [&](Value* x) {
-    return sel(im, cmp(im, "tosa.greater", x, sc(im, x, alpha)), x, sc(im, x, 0.0));
-  });
+  return floatUnary(im, n,
+                    [&](Value* x) { return sel(im, cmp(im, "tosa.greater", x, sc(im, x, alpha)), x, sc(im, x, 0.0)); });
 }
 
 // Shrink: x < -lambd ? x + bias : x > lambd ? x - bias : 0.
@@ -349,8 +351,8 @@ Result<AxisView> axisView(Importer& im, const NodeProto& n) {
 Value* reduceAlong(Importer& im, const std::string& op, Value* in, int64_t axis) {
   Shape s = in->type.dims;
   s[size_t(axis)] = 1;
-  return im.b.op1(op, {in}, ValueType::tensor(in->type.dtype, s),
-                  {{"axis", ir::Attribute::integer(axis, DType::I32)}}, im.aux(op.substr(5)));
+  return im.b.op1(op, {in}, ValueType::tensor(in->type.dtype, s), {{"axis", ir::Attribute::integer(axis, DType::I32)}},
+                  im.aux(op.substr(5)));
 }
 
 // Sets the result, reshaped back to the input's shape when it was coerced to 2-D.

@@ -108,7 +108,8 @@ Status opLoop(Importer& im, const NodeProto& n) {
     std::vector<OVal> out;
     TK_RETURN_IF_ERROR(im.inlineGraph(*body, in, out));
     if (!out[0].isConst() || !out[0].c->getInt(0)) {
-      if (!out[0].isConst()) return Status::unsupported("Loop body condition computed at run time (data-dependent stop)");
+      if (!out[0].isConst())
+        return Status::unsupported("Loop body condition computed at run time (data-dependent stop)");
       if (scans > 0) return Status::unsupported("Loop stopping early with scan outputs");
       state.assign(out.begin() + 1, out.begin() + 1 + carried);
       break;
@@ -172,7 +173,8 @@ Status opScan(Importer& im, const NodeProto& n) {
   int64_t length = -1;
   std::vector<int64_t> axis(size_t(numScanInputs), 0);
   for (int i = 0; i < numScanInputs; ++i) {
-    if (size_t(i) < axesIn.size()) axis[size_t(i)] = normAxis(axesIn[size_t(i)], int64_t(scanIn[size_t(i)].shape.size()));
+    if (size_t(i) < axesIn.size())
+      axis[size_t(i)] = normAxis(axesIn[size_t(i)], int64_t(scanIn[size_t(i)].shape.size()));
     int64_t len = scanIn[size_t(i)].shape.at(size_t(axis[size_t(i)]));
     if (length >= 0 && len != length) return Status::invalid("Scan inputs differ in sequence length");
     length = len;
@@ -192,7 +194,8 @@ Status opScan(Importer& im, const NodeProto& n) {
       size[size_t(a)] = 1;
       Value* st = im.b.constShape(start, im.aux("start"));
       Value* sz = im.b.constShape(size, im.aux("size"));
-      Value* sl = im.b.op1("tosa.slice", {*xv, st, sz}, ValueType::tensor((*xv)->type.dtype, size), {}, im.aux("slice"));
+      Value* sl =
+          im.b.op1("tosa.slice", {*xv, st, sz}, ValueType::tensor((*xv)->type.dtype, size), {}, im.aux("slice"));
       OVal e;
       e.shape = x.shape;
       e.shape.erase(e.shape.begin() + a);

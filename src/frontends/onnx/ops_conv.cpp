@@ -20,7 +20,8 @@ struct ConvGeometry {
 
 Result<ConvGeometry> convGeometry(Importer& im, const NodeProto& n, const Shape& xs, const Shape& ws) {
   const size_t nsp = xs.size() - 2;
-  if (ws.size() != xs.size()) return Status::invalid("Conv weight must have the input's rank " + std::to_string(xs.size()));
+  if (ws.size() != xs.size())
+    return Status::invalid("Conv weight must have the input's rank " + std::to_string(xs.size()));
   auto sa = im.spatialAttrs(n, nsp, std::vector<int64_t>(ws.begin() + 2, ws.end()));
   if (!sa) return sa.status();
   ConvGeometry g{sa->strides, sa->dilations, sa->pads, im.attrInt(n, "group", 1)};
@@ -139,13 +140,13 @@ Result<Value*> conv2dImpl(Importer& im, Value* x, const Operand& w, const Operan
     const Shape& xs = x->type.dims;
     int64_t oh = (xs[1] - 1 + pt + pb - (KH - 1) * geo.dil[0]) / geo.strides[0] + 1;
     int64_t ow = (xs[2] - 1 + pl + pr - (KW - 1) * geo.dil[1]) / geo.strides[1] + 1;
-    Value* out = im.b.op1("tosa.depthwise_conv2d", {x, wv, bv, izp, wzp},
-                          ValueType::tensor(DType::FP32, {xs[0], oh, ow, M}),
-                          {{"pad", ir::Attribute::intArray(ca.pad)},
-                           {"stride", ir::Attribute::intArray(geo.strides)},
-                           {"dilation", ir::Attribute::intArray(geo.dil)},
-                           {"acc_type", ir::Attribute::type(DType::FP32)}},
-                          im.loc);
+    Value* out =
+        im.b.op1("tosa.depthwise_conv2d", {x, wv, bv, izp, wzp}, ValueType::tensor(DType::FP32, {xs[0], oh, ow, M}),
+                 {{"pad", ir::Attribute::intArray(ca.pad)},
+                  {"stride", ir::Attribute::intArray(geo.strides)},
+                  {"dilation", ir::Attribute::intArray(geo.dil)},
+                  {"acc_type", ir::Attribute::type(DType::FP32)}},
+                 im.loc);
     if (foldable) im.convs[out] = {wv->definingOp, bv->definingOp, true};
     return out;
   }
@@ -194,8 +195,7 @@ Result<Value*> conv3dImpl(Importer& im, Value* x, const Operand& w, const Operan
       if (!s) return s.status();
       xg = *s;
     }
-    Value* wv =
-        materialize(im, permuted(im, groupSliced(im, w, g, group), {0, 2, 3, 4, 1}, "weight_odhwi"), "weight");
+    Value* wv = materialize(im, permuted(im, groupSliced(im, w, g, group), {0, 2, 3, 4, 1}, "weight_odhwi"), "weight");
     Value* bv = materialize(im, groupSliced(im, b, g, group), "bias");
     Value* izp = im.b.scalar1(DType::FP32, 0, im.aux("input_zp"));
     Value* wzp = im.b.scalar1(DType::FP32, 0, im.aux("weight_zp"));
@@ -445,8 +445,8 @@ Value* padOrCut(Importer& im, Value* x, size_t axis, int64_t begin, int64_t end)
     Shape start(s.size(), 0), size = s;
     start[axis] = std::max<int64_t>(-begin, 0);
     size[axis] -= std::max<int64_t>(-begin, 0) + std::max<int64_t>(-end, 0);
-    x = im.b.op1("tosa.slice", {x, im.b.constShape(start), im.b.constShape(size)}, ValueType::tensor(x->type.dtype, size),
-                 {}, im.aux("crop"));
+    x = im.b.op1("tosa.slice", {x, im.b.constShape(start), im.b.constShape(size)},
+                 ValueType::tensor(x->type.dtype, size), {}, im.aux("crop"));
   }
   if (begin <= 0 && end <= 0) return x;
   std::vector<int64_t> padding(2 * x->type.dims.size(), 0);
@@ -491,7 +491,7 @@ Status opConvTranspose(Importer& im, const NodeProto& n) {
   if (!bias) return bias.status();
   auto sa = im.spatialAttrs(n, nsp, std::vector<int64_t>(ws0.begin() + 2, ws0.end()));
   if (!sa) return sa.status();
-  const std::vector<int64_t> &dil = sa->dilations, &strides = sa->strides;
+  const std::vector<int64_t>&dil = sa->dilations, &strides = sa->strides;
   std::vector<int64_t> pads = sa->pads;
   std::vector<int64_t> outPad = im.attrInts(n, "output_padding").value_or(std::vector<int64_t>(nsp, 0));
   TK_RETURN_IF_ERROR(checkSpatial(outPad, nsp, 0, "output_padding"));
@@ -522,7 +522,8 @@ Status opConvTranspose(Importer& im, const NodeProto& n) {
     const bool oneD = nsp == 1;
     const int64_t kh = oneD ? 1 : K[0], kw = K[nsp - 1];
     const int64_t sh = oneD ? 1 : strides[0], sw = strides[nsp - 1];
-    const int64_t top = oneD ? 0 : pads[0], bottom = oneD ? 0 : pads[2], left = pads[nsp - 1], right = pads[2 * nsp - 1];
+    const int64_t top = oneD ? 0 : pads[0], bottom = oneD ? 0 : pads[2], left = pads[nsp - 1],
+                  right = pads[2 * nsp - 1];
     const int64_t padH = oneD ? 0 : outPad[0], padW = outPad[nsp - 1];
     const std::vector<int64_t> tosaPad = {-top, -bottom + padH, -left, -right + padW};
     if (tosaPad[0] > -kh && tosaPad[1] > -kh && tosaPad[2] > -kw && tosaPad[3] > -kw) {
@@ -541,7 +542,8 @@ Status opConvTranspose(Importer& im, const NodeProto& n) {
       const int64_t oh = (xs[1] - 1) * sh + tosaPad[0] + tosaPad[1] + kh;
       const int64_t ow = (xs[2] - 1) * sw + tosaPad[2] + tosaPad[3] + kw;
       Operand w4 = oneD ? reshaped(im, w, {w.shape[0], w.shape[1], 1, kw}, "weight_2d") : w;
-      Value* wv = materialize(im, permuted(im, w4, {1, 2, 3, 0}, "weight_ohwi"), "weight");  // [IC,OC,KH,KW] -> [OC,KH,KW,IC]
+      Value* wv =
+          materialize(im, permuted(im, w4, {1, 2, 3, 0}, "weight_ohwi"), "weight");  // [IC,OC,KH,KW] -> [OC,KH,KW,IC]
       Value* bv = materialize(im, *bias, "bias");
       Value* izp = im.b.scalar1(DType::FP32, 0, im.aux("input_zp"));
       Value* wzp = im.b.scalar1(DType::FP32, 0, im.aux("weight_zp"));

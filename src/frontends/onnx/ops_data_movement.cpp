@@ -118,8 +118,8 @@ Value* padShape(Importer& im, Value* x, const std::vector<int64_t>& padding, dou
   Shape out = x->type.dims;
   for (size_t i = 0; i < out.size(); ++i) out[i] += padding[2 * i] + padding[2 * i + 1];
   Value* pd = im.b.constShape(padding, im.aux("padding"));
-  return im.b.op1("tosa.pad", {x, pd, padConst(im, x->type.dtype, value)}, ValueType::tensor(x->type.dtype, out),
-                  {}, im.aux("pad"));
+  return im.b.op1("tosa.pad", {x, pd, padConst(im, x->type.dtype, value)}, ValueType::tensor(x->type.dtype, out), {},
+                  im.aux("pad"));
 }
 
 // tosa.gather of [N,K,C] values by [N,W] i32 row numbers; bool data moves as i8 (GATHER has no bool).
@@ -210,7 +210,8 @@ Value* takeAlongAxis(Importer& im, Value* x, int64_t axis, const std::vector<int
     int64_t len = 1, step = 0;
     if (j + 1 < L) {
       step = idx[size_t(j + 1)] - idx[size_t(j)];
-      if (step < -1 || step > 1) step = 0;
+      if (step < -1 || step > 1)
+        step = 0;
       else
         while (j + len < L && idx[size_t(j + len)] - idx[size_t(j + len - 1)] == step) ++len;
     }
@@ -220,8 +221,10 @@ Value* takeAlongAxis(Importer& im, Value* x, int64_t axis, const std::vector<int
   if (runs.size() <= 8) {
     std::vector<Value*> parts;
     for (const Run& r : runs) {
-      if (r.step == 0) parts.push_back(tileAxis(im, sliceAxis(im, x, axis, r.first, 1), axis, r.len));
-      else parts.push_back(takeStrided(im, x, axis, r.first, r.step, r.len));
+      if (r.step == 0)
+        parts.push_back(tileAxis(im, sliceAxis(im, x, axis, r.first, 1), axis, r.len));
+      else
+        parts.push_back(takeStrided(im, x, axis, r.first, r.step, r.len));
     }
     return concatAxis(im, parts, axis);
   }
@@ -487,13 +490,16 @@ Status opPad(Importer& im, const NodeProto& n) {
   // Positions read along each padded axis.
   auto positions = [&](int64_t a) {
     std::vector<int64_t> idx;
-    for (int64_t j = 0; j < outShape[size_t(a)]; ++j) idx.push_back(padSource(mode, j - before[size_t(a)], x.shape[size_t(a)]));
+    for (int64_t j = 0; j < outShape[size_t(a)]; ++j)
+      idx.push_back(padSource(mode, j - before[size_t(a)], x.shape[size_t(a)]));
     return idx;
   };
   if (x.isConst()) {
     Tensor fill(x.c->dtype(), {1});
-    if (isFloat(fill.dtype())) fill.setFloat(0, value);
-    else fill.setInt(0, int64_t(value));
+    if (isFloat(fill.dtype()))
+      fill.setFloat(0, value);
+    else
+      fill.setInt(0, int64_t(value));
     Tensor t = *x.c;
     for (int64_t a = 0; a < rank; ++a)
       if (before[size_t(a)] || after[size_t(a)]) t = takeConst(t, a, positions(a), &fill);
@@ -861,7 +867,8 @@ Status opScatterND(Importer& im, const NodeProto& n) {
   const size_t k = size_t(is.back());
   Shape us(is.begin(), is.end() - 1);
   us.insert(us.end(), ds.begin() + int64_t(k), ds.end());
-  if (upd.shape != us) return Status::invalid("ScatterND updates shape " + shapeToString(upd.shape) + ", want " + shapeToString(us));
+  if (upd.shape != us)
+    return Status::invalid("ScatterND updates shape " + shapeToString(upd.shape) + ", want " + shapeToString(us));
   auto v = plainOf(im, data);
   if (!v) return v.status();
   auto u = plainOf(im, upd);
@@ -1083,10 +1090,10 @@ Status opReverseSequence(Importer& im, const NodeProto& n) {
   Value* l = im.b.reshape(*lv, lensShape, im.aux("reshape"));
   Value* t = i32Const(im, timeShape, ts, "time");
   Value* inside = im.binary("tosa.greater", l, t, DType::Bool);  // [d0, d1]
-  Value* mirrored = im.binary("tosa.sub", im.binary("tosa.sub", l, im.scalarOf(DType::I32, 1, 2), DType::I32), t,
-                              DType::I32);
-  Value* src = im.b.op1("tosa.select", {inside, mirrored, t}, ValueType::tensor(DType::I32, {d0, d1}), {},
-                        im.aux("select"));
+  Value* mirrored =
+      im.binary("tosa.sub", im.binary("tosa.sub", l, im.scalarOf(DType::I32, 1, 2), DType::I32), t, DType::I32);
+  Value* src =
+      im.b.op1("tosa.select", {inside, mirrored, t}, ValueType::tensor(DType::I32, {d0, d1}), {}, im.aux("select"));
   // Row number of (i0, i1) in data viewed as [d0*d1, rest] with the time coordinate replaced by src.
   Value* rows;
   if (timeAxis == 0) {

@@ -157,7 +157,8 @@ Result<Tensor> convertConst(const Tensor& t, DType to) {
 Result<Value*> operand(Importer& im, OVal& v, size_t rank, Layout l, DType ct) {
   if (v.isConst()) {
     auto rt = runtimeDType(v.dtype);
-    if (!rt) return Status::unsupported("element type " + std::string(dtypeName(v.dtype)) + " has no TOSA 1.0 equivalent");
+    if (!rt)
+      return Status::unsupported("element type " + std::string(dtypeName(v.dtype)) + " has no TOSA 1.0 equivalent");
     if (*rt == ct && !isUnsignedBits(v.dtype)) return im.getAsRank(v, rank, l);
     auto t = convertConst(*v.c, ct);
     if (!t) return t.status();
@@ -183,8 +184,9 @@ Result<Operands> prepare(Importer& im, const NodeProto& n, const std::vector<int
       p.shape = v.shape;
     } else {
       auto s = numpyBroadcast(p.shape, v.shape);
-      if (!s) return Status::invalid("operands " + shapeToString(p.shape) + " and " + shapeToString(v.shape) +
-                                     " do not broadcast");
+      if (!s)
+        return Status::invalid("operands " + shapeToString(p.shape) + " and " + shapeToString(v.shape) +
+                               " do not broadcast");
       p.shape = *s;
     }
     nhwc |= v.prefersNhwc();
@@ -313,7 +315,8 @@ Status binaryOp(Importer& im, const NodeProto& n, char op) {
   if (a.dtype != c.dtype) return Status::invalid("operand element types differ");
   auto outShape = numpyBroadcast(a.shape, c.shape);
   if (!outShape)
-    return Status::invalid("operands " + shapeToString(a.shape) + " and " + shapeToString(c.shape) + " do not broadcast");
+    return Status::invalid("operands " + shapeToString(a.shape) + " and " + shapeToString(c.shape) +
+                           " do not broadcast");
   const DType t = a.dtype;
   if (a.isConst() && c.isConst()) {
     if (!isFloat(t) && !isIntType(t)) return Status::unsupported("constant arithmetic on " + std::string(dtypeName(t)));
@@ -477,8 +480,10 @@ Status opPow(Importer& im, const NodeProto& n) {
     forEachBroadcast(k, *outShape, [&](int64_t o, const std::vector<int64_t>& i) {
       if (isFloat(tx) || isFloat(ty)) {
         double v = std::pow(k[0]->getFloat(i[0]), k[1]->getFloat(i[1]));
-        if (isFloat(tx)) out.setFloat(o, v);
-        else out.setInt(o, int64_t(std::trunc(v)));
+        if (isFloat(tx))
+          out.setFloat(o, v);
+        else
+          out.setInt(o, int64_t(std::trunc(v)));
         return;
       }
       int64_t b = k[0]->getInt(i[0]), ex = k[1]->getInt(i[1]), r = 1;
@@ -545,10 +550,18 @@ Status compareOp(Importer& im, const NodeProto& n, const std::string& op) {
       bool r;
       if (isFloat(t)) {
         double x = k[0]->getFloat(i[0]), y = k[1]->getFloat(i[1]);
-        r = op == "Equal" ? x == y : op == "Greater" ? x > y : op == "GreaterOrEqual" ? x >= y : op == "Less" ? x < y : x <= y;
+        r = op == "Equal"            ? x == y
+            : op == "Greater"        ? x > y
+            : op == "GreaterOrEqual" ? x >= y
+            : op == "Less"           ? x < y
+                                     : x <= y;
       } else {
         int64_t x = k[0]->getInt(i[0]), y = k[1]->getInt(i[1]);
-        r = op == "Equal" ? x == y : op == "Greater" ? x > y : op == "GreaterOrEqual" ? x >= y : op == "Less" ? x < y : x <= y;
+        r = op == "Equal"            ? x == y
+            : op == "Greater"        ? x > y
+            : op == "GreaterOrEqual" ? x >= y
+            : op == "Less"           ? x < y
+                                     : x <= y;
       }
       out.setInt(o, r);
     });
@@ -601,8 +614,10 @@ Status logicalOp(Importer& im, const NodeProto& n, char op, bool bitwise) {
   // Bitwise ops take i8/i16/i32 as they are: no widening needed.
   auto p = prepare(im, n, {0, 1}, {*rt, *rt});
   if (!p) return p.status();
-  static const std::map<char, const char*> kLogical = {{'&', "tosa.logical_and"}, {'|', "tosa.logical_or"}, {'^', "tosa.logical_xor"}};
-  static const std::map<char, const char*> kBitwise = {{'&', "tosa.bitwise_and"}, {'|', "tosa.bitwise_or"}, {'^', "tosa.bitwise_xor"}};
+  static const std::map<char, const char*> kLogical = {
+      {'&', "tosa.logical_and"}, {'|', "tosa.logical_or"}, {'^', "tosa.logical_xor"}};
+  static const std::map<char, const char*> kBitwise = {
+      {'&', "tosa.bitwise_and"}, {'|', "tosa.bitwise_or"}, {'^', "tosa.bitwise_xor"}};
   Value* out = im.binary((bitwise ? kBitwise : kLogical).at(op), p->v[0], p->v[1], *rt);
   return finish(im, n, out, p->layout, t);
 }
@@ -614,9 +629,11 @@ Status opBitShift(Importer& im, const NodeProto& n) {
   OVal &a = im.val(n, 0), &c = im.val(n, 1);
   if (a.dtype != c.dtype) return Status::invalid("operand element types differ");
   const std::string dir = im.attrStr(n, "direction", "");
-  if (dir != "LEFT" && dir != "RIGHT") return Status::invalid("BitShift direction must be LEFT or RIGHT, got '" + dir + "'");
+  if (dir != "LEFT" && dir != "RIGHT")
+    return Status::invalid("BitShift direction must be LEFT or RIGHT, got '" + dir + "'");
   const DType t = a.dtype;
-  if (t != DType::U8) return Status::unsupported("BitShift of element type " + std::string(dtypeName(t)) + " (TOSA carries uint8 only)");
+  if (t != DType::U8)
+    return Status::unsupported("BitShift of element type " + std::string(dtypeName(t)) + " (TOSA carries uint8 only)");
   auto outShape = numpyBroadcast(a.shape, c.shape);
   if (!outShape) return Status::invalid("operands do not broadcast");
   if (auto k = constsOf(im, n); !k.empty()) {
@@ -633,7 +650,8 @@ Status opBitShift(Importer& im, const NodeProto& n) {
   // Shift amounts above 31 are out of LOGICAL_*_SHIFT's range: limited to 31 (the result is 0 either way).
   // MINIMUM, not CLAMP: CLAMP has no i32 row in TOSA 1.0 (the amounts are 0..255, zero-extended uint8).
   Value* s = im.binary("tosa.minimum", p->v[1], im.scalarOf(DType::I32, 31, p->v[1]->type.dims.size()), DType::I32);
-  Value* out = im.binary(dir == "LEFT" ? "tosa.logical_left_shift" : "tosa.logical_right_shift", p->v[0], s, DType::I32);
+  Value* out =
+      im.binary(dir == "LEFT" ? "tosa.logical_left_shift" : "tosa.logical_right_shift", p->v[0], s, DType::I32);
   return finish(im, n, narrowTo(im, out, t), p->layout, t);
 }
 
@@ -660,9 +678,12 @@ Status variadicOp(Importer& im, const NodeProto& n, char op) {
         double r = k[0]->getFloat(i[0]);
         for (size_t j = 1; j < k.size(); ++j) {
           double v = k[j]->getFloat(i[j]);
-          if (op == '<') r = std::isnan(r) || std::isnan(v) ? kNaN : std::min(r, v);
-          else if (op == '>') r = std::isnan(r) || std::isnan(v) ? kNaN : std::max(r, v);
-          else r += v;
+          if (op == '<')
+            r = std::isnan(r) || std::isnan(v) ? kNaN : std::min(r, v);
+          else if (op == '>')
+            r = std::isnan(r) || std::isnan(v) ? kNaN : std::max(r, v);
+          else
+            r += v;
         }
         out.setFloat(o, op == 'm' ? r / double(k.size()) : r);
         return;
@@ -687,9 +708,12 @@ Status variadicOp(Importer& im, const NodeProto& n, char op) {
   if (!p) return p.status();
   Value* r = p->v[0];
   for (size_t j = 1; j < p->v.size(); ++j) {
-    if (op == '<') r = im.binary("tosa.minimum", r, p->v[j], ct);
-    else if (op == '>') r = im.binary("tosa.maximum", r, p->v[j], ct);
-    else r = im.b.add(r, p->v[j], im.aux("add"));
+    if (op == '<')
+      r = im.binary("tosa.minimum", r, p->v[j], ct);
+    else if (op == '>')
+      r = im.binary("tosa.maximum", r, p->v[j], ct);
+    else
+      r = im.b.add(r, p->v[j], im.aux("add"));
   }
   if (op == 'm') r = im.mul(r, im.scalarOf(ct, 1.0 / double(idx.size()), r->type.dims.size()));
   return finish(im, n, narrowTo(im, r, t), p->layout, t);
@@ -748,8 +772,10 @@ bool foldUnary(Importer& im, const NodeProto& n, double (*fF)(double), int64_t (
   if (isFloat(x.dtype) ? !fF : !fI) return false;
   Tensor out(x.dtype, x.shape);
   for (int64_t i = 0; i < out.size(); ++i) {
-    if (isFloat(x.dtype)) out.setFloat(i, fF(x.c->getFloat(i)));
-    else out.setInt(i, fI(x.c->getInt(i)));
+    if (isFloat(x.dtype))
+      out.setFloat(i, fF(x.c->getFloat(i)));
+    else
+      out.setInt(i, fI(x.c->getInt(i)));
   }
   im.setConst(n, 0, std::move(out));
   return true;
@@ -781,15 +807,22 @@ const std::map<std::string, UnaryDef>& unaryDefs() {
           Value* rest = isFloat(e.t) ? e.mul(x, zero) : zero;
           return e.select(e.gt(x, zero), one, e.select(e.gt(zero, x), minusOne, rest));
         }}},
-      {"Ceil", {false, [](double v) { return std::ceil(v); }, nullptr, [](Emit& e, Value* x) { return e.un("tosa.ceil", x); }}},
-      {"Floor", {false, [](double v) { return std::floor(v); }, nullptr, [](Emit& e, Value* x) { return e.un("tosa.floor", x); }}},
+      {"Ceil",
+       {false, [](double v) { return std::ceil(v); }, nullptr, [](Emit& e, Value* x) { return e.un("tosa.ceil", x); }}},
+      {"Floor",
+       {false, [](double v) { return std::floor(v); }, nullptr,
+        [](Emit& e, Value* x) { return e.un("tosa.floor", x); }}},
       {"Round", {false, roundHalfEven, nullptr, [](Emit& e, Value* x) { return e.roundEven(x); }}},
-      {"Exp", {false, [](double v) { return std::exp(v); }, nullptr, [](Emit& e, Value* x) { return e.un("tosa.exp", x); }}},
-      {"Log", {false, [](double v) { return std::log(v); }, nullptr, [](Emit& e, Value* x) { return e.un("tosa.log", x); }}},
+      {"Exp",
+       {false, [](double v) { return std::exp(v); }, nullptr, [](Emit& e, Value* x) { return e.un("tosa.exp", x); }}},
+      {"Log",
+       {false, [](double v) { return std::log(v); }, nullptr, [](Emit& e, Value* x) { return e.un("tosa.log", x); }}},
       {"Sqrt", {false, [](double v) { return std::sqrt(v); }, nullptr, [](Emit& e, Value* x) { return e.sqrt(x); }}},
       {"Reciprocal", {false, [](double v) { return 1.0 / v; }, nullptr, [](Emit& e, Value* x) { return e.recip(x); }}},
-      {"Sin", {false, [](double v) { return std::sin(v); }, nullptr, [](Emit& e, Value* x) { return e.un("tosa.sin", x); }}},
-      {"Cos", {false, [](double v) { return std::cos(v); }, nullptr, [](Emit& e, Value* x) { return e.un("tosa.cos", x); }}},
+      {"Sin",
+       {false, [](double v) { return std::sin(v); }, nullptr, [](Emit& e, Value* x) { return e.un("tosa.sin", x); }}},
+      {"Cos",
+       {false, [](double v) { return std::cos(v); }, nullptr, [](Emit& e, Value* x) { return e.un("tosa.cos", x); }}},
       {"Tan",
        {false, [](double v) { return std::tan(v); }, nullptr,
         [](Emit& e, Value* x) { return e.div(e.un("tosa.sin", x), e.un("tosa.cos", x)); }}},
@@ -798,14 +831,10 @@ const std::map<std::string, UnaryDef>& unaryDefs() {
       {"Atan", {false, [](double v) { return std::atan(v); }, nullptr, [](Emit& e, Value* x) { return e.atan(x); }}},
       {"Sinh",
        {false, [](double v) { return std::sinh(v); }, nullptr,
-        [](Emit& e, Value* x) {
-          return e.mul(e.sub(e.un("tosa.exp", x), e.un("tosa.exp", e.neg(x))), e.c(0.5));
-        }}},
+        [](Emit& e, Value* x) { return e.mul(e.sub(e.un("tosa.exp", x), e.un("tosa.exp", e.neg(x))), e.c(0.5)); }}},
       {"Cosh",
        {false, [](double v) { return std::cosh(v); }, nullptr,
-        [](Emit& e, Value* x) {
-          return e.mul(e.add(e.un("tosa.exp", x), e.un("tosa.exp", e.neg(x))), e.c(0.5));
-        }}},
+        [](Emit& e, Value* x) { return e.mul(e.add(e.un("tosa.exp", x), e.un("tosa.exp", e.neg(x))), e.c(0.5)); }}},
       {"Asinh",
        {false, [](double v) { return std::asinh(v); }, nullptr,
         [](Emit& e, Value* x) {
@@ -824,7 +853,8 @@ const std::map<std::string, UnaryDef>& unaryDefs() {
         [](Emit& e, Value* x) {
           return e.mul(e.un("tosa.log", e.div(e.add(e.c(1), x), e.sub(e.c(1), x))), e.c(0.5));
         }}},
-      {"Erf", {false, [](double v) { return std::erf(v); }, nullptr, [](Emit& e, Value* x) { return e.un("tosa.erf", x); }}},
+      {"Erf",
+       {false, [](double v) { return std::erf(v); }, nullptr, [](Emit& e, Value* x) { return e.un("tosa.erf", x); }}},
   };
   return defs;
 }
@@ -864,7 +894,8 @@ Status opIsNaN(Importer& im, const NodeProto& n) {
     im.setConst(n, 0, std::move(out));
     return Status::ok();
   }
-  return unaryOp(im, n, [](Emit& e, Value* v) { return e.lnot(e.eq(v, v)); }, DType::Bool);
+  return unaryOp(
+      im, n, [](Emit& e, Value* v) { return e.lnot(e.eq(v, v)); }, DType::Bool);
 }
 
 Status opIsInf(Importer& im, const NodeProto& n) {
@@ -898,11 +929,16 @@ Status opIsInf(Importer& im, const NodeProto& n) {
 Tensor castConst(const Tensor& t, DType to) {
   Tensor out(to, t.shape());
   for (int64_t i = 0; i < t.size(); ++i) {
-    if (to == DType::Bool) out.setInt(i, isFloat(t.dtype()) ? t.getFloat(i) != 0 : t.getInt(i) != 0);
-    else if (to == DType::BF16 && isFloat(t.dtype())) out.setFloat(i, truncToBf16(t.getFloat(i)));
-    else if (isFloat(to)) out.setFloat(i, isFloat(t.dtype()) ? t.getFloat(i) : double(t.getInt(i)));
-    else if (isFloat(t.dtype())) out.setInt(i, int64_t(std::trunc(t.getFloat(i))));
-    else out.setInt(i, t.getInt(i));
+    if (to == DType::Bool)
+      out.setInt(i, isFloat(t.dtype()) ? t.getFloat(i) != 0 : t.getInt(i) != 0);
+    else if (to == DType::BF16 && isFloat(t.dtype()))
+      out.setFloat(i, truncToBf16(t.getFloat(i)));
+    else if (isFloat(to))
+      out.setFloat(i, isFloat(t.dtype()) ? t.getFloat(i) : double(t.getInt(i)));
+    else if (isFloat(t.dtype()))
+      out.setInt(i, int64_t(std::trunc(t.getFloat(i))));
+    else
+      out.setInt(i, t.getInt(i));
   }
   return out;
 }
@@ -937,7 +973,7 @@ Value* castValue(Importer& im, Value* v, DType from, DType to) {
   if (isFloat(to)) return convertValue(im, v, from, to);
   if (isUnsignedBits(from)) return narrowTo(im, convertValue(im, v, from, DType::I32), to);
   if (to == DType::U8) return v->type.dtype == DType::I8 ? v : im.castTo(v, DType::I8);  // the low 8 bits
-  return im.castTo(v, rt);  // sign-extends or truncates
+  return im.castTo(v, rt);                                                               // sign-extends or truncates
 }
 
 Status castNode(Importer& im, const NodeProto& n, DType to) {
@@ -952,8 +988,9 @@ Status castNode(Importer& im, const NodeProto& n, DType to) {
   if (!from) return from.status();
   if (!runtimeDType(to))
     return Status::unsupported("Cast to " + std::string(dtypeName(to)) + ", which has no TOSA 1.0 equivalent");
-  if (to == x.dtype || (*runtimeDType(to) == *from && !isFloat(to) && to != DType::Bool &&
-                        !isUnsignedBits(to) && !isUnsignedBits(x.dtype))) {
+  if (to == x.dtype ||
+      (*runtimeDType(to) == *from && !isFloat(to) && to != DType::Bool && !isUnsignedBits(to) &&
+       !isUnsignedBits(x.dtype))) {
     // Same run-time representation (e.g. int64 <-> int32, both carried as i32): the value itself.
     OVal o = x;
     o.dtype = to;

@@ -54,8 +54,8 @@ Value* nllLoss(Importer& im, const LossArgs& a) {
     Value* ignored = im.binary("tosa.equal", a.labels, im.scalarOf(DType::I32, double(*a.ignoreIndex), 3), DType::Bool);
     w = select(im, ignored, zero, w ? w : im.scalarOf(ft, 1, 3));
   }
-  Value* loss = im.b.op1("tosa.negate", {picked, im.b.scalar1(ft, 0), im.b.scalar1(ft, 0)}, picked->type, {},
-                         im.aux("negate"));
+  Value* loss =
+      im.b.op1("tosa.negate", {picked, im.b.scalar1(ft, 0), im.b.scalar1(ft, 0)}, picked->type, {}, im.aux("negate"));
   if (w) loss = im.mul(loss, w);
   if (a.reduction == "none") return im.b.reshape(loss, a.noneShape, im.aux("reshape"));
   Value* sum = reduceAxis(im, "tosa.reduce_sum", reduceAxis(im, "tosa.reduce_sum", loss, 0), 2);  // [1,1,1]
@@ -105,7 +105,8 @@ Status lossArgs(Importer& im, const NodeProto& n, Value* input3, const Shape& in
 // The input as [N, C, D], float.
 Result<Value*> input3(Importer& im, const NodeProto& n) {
   OVal& x = im.val(n, 0);
-  if (!isFloat(x.dtype)) return Status::unsupported("element type " + std::string(dtypeName(x.dtype)) + " (float only)");
+  if (!isFloat(x.dtype))
+    return Status::unsupported("element type " + std::string(dtypeName(x.dtype)) + " (float only)");
   auto rt = im.rtType(x);
   if (!rt) return rt.status();
   if (x.shape.size() < 2) return Status::invalid("input must have rank >= 2 ([N, C, d1..dk])");

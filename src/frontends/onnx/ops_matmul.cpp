@@ -12,7 +12,6 @@ namespace {
 
 // ---- matmul / gemm / softmax ----
 
-
 Status opGemm(Importer& im, const NodeProto& n) {
   OVal &a = im.val(n, 0), &bm = im.val(n, 1);
   TK_RETURN_IF_ERROR(im.requireFloat(n, a));

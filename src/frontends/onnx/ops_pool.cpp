@@ -32,7 +32,7 @@ Result<PoolAttrs> poolAttrs(Importer& im, const NodeProto& n, const Shape& shape
   const size_t nsp = shape.size() - 2;
   auto sa = im.spatialAttrs(n, nsp);
   if (!sa) return sa.status();
-  const std::vector<int64_t> &k = sa->kernel, &strides = sa->strides, &dil = sa->dilations;
+  const std::vector<int64_t>&k = sa->kernel, &strides = sa->strides, &dil = sa->dilations;
   std::vector<int64_t> pads = sa->pads;
   PoolAttrs a;
   a.ceil = im.attrInt(n, "ceil_mode", 0) != 0;
@@ -61,8 +61,8 @@ Result<Value*> pool2dNhwc(Importer& im, Value* x, PoolAxis h, PoolAxis w, bool i
     Value* padding = im.b.constShape({0, 0, h.p0, h.p1, w.p0, w.p1, 0, 0}, im.aux("padding"));
     Value* pc = im.b.scalar1(t, 0, im.aux("pad_const"));
     const Shape& s = x->type.dims;
-    x = im.b.op1("tosa.pad", {x, padding, pc}, ValueType::tensor(t, {s[0], s[1] + h.p0 + h.p1, s[2] + w.p0 + w.p1, s[3]}),
-                 {}, im.aux("pad"));
+    x = im.b.op1("tosa.pad", {x, padding, pc},
+                 ValueType::tensor(t, {s[0], s[1] + h.p0 + h.p1, s[2] + w.p0 + w.p1, s[3]}), {}, im.aux("pad"));
     h.in += h.p0 + h.p1;
     w.in += w.p0 + w.p1;
     h.p0 = h.p1 = w.p0 = w.p1 = 0;
@@ -136,8 +136,8 @@ Value* sliceAxis(Importer& im, Value* x, size_t axis, int64_t start, int64_t len
   Shape st(x->type.dims.size(), 0), size = x->type.dims;
   st[axis] = start;
   size[axis] = len;
-  return im.b.op1("tosa.slice", {x, im.b.constShape(st), im.b.constShape(size)},
-                  ValueType::tensor(x->type.dtype, size), {}, im.aux("slice"));
+  return im.b.op1("tosa.slice", {x, im.b.constShape(st), im.b.constShape(size)}, ValueType::tensor(x->type.dtype, size),
+                  {}, im.aux("slice"));
 }
 
 // Every s-th element along `axis` of a value of length (out-1)*s+1 there: pad to out*s, view as [out, s], keep
@@ -256,8 +256,7 @@ Status poolOp(Importer& im, const NodeProto& n, bool isMax) {
     if (!v) return v.status();
     Value* value = *v;
     Value* index = nullptr;
-    if (wantIndices)
-      index = im.constF(flatIndices(x.shape, im.attrInt(n, "storage_order", 0) != 0));
+    if (wantIndices) index = im.constF(flatIndices(x.shape, im.attrInt(n, "storage_order", 0) != 0));
     maxPoolBySlices(im, *a, value, wantIndices ? &index : nullptr);
     value->definingOp->loc.name = im.loc;
     im.setValue(n, 0, value, Layout::Plain);
@@ -380,7 +379,7 @@ Status opMaxUnpool(Importer& im, const NodeProto& n) {
   const size_t nsp = rank - 2;
   auto sa = im.spatialAttrs(n, nsp);
   if (!sa) return sa.status();
-  const std::vector<int64_t> &k = sa->kernel, &strides = sa->strides, &pads = sa->pads;
+  const std::vector<int64_t>&k = sa->kernel, &strides = sa->strides, &pads = sa->pads;
   Shape dflt = {x.shape[0], x.shape[1]};
   for (size_t i = 0; i < nsp; ++i) dflt.push_back((x.shape[i + 2] - 1) * strides[i] - pads[i] - pads[i + nsp] + k[i]);
   Shape outShape = dflt;

@@ -94,7 +94,8 @@ Result<Value*> requantize(Importer& im, Value* acc, const std::vector<double>& s
 // A constant scalar or 1-element input as a double; `what` names it in errors.
 Result<std::vector<double>> constFloats(Importer& im, const NodeProto& n, int i, const char* what) {
   auto t = im.constInput(n, i, what);
-  if (!t) return Status::unsupported(std::string("run-time ") + what + " (TOSA needs constant quantization parameters)");
+  if (!t)
+    return Status::unsupported(std::string("run-time ") + what + " (TOSA needs constant quantization parameters)");
   std::vector<double> v;
   for (int64_t k = 0; k < (*t)->size(); ++k) v.push_back((*t)->getFloat(k));
   return v;
@@ -237,8 +238,8 @@ Status opQuantizeLinear(Importer& im, const NodeProto& n) {
   // is added after rounding (adding it before would move ties), then clamp and keep the low 8 bits.
   Value* q = im.divideF32(*xv, im.constF(alongAxis(DType::FP32, *scale, size_t(rank), axis)));
   Value* r = im.castTo(q, DType::I32);
-  Value* withZp = im.b.add(r, im.b.constant(alongAxis(DType::I32, zps, size_t(rank), axis), im.aux("zero_point")),
-                           im.aux("add"));
+  Value* withZp =
+      im.b.add(r, im.b.constant(alongAxis(DType::I32, zps, size_t(rank), axis), im.aux("zero_point")), im.aux("add"));
   Value* clamped = clampI32(im, withZp, lo, hi);
   Value* out = im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, clamped->type.dims), {}, im.loc);
   im.setValue(n, 0, out, Layout::Plain, outType);
@@ -383,7 +384,8 @@ Result<Value*> integerConv(Importer& im, const NodeProto& n, OVal& x, const Tens
 
 // The single zero point of a weight (TOSA's weight_zp is per tensor).
 Result<int64_t> perTensorZp(const std::vector<int64_t>& zps, const char* what) {
-  if (!allEqual(zps)) return Status::unsupported(std::string("per-channel ") + what + " (TOSA's zero points are per tensor)");
+  if (!allEqual(zps))
+    return Status::unsupported(std::string("per-channel ") + what + " (TOSA's zero points are per tensor)");
   return zps[0];
 }
 
@@ -518,8 +520,8 @@ Result<Value*> integerMatmul(Importer& im, OVal& a, OVal& bm, int64_t aZp, int64
   Value* azp = im.b.scalar1(DType::I8, double(aZp - (a.dtype == DType::U8 ? 128 : 0)), im.aux("a_zp"));
   Value* bzp = im.b.scalar1(DType::I8, double(bZp - (bm.dtype == DType::U8 ? 128 : 0)), im.aux("b_zp"));
   const Shape& s = A->type.dims;
-  Value* y = im.b.op1("tosa.matmul", {A, B, azp, bzp}, ValueType::tensor(DType::I32, {s[0], s[1], N}), {},
-                      im.aux("matmul"));
+  Value* y =
+      im.b.op1("tosa.matmul", {A, B, azp, bzp}, ValueType::tensor(DType::I32, {s[0], s[1], N}), {}, im.aux("matmul"));
   outShape = aBatch;
   outShape.push_back(M);
   outShape.push_back(N);

@@ -71,8 +71,10 @@ Value* iotaAlong(Importer& im, size_t rank, int64_t axis, int64_t n) {
 Value* filled(Importer& im, DType t, const Shape& s, double v) {
   Tensor c(t, s);
   for (int64_t i = 0; i < c.size(); ++i) {
-    if (isFloat(t)) c.setFloat(i, v);
-    else c.setInt(i, int64_t(v));
+    if (isFloat(t))
+      c.setFloat(i, v);
+    else
+      c.setInt(i, int64_t(v));
   }
   return im.constF(std::move(c));
 }
@@ -155,7 +157,10 @@ Status opReduce(Importer& im, const NodeProto& n) {
   if (widen) v = im.castTo(v, DType::I32);
   Value* y = nullptr;
   if (op == "ReduceMax" || op == "ReduceMin" || op == "ReduceProd") {
-    y = reduceAxes(im, op == "ReduceMax" ? "tosa.reduce_max" : op == "ReduceMin" ? "tosa.reduce_min" : "tosa.reduce_product",
+    y = reduceAxes(im,
+                   op == "ReduceMax"       ? "tosa.reduce_max"
+                       : op == "ReduceMin" ? "tosa.reduce_min"
+                                           : "tosa.reduce_product",
                    v, taxes);
   } else if (op == "ReduceSum" || op == "ReduceMean") {
     y = reduceAxes(im, "tosa.reduce_sum", v, taxes);
@@ -217,7 +222,8 @@ Status opArgMinMax(Importer& im, const NodeProto& n) {
   const int64_t r = int64_t(x.shape.size());
   if (r == 0) return Status::unsupported(n.op_type() + " of a scalar");
   const int64_t axis0 = im.attrInt(n, "axis", 0);
-  if (axis0 < -r || axis0 >= r) return Status::invalid(n.op_type() + " axis " + std::to_string(axis0) + " is out of range");
+  if (axis0 < -r || axis0 >= r)
+    return Status::invalid(n.op_type() + " axis " + std::to_string(axis0) + " is out of range");
   const int64_t axis = normAxis(axis0, r);
   const bool keep = im.attrInt(n, "keepdims", 1) != 0;
   const bool last = im.attrInt(n, "select_last_index", 0) != 0;

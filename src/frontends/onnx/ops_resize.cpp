@@ -91,10 +91,14 @@ void resizeMatrix(const ResizeMode& m, const ResizeAxis& ax, std::vector<double>
   for (int64_t o = 0; o < ax.out; ++o) {
     const double x = double(o);
     double xo;
-    if (m.ctm == "align_corners") xo = outLen == 1 ? 0 : x * (in - 1) / (outLen - 1);
-    else if (m.ctm == "asymmetric") xo = x / ax.scale;
-    else if (m.ctm == "tf_half_pixel_for_nn") xo = (x + 0.5) / ax.scale;
-    else if (m.ctm == "pytorch_half_pixel") xo = outLen == 1 ? -0.5 : (x + 0.5) / ax.scale - 0.5;
+    if (m.ctm == "align_corners")
+      xo = outLen == 1 ? 0 : x * (in - 1) / (outLen - 1);
+    else if (m.ctm == "asymmetric")
+      xo = x / ax.scale;
+    else if (m.ctm == "tf_half_pixel_for_nn")
+      xo = (x + 0.5) / ax.scale;
+    else if (m.ctm == "pytorch_half_pixel")
+      xo = outLen == 1 ? -0.5 : (x + 0.5) / ax.scale - 0.5;
     else if (m.ctm == "tf_crop_and_resize") {
       xo = outLen == 1 ? (ax.roiEnd - ax.roiStart) * (in - 1) / 2
                        : x * (ax.roiEnd - ax.roiStart) * (in - 1) / (outLen - 1);
@@ -103,7 +107,8 @@ void resizeMatrix(const ResizeMode& m, const ResizeAxis& ax, std::vector<double>
         inside[size_t(o)] = false;
         continue;
       }
-    } else xo = (x + 0.5) / ax.scale - 0.5;  // half_pixel
+    } else
+      xo = (x + 0.5) / ax.scale - 0.5;  // half_pixel
     const double fl = std::floor(xo);
     const bool onPixel = xo == fl;
     const double ratio = onPixel ? 1.0 : xo - fl;
@@ -202,8 +207,8 @@ Status resizeGeneral(Importer& im, const NodeProto& n, OVal& x) {
   m.excludeOutside = im.attrInt(n, "exclude_outside", 0) != 0;
   if (m.mode != "nearest" && m.mode != "linear" && m.mode != "cubic")
     return Status::invalid("Resize mode '" + m.mode + "'");
-  static const std::set<std::string> kTransforms = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                                                    "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  static const std::set<std::string> kTransforms = {"half_pixel", "pytorch_half_pixel",   "align_corners",
+                                                    "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
   if (!kTransforms.count(m.ctm)) return Status::invalid("Resize coordinate_transformation_mode '" + m.ctm + "'");
   static const std::set<std::string> kNearest = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
   if (!kNearest.count(m.nearestMode)) return Status::invalid("Resize nearest_mode '" + m.nearestMode + "'");
@@ -259,7 +264,8 @@ Status resizeGeneral(Importer& im, const NodeProto& n, OVal& x) {
       const size_t d = size_t(resized[k]);
       const double s = (*sc)->getFloat(int64_t(k));
       if (!(s > 0)) return Status::invalid("Resize scale " + std::to_string(s) + " must be positive");
-      if (!(double(x.shape[d]) * s < 0x1p62)) return Status::invalid("Resize scale " + std::to_string(s) + " is too large");
+      if (!(double(x.shape[d]) * s < 0x1p62))
+        return Status::invalid("Resize scale " + std::to_string(s) + " is too large");
       axes[d] = {x.shape[d], int64_t(std::floor(double(x.shape[d]) * s)), s};
     }
   }
@@ -269,7 +275,8 @@ Status resizeGeneral(Importer& im, const NodeProto& n, OVal& x) {
   Shape outShape;
   for (size_t d = 0; d < rank; ++d) {
     outShape.push_back(axes[d].out);
-    TK_RETURN_IF_ERROR(checkAllocation(DType::FP64, {axes[d].in, axes[d].out}, "the Resize matrix of axis " + std::to_string(d)));
+    TK_RETURN_IF_ERROR(
+        checkAllocation(DType::FP64, {axes[d].in, axes[d].out}, "the Resize matrix of axis " + std::to_string(d)));
   }
   TK_RETURN_IF_ERROR(checkAllocation(DType::FP32, outShape, "the Resize result"));
   if (m.ctm == "tf_crop_and_resize") {
@@ -354,10 +361,14 @@ Status opResize(Importer& im, const NodeProto& n) {
     // length-1 output samples x_original = 0; asymmetric and align_corners: oy / scale.
     if (ctm == "half_pixel" || (ctm == "pytorch_half_pixel" && out[i] > 1)) offset = (sd - sn) / 2;
     if (mode == "nearest") {
-      if (nearestMode == "round_prefer_floor") offset -= 1;
-      else if (nearestMode == "floor") offset -= sn / 2;
-      else if (nearestMode == "ceil") offset += sn / 2 - 1;
-      else if (nearestMode != "round_prefer_ceil") return resizeGeneral(im, n, x);
+      if (nearestMode == "round_prefer_floor")
+        offset -= 1;
+      else if (nearestMode == "floor")
+        offset -= sn / 2;
+      else if (nearestMode == "ceil")
+        offset += sn / 2 - 1;
+      else if (nearestMode != "round_prefer_ceil")
+        return resizeGeneral(im, n, x);
     }
     int64_t border = (out[i] - 1) * sd - (in[i] - 1) * sn + offset;
     if (offset < -sn || offset >= 16 * sn || border < -16 * sn || border >= sn || sn > 2048 || sd >= 16 * sn)
@@ -374,7 +385,7 @@ Status opResize(Importer& im, const NodeProto& n) {
   Value* of = im.b.constShape(offsetV, im.aux("offset"));
   Value* bo = im.b.constShape(borderV, im.aux("border"));
   Value* y = im.b.op1("tosa.resize", {*xv, sc, of, bo}, ValueType::tensor(DType::FP32, {xs[0], out[0], out[1], xs[3]}),
-                    {{"mode", ir::Attribute::enumCase(mode == "nearest" ? "NEAREST_NEIGHBOR" : "BILINEAR")}}, im.loc);
+                      {{"mode", ir::Attribute::enumCase(mode == "nearest" ? "NEAREST_NEIGHBOR" : "BILINEAR")}}, im.loc);
   im.setValue(n, 0, y, Layout::Nhwc);
   return Status::ok();
 }

@@ -191,7 +191,8 @@ Status opRecurrent(Importer& im, const NodeProto& n, Cell cell) {
     auto alphas = im.attrFloats(n, "activation_alpha").value_or(std::vector<float>{});
     auto betas = im.attrFloats(n, "activation_beta").value_or(std::vector<float>{});
     if (size_t(actNames->strings_size()) != defaults.size() * size_t(s.dirs))
-      return Status::invalid(n.op_type() + " needs " + std::to_string(defaults.size() * size_t(s.dirs)) + " activations");
+      return Status::invalid(n.op_type() + " needs " + std::to_string(defaults.size() * size_t(s.dirs)) +
+                             " activations");
     for (int k = 0; k < actNames->strings_size(); ++k) {
       Activation a = withDefaults(actNames->strings(k));
       if (size_t(k) < alphas.size()) a.alpha = alphas[size_t(k)];
@@ -280,8 +281,8 @@ Status opRecurrent(Importer& im, const NodeProto& n, Cell cell) {
     auto c0 = state(6, d);
     if (!c0) return c0.status();
     const bool reverse = direction == "reverse" || d == 1;
-    TK_RETURN_IF_ERROR(rb.runDirection(d, reverse, xwSteps, rT, rbH, p, *h0, cell == Cell::Lstm ? *c0 : nullptr,
-                                       masks, ys[size_t(d)], hs[size_t(d)], cs[size_t(d)]));
+    TK_RETURN_IF_ERROR(rb.runDirection(d, reverse, xwSteps, rT, rbH, p, *h0, cell == Cell::Lstm ? *c0 : nullptr, masks,
+                                       ys[size_t(d)], hs[size_t(d)], cs[size_t(d)]));
   }
   auto concat = [&](std::vector<Value*> parts, int64_t axis, const std::string& name) {
     if (parts.size() == 1) return parts[0];
@@ -307,8 +308,10 @@ Status opRecurrent(Importer& im, const NodeProto& n, Cell cell) {
   // Y_h / Y_c: [dirs, B, H] (layout 0) or [B, dirs, H] (layout 1).
   auto finalState = [&](std::vector<Value*>& parts, int out) {
     Value* v = concat(parts, 0, im.aux("concat"));
-    if (s.batchFirst) v = im.b.transpose(v, {1, 0, 2}, im.aux("transpose"));
-    else if (parts.size() == 1) v = im.b.op1("tosa.identity", {v}, v->type, {}, im.aux("identity"));
+    if (s.batchFirst)
+      v = im.b.transpose(v, {1, 0, 2}, im.aux("transpose"));
+    else if (parts.size() == 1)
+      v = im.b.op1("tosa.identity", {v}, v->type, {}, im.aux("identity"));
     v->definingOp->loc.name = im.loc + ":" + std::to_string(out);
     im.setValue(n, out, v, Layout::Plain);
   };

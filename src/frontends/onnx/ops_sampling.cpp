@@ -53,7 +53,8 @@ Value* reflect(const Ew& e, Value* x, double twiceLow, double twiceHigh, int64_t
 Value* padCoordinate(const Ew& e, Value* x, const std::string& padding, bool alignCorners, int64_t size) {
   if (padding == "border") return e.im.clampF(x, 0, double(size - 1));
   if (padding == "reflection")
-    return alignCorners ? reflect(e, x, 0, 2.0 * double(size - 1), size) : reflect(e, x, -1, 2.0 * double(size) - 1, size);
+    return alignCorners ? reflect(e, x, 0, 2.0 * double(size - 1), size)
+                        : reflect(e, x, -1, 2.0 * double(size) - 1, size);
   return x;
 }
 
@@ -91,7 +92,9 @@ Value* gatherTaps(Importer& im, const Ew& e, Value* values, const std::vector<Ta
                         im.aux("gather"));
     Value* w = im.reshapeTo(e.mul(t.weight, mask), {is[0], is[1], 1}, im.aux("weight"));
     Value* term = im.mul(g, w);
-    acc = !acc ? term : takeMax ? im.binary("tosa.maximum", acc, term, DType::FP32) : im.b.add(acc, term, im.aux("add"));
+    acc = !acc    ? term
+        : takeMax ? im.binary("tosa.maximum", acc, term, DType::FP32)
+                  : im.b.add(acc, term, im.aux("add"));
   }
   return acc;
 }
@@ -100,8 +103,9 @@ Status opGridSample(Importer& im, const NodeProto& n) {
   OVal &x = im.val(n, 0), &grid = im.val(n, 1);
   TK_RETURN_IF_ERROR(im.requireFloat(n, x));
   TK_RETURN_IF_ERROR(im.requireFloat(n, grid));
-  if (x.shape.size() != 4) return Status::unsupported("GridSample of a rank-" + std::to_string(x.shape.size()) +
-                                                      " input (4-D only, as in opset 16)");
+  if (x.shape.size() != 4)
+    return Status::unsupported("GridSample of a rank-" + std::to_string(x.shape.size()) +
+                               " input (4-D only, as in opset 16)");
   const int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
   if (grid.shape.size() != 4 || grid.shape[0] != N || grid.shape[3] != 2)
     return Status::invalid("GridSample grid must be [N, H_out, W_out, 2], got " + shapeToString(grid.shape));
@@ -125,7 +129,8 @@ Status opGridSample(Importer& im, const NodeProto& n) {
   };
   // Normalized [-1, 1] -> pixel coordinates.
   auto unnormalize = [&](Value* g, int64_t size) {
-    return align ? e.mulc(e.addc(g, 1), double(size - 1) / 2) : e.mulc(e.addc(e.mulc(g, double(size)), double(size) - 1), 0.5);
+    return align ? e.mulc(e.addc(g, 1), double(size - 1) / 2)
+                 : e.mulc(e.addc(e.mulc(g, double(size)), double(size) - 1), 0.5);
   };
   Value* gx = unnormalize(component(0), W);
   Value* gy = unnormalize(component(1), H);
@@ -145,8 +150,8 @@ Status opGridSample(Importer& im, const NodeProto& n) {
     gy = padCoordinate(e, gy, padding, align, H);
     if (mode == "nearest") {
       // nearbyint (ties to even), as TOSA CAST rounds float -> int.
-      taps.push_back({im.castTo(im.castTo(gx, DType::I32), DType::FP32), im.castTo(im.castTo(gy, DType::I32), DType::FP32),
-                      e.c(1)});
+      taps.push_back({im.castTo(im.castTo(gx, DType::I32), DType::FP32),
+                      im.castTo(im.castTo(gy, DType::I32), DType::FP32), e.c(1)});
     } else {
       Value* x0 = e.floor(gx);
       Value* y0 = e.floor(gy);

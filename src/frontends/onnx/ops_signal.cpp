@@ -26,8 +26,8 @@ Result<double> scalarInput(Importer& im, const NodeProto& n, int i, const char* 
 Result<DType> outputDataType(Importer& im, const NodeProto& n) {
   auto dt = dtypeFromOnnx(int32_t(im.attrInt(n, "output_datatype", 1 /*FLOAT*/)), "output_datatype");
   if (!dt) return dt.status();
-  if (!runtimeDType(*dt)) return Status::unsupported("output_datatype " + std::string(dtypeName(*dt)) +
-                                                     " has no TOSA 1.0 equivalent");
+  if (!runtimeDType(*dt))
+    return Status::unsupported("output_datatype " + std::string(dtypeName(*dt)) + " has no TOSA 1.0 equivalent");
   return *dt;
 }
 
@@ -83,7 +83,8 @@ Status opMelWeightMatrix(Importer& im, const NodeProto& n) {
   for (int64_t i = 0; i < melBins + 2; ++i) {
     const double hz = 700 * (std::pow(10.0, (double(i) * step + lowMel) / 2595) - 1);
     const double e = std::floor(double(dft + 1) * hz / double(sampleRate));
-    if (!(std::fabs(e) < 0x1p62)) return Status::invalid("MelWeightMatrix band edge out of range (lower/upper_edge_hertz)");
+    if (!(std::fabs(e) < 0x1p62))
+      return Status::invalid("MelWeightMatrix band edge out of range (lower/upper_edge_hertz)");
     edge[size_t(i)] = int64_t(e);
   }
   std::vector<double> w(size_t(spectrumBins * melBins), 0.0);
@@ -222,9 +223,10 @@ Status opSTFT(Importer& im, const NodeProto& n) {
                         ValueType::tensor(DType::FP32, {B, frameLen, c}), {}, im.aux("frame"));
     parts.push_back(im.reshapeTo(s, {B, 1, frameLen, c}, im.aux("frame")));
   }
-  Value* framed = parts.size() == 1 ? parts[0]
-                                    : im.b.op1("tosa.concat", parts, ValueType::tensor(DType::FP32, {B, frames, frameLen, c}),
-                                               {{"axis", ir::Attribute::integer(1, DType::I32)}}, im.aux("frames"));
+  Value* framed = parts.size() == 1
+      ? parts[0]
+      : im.b.op1("tosa.concat", parts, ValueType::tensor(DType::FP32, {B, frames, frameLen, c}),
+                 {{"axis", ir::Attribute::integer(1, DType::I32)}}, im.aux("frames"));
   if (hasWindow) {
     OVal& wv = im.val(n, 2);
     TK_RETURN_IF_ERROR(im.requireFloat(n, wv));
@@ -268,8 +270,10 @@ Status opDet(Importer& im, const NodeProto& n) {
       for (int64_t j = i + 1; j < M; ++j) inversions += perm[size_t(i)] > perm[size_t(j)];
     Value* term = entry[size_t(perm[0])];
     for (int64_t i = 1; i < M; ++i) term = im.mul(term, entry[size_t(i * M + perm[size_t(i)])]);
-    if (!det) det = inversions % 2 ? im.b.sub(im.scalarF(0, 2), term, im.aux("neg")) : term;
-    else det = inversions % 2 ? im.b.sub(det, term, im.aux("sub")) : im.b.add(det, term, im.aux("add"));
+    if (!det)
+      det = inversions % 2 ? im.b.sub(im.scalarF(0, 2), term, im.aux("neg")) : term;
+    else
+      det = inversions % 2 ? im.b.sub(det, term, im.aux("sub")) : im.b.add(det, term, im.aux("add"));
   } while (std::next_permutation(perm.begin(), perm.end()));
   Value* y = im.b.reshape(det, batch, im.loc);
   im.setValue(n, 0, y, Layout::Plain);

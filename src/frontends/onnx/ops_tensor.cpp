@@ -100,8 +100,10 @@ Status opRange(Importer& im, const NodeProto& n) {
   if (d == 0) return Status::invalid("Range delta 0");
   // In 128 bits: l - s and the rounding-up additions overflow int64 for extreme scalars.
   const __int128 span = __int128(l) - s, step = d;
-  const __int128 wide = step > 0 ? (span > 0 ? (span + step - 1) / step : 0) : (span < 0 ? (-span - step - 1) / -step : 0);
-  if (wide > INT64_MAX) return Status::invalid("Range from " + std::to_string(s) + " to " + std::to_string(l) + " has too many elements");
+  const __int128 wide =
+      step > 0 ? (span > 0 ? (span + step - 1) / step : 0) : (span < 0 ? (-span - step - 1) / -step : 0);
+  if (wide > INT64_MAX)
+    return Status::invalid("Range from " + std::to_string(s) + " to " + std::to_string(l) + " has too many elements");
   const int64_t count = int64_t(wide);
   TK_RETURN_IF_ERROR(checkAllocationElements(count, 8, "the Range result"));
   std::vector<int64_t> iv;
@@ -125,8 +127,10 @@ Status opEyeLike(Importer& im, const NodeProto& n) {
   Tensor out(t, x.shape);
   for (int64_t i = 0; i < R; ++i)
     if (i + k >= 0 && i + k < C) {
-      if (isFloat(t)) out.setFloat(i * C + i + k, 1.0);
-      else out.setInt(i * C + i + k, 1);
+      if (isFloat(t))
+        out.setFloat(i * C + i + k, 1.0);
+      else
+        out.setInt(i * C + i + k, 1);
     }
   im.setConst(n, 0, std::move(out));
   return Status::ok();
@@ -157,8 +161,10 @@ Status opConstantOfShape(Importer& im, const NodeProto& n) {
   TK_RETURN_IF_ERROR(checkAllocation(fill.dtype(), shape, "the ConstantOfShape result"));
   Tensor out(fill.dtype(), shape);
   for (int64_t i = 0; i < out.size(); ++i) {
-    if (isFloat(fill.dtype())) out.setFloat(i, fill.getFloat(0));
-    else out.setInt(i, fill.getInt(0));
+    if (isFloat(fill.dtype()))
+      out.setFloat(i, fill.getFloat(0));
+    else
+      out.setInt(i, fill.getInt(0));
   }
   im.setConst(n, 0, std::move(out));
   return Status::ok();
@@ -208,9 +214,9 @@ Status opConcat(Importer& im, const NodeProto& n) {
   int64_t tosaAxis = l == Layout::Nhwc ? kNhwcPos[axis] : axis;
   Shape tosaShape = l == Layout::Nhwc ? permuteShape(outShape, kToNhwc) : outShape;
   im.setValue(n, 0,
-           im.b.op1("tosa.concat", ins, ValueType::tensor(ins[0]->type.dtype, tosaShape),
-                  {{"axis", ir::Attribute::integer(tosaAxis, DType::I32)}}, im.loc),
-           l, im.val(n, 0).dtype);
+              im.b.op1("tosa.concat", ins, ValueType::tensor(ins[0]->type.dtype, tosaShape),
+                       {{"axis", ir::Attribute::integer(tosaAxis, DType::I32)}}, im.loc),
+              l, im.val(n, 0).dtype);
   return Status::ok();
 }
 
@@ -292,8 +298,10 @@ Status opSqueeze(Importer& im, const NodeProto& n) {
   }
   Shape out;
   for (int64_t i = 0; i < r; ++i) {
-    if (!drop.count(i)) out.push_back(x.shape[size_t(i)]);
-    else if (x.shape[size_t(i)] != 1) return Status::invalid("Squeeze of an axis whose size is not 1");
+    if (!drop.count(i))
+      out.push_back(x.shape[size_t(i)]);
+    else if (x.shape[size_t(i)] != 1)
+      return Status::invalid("Squeeze of an axis whose size is not 1");
   }
   return reshapeLike(im, n, x, out);
 }

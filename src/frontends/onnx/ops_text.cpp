@@ -24,7 +24,8 @@ Status opTfIdfVectorizer(Importer& im, const NodeProto& n) {
   if (xv.dtype != DType::I32 && xv.dtype != DType::I64)
     return Status::unsupported("TfIdfVectorizer input of element type " + std::string(dtypeName(xv.dtype)) +
                                " (integer inputs only: string tensors have no TOSA type)");
-  if (im.attr(n, "pool_strings")) return Status::unsupported("TfIdfVectorizer pool_strings (strings have no TOSA type)");
+  if (im.attr(n, "pool_strings"))
+    return Status::unsupported("TfIdfVectorizer pool_strings (strings have no TOSA type)");
   const size_t rank = xv.shape.size();
   if (rank != 1 && rank != 2) return Status::invalid("TfIdfVectorizer input must be [C] or [N, C]");
   const std::string mode = im.attrStr(n, "mode", "");
@@ -100,16 +101,18 @@ Status opTfIdfVectorizer(Importer& im, const NodeProto& n) {
   // [B, grams] counts, then summed into their output columns (a 0/1 matrix; counts are small integers, exact
   // in float32), as the reference implementation accumulates counts per output column.
   std::vector<Value*> parts;
-  for (Value* v : perGram) parts.push_back(v->type.dims[0] == B ? v : im.b.op1("tosa.tile", {v, im.b.constShape({B, 1})},
-                                                                         ValueType::tensor(DType::I32, {B, 1}), {},
-                                                                         im.aux("zero")));
+  for (Value* v : perGram)
+    parts.push_back(v->type.dims[0] == B ? v
+                                         : im.b.op1("tosa.tile", {v, im.b.constShape({B, 1})},
+                                                    ValueType::tensor(DType::I32, {B, 1}), {}, im.aux("zero")));
   const int64_t G = int64_t(grams.size());
   Value* all = parts.size() == 1 ? parts[0]
                                  : im.b.op1("tosa.concat", parts, ValueType::tensor(DType::I32, {B, G}),
                                             {{"axis", ir::Attribute::integer(1, DType::I32)}}, im.aux("counts"));
   Tensor place(DType::FP32, {1, G, columns});
   for (int64_t g = 0; g < G; ++g) place.setFloat(g * columns + grams[size_t(g)].column, 1.0);
-  Value* y = im.matmul3(im.reshapeTo(im.castTo(all, DType::FP32), {1, B, G}, im.aux("counts")), im.constF(std::move(place)));
+  Value* y =
+      im.matmul3(im.reshapeTo(im.castTo(all, DType::FP32), {1, B, G}, im.aux("counts")), im.constF(std::move(place)));
   // Mode, per output column j (weights[j], default 1, as the reference implementation indexes them):
   // TF: count; IDF: weights[j] where count > 0; TFIDF: count * weights[j].
   if (mode != "TF") {
