@@ -6,7 +6,7 @@
 #include <omp.h>
 
 #include "core/process_memory.h"
-#include "fast/plan.h"
+#include "fast/plan/plan.h"
 #include "tosakit/backend.h"
 
 namespace tosakit::fast {

@@ -1,6 +1,6 @@
-// The oneDNN kernel family: convolutions, matmul and pooling (see onednn_*.cpp).
-#include "fast/kernels_int8.h"
-#include "fast/onednn_kernels.h"
+// The oneDNN kernel family: convolutions, matmul and pooling (see onednn/*.cpp).
+#include "fast/kernels/int8/int8.h"
+#include "fast/onednn/kernels.h"
 
 namespace tosakit::fast {
 

@@ -122,19 +122,19 @@ class FastKernelRegistry {
 
 // All fast kernels (built once). One registration function per kernel family file.
 const FastKernelRegistry& fastKernels();
-void registerOneDnnKernels(FastKernelRegistry& r);   // src/fast/onednn_*.cpp: conv/depthwise/tconv/matmul/pool
-void registerIntegerKernels(FastKernelRegistry& r);  // src/fast/kernels_int*.cpp: rescale, table, int elementwise
+void registerOneDnnKernels(FastKernelRegistry& r);   // src/fast/onednn/*.cpp: conv/depthwise/tconv/matmul/pool
+void registerIntegerKernels(FastKernelRegistry& r);  // src/fast/kernels/int8/*.cpp: rescale, table, int elementwise
 void registerElementwiseKernels(
-    FastKernelRegistry& r);  // src/fast/kernels_eltwise*.cpp: float elementwise, clamp, activations
+    FastKernelRegistry& r);  // src/fast/kernels/f32/eltwise.cpp: float elementwise, clamp, activations
 void registerDataMovementKernels(
-    FastKernelRegistry& r);                         // src/fast/kernels_data*.cpp: transpose, concat, slice, pad, ...
-void registerResizeKernels(FastKernelRegistry& r);  // src/fast/kernels_resize.cpp: resize
-void registerReduceKernels(FastKernelRegistry& r);  // src/fast/kernels_reduce.cpp: reduce_*
+    FastKernelRegistry& r);  // src/fast/kernels/data/movement.cpp: transpose, concat, slice, pad, ...
+void registerResizeKernels(FastKernelRegistry& r);  // src/fast/kernels/data/resize.cpp: resize
+void registerReduceKernels(FastKernelRegistry& r);  // src/fast/kernels/data/reduce.cpp: reduce_*
 
 // A step whose last op's i8 result has one user, the next op, an i8 -> i8 TABLE with 256 constant entries: a
 // kernel computing both, `inner` writing the table's result buffer and the table looked up in place right after
 // (while the values are in cache; one step less). Takes `inner` (its `in` gets the table's row appended) and
-// returns null, leaving `inner` as it is, for any other table. kernels_table.cpp.
+// returns null, leaving `inner` as it is, for any other table. kernels/int8/table.cpp.
 std::unique_ptr<OpKernel> withTrailingTable(std::unique_ptr<OpKernel>& inner, const ir::Operation& table,
                                             const std::vector<const Tensor*>& constants);
 

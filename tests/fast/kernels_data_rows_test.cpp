@@ -1,4 +1,4 @@
-// copyBox's row walk (src/fast/kernels_data.cpp): each thread decomposes its first row's index once and then
+// copyBox's row walk (src/fast/kernels/data/movement.cpp): each thread decomposes its first row's index once and then
 // counts the outer axes up row by row. Boxes that stay rank 3 and 4 after merging contiguous axes, split over
 // 2 threads in the middle of an axis, vs the reference backend: transposes of fp32 and i8, a slice and a
 // concat along a middle axis; results identical (data movement changes no value).

@@ -1,4 +1,4 @@
-// The int8 depthwise kernel (src/fast/kernels_depthwise_int8.cpp: exact fp32 tap sums, the integer epilogue in
+// The int8 depthwise kernel (src/fast/kernels/int8/depthwise.cpp: exact fp32 tap sums, the integer epilogue in
 // registers) through the Session as users run it, vs the reference backend: random layers (3x3, 5x5, 1x7, 7x1,
 // strides 1-3, dilations 1-2, any padding, channel counts with and without a 16-lane tail, N > 1, input and
 // weight zero points, per-channel / per-tensor scale32 and scale16 rescales, single / double rounding, i8/i16/
@@ -10,7 +10,7 @@
 
 #include <random>
 
-#include "fast/kernels_int8.h"
+#include "fast/kernels/int8/int8.h"
 #include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"

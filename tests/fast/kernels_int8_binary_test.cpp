@@ -1,4 +1,4 @@
-// The fused quantized binary op (src/fast/kernels_int8_binary.cpp): rescale(a8) and rescale(b8) to i32,
+// The fused quantized binary op (src/fast/kernels/int8/binary.cpp): rescale(a8) and rescale(b8) to i32,
 // add/sub/mul, rescale to the output [and clamp] — the graph `tosakit quantize` emits for a residual add or
 // a squeeze-and-excitation gate — on the fast backend vs the reference backend. Random shapes, broadcasts,
 // scales (per tensor and per channel, single and double rounding), zero points and data (fixed seeds):
@@ -11,7 +11,7 @@
 
 #include <random>
 
-#include "fast/kernels_int8.h"
+#include "fast/kernels/int8/int8.h"
 #include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"

@@ -1,5 +1,5 @@
-// The integer epilogue after oneDNN's s32 accumulators (bias, RESCALE, CLAMP: onednn_common.cpp runIntEpilogue,
-// its AVX-512 pass in kernels_int8_epilogue.cpp and the compiler-vectorized one) through the Session as users run
+// The integer epilogue after oneDNN's s32 accumulators (bias, RESCALE, CLAMP: onednn/common.cpp runIntEpilogue,
+// its AVX-512 pass in kernels/int8/epilogue.cpp and the compiler-vectorized one) through the Session as users run
 // it, vs the reference backend: random int8 conv2d / matmul -> rescale [-> clamp] chains (channel counts with
 // tails, input zero points whose compensation differs per border class, per-channel and per-tensor scales,
 // single and double rounding, shifts below 32 whose value range is checked per value, i8/i16/i32 results, row
@@ -10,7 +10,7 @@
 
 #include <random>
 
-#include "fast/kernels_int8.h"
+#include "fast/kernels/int8/int8.h"
 #include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"

@@ -1,4 +1,4 @@
-// The blocked int8 1x1 convolution (src/fast/kernels_int8_pointwise.cpp: oneDNN matmuls over blocks of rows,
+// The blocked int8 1x1 convolution (src/fast/kernels/int8/pointwise.cpp: oneDNN matmuls over blocks of rows,
 // the exact epilogue per block) through the Session as users run it, vs the reference backend: random layers
 // large enough to be taken (s32 result >= 512 KB; several blocks and a partial last one), input zero points
 // folded into the bias, per-channel / per-tensor rescales, single / double rounding, i8/i16/i32 results,
@@ -9,7 +9,7 @@
 
 #include <random>
 
-#include "fast/kernels_int8.h"
+#include "fast/kernels/int8/int8.h"
 #include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"
@@ -124,7 +124,7 @@ TEST(FastInt8Pointwise, BiasOverflowGivesTheReferenceVerdict) {
   }
 }
 
-// Our own VNNI micro-kernel (src/fast/kernels_int8_pointwise_vnni.cpp) for int8 1x1 conv -> rescale [-> clamp]
+// Our own VNNI micro-kernel (src/fast/kernels/int8/pointwise_vnni.cpp) for int8 1x1 conv -> rescale [-> clamp]
 // -> i8 of any size: small and odd shapes (input channels not a multiple of 4: the partial last group; output
 // channels not a multiple of 16: masked stores; pixel counts not a multiple of the 8-pixel block), input zero
 // points folded into the bias (-128: the unsigned grid of a ReLU's output), per-channel / per-tensor and single /

@@ -1,4 +1,4 @@
-// The residual add computed by the VNNI 1x1 kernel's step (src/fast/kernels_int8_pointwise_vnni.cpp): a
+// The residual add computed by the VNNI 1x1 kernel's step (src/fast/kernels/int8/pointwise_vnni.cpp): a
 // MobileNetV2 block as `tosakit quantize` lowers it,
 //     h8   = clamp(rescale(conv1x1(s8)))                       expansion (s8 has two users: not fused)
 //     p8   = rescale(conv1x1(h8))                              projection: the step that absorbs the add
@@ -15,7 +15,7 @@
 
 #include <random>
 
-#include "fast/kernels_int8.h"
+#include "fast/kernels/int8/int8.h"
 #include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"

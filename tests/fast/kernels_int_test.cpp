@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "fast/kernels_int8.h"
+#include "fast/kernels/int8/int8.h"
 #include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"

@@ -1,4 +1,4 @@
-// The quantized network input (src/fast/kernels_quantize_input.cpp): MUL by a constant fp32 scale -> CAST to
+// The quantized network input (src/fast/kernels/int8/quantize_input.cpp): MUL by a constant fp32 scale -> CAST to
 // i8/i16 [-> NCHW -> NHWC TRANSPOSE] as one step. Hand-computed values for CAST's round-to-nearest-even and
 // saturation, then random data vs the reference backend (bit-identical), a NaN's REQUIRE verdict, and the
 // fused step actually chosen (a test that passed through the unfused kernels would prove nothing).

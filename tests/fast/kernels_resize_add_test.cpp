@@ -1,5 +1,5 @@
 // FPN's upsample-and-add (PP-OCR det): an fp32 NEAREST_NEIGHBOR resize whose only user is a tosa.add with a
-// full-size operand runs as one step (src/fast/kernels_resize.cpp) — vs the reference backend, identical:
+// full-size operand runs as one step (src/fast/kernels/data/resize.cpp) — vs the reference backend, identical:
 // 2x upsampling and a non-integer scale, the resize's result as either operand of the add, infinities, zeros
 // of both signs, NaN in the added operand and (the unfused path inside the step) in the resized input;
 // 1 and 2 threads. A broadcast operand is not absorbed.

@@ -1,4 +1,4 @@
-// Our own fp32 TRANSPOSE_CONV2D (kernel == stride, KH*KW*OC <= 96; src/fast/kernels_transpose_conv.cpp) vs
+// Our own fp32 TRANSPOSE_CONV2D (kernel == stride, KH*KW*OC <= 96; src/fast/kernels/f32/transpose_conv.cpp) vs
 // the reference backend: random geometries (pixel blocks and their tails, 1 to 6 accumulator vectors) and
 // fused epilogues (mul/add of one value, one value per channel or a full run-time tensor, clamp in both NaN
 // modes) within the spec's dot-product bound; small integers with infinities and NaNs bit for bit.

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "compliance/compliance.h"
-#include "fast/kernels_common.h"
+#include "fast/kernels/common.h"
 #include "fast/op_kernel.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"

@@ -19,7 +19,7 @@
 #include <functional>
 #include <limits>
 
-#include "fast/kernels_depthwise.h"
+#include "fast/kernels/f32/depthwise.h"
 #include "ir/builder.h"
 #include "onednn_test_util.h"
 #include "tosakit/session.h"
@@ -204,7 +204,7 @@ TEST(PlanFiniteScan, BoundsPassThroughPoolAndSlice) {
     }
 }
 
-// The bound arithmetic by hand (kernels_depthwise.h epilogueAbsBound): each ADD/MUL and the accumulator carry a
+// The bound arithmetic by hand (kernels/f32/depthwise.h epilogueAbsBound): each ADD/MUL and the accumulator carry a
 // slack factor s = 1 + 1e-5 for fp32 roundings; a PROPAGATE clamp bounds only a bounded value (a NaN passes it),
 // an IGNORE clamp bounds anything; past FLT_MAX / 2 (1.7e38) nothing is bounded.
 TEST(PlanFiniteScan, EpilogueAbsBoundByHand) {

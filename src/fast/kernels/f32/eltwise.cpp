@@ -1,0 +1,752 @@
+// Elementwise chains: a run of elementwise ops where each consumes the previous op's result (add -> clamp,
+// mul -> add, HardSwish's mul/add/clamp/mul, ...) computed in one pass over rows of the output, with
+// broadcasting of the other operands by a per-row base offset (inner stride 0 or 1), or — when every operand
+// is full-size, a scalar or a per-channel vector — over flat tiles of whole rows. fp32 + - * are
+// IEEE-correctly rounded exactly as the reference's fp64-then-round, max/min/clamp follow apply_max_f /
+// apply_min_f (NaN -> canonical NaN, the tie order that decides a zero's sign), exp/sigmoid are recomputed
+// with the reference's formula wherever the fast polynomial could round differently: float results are
+// identical. Integer results are computed in int64 and checked: any overflow (a REQUIRE of the spec) reruns
+// the step on the reference kernels, which give the spec's verdict.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "fast/kernels/common.h"
+#include "fast/kernels/int8/quantize_input.h"
+#include "fast/op_kernel.h"
+#include "fast/parallel_items.h"
+
+namespace tosakit::fast {
+namespace {
+
+enum class Ew { Add, Sub, Mul, Max, Min, Clamp, Abs, Negate, Reciprocal, Rsqrt, Exp, Sigmoid, Tanh };
+
+struct EwStep {
+  Ew op;
+  int chainOperand = 0;   // which operand is the running value (0 or 1); unary ops: 0
+  int other = -1;         // index of the other operand in the kernel's operand list, -1 for unary/clamp
+  double lo = 0, hi = 0;  // clamp bounds
+  int shift = 0;          // integer mul
+};
+
+// Per-row addressing of one operand broadcast to the output (rows = all but the last axis).
+struct RowMap {
+  std::vector<int64_t> base;
+  int64_t innerStride = 1;
+};
+
+RowMap rowMapFor(const Shape& operand, const Shape& out) {
+  RowMap m;
+  const int r = int(out.size());
+  Shape o = operand;
+  while (int(o.size()) < r) o.insert(o.begin(), 1);
+  int64_t inner = r ? out[size_t(r - 1)] : 1;
+  int64_t rows = inner ? numElements(out) / inner : 0;
+  m.innerStride = r && o[size_t(r - 1)] == 1 ? 0 : 1;
+  std::vector<int64_t> strides(size_t(r), 0);
+  int64_t s = 1;
+  for (int d = r - 1; d >= 0; --d) {
+    strides[size_t(d)] = o[size_t(d)] == 1 ? 0 : s;
+    s *= o[size_t(d)];
+  }
+  m.base.resize(size_t(rows));
+  std::vector<int64_t> idx(size_t(std::max(r - 1, 0)), 0);
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t b = 0;
+    for (int d = 0; d < r - 1; ++d) b += idx[size_t(d)] * strides[size_t(d)];
+    m.base[size_t(row)] = b;
+    for (int d = r - 2; d >= 0; --d) {
+      if (++idx[size_t(d)] < out[size_t(d)]) break;
+      idx[size_t(d)] = 0;
+    }
+  }
+  return m;
+}
+
+std::optional<Ew> ewKind(const std::string& name) {
+  static const std::map<std::string, Ew> kinds = {
+      {"tosa.add", Ew::Add},     {"tosa.sub", Ew::Sub},         {"tosa.mul", Ew::Mul},
+      {"tosa.maximum", Ew::Max}, {"tosa.minimum", Ew::Min},     {"tosa.clamp", Ew::Clamp},
+      {"tosa.abs", Ew::Abs},     {"tosa.negate", Ew::Negate},   {"tosa.reciprocal", Ew::Reciprocal},
+      {"tosa.exp", Ew::Exp},     {"tosa.sigmoid", Ew::Sigmoid}, {"tosa.tanh", Ew::Tanh},
+      {"tosa.rsqrt", Ew::Rsqrt}};
+  auto it = kinds.find(name);
+  if (it == kinds.end()) return std::nullopt;
+  return it->second;
+}
+
+bool isUnary(Ew e) {
+  return e == Ew::Abs || e == Ew::Negate || e == Ew::Reciprocal || e == Ew::Rsqrt || e == Ew::Exp || e == Ew::Sigmoid ||
+      e == Ew::Tanh || e == Ew::Clamp;
+}
+
+// fp32 kernel of one row: the chain applied to `inner` elements.
+struct FloatChain {
+  std::vector<EwStep> steps;
+};
+
+// max/min/clamp exactly as the reference's apply_max_f / apply_min_f (PROPAGATE): a NaN operand gives the
+// canonical NaN, max keeps its first operand on ties (a >= b ? a : b) and min its second (a < b ? a : b) —
+// which decides the sign of a zero result. `acc` is operand 0 when chainIsFirst, else operand 1.
+inline float qNaN() { return std::numeric_limits<float>::quiet_NaN(); }
+
+template <bool isMax>
+inline float extremeOf(float a, float b) {
+  const float m = isMax ? (a >= b ? a : b) : (a < b ? a : b);
+  return (a != a) | (b != b) ? std::numeric_limits<float>::quiet_NaN() : m;
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void applyFloatBinary(Ew op, float* acc, const float* b,
+                                                                                   int64_t n, int64_t stride,
+                                                                                   bool chainIsFirst) {
+  if (stride == 0) {
+    const float v = b[0];
+    switch (op) {
+      case Ew::Add:
+        for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] + v;
+        return;
+      case Ew::Sub:
+        if (chainIsFirst)
+          for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] - v;
+        else
+          for (int64_t i = 0; i < n; ++i) acc[i] = v - acc[i];
+        return;
+      case Ew::Mul:
+        for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] * v;
+        return;
+      // A NaN operand makes every result NaN; otherwise only acc can be NaN (no loop-invariant NaN test left in
+      // the loop: GCC would keep it as a branch and not vectorize).
+      case Ew::Max:
+        if (v != v)
+          std::fill(acc, acc + n, std::numeric_limits<float>::quiet_NaN());
+        else if (chainIsFirst)
+          for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (acc[i] >= v ? acc[i] : v);
+        else
+          for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (v >= acc[i] ? v : acc[i]);
+        return;
+      case Ew::Min:
+        if (v != v)
+          std::fill(acc, acc + n, std::numeric_limits<float>::quiet_NaN());
+        else if (chainIsFirst)
+          for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (acc[i] < v ? acc[i] : v);
+        else
+          for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] != acc[i] ? qNaN() : (v < acc[i] ? v : acc[i]);
+        return;
+      default: return;
+    }
+  }
+  switch (op) {
+    case Ew::Add:
+      for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] + b[i];
+      return;
+    case Ew::Sub:
+      if (chainIsFirst)
+        for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] - b[i];
+      else
+        for (int64_t i = 0; i < n; ++i) acc[i] = b[i] - acc[i];
+      return;
+    case Ew::Mul:
+      for (int64_t i = 0; i < n; ++i) acc[i] = acc[i] * b[i];
+      return;
+    case Ew::Max:
+      if (chainIsFirst)
+        for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<true>(acc[i], b[i]);
+      else
+        for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<true>(b[i], acc[i]);
+      return;
+    case Ew::Min:
+      if (chainIsFirst)
+        for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(acc[i], b[i]);
+      else
+        for (int64_t i = 0; i < n; ++i) acc[i] = extremeOf<false>(b[i], acc[i]);
+      return;
+    default: return;
+  }
+}
+
+// apply_clip_f: max(value, lo) then min(that, hi), NaN -> the canonical NaN (the bounds are not NaN: the
+// factory takes only lo <= hi).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void applyFloatClamp(float* acc, int64_t n, float lo,
+                                                                                  float hi) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = acc[i], m = x >= lo ? x : lo;
+    acc[i] = x != x ? qNaN() : (m < hi ? m : hi);
+  }
+}
+
+// exp and sigmoid, vectorized, identical to the reference's float(std::exp(double(x))) and
+// float(1.0 / (1.0 + std::exp(-double(x)))). A polynomial exp in fp64 (argument reduction by ln 2, Taylor to
+// degree 13: truncation < 1e-17, a few fp64 ulps of rounding) lands within ~10 fp64 ulps of the libm-based
+// reference value; both round to the same fp32 number unless an fp32 rounding midpoint lies within that
+// distance. So a result whose fp64 value is within 64 fp64 ulps of a midpoint (about 1 in 4 million), or
+// whose fp32 value would be subnormal, or whose input is NaN, is recomputed with the reference's own
+// formula. Outside the polynomial's range the result is an exact constant (0, 1 or inf), as in the reference.
+template <bool sigmoid>
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t expSigmoidPass(const float* __restrict x,
+                                                                                           float* __restrict out,
+                                                                                           int32_t* __restrict hard,
+                                                                                           int64_t n) {
+  int64_t hardCount = 0;
+  constexpr double kLog2e = 1.4426950408889634, kLn2Hi = 0.693147180369123816490, kLn2Lo = 1.90821492927058770002e-10;
+  constexpr double kShifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer in the low bits
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = double(x[i]);
+    const double t = sigmoid ? -v : v;  // exp's argument
+    // Range of the polynomial path: exp(t) a normal fp32 (exp) or sigmoid a normal fp32 and 1 + exp(t) > 1.
+    const double lo = sigmoid ? -37.5 : -87.0, hi = sigmoid ? 87.0 : 88.0;
+    const int32_t inRange = int32_t(t > lo) & int32_t(t < hi);
+    const int32_t under = int32_t(t < lo), over = int32_t(t > hi);
+    const double tc = under ? lo : (over ? hi : t);  // any value in range; others are replaced below
+    const double k = tc * kLog2e + kShifter;
+    const double nd = k - kShifter;
+    const double r = (tc - nd * kLn2Hi) - nd * kLn2Lo;
+    double p = 1.0 / 6227020800.0;
+    p = p * r + 1.0 / 479001600.0;
+    p = p * r + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    int64_t kb;
+    std::memcpy(&kb, &k, 8);
+    const int64_t scaleBits = (int64_t(int32_t(kb)) + 1023) << 52;  // 2^n, n = round(t / ln 2)
+    double scale;
+    std::memcpy(&scale, &scaleBits, 8);
+    const double e = p * scale;
+    const double d = sigmoid ? 1.0 / (1.0 + e) : e;
+    int64_t db;
+    std::memcpy(&db, &d, 8);
+    const int64_t low = (db & ((int64_t(1) << 29) - 1)) - (int64_t(1) << 28);  // distance to an fp32 midpoint
+    const int32_t nearMidpoint = int32_t(low >= -64) & int32_t(low <= 64);
+    // Constant results beyond the range: exp -> 0 below -104 (under half the least subnormal) and inf above
+    // 89; sigmoid -> 1 when exp(-x) < 2^-54 (1 + e rounds to 1) and 0 when exp(-x) > e^105.
+    const double below = sigmoid ? 1.0 : 0.0, above = sigmoid ? 0.0 : std::numeric_limits<double>::infinity();
+    const int32_t isBelow = int32_t(t <= (sigmoid ? -37.5 : -104.0));
+    const int32_t isAbove = int32_t(t >= (sigmoid ? 105.0 : 89.0));
+    const double constant = isBelow ? below : above;
+    int64_t cb, rb;
+    std::memcpy(&cb, &constant, 8);
+    const int64_t inMask = -int64_t(inRange);
+    rb = (db & inMask) | (cb & ~inMask);
+    double res;
+    std::memcpy(&res, &rb, 8);
+    out[i] = float(res);
+    hard[i] = (inRange & nearMidpoint) | (1 - inRange - isBelow - isAbove);  // the middle band, NaN
+    hardCount += hard[i];
+  }
+  return hardCount;
+}
+
+void applyExpSigmoid(float* acc, int64_t n, bool sigmoid) {
+  constexpr int64_t kChunk = 1024;
+  float in[kChunk];
+  int32_t hard[kChunk];
+  for (int64_t begin = 0; begin < n; begin += kChunk) {
+    const int64_t m = std::min(kChunk, n - begin);
+    float* a = acc + begin;
+    std::memcpy(in, a, size_t(m) * sizeof(float));
+    const int64_t hardCount = sigmoid ? expSigmoidPass<true>(in, a, hard, m) : expSigmoidPass<false>(in, a, hard, m);
+    for (int64_t i = 0; hardCount && i < m; ++i) {
+      if (!hard[i]) continue;
+      const double v = double(in[i]);
+      a[i] = sigmoid ? float(1.0 / (1.0 + std::exp(-v))) : float(std::exp(v));
+    }
+  }
+}
+
+void applyFloatUnary(Ew op, float* acc, int64_t n) {
+  // Transcendentals in fp64 rounded once to fp32, as the reference computes them.
+  switch (op) {
+    case Ew::Abs:
+      for (int64_t i = 0; i < n; ++i) acc[i] = std::fabs(acc[i]);
+      return;
+    case Ew::Negate:
+      for (int64_t i = 0; i < n; ++i) acc[i] = -acc[i];
+      return;
+    case Ew::Reciprocal:
+      for (int64_t i = 0; i < n; ++i) acc[i] = float(1.0 / double(acc[i]));
+      return;
+    case Ew::Rsqrt:  // the reference: a negative input gives the canonical NaN, -0 gives -inf
+      for (int64_t i = 0; i < n; ++i)
+        acc[i] = acc[i] < 0 ? std::numeric_limits<float>::quiet_NaN() : float(1.0 / std::sqrt(double(acc[i])));
+      return;
+    case Ew::Exp: applyExpSigmoid(acc, n, false); return;
+    case Ew::Sigmoid: applyExpSigmoid(acc, n, true); return;
+    case Ew::Tanh:
+      for (int64_t i = 0; i < n; ++i) acc[i] = float(std::tanh(double(acc[i])));
+      return;
+    default: return;
+  }
+}
+
+// ---- a whole chain of simple ops (+ - * max min clamp abs negate) per register (AVX-512) ----
+// The per-step passes above load and store the tile once per op; here 64 values at a time go through every
+// step in registers (one load of each operand, one store). Each op is the same IEEE fp32 operation with the
+// same NaN/tie rules as the scalar loops above (apply_max_f/apply_min_f/apply_clip_f), so results are identical.
+#define TOSAKIT_EW_AVX512 __attribute__((target("avx512f,avx512dq,avx2,fma")))
+
+bool isRegisterFusable(Ew e) {
+  return e == Ew::Add || e == Ew::Sub || e == Ew::Mul || e == Ew::Max || e == Ew::Min || e == Ew::Clamp ||
+      e == Ew::Abs || e == Ew::Negate;
+}
+
+bool cpuHasAvx512() {
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  return has;
+}
+
+// a >= b ? a : b (isMax) or a < b ? a : b, the canonical NaN when either is NaN (extremeOf).
+template <bool isMax>
+TOSAKIT_EW_AVX512 __attribute__((always_inline)) inline __m512 extreme16(__m512 a, __m512 b) {
+  const __mmask16 pickA = _mm512_cmp_ps_mask(a, b, isMax ? _CMP_GE_OQ : _CMP_LT_OQ);
+  const __m512 m = _mm512_mask_blend_ps(pickA, b, a);
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q), m, _mm512_set1_ps(qNaN()));
+}
+
+// One step on kV vectors; `o` is the other operand at this block (null for unary ops), stride 0: one value.
+template <int kV>
+TOSAKIT_EW_AVX512 __attribute__((always_inline)) inline __m512 operand16(const float* o, int64_t stride, int j,
+                                                                         __mmask16 tail) {
+  if (stride == 0) return _mm512_set1_ps(o[0]);
+  return kV == 1 ? _mm512_maskz_loadu_ps(tail, o) : _mm512_loadu_ps(o + 16 * j);
+}
+
+template <int kV>
+TOSAKIT_EW_AVX512 __attribute__((always_inline)) inline void step16(const EwStep& s, __m512* v, const float* o,
+                                                                    int64_t stride, __mmask16 tail) {
+#define TOSAKIT_EACH(expr)                    \
+  for (int j = 0; j < kV; ++j) v[j] = (expr); \
+  return
+#define other(j) operand16<kV>(o, stride, j, tail)
+  const bool first = s.chainOperand == 0;
+  switch (s.op) {
+    case Ew::Add: TOSAKIT_EACH(_mm512_add_ps(v[j], other(j)));
+    case Ew::Mul: TOSAKIT_EACH(_mm512_mul_ps(v[j], other(j)));
+    case Ew::Sub:
+      if (first) { TOSAKIT_EACH(_mm512_sub_ps(v[j], other(j))); }
+      TOSAKIT_EACH(_mm512_sub_ps(other(j), v[j]));
+    case Ew::Max:
+      if (first) { TOSAKIT_EACH(extreme16<true>(v[j], other(j))); }
+      TOSAKIT_EACH(extreme16<true>(other(j), v[j]));
+    case Ew::Min:
+      if (first) { TOSAKIT_EACH(extreme16<false>(v[j], other(j))); }
+      TOSAKIT_EACH(extreme16<false>(other(j), v[j]));
+    case Ew::Clamp: {  // x >= lo ? x : lo, then m < hi ? m : hi; NaN -> the canonical NaN
+      const __m512 lo = _mm512_set1_ps(float(s.lo)), hi = _mm512_set1_ps(float(s.hi)), nan = _mm512_set1_ps(qNaN());
+      for (int j = 0; j < kV; ++j) {
+        const __m512 m = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v[j], lo, _CMP_GE_OQ), lo, v[j]);
+        const __m512 c = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(m, hi, _CMP_LT_OQ), hi, m);
+        v[j] = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v[j], v[j], _CMP_UNORD_Q), c, nan);
+      }
+      return;
+    }
+    case Ew::Abs: TOSAKIT_EACH(_mm512_abs_ps(v[j]));
+    case Ew::Negate: TOSAKIT_EACH(_mm512_xor_ps(v[j], _mm512_set1_ps(-0.0f)));
+    default: return;
+  }
+#undef other
+#undef TOSAKIT_EACH
+}
+
+// dst[0, n) = the chain applied to first[0, n) (stride 0: one value); others[i]/strides[i]: step i's operand.
+TOSAKIT_EW_AVX512 void fusedChainTile(float* dst, const float* first, int64_t firstStride, int64_t n,
+                                      const std::vector<EwStep>& steps, const float* const* others,
+                                      const int64_t* strides) {
+  const size_t ns = steps.size();
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m512 v[4];
+    for (int j = 0; j < 4; ++j) v[j] = firstStride ? _mm512_loadu_ps(first + i + 16 * j) : _mm512_set1_ps(first[0]);
+    for (size_t k = 0; k < ns; ++k)
+      step16<4>(steps[k], v, others[k] ? others[k] + i * strides[k] : nullptr, strides[k], 0xffff);
+    for (int j = 0; j < 4; ++j) _mm512_storeu_ps(dst + i + 16 * j, v[j]);
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 tail = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+    __m512 v[1] = {firstStride ? _mm512_maskz_loadu_ps(tail, first + i) : _mm512_set1_ps(first[0])};
+    for (size_t k = 0; k < ns; ++k)
+      step16<1>(steps[k], v, others[k] ? others[k] + i * strides[k] : nullptr, strides[k], tail);
+    _mm512_mask_storeu_ps(dst + i, tail, v[0]);
+  }
+}
+
+// How an operand of a flat (tiled) chain is addressed: the output's own layout, one element, or one row of
+// `inner` elements repeated for every row (a per-channel vector broadcast over NHW).
+enum class Flat { Full, Scalar, Channel };
+
+class FloatChainKernel : public OpKernel {
+ public:
+  FloatChainKernel(std::vector<EwStep> steps, Shape outShape, std::vector<RowMap> maps, int first,
+                   std::vector<std::pair<int, int>> operandRefs)
+      : steps_(std::move(steps)),
+        out_(std::move(outShape)),
+        maps_(std::move(maps)),
+        first_(first),
+        refs_(std::move(operandRefs)) {}
+  std::string implName() const override { return "fast:eltwise_f32"; }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    if (!flat_.empty()) return runFlat(in, out);
+    const int64_t inner = out_.empty() ? 1 : out_.back();
+    const int64_t rows = inner ? numElements(out_) / inner : 0;
+    float* dst = out[0].as<float>();
+    std::vector<const float*> ptrs;
+    for (auto [k, j] : refs_) ptrs.push_back(in[size_t(k)][size_t(j)].as<const float>());
+    parallelItems(rows, rows * inner > 65536, [&](int64_t r) {
+      float* acc = dst + r * inner;
+      const RowMap& m0 = maps_[size_t(first_)];
+      const float* src = ptrs[size_t(first_)] + m0.base[size_t(r)];
+      if (m0.innerStride)
+        std::memcpy(acc, src, size_t(inner) * sizeof(float));
+      else
+        std::fill(acc, acc + inner, src[0]);
+      for (const EwStep& s : steps_) {
+        if (s.op == Ew::Clamp) {
+          applyFloatClamp(acc, inner, float(s.lo), float(s.hi));
+        } else if (s.other >= 0) {
+          const RowMap& m = maps_[size_t(s.other)];
+          applyFloatBinary(s.op, acc, ptrs[size_t(s.other)] + m.base[size_t(r)], inner, m.innerStride,
+                           s.chainOperand == 0);
+        } else {
+          applyFloatUnary(s.op, acc, inner);
+        }
+      }
+    });
+    return Status::ok();
+  }
+
+  // Every operand is the output's shape, one element, or one channel vector: the tensor is processed as flat
+  // tiles of whole rows that stay in L1 while the whole chain runs over them; a channel vector is repeated
+  // once per run to the tile's length, so it is read like a full operand.
+  Status runFlat(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) {
+    const int64_t total = numElements(out_);
+    const int64_t tiles = (total + tile_ - 1) / tile_;
+    float* dst = out[0].as<float>();
+    std::vector<const float*> ptrs;
+    for (size_t m = 0; m < refs_.size(); ++m) {
+      const float* p = in[size_t(refs_[m].first)][size_t(refs_[m].second)].as<const float>();
+      if (flat_[m] == Flat::Channel) {
+        const int64_t inner = out_.back();
+        std::vector<float>& rep = repeated_[m];
+        rep.resize(size_t(tile_));
+        for (int64_t i = 0; i < tile_; i += inner) std::memcpy(rep.data() + i, p, size_t(inner) * sizeof(float));
+        p = rep.data();
+      }
+      ptrs.push_back(p);
+    }
+    parallelItems(tiles, total > 65536, [&](int64_t t) {
+      const int64_t begin = t * tile_, n = std::min(tile_, total - begin);
+      float* acc = dst + begin;
+      auto at = [&](int m) { return flat_[size_t(m)] == Flat::Full ? ptrs[size_t(m)] + begin : ptrs[size_t(m)]; };
+      auto stride = [&](int m) { return flat_[size_t(m)] == Flat::Scalar ? 0 : 1; };
+      if (registerFused_) {
+        const float* others[kMaxFusedSteps];
+        int64_t strides[kMaxFusedSteps];
+        for (size_t k = 0; k < steps_.size(); ++k) {
+          others[k] = steps_[k].other >= 0 ? at(steps_[k].other) : nullptr;
+          strides[k] = steps_[k].other >= 0 ? stride(steps_[k].other) : 0;
+        }
+        fusedChainTile(acc, at(first_), stride(first_), n, steps_, others, strides);
+        return;
+      }
+      if (stride(first_))
+        std::memcpy(acc, at(first_), size_t(n) * sizeof(float));
+      else
+        std::fill(acc, acc + n, at(first_)[0]);
+      for (const EwStep& s : steps_) {
+        if (s.op == Ew::Clamp)
+          applyFloatClamp(acc, n, float(s.lo), float(s.hi));
+        else if (s.other >= 0)
+          applyFloatBinary(s.op, acc, at(s.other), n, stride(s.other), s.chainOperand == 0);
+        else
+          applyFloatUnary(s.op, acc, n);
+      }
+    });
+    return Status::ok();
+  }
+
+  // Chooses the flat path when every operand map allows it (see Flat); tiles are ~2048 elements of whole rows.
+  void chooseFlat() {
+    constexpr int64_t kTile = 2048;
+    const int64_t inner = out_.empty() ? 1 : out_.back();
+    std::vector<Flat> kinds;
+    bool channel = false;
+    for (const RowMap& m : maps_) {
+      bool sameBase = std::all_of(m.base.begin(), m.base.end(), [&](int64_t b) { return b == m.base[0]; });
+      bool full = m.innerStride == 1 || inner == 1;  // [..., 1]: one element per row, contiguous rows
+      for (size_t r = 0; full && r < m.base.size(); ++r) full = m.base[r] == int64_t(r) * inner;
+      if (full)
+        kinds.push_back(Flat::Full);
+      else if (m.innerStride == 0 && (m.base.empty() || (sameBase && m.base[0] == 0)))
+        kinds.push_back(Flat::Scalar);
+      else if (m.innerStride == 1 && sameBase && !m.base.empty() && m.base[0] == 0 && inner <= kTile) {
+        kinds.push_back(Flat::Channel);
+        channel = true;
+      } else {
+        return;
+      }
+    }
+    flat_ = kinds;
+    tile_ = channel ? std::max<int64_t>(1, kTile / inner) * inner : kTile;
+    repeated_.assign(maps_.size(), {});
+    registerFused_ = cpuHasAvx512() && steps_.size() <= kMaxFusedSteps &&
+        std::all_of(steps_.begin(), steps_.end(), [](const EwStep& s) { return isRegisterFusable(s.op); });
+  }
+
+ private:
+  static constexpr size_t kMaxFusedSteps = 32;
+  std::vector<Flat> flat_;      // empty: the row path
+  bool registerFused_ = false;  // flat, AVX-512 and only simple ops: fusedChainTile
+  int64_t tile_ = 2048;
+  std::vector<std::vector<float>> repeated_;  // channel operands repeated to the tile's length (per run)
+  std::vector<EwStep> steps_;
+  Shape out_;
+  std::vector<RowMap> maps_;
+  int first_;
+  std::vector<std::pair<int, int>> refs_;  // operand list: (op index in chain, operand index)
+};
+
+// Reads a clamp's bounds; false when not plain float/int attributes.
+bool clampBounds(const ir::Operation& op, double& lo, double& hi) {
+  const ir::Attribute* a = op.attr("min_val");
+  const ir::Attribute* b = op.attr("max_val");
+  if (!a || !b) return false;
+  lo = a->kind == ir::Attribute::Kind::Float ? a->f : double(a->i);
+  hi = b->kind == ir::Attribute::Kind::Float ? b->f : double(b->i);
+  return lo <= hi;
+}
+
+// The prefix of the chain this kernel can compute in fp32: every op elementwise over fp32 with the chain value
+// keeping the output's shape after the first op.
+Result<CompiledKernel> compileFloatChain(const OpChain& chain) {
+  std::vector<EwStep> steps;
+  std::vector<RowMap> maps;
+  std::vector<std::pair<int, int>> refs;
+  Shape outShape;
+  int first = -1;
+  size_t k = 0;
+  for (; k < chain.ops.size(); ++k) {
+    const ir::Operation& op = *chain.ops[k];
+    auto kind = ewKind(op.name);
+    if (!kind || op.results.size() != 1 || op.results[0]->type.dtype != DType::FP32) break;
+    if (op.strAttr("nan_mode", "PROPAGATE") != "PROPAGATE") break;
+    const Shape& rs = op.results[0]->type.dims;
+    if (k == 0)
+      outShape = rs;
+    else if (rs != outShape)
+      break;
+    EwStep s;
+    s.op = *kind;
+    // Data operands are fp32 (mul's shift and negate's zero points are checked below).
+    if (op.operands.empty() || op.operands[0]->type.dtype != DType::FP32) break;
+    if (!isUnary(s.op) && (op.operands.size() < 2 || op.operands[1]->type.dtype != DType::FP32)) break;
+    if (s.op == Ew::Mul) {
+      const Tensor* shift = op.operands.size() > 2 ? chain.constants[k][2] : nullptr;
+      if (op.operands.size() > 2 && (!shift || shift->getInt(0) != 0)) break;
+    }
+    if (s.op == Ew::Negate) {  // zero points must be constant zeros for float
+      bool zeros = true;
+      for (size_t j = 1; j < op.operands.size(); ++j)
+        zeros = zeros && chain.constants[k][j] && chain.constants[k][j]->getFloat(0) == 0;
+      if (!zeros) break;
+    }
+    if (s.op == Ew::Clamp && !clampBounds(op, s.lo, s.hi)) break;
+    if (k == 0) {
+      // The first op reads its operands from the views; operand 0 seeds the running value.
+      maps.push_back(rowMapFor(op.operands[0]->type.dims, outShape));
+      refs.push_back({0, 0});
+      first = 0;
+      if (!isUnary(s.op)) {
+        maps.push_back(rowMapFor(op.operands[1]->type.dims, outShape));
+        refs.push_back({0, 1});
+        s.other = 1;
+      }
+      s.chainOperand = 0;
+    } else {
+      const ir::Value* prev = chain.ops[k - 1]->results[0];
+      if (!isUnary(s.op)) {
+        int chainIdx = op.operands[0] == prev ? 0 : 1;
+        int otherIdx = 1 - chainIdx;
+        if (op.operands[size_t(otherIdx)] == prev) break;  // x op x: keep it simple
+        s.chainOperand = chainIdx;
+        maps.push_back(rowMapFor(op.operands[size_t(otherIdx)]->type.dims, outShape));
+        refs.push_back({int(k), otherIdx});
+        s.other = int(maps.size()) - 1;
+      } else if (op.operands[0] != prev) {
+        break;
+      }
+    }
+    steps.push_back(s);
+  }
+  if (k == 0) return CompiledKernel{};
+  auto kernel = std::make_unique<FloatChainKernel>(std::move(steps), outShape, std::move(maps), first, std::move(refs));
+  kernel->chooseFlat();
+  CompiledKernel ck;
+  ck.kernel = std::move(kernel);
+  ck.opsAbsorbed = int(k);
+  return ck;
+}
+
+// One row of an integer binary op with both operands contiguous (or the second a broadcast scalar, sy == 0):
+// the op is chosen outside the loop so each loop vectorizes. Returns nonzero when a result left int32 (an int64
+// flag rather than a bool reduction, which the vectorizer does not take).
+#define TOSAKIT_INT_ROW(NAME, T)                                                                                      \
+  __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t NAME(                                   \
+      const T* __restrict x, const T* __restrict y, int64_t sy, int32_t* __restrict o, int64_t n, Ew op, int shift) { \
+    int64_t bad = 0;                                                                                                  \
+    constexpr int64_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();             \
+    const int64_t round = shift > 0 ? int64_t(1) << (shift - 1) : 0;                                                  \
+    auto loop = [&](auto f) {                                                                                         \
+      if (sy == 0) {                                                                                                  \
+        const int64_t b = y[0];                                                                                       \
+        for (int64_t i = 0; i < n; ++i) {                                                                             \
+          const int64_t v = f(int64_t(x[i]), b);                                                                      \
+          bad |= (v < lo) | (v > hi);                                                                                 \
+          o[i] = int32_t(v);                                                                                          \
+        }                                                                                                             \
+      } else {                                                                                                        \
+        for (int64_t i = 0; i < n; ++i) {                                                                             \
+          const int64_t v = f(int64_t(x[i]), int64_t(y[i]));                                                          \
+          bad |= (v < lo) | (v > hi);                                                                                 \
+          o[i] = int32_t(v);                                                                                          \
+        }                                                                                                             \
+      }                                                                                                               \
+    };                                                                                                                \
+    switch (op) {                                                                                                     \
+      case Ew::Add: loop([](int64_t a, int64_t b) { return a + b; }); break;                                          \
+      case Ew::Sub: loop([](int64_t a, int64_t b) { return a - b; }); break;                                          \
+      case Ew::Max: loop([](int64_t a, int64_t b) { return a > b ? a : b; }); break;                                  \
+      case Ew::Min: loop([](int64_t a, int64_t b) { return a < b ? a : b; }); break;                                  \
+      case Ew::Mul:                                                                                                   \
+        if (shift == 0)                                                                                               \
+          loop([](int64_t a, int64_t b) { return a * b; });                                                           \
+        else                                                                                                          \
+          loop([&](int64_t a, int64_t b) { return (a * b + round) >> shift; });                                       \
+        break;                                                                                                        \
+      default: bad = 1; break;                                                                                        \
+    }                                                                                                                 \
+    return bad;                                                                                                       \
+  }
+TOSAKIT_INT_ROW(intRowI32, int32_t)
+TOSAKIT_INT_ROW(intRowI16, int16_t)
+TOSAKIT_INT_ROW(intRowI8, int8_t)
+#undef TOSAKIT_INT_ROW
+inline int64_t intRow(const int32_t* x, const int32_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) {
+  return intRowI32(x, y, sy, o, n, op, shift);
+}
+inline int64_t intRow(const int16_t* x, const int16_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) {
+  return intRowI16(x, y, sy, o, n, op, shift);
+}
+inline int64_t intRow(const int8_t* x, const int8_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) {
+  return intRowI8(x, y, sy, o, n, op, shift);
+}
+
+// Integer binary ops (add/sub/mul with shift/max/min) on i32 (and mul on i8/i16 -> i32), computed in int64:
+// an overflow or an out-of-range shift (REQUIREs of the spec) reruns the op on its reference kernel.
+class IntBinaryKernel : public OpKernel {
+ public:
+  IntBinaryKernel(Ew op, DType inT, Shape out, RowMap a, RowMap b, int shift)
+      : op_(op), inT_(inT), out_(std::move(out)), a_(std::move(a)), b_(std::move(b)), shift_(shift) {}
+  std::string implName() const override { return "fast:eltwise_int"; }
+
+  template <typename T>
+  bool compute(const T* x, const T* y, int32_t* dst) const {
+    const int64_t inner = out_.empty() ? 1 : out_.back();
+    const int64_t rows = inner ? numElements(out_) / inner : 0;
+    return parallelItems(rows, rows * inner > 65536, [&](int64_t r) {
+      const T* xa = x + a_.base[size_t(r)];
+      const T* yb = y + b_.base[size_t(r)];
+      int32_t* o = dst + r * inner;
+      if (a_.innerStride == 1)  // the common case: a contiguous row, the other operand contiguous or scalar
+        return intRow(xa, yb, b_.innerStride, o, inner, op_, shift_) == 0;
+      bool ovf = false;
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t v1 = xa[i * a_.innerStride], v2 = yb[i * b_.innerStride], v = 0;
+        switch (op_) {
+          case Ew::Add: v = v1 + v2; break;
+          case Ew::Sub: v = v1 - v2; break;
+          case Ew::Max: v = v1 > v2 ? v1 : v2; break;
+          case Ew::Min: v = v1 < v2 ? v1 : v2; break;
+          case Ew::Mul:
+            v = v1 * v2;
+            if (shift_ > 0) v = (v + (int64_t(1) << (shift_ - 1))) >> shift_;
+            break;
+          default: break;
+        }
+        ovf |= v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max();
+        o[i] = int32_t(v);
+      }
+      return !ovf;
+    });
+  }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    bool ok = false;
+    int32_t* dst = out[0].as<int32_t>();
+    switch (inT_) {
+      case DType::I32: ok = compute(in[0][0].as<const int32_t>(), in[0][1].as<const int32_t>(), dst); break;
+      case DType::I16: ok = compute(in[0][0].as<const int16_t>(), in[0][1].as<const int16_t>(), dst); break;
+      case DType::I8: ok = compute(in[0][0].as<const int8_t>(), in[0][1].as<const int8_t>(), dst); break;
+      default: break;
+    }
+    return ok ? Status::ok() : rerunOnReference();
+  }
+
+ private:
+  Ew op_;
+  DType inT_;
+  Shape out_;
+  RowMap a_, b_;
+  int shift_;
+};
+
+Result<CompiledKernel> compileIntBinary(const OpChain& chain) {
+  const ir::Operation& op = *chain.ops[0];
+  auto kind = ewKind(op.name);
+  if (!kind || isUnary(*kind) || op.results.size() != 1 || op.results[0]->type.dtype != DType::I32)
+    return CompiledKernel{};
+  DType inT = op.operands[0]->type.dtype;
+  if (op.operands[1]->type.dtype != inT) return CompiledKernel{};
+  if (inT != DType::I32 && !(*kind == Ew::Mul && (inT == DType::I8 || inT == DType::I16))) return CompiledKernel{};
+  int shift = 0;
+  if (*kind == Ew::Mul && op.operands.size() > 2) {
+    const Tensor* s = chain.constants[0][2];
+    if (!s || s->size() < 1) return CompiledKernel{};
+    shift = int(s->getInt(0));
+    if (shift < 0 || shift > 63 || (inT != DType::I32 && shift != 0)) return CompiledKernel{};
+  }
+  const Shape& out = op.results[0]->type.dims;
+  CompiledKernel ck;
+  ck.kernel = std::make_unique<IntBinaryKernel>(*kind, inT, out, rowMapFor(op.operands[0]->type.dims, out),
+                                                rowMapFor(op.operands[1]->type.dims, out), shift);
+  return ck;
+}
+
+Result<CompiledKernel> compileElementwise(const OpChain& chain) {
+  auto f = compileFloatChain(chain);
+  if (!f || f->kernel) return f;
+  return compileIntBinary(chain);
+}
+
+}  // namespace
+
+void registerElementwiseKernels(FastKernelRegistry& r) {
+  r.add("tosa.mul", compileQuantizeInput);  // mul -> cast [-> transpose]: a quantized graph's input
+  for (const char* name : {"tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tosa.clamp", "tosa.abs",
+                           "tosa.negate", "tosa.reciprocal", "tosa.rsqrt", "tosa.exp", "tosa.sigmoid", "tosa.tanh"})
+    r.add(name, compileElementwise);
+}
+
+}  // namespace tosakit::fast

@@ -1,0 +1,645 @@
+// int8 DEPTHWISE_CONV2D (multiplier 1, constant weights and bias, constant zero points) with its exact integer
+// epilogue (bias, RESCALE, CLAMP: kernels/int8/int8.h) in registers, on AVX-512: the int8 counterpart of the fp32
+// kernel in kernels/f32/depthwise.cpp. oneDNN 2.6's jit_int8 ran mobilenet_v2's depthwise layers at ~45 GFLOP/s
+// and wrote a s32 tensor the epilogue pass then read back from memory.
+//
+// Exactness: an output is bias + the sum over the in-bounds taps of (x - input_zp) * (w - weight_zp). The
+// kernel sums x * (w - weight_zp) over all taps, the padding holding input_zp, from a start of
+// -input_zp * sum(w - weight_zp) (+ the bias when the rescale runs in fp64): the same integer. Each product is
+// an integer, and a layer is taken only when, for every channel, |start| + 128 * sum over taps of
+// |w - weight_zp| < 2^24 (the real constant weights): every partial sum is then an integer below 2^24 in
+// magnitude, which fp32 represents exactly, so fp32 fused multiply-adds give the exact integer sum. The sum
+// then goes through the rescale in fp64 (ScaledRescale: exact under compile-time bounds) or, when those bounds
+// do not hold, converted to i32, through the shared epilogue (kernels/int8/simd.h), whose REQUIRE checks (acc
+// + bias overflowing i32, apply_scale_32's value range) send the step back to the reference kernels for their
+// verdict, as the other int8 kernels do.
+//
+// Layout: the input rows a block of output rows needs are converted once to fp32 into a small ring of rows
+// per thread (L1/L2), with input_zp in the padding columns and rows and the channels padded to a multiple of 16
+// with zeros. TOSA skips the taps outside the input; input_zp there adds an exact 0 after the start's
+// correction, so every output pixel is computed without bounds checks. 16 channels of up to 8 adjacent output
+// pixels accumulate in registers (one weight vector per tap), as in the fp32 kernel.
+// The work is split over the threads in bands of output rows, or of channels when the rows are few (each thread
+// then converts only its channels of the rows); one band per image when there are enough images.
+// CPUs without AVX-512 (F/BW/DQ/VL) leave the layer to oneDNN.
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "fast/kernels/common.h"
+#include "fast/kernels/int8/simd.h"
+#include "fast/onednn/common.h"
+#include "fast/parallel_items.h"
+
+// GCC 12 reports the intrinsics' deliberately undefined pass-through operands (_mm512_undefined_*, under an
+// all-ones mask) as uninitialized once inlined into these loops (GCC bug 105593); no undefined value is read.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+namespace tosakit::fast {
+namespace {
+
+using namespace dnn;
+
+// Below 200K multiply-accumulates an OpenMP region costs more than it saves (docs/FAST.md, Threads; the plan's
+// small-step bound). A depthwise layer does few operations per byte: mobilenet_v2's 28x28x192 layer (1.35M)
+// takes ~50 us on one thread, which two halve.
+constexpr double kParallelFlops = 4e5;
+constexpr int64_t kChunk = 64;       // channels per sweep of a row (4 vectors)
+constexpr int64_t kMinBandRows = 8;  // fewer output rows per thread: bands of channels (DepthwiseInt8Kernel::split)
+constexpr int64_t kExactLimit = int64_t(1) << 24;    // fp32 represents every integer of smaller magnitude
+constexpr int64_t kExactLimit64 = int64_t(1) << 53;  // fp64 likewise
+
+struct Geometry {
+  int64_t N = 0, IH = 0, IW = 0, C = 0, KH = 0, KW = 0, OH = 0, OW = 0;
+  int64_t strideY = 1, strideX = 1, dilationY = 1, dilationX = 1, padTop = 0, padLeft = 0;
+  int64_t Cp = 0;    // channels rounded up to 16 (the fp32 rows and weights)
+  int64_t IWp = 0;   // padded row width in pixels: padLeft + IW + padRight
+  int64_t ring = 0;  // rows of the ring: the rows one output row reads, (KH - 1) * dilationY + 1
+  int64_t rowFloats() const { return IWp * Cp; }
+};
+
+// Pixels [px0, px1) of a padded fp32 row, channels [c0, c1) (multiples of 16): zp.
+TK_AVX512 void fillZp(float* row, int64_t Cp, int64_t px0, int64_t px1, int64_t c0, int64_t c1, float zp) {
+  const __m512 v = _mm512_set1_ps(zp);
+  for (int64_t px = px0; px < px1; ++px)
+    for (int64_t cb = c0; cb < c1; cb += 16) _mm512_storeu_ps(row + px * Cp + cb, v);
+}
+
+// Channels [c0, c1) (c0 a multiple of 16) of padded row py of image n as fp32: x inside the input, input_zp
+// outside it (a zero contribution once the accumulators' start subtracts input_zp * sum(w): see the top), 0 in
+// the channel padding (zero weights there). A band of channels converts only its own.
+TK_AVX512 void convertRow(const Geometry& g, const int8_t* x, int64_t n, int64_t py, int64_t c0, int64_t c1, float zp,
+                          float* row) {
+  const int64_t iy = py - g.padTop, Cp = g.Cp, C = g.C;
+  const int64_t cp1 = std::min(Cp, (c1 + 15) / 16 * 16);  // the range's end in the padded channels
+  if (iy < 0 || iy >= g.IH) {
+    fillZp(row, Cp, 0, g.IWp, c0, cp1, zp);
+    return;
+  }
+  fillZp(row, Cp, 0, g.padLeft, c0, cp1, zp);
+  fillZp(row, Cp, g.padLeft + g.IW, g.IWp, c0, cp1, zp);
+  const int8_t* src = x + ((n * g.IH + iy) * g.IW) * C;
+  float* dst = row + g.padLeft * Cp;
+  // The all-lanes zero-masking forms are the plain instructions; GCC 12's unmasked intrinsics pass an
+  // "undefined" vector that -Wmaybe-uninitialized reports.
+  const __mmask16 all = 0xffff;
+  if (C == Cp && c0 == 0 && c1 == C) {  // the row's values are contiguous in both: one stream
+    const int64_t total = g.IW * C;
+    for (int64_t i = 0; i < total; i += 16) {
+      const __m512i v = _mm512_maskz_cvtepi8_epi32(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+      _mm512_storeu_ps(dst + i, _mm512_maskz_cvtepi32_ps(all, v));
+    }
+    return;
+  }
+  for (int64_t ix = 0; ix < g.IW; ++ix)
+    for (int64_t cb = c0; cb < c1; cb += 16) {
+      const __mmask16 m = laneMask(std::min(C, c1), cb);
+      const __m512i v = _mm512_maskz_cvtepi8_epi32(m, _mm_maskz_loadu_epi8(m, src + ix * C + cb));
+      _mm512_storeu_ps(dst + ix * Cp + cb, _mm512_maskz_cvtepi32_ps(m, v));
+    }
+}
+
+// The calling thread's ring of fp32 rows (reused by every layer).
+// 64-byte aligned: every vector of a row (Cp floats per pixel) then sits in one cache line. With malloc's
+// 16-byte alignment a run got 0, 16, 32 or 48 bytes of offset by chance, and an offset split every load in two
+// lines: mobilenet_v2's stride-1 layers took ~0.45 or ~0.59 ms at one thread depending on the process.
+float* ringScratch(int64_t floats) {
+  thread_local std::vector<float> buf;
+  if (int64_t(buf.size()) < floats + 16) buf.resize(size_t(floats + 16));
+  const uintptr_t p = reinterpret_cast<uintptr_t>(buf.data());
+  return buf.data() + (64 - p % 64) % 64 / sizeof(float);
+}
+
+// The rescale in fp64 (kScaled paths): with the bias in the fp32 accumulator (exact: |bias| + the sum's bound
+// < 2^24), v = acc. v * m + round is an integer N with |N| < 2^53 (checked per channel at compile time), and
+// scaling by 2^-shift is exact, so one fp64 FMA v * (m * 2^-shift) + round * 2^-shift gives N * 2^-shift
+// exactly and a conversion rounding towards -inf gives N >> shift, apply_scale_32/16's result (|result| <= 2^30
+// under the rescale's REQUIREs, which the compile-time bounds prove: no check is needed at run time).
+struct ScaledRescale {
+  // per channel (Cp): m * 2^-shift, (round + output_zp * 2^shift) * 2^-shift
+  Aligned64<double> mult, roundPos, roundNeg;
+};
+
+struct RowArgs {
+  const Geometry& g;
+  const float* const* rows;  // the KH input rows of this output row (padded coordinates, fp32)
+  const float* w;            // [KH * KW][Cp] fp32 (w - weight_zp)
+  const float* start;        // [Cp] the accumulators' start (see DepthwiseInt8Kernel::build)
+  const IntEpilogueLanes& epi;
+  const ScaledRescale& sr;
+  int64_t c0 = 0, c1 = 0;    // the channels of this band: c0 a multiple of 16, c1 <= C
+  int64_t ky0 = 0, ky1 = 0;  // the kernel rows that read input rows (the others read only padding: skipped)
+};
+
+// kInteger: the accumulators start at 0 and the shared integer epilogue (bias with its overflow check, the
+// rescale with its range check) runs on the i32 sums; kIntegerNoRescale the same without a rescale (an i32
+// result); kScaled/kScaledDouble: the bias in the accumulators, the fp64 rescale (single/double rounding).
+enum Path { kIntegerNoRescale, kInteger, kScaled, kScaledDouble };
+
+struct ScaledRegs {
+  __m512d mLo, mHi, rpLo, rpHi, rnLo, rnHi;
+  __m512i lo, hi;
+};
+TK_AVX512 inline ScaledRegs loadScaled(const RowArgs& a, int64_t cb) {
+  const ScaledRescale& s = a.sr;
+  return {_mm512_loadu_pd(s.mult.data() + cb),
+          _mm512_loadu_pd(s.mult.data() + cb + 8),
+          _mm512_loadu_pd(s.roundPos.data() + cb),
+          _mm512_loadu_pd(s.roundPos.data() + cb + 8),
+          _mm512_loadu_pd(s.roundNeg.data() + cb),
+          _mm512_loadu_pd(s.roundNeg.data() + cb + 8),
+          _mm512_set1_epi32(a.epi.lo),
+          _mm512_set1_epi32(a.epi.hi)};
+}
+
+// 16 exact sums (bias included) -> rescale, output zero point, clip, narrowing store. The all-lanes
+// zero-masking forms are the plain instructions (GCC 12's unmasked intrinsics trip -Wmaybe-uninitialized).
+template <bool kDouble, typename OutT>
+TK_AVX512 inline void scaledEpilogue16(__m512 acc, const ScaledRegs& r, OutT* out, __mmask16 m) {
+  const __m512d lo = _mm512_maskz_cvtps_pd(0xff, _mm512_castps512_ps256(acc));
+  const __m512d hi =
+      _mm512_maskz_cvtps_pd(0xff, _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xf, _mm512_castps_pd(acc), 1)));
+  __m512d rLo = r.rpLo, rHi = r.rpHi;
+  if constexpr (kDouble) {  // the rounding term of the value's sign
+    const __mmask16 neg = _mm512_cmp_ps_mask(acc, _mm512_setzero_ps(), _CMP_LT_OQ);
+    rLo = _mm512_mask_blend_pd(__mmask8(neg), r.rpLo, r.rnLo);
+    rHi = _mm512_mask_blend_pd(__mmask8(neg >> 8), r.rpHi, r.rnHi);
+  }
+  const __m512i v = floorFma16(lo, hi, r.mLo, r.mHi, rLo, rHi);  // the output zp included
+  storeNarrow(out, _mm512_min_epi32(_mm512_max_epi32(v, r.lo), r.hi), m);
+}
+
+// B adjacent output pixels from ox, NV vectors of 16 channels from cb: the taps' exact sums in registers, then
+// the epilogue. (B = 1 with NV = 4 keeps four independent FMA chains for the pixels left after the blocks of
+// 8 and 4: one chain waits on each FMA's latency.) kUnitX (stride and dilation 1 along x, K unrolled, NV = 1):
+// output pixel i's tap kx reads input pixel i + kx, so each row's B + K - 1 input vectors are loaded once into
+// registers and reused by the K taps (the general form loads B * K vectors per row: the loads, not the FMAs,
+// bounded the 3x3 layers; mobilenet_v2's 13 stride-1 layers ~0.70 -> ~0.61 ms at one thread).
+template <int B, int NV, int K, typename OutT, Path P, bool kUnitX = false>
+TK_AVX512 inline void pixelBlock(const RowArgs& a, int64_t ox, int64_t cb, OutT* out, EpiFlags& f) {
+  const Geometry& g = a.g;
+  const int64_t KW = K ? K : g.KW, Cp = g.Cp;
+  const int64_t stepX = g.strideX * Cp, stepK = g.dilationX * Cp;
+  __m512 acc[B * NV];
+  for (int v = 0; v < NV; ++v) {
+    const __m512 start = _mm512_loadu_ps(a.start + cb + 16 * v);
+    for (int i = 0; i < B; ++i) acc[i * NV + v] = start;
+  }
+  if constexpr (kUnitX && K != 0 && NV == 1) {
+    // A constant trip count (the rows skipped by a test) keeps the K kernel rows unrolled: a loop over
+    // [ky0, ky1) made mobilenet_v2's stride-1 layers ~15% slower.
+    for (int ky = 0; ky < K; ++ky) {
+      if (ky < a.ky0 || ky >= a.ky1) continue;
+      const float* xr = a.rows[ky] + ox * Cp + cb;
+      const float* wr = a.w + ky * K * Cp + cb;
+      __m512 xv[B + K - 1];
+      for (int j = 0; j < B + K - 1; ++j) xv[j] = _mm512_loadu_ps(xr + j * Cp);
+      // Taps outer, pixels inner: each accumulator's FMAs are B apart (no wait on the previous one's latency).
+      for (int kx = 0; kx < K; ++kx) {
+        const __m512 wv = _mm512_loadu_ps(wr + kx * Cp);
+        for (int i = 0; i < B; ++i) acc[i] = _mm512_fmadd_ps(xv[i + kx], wv, acc[i]);
+      }
+    }
+  } else {
+    for (int64_t ky = a.ky0; ky < a.ky1; ++ky) {
+      const float* xr = a.rows[ky] + ox * stepX + cb;
+      const float* wr = a.w + ky * KW * Cp + cb;
+      for (int64_t kx = 0; kx < KW; ++kx) {
+        const float* p = xr + kx * stepK;
+        for (int v = 0; v < NV; ++v) {
+          const __m512 wv = _mm512_loadu_ps(wr + kx * Cp + 16 * v);
+          for (int i = 0; i < B; ++i)
+            acc[i * NV + v] = _mm512_fmadd_ps(_mm512_loadu_ps(p + i * stepX + 16 * v), wv, acc[i * NV + v]);
+        }
+      }
+    }
+  }
+  for (int v = 0; v < NV; ++v) {
+    const int64_t c = cb + 16 * v;
+    const __mmask16 m = laneMask(g.C, c);
+    if constexpr (P == kScaled || P == kScaledDouble) {
+      const ScaledRegs r = loadScaled(a, c);
+      for (int i = 0; i < B; ++i) scaledEpilogue16<P == kScaledDouble>(acc[i * NV + v], r, out + (ox + i) * g.C + c, m);
+    } else {
+      // The sums are integers: the conversion is exact in any rounding mode. Double rounding's sign-dependent
+      // term and the range check are always on: with single rounding both rounding terms are equal, and
+      // without a shift <= 31 the range is all of i32, so they change nothing then.
+      constexpr bool kRescale = P == kInteger;
+      const EpiRegs r = loadEpi(a.epi, a.epi.bias.data(), c);
+      for (int i = 0; i < B; ++i)
+        epilogue16<OutT, kRescale, true, kRescale, true>(_mm512_maskz_cvtps_epi32(0xffff, acc[i * NV + v]), r,
+                                                         out + (ox + i) * g.C + c, m, f);
+    }
+  }
+}
+
+// x step 1: the 1-3 pixels left after the blocks of 8 and 4 as one block of B pixels x NV channel vectors
+// (B * NV >= 4 independent FMA chains), each input vector loaded once per kernel row. mobilenet_v2's 7- and
+// 14-pixel rows ran these pixels one by one, reloading every tap's weights per pixel.
+template <int B, int NV, int K, typename OutT, Path P>
+TK_AVX512 void unitTailBlock(const RowArgs& a, int64_t ox, int64_t cb, OutT* out) {
+  const int64_t Cp = a.g.Cp;
+  __m512 acc[B * NV];
+  for (int v = 0; v < NV; ++v)
+    for (int i = 0; i < B; ++i) acc[i * NV + v] = _mm512_loadu_ps(a.start + cb + 16 * v);
+  for (int ky = 0; ky < K; ++ky) {
+    if (ky < a.ky0 || ky >= a.ky1) continue;  // constant trip count: see pixelBlock
+    const float* xr = a.rows[ky] + ox * Cp + cb;
+    const float* wr = a.w + ky * K * Cp + cb;
+    for (int v = 0; v < NV; ++v) {
+      __m512 xv[B + K - 1];
+      for (int j = 0; j < B + K - 1; ++j) xv[j] = _mm512_loadu_ps(xr + j * Cp + 16 * v);
+      for (int kx = 0; kx < K; ++kx) {
+        const __m512 wv = _mm512_loadu_ps(wr + kx * Cp + 16 * v);
+        for (int i = 0; i < B; ++i) acc[i * NV + v] = _mm512_fmadd_ps(xv[i + kx], wv, acc[i * NV + v]);
+      }
+    }
+  }
+  for (int v = 0; v < NV; ++v) {
+    const int64_t c = cb + 16 * v;
+    const ScaledRegs r = loadScaled(a, c);
+    for (int i = 0; i < B; ++i)
+      scaledEpilogue16<P == kScaledDouble>(acc[i * NV + v], r, out + (ox + i) * a.g.C + c, laneMask(a.g.C, c));
+  }
+}
+
+// The tail block over channels [c0, c1) in groups of NV vectors, the last ones one by one: a group never reaches
+// past c1's vector, where another thread's band of channels may begin (not converted by this one). Not inlined:
+// inlined into outputRow it made GCC compile the blocks of 8 slower (mobilenet_v2's 56x56 layers ~1.4x).
+template <int B, int NV, int K, typename OutT, Path P>
+__attribute__((noinline)) TK_AVX512 void unitTail(const RowArgs& a, int64_t ox, int64_t c0, int64_t c1, OutT* out) {
+  const int64_t end = (c1 + 15) / 16 * 16;
+  int64_t cb = c0;
+  for (; cb + 16 * NV <= end; cb += 16 * NV) unitTailBlock<B, NV, K, OutT, P>(a, ox, cb, out);
+  for (; cb < end; cb += 16) unitTailBlock<B, 1, K, OutT, P>(a, ox, cb, out);
+}
+
+// The row in chunks of kChunk channels, each swept by blocks of pixels: a chunk's input pixels stay in L1
+// across the blocks (a whole row of mobilenet_v2's 960 channels did not).
+template <int K, typename OutT, Path P, bool kUnitX = false>
+TK_AVX512 void outputRow(const RowArgs& a, OutT* out, EpiFlags& f) {
+  const Geometry& g = a.g;
+  for (int64_t c0 = a.c0; c0 < a.c1; c0 += kChunk) {
+    const int64_t c1 = std::min(a.c1, c0 + kChunk);
+    int64_t ox = 0;
+    for (; ox + 8 <= g.OW; ox += 8)
+      for (int64_t cb = c0; cb < c1; cb += 16) pixelBlock<8, 1, K, OutT, P, kUnitX>(a, ox, cb, out, f);
+    for (; ox + 4 <= g.OW; ox += 4)
+      for (int64_t cb = c0; cb < c1; cb += 16) pixelBlock<4, 1, K, OutT, P, kUnitX>(a, ox, cb, out, f);
+    if constexpr (kUnitX && K != 0 && (P == kScaled || P == kScaledDouble)) {
+      if (g.OW - ox == 1)
+        unitTail<1, 4, K, OutT, P>(a, ox, c0, c1, out);
+      else if (g.OW - ox == 2)
+        unitTail<2, 2, K, OutT, P>(a, ox, c0, c1, out);
+      else if (g.OW - ox == 3)
+        unitTail<3, 2, K, OutT, P>(a, ox, c0, c1, out);
+      continue;
+    }
+    for (; ox < g.OW; ++ox) {
+      if (c1 - c0 == kChunk) {
+        pixelBlock<1, 4, K, OutT, P>(a, ox, c0, out, f);
+        continue;
+      }
+      for (int64_t cb = c0; cb < c1; cb += 16) pixelBlock<1, 1, K, OutT, P>(a, ox, cb, out, f);
+    }
+  }
+}
+
+// 3x3 and 5x5 (mobilenet, PP-LCNet) with the taps unrolled on the fast paths (input vectors reused across the
+// taps when the x step is 1); the rest with loops.
+template <typename OutT, Path P>
+TK_AVX512 void outputRowAnyK(const RowArgs& a, OutT* out, EpiFlags& f) {
+  constexpr bool kScaledPath = P == kScaled || P == kScaledDouble;
+  const bool unitX = a.g.strideX == 1 && a.g.dilationX == 1;
+  if (kScaledPath && unitX && a.g.KH == 3 && a.g.KW == 3)
+    outputRow<3, OutT, P, true>(a, out, f);
+  else if (kScaledPath && unitX && a.g.KH == 5 && a.g.KW == 5)
+    outputRow<5, OutT, P, true>(a, out, f);
+  else if (kScaledPath && a.g.KH == 3 && a.g.KW == 3)
+    outputRow<3, OutT, P>(a, out, f);
+  else if (kScaledPath && a.g.KH == 5 && a.g.KW == 5)
+    outputRow<5, OutT, P>(a, out, f);
+  else
+    outputRow<0, OutT, P>(a, out, f);
+}
+
+// One thread's share of a layer: output rows [oy0, oy1), channels [c0, c1) of image n.
+struct Work {
+  int64_t n = 0, oy0 = 0, oy1 = 0, c0 = 0, c1 = 0;
+};
+
+// Kernel rows whose input rows lie wholly in the padding add input_zp * (w - weight_zp) over their taps:
+// skipping them, an output row starts from start + input_zp * those rows' weight sums instead. The short
+// feature maps of PP-LCNet (2-3 rows under a 5x5 kernel padded by 2) spent over half their taps there. Both are
+// planned at compile time (DepthwiseInt8Kernel::planRowSkips): per output row its live kernel rows and, when
+// some are skipped, which of the partial starts (one per distinct live range) it begins from.
+struct RowPlan {
+  int64_t ky0 = 0, ky1 = 0;  // the live kernel rows
+  int start = -1;            // index of the row's partial start; -1: every kernel row is live (the full start)
+};
+struct RowSkip {
+  const RowPlan* rows = nullptr;                    // per output row; null: no row is skipped
+  const Aligned64<float>* partialStarts = nullptr;  // [Cp] each
+};
+
+// The kernel rows [ky0, ky1) of output row oy that read input rows.
+inline std::pair<int64_t, int64_t> liveKernelRows(const Geometry& g, int64_t oy) {
+  const int64_t iy0 = oy * g.strideY - g.padTop, d = g.dilationY;  // the input row of ky = 0
+  const int64_t ky0 = iy0 >= 0 ? 0 : (-iy0 + d - 1) / d;
+  const int64_t ky1 = g.IH - 1 - iy0 < 0 ? 0 : std::min(g.KH, (g.IH - 1 - iy0) / d + 1);
+  return {std::min(ky0, ky1), ky1};
+}
+
+std::atomic<int64_t> skippedRows{0};  // depthwiseInt8SkippedRowsForTesting
+
+// The work item on the calling thread; false: a REQUIRE of the epilogue failed.
+template <typename OutT, Path P>
+TK_AVX512 bool band(const RowArgs& proto, const RowSkip& skip, const int8_t* x, float zp, const Work& w, OutT* y) {
+  const int64_t n = w.n, oy0 = w.oy0, oy1 = w.oy1;
+  const Geometry& g = proto.g;
+  const int64_t rowFloats = g.rowFloats();
+  float* ring = ringScratch(g.ring * rowFloats);
+  std::vector<const float*> rows(size_t(g.KH));
+  EpiFlags f{_mm512_setzero_si512(), 0};
+  int64_t next = 0;  // the first padded row not yet converted
+  for (int64_t oy = oy0; oy < oy1; ++oy) {
+    const int64_t top = oy * g.strideY, bottom = top + (g.KH - 1) * g.dilationY;
+    // Rows below `top` are not read again; the slot of row py is py % ring, so the rows converted here only
+    // replace rows before `top`. With RowSkip the padding rows are never read: not filled.
+    for (int64_t py = std::max(next, top); py <= bottom; ++py) {
+      const bool padding = py < g.padTop || py >= g.padTop + g.IH;
+      if (!(skip.rows && padding)) convertRow(g, x, n, py, w.c0, w.c1, zp, ring + (py % g.ring) * rowFloats);
+    }
+    next = bottom + 1;
+    for (int64_t ky = 0; ky < g.KH; ++ky) rows[size_t(ky)] = ring + ((top + ky * g.dilationY) % g.ring) * rowFloats;
+    const RowPlan plan = skip.rows ? skip.rows[oy] : RowPlan{0, g.KH, -1};
+    const float* start = proto.start;
+    if (plan.start >= 0) {
+      start = skip.partialStarts[plan.start].data();
+      skippedRows.fetch_add(1, std::memory_order_relaxed);
+    }
+    const RowArgs a{g, rows.data(), proto.w, start, proto.epi, proto.sr, w.c0, w.c1, plan.ky0, plan.ky1};
+    outputRowAnyK<OutT, P>(a, y + (n * g.OH + oy) * g.OW * g.C, f);
+  }
+  return epiFlagsOk(f);
+}
+
+class DepthwiseInt8Kernel : public OpKernel {
+ public:
+  std::string implName() const override { return "fast:depthwise_int8"; }
+  double flops() const override { return 2.0 * double(g_.N * g_.OH * g_.OW * g_.C) * double(g_.KH * g_.KW); }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    const int8_t* x = in[0][0].as<const int8_t>();
+    const bool parallel = flops() >= kParallelFlops && omp_get_max_threads() > 1;
+    const int64_t threads = parallel ? omp_get_max_threads() : 1;
+    const Split sp = split(threads);
+    const int64_t items = g_.N * sp.rowBands * sp.chanBands, vectors = g_.Cp / 16;
+    const bool ok = parallelItems(items, parallel, [&](int64_t item) {
+      const int64_t n = item / (sp.rowBands * sp.chanBands), rb = item / sp.chanBands % sp.rowBands;
+      const int64_t cb = item % sp.chanBands;
+      Work w;
+      w.n = n, w.oy0 = rb * sp.rowsPerBand, w.oy1 = std::min(g_.OH, w.oy0 + sp.rowsPerBand);
+      w.c0 = cb * vectors / sp.chanBands * 16, w.c1 = std::min(g_.C, (cb + 1) * vectors / sp.chanBands * 16);
+      return w.oy0 >= w.oy1 || w.c0 >= w.c1 || runBand(x, w, out[0].data);
+    });
+    return ok ? Status::ok() : rerunOnReference();
+  }
+
+  bool build(const OpChain& c, const Geometry& g, const Tensor& w, int64_t inputZp, int64_t weightZp,
+             const Tensor& bias) {
+    g_ = g;
+    zp_ = float(inputZp);
+    // Exactness bound (see the top), per channel with the real weights.
+    const int64_t maxAbsX = std::max(std::abs(-128 - inputZp), std::abs(127 - inputZp));
+    const int8_t* wp = reinterpret_cast<const int8_t*>(w.data());
+    const int64_t taps = g.KH * g.KW;
+    weights_.assign(size_t(taps * g.Cp), 0.0f);
+    // Per channel: the largest |sum| of (x - input_zp) * (w - weight_zp) (any input), and the accumulators'
+    // start without the bias: -input_zp * sum(w - weight_zp) (the padding holds input_zp).
+    std::vector<int64_t> accBound(size_t(g.C)), zpStart(size_t(g.C)), partialBound(size_t(g.C));
+    std::vector<int64_t> rowSums(size_t(g.KH * g.Cp), 0);  // [KH][Cp] sum over kx of (w - weight_zp)
+    for (int64_t ch = 0; ch < g.C; ++ch) {
+      int64_t absSum = 0, sum = 0;
+      for (int64_t t = 0; t < taps; ++t) {
+        const int64_t v = int64_t(wp[t * g.C + ch]) - weightZp;  // TOSA [KH, KW, C, 1]
+        absSum += std::abs(v), sum += v;
+        weights_[size_t(t * g.Cp + ch)] = float(v);
+        rowSums[size_t(t / g.KW * g.Cp + ch)] += v;
+      }
+      const size_t i = size_t(ch);
+      accBound[i] = absSum * maxAbsX;
+      zpStart[i] = -inputZp * sum;
+      // Every partial sum is start + some x * (w - weight_zp) with |x| <= 128.
+      partialBound[i] = 128 * absSum;
+      if (std::abs(zpStart[i]) + partialBound[i] >= kExactLimit) return false;
+    }
+    epi_ = planIntEpilogue(c, g.C, &bias);
+    // planIntEpilogue assumes no zero points (2^14 per product); the bound with them, from the weights.
+    epi_.accBound = *std::max_element(accBound.begin(), accBound.end());
+    if (!epi_.rescale && epi_.outType != DType::I32) return false;
+    prepareIntEpilogue(epi_);
+    const std::vector<int64_t> b = bias.toInts();
+    start_.assign(size_t(g.Cp), 0.0f);
+    std::vector<int64_t> startInt(size_t(g.Cp), 0);  // the accumulators' start as an integer
+    const bool scaled = epi_.rescale && planScaled(accBound, zpStart, partialBound, b);
+    path_ = scaled ? (epi_.doubleRound ? kScaledDouble : kScaled) : epi_.rescale ? kInteger : kIntegerNoRescale;
+    // The scaled paths start from the bias too; the integer ones add it in their epilogue.
+    for (int64_t ch = 0; ch < g.C; ++ch)
+      startInt[size_t(ch)] = (scaled ? b[b.size() == 1 ? 0 : size_t(ch)] : 0) + zpStart[size_t(ch)];
+    for (int64_t ch = 0; ch < g.Cp; ++ch) start_[size_t(ch)] = float(startInt[size_t(ch)]);
+    // Skipping rows keeps every partial sum exact when the row's start, startInt - input_zp * (the sums of the
+    // rows kept) moved by input_zp * (the sums skipped), stays exact too: |startInt| + 2 * 128 * sum |w -
+    // weight_zp| bounds both it and the partial sums.
+    bool skipRows = true;
+    for (int64_t ch = 0; ch < g.C; ++ch)
+      if (std::abs(startInt[size_t(ch)]) + 2 * partialBound[size_t(ch)] >= kExactLimit) skipRows = false;
+    if (skipRows) planRowSkips(startInt, rowSums, inputZp);
+    return true;
+  }
+
+  int absorbed() const { return epi_.absorbed; }
+
+ private:
+  struct Split {
+    int64_t rowBands = 1, rowsPerBand = 1, chanBands = 1;
+  };
+  // One band per image when the images keep the threads busy. Otherwise each image in `threads` bands: of
+  // output rows, or of channels when the bands of rows would be short (under kMinBandRows rows: each band
+  // converts KH - 1 rows more than it outputs, and 3 rows over 2 threads give one 2 rows, the other 1) and the
+  // channels make at least one vector per thread.
+  Split split(int64_t threads) const {
+    Split s;
+    s.rowsPerBand = g_.OH;
+    if (g_.N >= threads) return s;
+    const int64_t perImage = (threads + g_.N - 1) / g_.N;
+    if (g_.OH < kMinBandRows * perImage && g_.Cp / 16 >= perImage) {
+      s.chanBands = perImage;
+      return s;
+    }
+    s.rowBands = std::min(g_.OH, perImage);
+    s.rowsPerBand = (g_.OH + s.rowBands - 1) / s.rowBands;
+    return s;
+  }
+
+  // Whether the compile-time bounds prove the fp64 rescale exact for every channel (see ScaledRescale) and
+  // every REQUIRE of the bias add and the rescale satisfied; fills scaled_ when they do.
+  bool planScaled(const std::vector<int64_t>& accBound, const std::vector<int64_t>& zpStart,
+                  const std::vector<int64_t>& partialBound, const std::vector<int64_t>& bias) {
+    const int64_t C = g_.C, Cp = g_.Cp;
+    ScaledRescale sr;
+    sr.mult.assign(size_t(Cp), 0.0), sr.roundPos.assign(size_t(Cp), 0.0);
+    sr.roundNeg.assign(size_t(Cp), 0.0);
+    for (int64_t ch = 0; ch < C; ++ch) {
+      const size_t i = size_t(ch);
+      const int64_t bc = bias[bias.size() == 1 ? 0 : i], vBound = std::abs(bc) + accBound[i];
+      // The accumulators start at bias - input_zp * sum(w): exact partial sums, and acc + bias far inside i32.
+      if (std::abs(bc + zpStart[i]) + partialBound[i] >= kExactLimit || vBound >= kExactLimit) return false;
+      const int64_t m = epi_.multiplier[i], sh = epi_.shift[i];
+      const int64_t round = std::max(std::abs(epi_.roundPos[i]), std::abs(epi_.roundNeg[i]));
+      // vBound < 2^24, m < 2^31, round <= 2^61 + 2^30: no int64 overflow.
+      const int64_t top = vBound * m + round;
+      if (top >= kExactLimit64 || (top >> sh) >= (int64_t(1) << 30)) return false;
+      if (epi_.scale32 && sh <= 31 && vBound > (int64_t(1) << (sh - 1)) - 1) return false;  // apply_scale_32's range
+      // The output zero point joins the rounding term as zp * 2^shift: floor((N + zp * 2^shift) * 2^-shift) =
+      // (N >> shift) + zp, exact while |v * m + round + zp * 2^shift| < 2^53 too.
+      const __int128 zpTerm = __int128(epi_.outputZp) * (__int128(1) << sh), vm = __int128(vBound) * m;
+      const __int128 rp = epi_.roundPos[i] + zpTerm, rn = epi_.roundNeg[i] + zpTerm;
+      if (vm + (rp < 0 ? -rp : rp) >= kExactLimit64 || vm + (rn < 0 ? -rn : rn) >= kExactLimit64) return false;
+      const double scale = std::ldexp(1.0, -int(sh));
+      sr.mult[i] = double(m) * scale;
+      sr.roundPos[i] = double(int64_t(rp)) * scale;
+      sr.roundNeg[i] = double(int64_t(rn)) * scale;
+    }
+    scaled_ = std::move(sr);
+    return true;
+  }
+
+  template <Path P>
+  bool runBandAs(const RowArgs& a, const int8_t* x, const Work& w, void* y) const {
+    switch (epi_.outType) {
+      case DType::I8: return band<int8_t, P>(a, skip(), x, zp_, w, static_cast<int8_t*>(y));
+      case DType::I16: return band<int16_t, P>(a, skip(), x, zp_, w, static_cast<int16_t*>(y));
+      default: return band<int32_t, P>(a, skip(), x, zp_, w, static_cast<int32_t*>(y));
+    }
+  }
+
+  bool runBand(const int8_t* x, const Work& w, void* y) const {
+    const RowArgs a{g_, nullptr, weights_.data(), start_.data(), epi_.simd, scaled_, 0, 0, 0, g_.KH};
+    switch (path_) {
+      case kIntegerNoRescale: return band<int32_t, kIntegerNoRescale>(a, skip(), x, zp_, w, static_cast<int32_t*>(y));
+      case kInteger: return runBandAs<kInteger>(a, x, w, y);
+      case kScaled: return runBandAs<kScaled>(a, x, w, y);
+      default: return runBandAs<kScaledDouble>(a, x, w, y);
+    }
+  }
+
+  // Per output row its live kernel rows, and the partial start of each distinct live range that leaves rows
+  // out: startInt + input_zp * the skipped rows' sums, an integer below 2^24 (build()), so exact as a float.
+  void planRowSkips(const std::vector<int64_t>& startInt, const std::vector<int64_t>& rowSums, int64_t inputZp) {
+    const int64_t Cp = g_.Cp;
+    std::vector<std::pair<int64_t, int64_t>> ranges;  // the live range of partialStarts_[i]
+    for (int64_t oy = 0; oy < g_.OH; ++oy) {
+      const auto [ky0, ky1] = liveKernelRows(g_, oy);
+      RowPlan plan{ky0, ky1, -1};
+      if (ky1 - ky0 != g_.KH) {
+        const auto found = std::find(ranges.begin(), ranges.end(), std::pair(ky0, ky1));
+        plan.start = int(found - ranges.begin());
+        if (found == ranges.end()) {
+          Aligned64<float> start;
+          start.assign(size_t(Cp), 0.0f);
+          for (int64_t c = 0; c < Cp; ++c) {
+            int64_t v = startInt[size_t(c)];
+            for (int64_t ky = 0; ky < g_.KH; ++ky)
+              if (ky < ky0 || ky >= ky1) v += inputZp * rowSums[size_t(ky * Cp + c)];
+            start[size_t(c)] = float(v);
+          }
+          ranges.emplace_back(ky0, ky1);
+          partialStarts_.push_back(std::move(start));
+        }
+      }
+      rowPlans_.push_back(plan);
+    }
+  }
+
+  RowSkip skip() const { return {rowPlans_.empty() ? nullptr : rowPlans_.data(), partialStarts_.data()}; }
+
+  Geometry g_;
+  float zp_ = 0;                                 // input_zp: the padding's value
+  std::vector<RowPlan> rowPlans_;                // per output row when rows are skipped, else empty
+  std::vector<Aligned64<float>> partialStarts_;  // [Cp] each (RowPlan::start)
+  Aligned64<float> weights_;
+  IntEpilogue epi_;
+  Path path_ = kInteger;
+  Aligned64<float> start_;  // per channel (Cp): the accumulators' start
+  ScaledRescale scaled_;
+};
+
+// The geometry of a depthwise_conv2d this kernel takes, from the op's static types and attributes.
+std::optional<Geometry> parseGeometry(const OpChain& c) {
+  const ir::Operation& op = *c.ops[0];
+  const ir::ValueType &in = operandType(c, 0, 0), &wt = operandType(c, 0, 1), &out = resultType(c, 0);
+  if (!isStatic(in) || !isStatic(wt) || !isStatic(out) || in.rank() != 4 || wt.rank() != 4 || out.rank() != 4)
+    return std::nullopt;
+  const std::optional<ConvWindow> win = convWindow(op);
+  if (!win) return std::nullopt;
+  const std::vector<int64_t>&pad = win->pad, &st = win->stride, &dil = win->dilation;
+  Geometry g;
+  g.N = in.dims[0], g.IH = in.dims[1], g.IW = in.dims[2], g.C = in.dims[3];
+  g.KH = wt.dims[0], g.KW = wt.dims[1];
+  g.OH = out.dims[1], g.OW = out.dims[2];
+  if (wt.dims[2] != g.C || wt.dims[3] != 1 || out.dims[0] != g.N || out.dims[3] != g.C) return std::nullopt;
+  if (g.N < 1 || g.C < 1 || g.KH < 1 || g.KW < 1 || g.OH < 1 || g.OW < 1) return std::nullopt;
+  // OH/OW exactly as the spec's ERROR_IFs require (otherwise the reference kernel reports the error).
+  const int64_t nh = g.IH - 1 + pad[0] + pad[1] - (g.KH - 1) * dil[0];
+  const int64_t nw = g.IW - 1 + pad[2] + pad[3] - (g.KW - 1) * dil[1];
+  if (nh < 0 || nw < 0 || nh % st[0] != 0 || nw % st[1] != 0 || g.OH != nh / st[0] + 1 || g.OW != nw / st[1] + 1)
+    return std::nullopt;
+  g.strideY = st[0], g.strideX = st[1], g.dilationY = dil[0], g.dilationX = dil[1];
+  g.padTop = pad[0], g.padLeft = pad[2];
+  g.Cp = (g.C + 15) / 16 * 16;
+  g.IWp = pad[2] + g.IW + pad[3];
+  g.ring = (g.KH - 1) * g.dilationY + 1;
+  return g;
+}
+
+bool stridedForTesting = false;
+
+Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c) {
+  if (!hasAvx512Epilogue()) return CompiledKernel{};
+  const ir::Operation& op = *c.ops[0];
+  if (op.operands.size() != 5 || op.results.size() != 1) return CompiledKernel{};
+  if (operandType(c, 0, 0).dtype != DType::I8 || operandType(c, 0, 1).dtype != DType::I8 ||
+      resultType(c, 0).dtype != DType::I32)
+    return CompiledKernel{};
+  auto acc = accType(op);
+  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
+  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
+  if (!acc || *acc != DType::I32 || !w || !bias || bias->dtype() != DType::I32 || !izp || !wzp) return CompiledKernel{};
+  if (*izp < -128 || *izp > 127 || *wzp < -128 || *wzp > 127) return CompiledKernel{};
+  auto g = parseGeometry(c);
+  if (!g || (bias->size() != g->C && bias->size() != 1)) return CompiledKernel{};
+  // A strided layer converts stride^2 input pixels per output: mobilenet_v2's four stride-2 layers ran at
+  // 0.88-1.02x oneDNN jit_int8 + the epilogue pass at one thread (stride 1: 1.07-1.36x), so they stay on oneDNN.
+  if (g->strideX != 1 && !stridedForTesting) return CompiledKernel{};
+  auto k = std::make_unique<DepthwiseInt8Kernel>();
+  if (!k->build(c, *g, *w, *izp, *wzp, *bias)) return CompiledKernel{};
+  return compiledKernel(std::move(k));
+}
+
+}  // namespace
+
+void setDepthwiseInt8StridedForTesting(bool on) { stridedForTesting = on; }
+int64_t depthwiseInt8SkippedRowsForTesting() { return skippedRows.load(); }
+
+void registerInt8DepthwiseKernels(FastKernelRegistry& r) { r.add("tosa.depthwise_conv2d", compileDepthwiseInt8); }
+
+}  // namespace tosakit::fast
+
+#pragma GCC diagnostic pop
