@@ -6,6 +6,12 @@
 #   bench/vs_onnxruntime.sh [--models "ppocr_cls resnet18 mobilenet_v2 ppocrv4_det ppocrv4_rec"]
 #                           [--threads "1 2"] [--rounds 3] [--warmup 3] [--iterations 20]
 #                           [--tosakit build/tools/tosakit/tosakit] [--work /tmp/tosakit-vs-ort] [--no-int8]
+#                           [--isa baseline|avx2|avx2_vnni|avx512|avx512_vnni]
+#
+# --isa runs tosakit at that ISA level (TOSAKIT_ISA; at or below the CPU's, docs/FAST.md "ISA levels"). ONNX Runtime
+# cannot be capped: on an AVX-512 machine a capped run compares tosakit's AVX2 code with ORT's AVX-512 code, so
+# read it against tosakit's own uncapped run (and the ISA's peak), not as a ratio to ORT on an AVX2 machine.
+# The level tosakit ran at is printed above the table.
 #
 # Models: ppocr_cls is bundled (models/ppocr_cls, input 1x3x48x192); resnet18 and mobilenet_v2 are exported
 # with random weights by tests/scripts/export_torchvision.py (needs python3-torch/torchvision; 1x3x224x224);
@@ -30,10 +36,11 @@ ITERATIONS=20
 TK="${TK:-$ROOT/build/tools/tosakit/tosakit}"
 WORK="${WORK:-/tmp/tosakit-vs-ort}"
 INT8=1
+ISA=""
 PY=/usr/bin/python3
 OCR_MODELS_VERSION=1.4.2
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --models) MODELS="$2"; shift 2 ;;
@@ -44,6 +51,7 @@ while [ $# -gt 0 ]; do
     --tosakit) TK="$2"; shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
     --no-int8) INT8=0; shift ;;
+    --isa) ISA="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "vs_onnxruntime: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -54,6 +62,9 @@ done
 [ -x "$TK" ] || { echo "vs_onnxruntime: tosakit binary not found at $TK (build it or pass --tosakit)" >&2; exit 4; }
 (cd "$ROOT/tools/ort" && node -e "require('onnxruntime-node')") 2>/dev/null ||
   { echo "vs_onnxruntime: onnxruntime-node missing: (cd tools/ort && npm ci --ignore-scripts)" >&2; exit 4; }
+if [ -n "$ISA" ]; then export TOSAKIT_ISA="$ISA"; fi
+ISA_LINE="$("$TK" version | sed -n 's/^fast backend ISA: //p')"
+[ -n "$ISA_LINE" ] || { echo "vs_onnxruntime: tosakit cannot run at ISA level '$ISA' ($("$TK" version 2>&1 | tail -1))" >&2; exit 4; }
 mkdir -p "$WORK"
 LOG="$WORK/log.txt"
 : > "$LOG"
@@ -135,6 +146,7 @@ run_tosakit() {  # model threads [model file]
 }
 ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}' || echo "n/a"; }
 
+echo "tosakit ISA level: $ISA_LINE$( [ -n "$ISA" ] && echo " (forced with --isa; ONNX Runtime runs uncapped)")"
 if [ "$INT8" = 1 ]; then
   printf '| model | threads | ONNX Runtime median (ms) | tosakit fast median (ms) | tosakit / ORT | tosakit int8 median (ms) | int8 / ORT fp32 |\n'
   printf '|---|---|---|---|---|---|---|\n'

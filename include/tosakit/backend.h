@@ -75,4 +75,17 @@ std::unique_ptr<Backend> createFastBackend();
 // Threads of the process-wide pool the fast backend's kernels use (0 = all cores).
 void setFastBackendThreads(int n);
 
+// The fast backend's instruction-set level (docs/FAST.md, "ISA levels"): "baseline", "avx2", "avx2_vnni",
+// "avx512" or "avx512_vnni". It is the machine's highest unless forced lower by the environment variable
+// TOSAKIT_ISA or setFastIsaLevel(), and is fixed for the process when the first fast kernel is chosen.
+std::string fastIsaLevel();
+// The highest level this CPU supports, and every level it supports (lowest first).
+std::string fastIsaMachineLevel();
+std::vector<std::string> fastIsaLevels();
+// Forces a level at or below the machine's (before the first model runs on the fast backend). Errors: an
+// unknown name, a level this CPU lacks, a different level after it was fixed.
+Status setFastIsaLevel(const std::string& level);
+// The error of an invalid TOSAKIT_ISA (ok when unset or valid); Session::create reports it for the fast backend.
+Status fastIsaEnvironmentStatus();
+
 }  // namespace tosakit

@@ -22,6 +22,8 @@ struct SessionOptions {
   std::string backend = "ref";
   // Threads of the fast backend's process-wide pool (0 = all cores); the reference backend is single-threaded.
   int threads = 0;
+  // The fast backend's ISA level ("avx2", ...; setFastIsaLevel in backend.h); empty: TOSAKIT_ISA or the CPU's.
+  std::string isa;
   // A while_loop exceeding this many iterations stops the run with an error instead of hanging.
   int64_t maxLoopIterations = 100000000;
   // Precise mode: every floating-point tensor (fp8e4m3, fp8e5m2, fp16, bf16, fp32) is computed and stored

@@ -6,26 +6,13 @@
 #include <omp.h>
 
 #include "core/process_memory.h"
+#include "fast/cpu_features.h"
 #include "fast/plan/plan.h"
 #include "tosakit/backend.h"
 
 namespace tosakit::fast {
 
 bool functionNeedsInterpreter(const ir::Function& fn);  // plan.cpp
-
-const FastKernelRegistry& fastKernels() {
-  static const FastKernelRegistry registry = [] {
-    FastKernelRegistry r;
-    registerOneDnnKernels(r);
-    registerIntegerKernels(r);
-    registerElementwiseKernels(r);
-    registerDataMovementKernels(r);
-    registerResizeKernels(r);
-    registerReduceKernels(r);
-    return r;
-  }();
-  return registry;
-}
 
 void setNumThreads(int n) { omp_set_num_threads(n > 0 ? n : omp_get_num_procs()); }
 int numThreads() { return omp_get_max_threads(); }
@@ -113,5 +100,19 @@ namespace tosakit {
 
 std::unique_ptr<Backend> createFastBackend() { return std::make_unique<fast::FastBackend>(); }
 void setFastBackendThreads(int n) { fast::setNumThreads(n); }
+
+}  // namespace tosakit
+
+namespace tosakit {
+
+std::string fastIsaLevel() { return std::string(fast::cpu::isaName(fast::cpu::activeIsa())); }
+std::string fastIsaMachineLevel() { return std::string(fast::cpu::isaName(fast::cpu::machineIsa())); }
+std::vector<std::string> fastIsaLevels() {
+  std::vector<std::string> names;
+  for (fast::cpu::Isa level : fast::cpu::machineLevels()) names.emplace_back(fast::cpu::isaName(level));
+  return names;
+}
+Status setFastIsaLevel(const std::string& level) { return fast::cpu::setLevel(level); }
+Status fastIsaEnvironmentStatus() { return fast::cpu::environmentStatus(); }
 
 }  // namespace tosakit

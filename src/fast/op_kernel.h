@@ -120,16 +120,9 @@ class FastKernelRegistry {
   std::set<std::string> producerOps_;
 };
 
-// All fast kernels (built once). One registration function per kernel family file.
+// The fast kernels for this process's ISA level: kernel_list.cpp's implementations whose ISA the active level
+// allows, per op in list order (built once).
 const FastKernelRegistry& fastKernels();
-void registerOneDnnKernels(FastKernelRegistry& r);   // src/fast/onednn/*.cpp: conv/depthwise/tconv/matmul/pool
-void registerIntegerKernels(FastKernelRegistry& r);  // src/fast/kernels/int8/*.cpp: rescale, table, int elementwise
-void registerElementwiseKernels(
-    FastKernelRegistry& r);  // src/fast/kernels/f32/eltwise.cpp: float elementwise, clamp, activations
-void registerDataMovementKernels(
-    FastKernelRegistry& r);  // src/fast/kernels/data/movement.cpp: transpose, concat, slice, pad, ...
-void registerResizeKernels(FastKernelRegistry& r);  // src/fast/kernels/data/resize.cpp: resize
-void registerReduceKernels(FastKernelRegistry& r);  // src/fast/kernels/data/reduce.cpp: reduce_*
 
 // A step whose last op's i8 result has one user, the next op, an i8 -> i8 TABLE with 256 constant entries: a
 // kernel computing both, `inner` writing the table's result buffer and the table looked up in place right after

@@ -55,6 +55,8 @@ Result<std::unique_ptr<Session>> Session::create(std::unique_ptr<ir::Module> mod
   else
     s->target_ = ir::TargetEnv::all();
   if (opts.backend == "fast") {
+    if (!opts.isa.empty()) TK_RETURN_IF_ERROR(setFastIsaLevel(opts.isa));
+    TK_RETURN_IF_ERROR(fastIsaEnvironmentStatus());
     setFastBackendThreads(opts.threads);
     s->backend_ = createFastBackend();
     // The Session owns the module and hands it out only through module(), which restores the constants.

@@ -8,6 +8,7 @@
 
 #include "fast_test_util.h"
 #include "ir/builder.h"
+#include "isa_test_util.h"
 
 namespace tosakit::testing {
 namespace {
@@ -76,7 +77,7 @@ TEST(FastDataRows, ThreeChannelImageToNhwcIdentical) {
     for (int threads : {1, 2}) {
       SingleOutcome fast = runSingle(make(), "fast", x, threads);
       ASSERT_TRUE(fast.status.isOk()) << fast.status.toString();
-      EXPECT_EQ(fast.impl, __builtin_cpu_supports("avx512f") ? "fast:transpose_nhwc3" : "fast:transpose");
+      EXPECT_EQ(fast.impl, levelHas(fast::cpu::Isa::Avx512) ? "fast:transpose_nhwc3" : "fast:transpose");
       EXPECT_TRUE(fast.output.identical(ref.output)) << shapeToString(s) << " threads " << threads;
     }
   }

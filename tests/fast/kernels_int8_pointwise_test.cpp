@@ -12,6 +12,7 @@
 #include "fast/kernels/int8/int8.h"
 #include "fast_test_util.h"
 #include "ir/builder.h"
+#include "isa_test_util.h"
 #include "tosakit/session.h"
 
 namespace tosakit::testing {
@@ -130,7 +131,7 @@ TEST(FastInt8Pointwise, BiasOverflowGivesTheReferenceVerdict) {
 // points folded into the bias (-128: the unsigned grid of a ReLU's output), per-channel / per-tensor and single /
 // double rounding rescales, shifts <= 31 (the per-value range check), clamps, 1 and 2 threads (few pixels: the
 // channels are split) — bit-identical to the reference, and the kernel was the one that ran.
-bool hasVnni() { return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"); }
+bool hasVnni() { return levelHas(fast::cpu::Isa::Avx512Vnni); }
 
 TEST(FastInt8PointwiseVnni, RandomLayersAreBitIdenticalToReference) {
   std::mt19937 rng(7310);

@@ -18,6 +18,7 @@
 #include "fast/kernels/int8/int8.h"
 #include "fast_test_util.h"
 #include "ir/builder.h"
+#include "isa_test_util.h"
 #include "tosakit/session.h"
 
 namespace tosakit::testing {
@@ -71,10 +72,7 @@ std::unique_ptr<ir::Module> build(const BlockCase& c) {
   return m;
 }
 
-bool hasVnni() {
-  return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-}
+bool hasVnni() { return levelHas(fast::cpu::Isa::Avx512Vnni); }
 
 // The fast step that computes the add (its op types include tosa.add/tosa.sub), or "".
 std::string addStep(const PlanStats& stats) {

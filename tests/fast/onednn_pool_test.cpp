@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "isa_test_util.h"
 #include "onednn_test_util.h"
 
 namespace tosakit::testing {
@@ -115,10 +116,7 @@ TEST(OneDnnPoolTest, AvgPoolInt8WideChannels) {
     Tensor x = r.ints(DType::I8, {p.N, p.IH, p.IW, p.C}, -128, 127);
     const int64_t inZp = r.uniform(-128, 127), outZp = r.uniform(-128, 127);
     const GraphFn g = avgPoolGraph(p, DType::I8, DType::I32, inZp, outZp);
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq")) {
-      EXPECT_EQ(runFast(g, {{"x", x}}).impl, "fast:avg_pool2d_int8_avx512");
-    }
+    if (levelHas(fast::cpu::Isa::Avx512)) { EXPECT_EQ(runFast(g, {{"x", x}}).impl, "fast:avg_pool2d_int8_avx512"); }
     expectBitExact(g, {{"x", x}}, 1, "seed " + std::to_string(seed) + " " + describe(p));
   }
 }
@@ -189,10 +187,7 @@ TEST(OneDnnPoolTest, MaxPoolFp32PropagateBitExact) {
     };
     FastResult f = runFast(g, {{"x", x}});
     ASSERT_TRUE(f.compiled);
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq")) {
-      EXPECT_EQ(f.impl, "fast:max_pool2d_avx512");
-    }
+    if (levelHas(fast::cpu::Isa::Avx512)) { EXPECT_EQ(f.impl, "fast:max_pool2d_avx512"); }
     Tensor ref = runReference(g, {{"x", x}}, false);
     ASSERT_EQ(ref.size(), f.output.size());
     const uint32_t* a = reinterpret_cast<const uint32_t*>(f.output.data());

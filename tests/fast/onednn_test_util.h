@@ -16,6 +16,7 @@
 #include "fast/kernels/common.h"
 #include "fast/op_kernel.h"
 #include "ir/builder.h"
+#include "isa_test_util.h"
 #include "tosakit/session.h"
 
 namespace tosakit::testing {
@@ -61,13 +62,10 @@ struct FastResult {
   Tensor output;
 };
 
-// Compiles the graph's ops (constants excluded) as one OpChain through the oneDNN factories and runs it.
+// Compiles the graph's ops (constants excluded) as one OpChain through the implementation list of the active ISA
+// level (kernel_list.cpp) and runs it.
 inline FastResult runFast(const GraphFn& g, const NamedTensors& inputs) {
-  static const fast::FastKernelRegistry registry = [] {
-    fast::FastKernelRegistry r;
-    fast::registerOneDnnKernels(r);
-    return r;
-  }();
+  const fast::FastKernelRegistry& registry = fast::fastKernels();
   FastResult res;
   auto m = buildModule(g, false);
   const ir::Function& fn = *m->function("main");
@@ -125,26 +123,6 @@ inline FastResult runFast(const GraphFn& g, const NamedTensors& inputs) {
   return res;
 }
 
-// Whether the oneDNN kernels handle element type t on this CPU (int8 needs VNNI; bf16 an implementation other
-// than oneDNN's reference one), probed through the factories with a 1x1 conv2d. Where they do not, a test
-// accepts the reference fallback (no kernel) and still checks any kernel it gets.
-inline bool kernelAvailable(DType t) {
-  const bool isInt = t == DType::I8;
-  GraphFn g = [&](ir::Builder& b, const std::function<ir::Value*(Tensor)>& cst) {
-    auto scalar = [&](DType d) { return cst(Tensor(d, {1})); };
-    ir::Value* y = b.op1("tosa.conv2d",
-                         {b.input(ir::ValueType::tensor(t, {1, 2, 2, 8}), "x"), cst(Tensor(t, {8, 1, 1, 8})),
-                          cst(Tensor(isInt ? DType::I32 : t, {8})), scalar(t), scalar(t)},
-                         ir::ValueType::tensor(isInt ? DType::I32 : t, {1, 2, 2, 8}),
-                         {{"pad", ir::Attribute::intArray({0, 0, 0, 0})},
-                          {"stride", ir::Attribute::intArray({1, 1})},
-                          {"dilation", ir::Attribute::intArray({1, 1})},
-                          {"acc_type", ir::Attribute::type(isInt ? DType::I32 : DType::FP32)}});
-    b.output({y}, {"y"});
-  };
-  return runFast(g, {{"x", Tensor(t, {1, 2, 2, 8})}}).compiled;
-}
-
 // The fast result's integers equal the reference's, element for element (the first difference is reported).
 inline void expectSameInts(const Tensor& ref, const FastResult& f, const std::string& what) {
   ASSERT_EQ(ref.dtype(), f.output.dtype()) << what;
@@ -160,7 +138,10 @@ inline void expectSameInts(const Tensor& ref, const FastResult& f, const std::st
 // Integer results: bit-identical to the reference backend.
 inline void expectBitExact(const GraphFn& g, const NamedTensors& inputs, int expectAbsorbed, const std::string& what) {
   FastResult f = runFast(g, inputs);
-  if (!f.compiled && !kernelAvailable(inputs.at(0).second.dtype())) return;  // reference fallback on this CPU
+  if (!f.compiled) {
+    const std::string why = noOneDnnKernelReason(inputs.at(0).second.dtype());
+    if (!why.empty()) GTEST_SKIP() << why;
+  }
   ASSERT_TRUE(f.compiled) << what << ": no fast kernel";
   EXPECT_EQ(f.opsAbsorbed, expectAbsorbed) << what;
   expectSameInts(runReference(g, inputs, false), f, what);
@@ -171,7 +152,10 @@ inline void expectBitExact(const GraphFn& g, const NamedTensors& inputs, int exp
 inline void expectDotProductCompliant(const GraphFn& g, const NamedTensors& inputs, int64_t ksb, int expectAbsorbed,
                                       const std::string& what) {
   FastResult f = runFast(g, inputs);
-  if (!f.compiled && !kernelAvailable(inputs.at(0).second.dtype())) return;  // reference fallback on this CPU
+  if (!f.compiled) {
+    const std::string why = noOneDnnKernelReason(inputs.at(0).second.dtype());
+    if (!why.empty()) GTEST_SKIP() << why;
+  }
   ASSERT_TRUE(f.compiled) << what << ": no fast kernel";
   EXPECT_EQ(f.opsAbsorbed, expectAbsorbed) << what;
   Tensor ref = runReference(g, inputs, true);

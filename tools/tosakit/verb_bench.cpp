@@ -13,6 +13,7 @@
 #include "backend_flags.h"
 #include "core/process_memory.h"
 #include "formats/npy/npy.h"
+#include "tosakit/backend.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
 #include "verbs.h"
@@ -224,7 +225,8 @@ int benchVerb(const BenchArgs& a) {
   const double compileRatio = planBytes ? double(mem.aboveLoad(mem.compilePeak)) / double(planBytes) : 0.0;
 
   std::cout << "model: " << a.model << "  backend: " << so.backend
-            << "  threads: " << (so.threads ? std::to_string(so.threads) : std::string("all")) << "\n";
+            << "  threads: " << (so.threads ? std::to_string(so.threads) : std::string("all"))
+            << (so.backend == "fast" ? "  isa: " + fastIsaLevel() : std::string()) << "\n";
   std::cout << std::fixed << std::setprecision(3) << "load: " << loadMs << " ms  compile: " << compileMs
             << " ms\nlatency over " << times.size() << " runs (ms): min " << lat.min << "  median " << lat.median
             << "  max " << lat.max << "\n";
@@ -242,14 +244,14 @@ int benchVerb(const BenchArgs& a) {
   if (a.json) {
     std::ostringstream j;
     j << std::setprecision(6) << "{\"model\":\"" << jsonEscape(a.model) << "\",\"backend\":\"" << so.backend
-      << "\",\"threads\":" << so.threads << ",\"load_ms\":" << loadMs << ",\"compile_ms\":" << compileMs
-      << ",\"iterations\":" << times.size() << ",\"latency_ms\":{\"min\":" << lat.min << ",\"median\":" << lat.median
-      << ",\"max\":" << lat.max << "},\"peak_rss_bytes\":" << mem.runPeak
-      << ",\"rss_before_load_bytes\":" << mem.beforeLoad << ",\"model_rss_bytes\":" << mem.modelBytes()
-      << ",\"memory_ratio\":" << memRatio << ",\"compile_peak_rss_bytes\":" << mem.compilePeak
-      << ",\"compile_memory_ratio\":" << compileRatio << ",\"weights_bytes\":" << st.constantBytes
-      << ",\"weights_released_bytes\":" << st.releasedConstantBytes << ",\"arena_bytes\":" << st.arenaBytes
-      << ",\"fallback_ops\":[";
+      << "\",\"threads\":" << so.threads << ",\"isa\":\"" << (so.backend == "fast" ? fastIsaLevel() : "")
+      << "\",\"load_ms\":" << loadMs << ",\"compile_ms\":" << compileMs << ",\"iterations\":" << times.size()
+      << ",\"latency_ms\":{\"min\":" << lat.min << ",\"median\":" << lat.median << ",\"max\":" << lat.max
+      << "},\"peak_rss_bytes\":" << mem.runPeak << ",\"rss_before_load_bytes\":" << mem.beforeLoad
+      << ",\"model_rss_bytes\":" << mem.modelBytes() << ",\"memory_ratio\":" << memRatio
+      << ",\"compile_peak_rss_bytes\":" << mem.compilePeak << ",\"compile_memory_ratio\":" << compileRatio
+      << ",\"weights_bytes\":" << st.constantBytes << ",\"weights_released_bytes\":" << st.releasedConstantBytes
+      << ",\"arena_bytes\":" << st.arenaBytes << ",\"fallback_ops\":[";
     bool first = true;
     for (const OpProfile& p : st.steps)
       if (p.fallback) {

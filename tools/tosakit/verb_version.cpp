@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "tosakit/backend.h"
 #include "verbs.h"
 
 namespace tosakit::cli {
@@ -9,6 +10,9 @@ VerbAction addVersionVerb(CLI::App& app) {
   return [cmd]() -> int {
     if (!cmd->parsed()) return -1;
     std::cout << "tosakit " << TOSAKIT_VERSION << " (TOSA specification 1.0)\n";
+    std::string levels;
+    for (const std::string& l : fastIsaLevels()) levels += (levels.empty() ? "" : ", ") + l;
+    std::cout << "fast backend ISA: " << fastIsaLevel() << " (this CPU: " << levels << ")\n";
     return kExitOk;
   };
 }

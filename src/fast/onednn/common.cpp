@@ -1,5 +1,6 @@
 // Shared pieces of the oneDNN kernels: engine/stream, type mapping, constant operands, fused epilogues.
 #include "fast/onednn/common.h"
+#include "fast/isa_dispatch.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,11 +8,36 @@
 #include <limits>
 
 #include "core/numeric.h"
+#include "fast/cpu_features.h"
 #include "fast/parallel_items.h"
 
 namespace tosakit::fast::dnn {
 
+namespace {
+
+// oneDNN chooses its JIT code by its own CPU check; capped here (before its first primitive, the only time
+// the cap can be set) to the fast backend's active level, so a forced level runs oneDNN's code for that level.
+// At the machine's own level nothing is capped.
+void capOneDnnIsa() {
+  static const bool done = [] {
+    using isa = dnnl::cpu_isa;
+    if (cpu::activeIsa() == cpu::machineIsa()) return true;
+    switch (cpu::activeIsa()) {
+      case cpu::Isa::Baseline: (void)dnnl::set_max_cpu_isa(isa::sse41); break;
+      case cpu::Isa::Avx2: (void)dnnl::set_max_cpu_isa(isa::avx2); break;
+      case cpu::Isa::Avx2Vnni: (void)dnnl::set_max_cpu_isa(isa::avx2_vnni); break;
+      case cpu::Isa::Avx512: (void)dnnl::set_max_cpu_isa(isa::avx512_core); break;
+      case cpu::Isa::Avx512Vnni: (void)dnnl::set_max_cpu_isa(isa::avx512_core_vnni); break;
+    }
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
+
 dnnl::engine& engine() {
+  capOneDnnIsa();
   static dnnl::engine e(dnnl::engine::kind::cpu, 0);
   return e;
 }
@@ -22,6 +48,7 @@ dnnl::stream& stream() {
 }
 
 bool exactInt8() {
+  capOneDnnIsa();
   static const bool vnni = [] {
     using isa = dnnl::cpu_isa;
     const isa i = dnnl::get_effective_cpu_isa();
@@ -45,44 +72,6 @@ std::optional<dt> toDnnl(DType t) {
 std::string implName(const dnnl::primitive_desc_base& pd) { return std::string("onednn:") + pd.impl_info_str(); }
 
 bool isReference(const dnnl::primitive_desc_base& pd) { return std::string(pd.impl_info_str()).rfind("ref", 0) == 0; }
-
-const ir::ValueType& operandType(const OpChain& c, size_t k, size_t j) { return c.ops[k]->operands[j]->type; }
-const ir::ValueType& resultType(const OpChain& c, size_t k) { return c.ops[k]->results[0]->type; }
-
-const Tensor* constOperand(const OpChain& c, size_t k, size_t j) {
-  if (k >= c.constants.size() || j >= c.constants[k].size()) return nullptr;
-  return c.constants[k][j];
-}
-
-std::optional<int64_t> constScalarInt(const OpChain& c, size_t k, size_t j) {
-  const Tensor* t = constOperand(c, k, j);
-  if (!t || t->size() != 1 || !isInteger(t->dtype())) return std::nullopt;
-  return t->getInt(0);
-}
-
-std::optional<int64_t> zeroPoint(const OpChain& c, size_t k, size_t j) {
-  const Tensor* t = constOperand(c, k, j);
-  if (!t || t->size() != 1) return std::nullopt;
-  if (isFloat(t->dtype())) return t->getFloat(0) == 0.0 ? std::optional<int64_t>(0) : std::nullopt;
-  return t->getInt(0);
-}
-
-std::optional<DType> accType(const ir::Operation& op) {
-  const ir::Attribute* a = op.attr("acc_type");
-  if (!a || a->kind != ir::Attribute::Kind::Type) return std::nullopt;
-  return a->dtype;
-}
-
-bool isStatic(const ir::ValueType& t) { return t.kind == ir::ValueType::Kind::Tensor && t.isStatic(); }
-
-std::optional<ConvWindow> convWindow(const ir::Operation& op) {
-  ConvWindow w{op.intArrayAttr("pad"), op.intArrayAttr("stride"), op.intArrayAttr("dilation")};
-  if (w.pad.size() != 4 || w.stride.size() != 2 || w.dilation.size() != 2) return std::nullopt;
-  for (int64_t v : w.pad)
-    if (v < 0) return std::nullopt;
-  if (w.stride[0] < 1 || w.stride[1] < 1 || w.dilation[0] < 1 || w.dilation[1] < 1) return std::nullopt;
-  return w;
-}
 
 namespace {
 
@@ -171,18 +160,22 @@ bool zeroShift(const OpChain& c, size_t k) {
 namespace {
 constexpr int64_t kScanChunk = 1 << 16;  // values per thread's piece of a scan; one thread below two pieces
 
-TOSAKIT_VECTOR_LOOP uint32_t maxAbsBits(const uint32_t* p, int64_t n) {
+TK_VECTOR_BODY uint32_t maxAbsBitsBody(const uint32_t* p, int64_t n) {
   uint32_t m = 0;
   for (int64_t i = 0; i < n; ++i) m = std::max(m, p[i] & 0x7fffffffu);
   return m;
 }
-TOSAKIT_VECTOR_LOOP uint32_t copyF32Specials(const uint32_t* src, uint32_t* dst, int64_t n) {
+uint32_t maxAbsBits(const uint32_t* p, int64_t n) { TK_ISA_DISPATCH(maxAbsBitsBody(p, n)); }
+TK_VECTOR_BODY uint32_t copyF32SpecialsBody(const uint32_t* src, uint32_t* dst, int64_t n) {
   uint32_t special = 0;
   for (int64_t i = 0; i < n; ++i) {
     dst[i] = src[i];
     special |= uint32_t((src[i] & 0x7f800000u) == 0x7f800000u);
   }
   return special;
+}
+uint32_t copyF32Specials(const uint32_t* src, uint32_t* dst, int64_t n) {
+  TK_ISA_DISPATCH(copyF32SpecialsBody(src, dst, n));
 }
 }  // namespace
 
@@ -329,18 +322,22 @@ inline float applyManual(const FloatEpilogueOp& m, float v, float other) {
   return v != v ? v : std::min(std::max(v, m.lo), m.hi);                      // apply_clip_f, PROPAGATE
 }
 
-TOSAKIT_VECTOR_LOOP void addF32(float* p, const float* q, int64_t n) {
+TK_VECTOR_BODY void addF32Body(float* p, const float* q, int64_t n) {
   for (int64_t i = 0; i < n; ++i) p[i] += q[i];
 }
-TOSAKIT_VECTOR_LOOP void mulF32(float* p, const float* q, int64_t n) {
+void addF32(float* p, const float* q, int64_t n) { TK_ISA_DISPATCH(addF32Body(p, q, n)); }
+TK_VECTOR_BODY void mulF32Body(float* p, const float* q, int64_t n) {
   for (int64_t i = 0; i < n; ++i) p[i] *= q[i];
 }
-TOSAKIT_VECTOR_LOOP void addScalarF32(float* p, float q, int64_t n) {
+void mulF32(float* p, const float* q, int64_t n) { TK_ISA_DISPATCH(mulF32Body(p, q, n)); }
+TK_VECTOR_BODY void addScalarF32Body(float* p, float q, int64_t n) {
   for (int64_t i = 0; i < n; ++i) p[i] += q;
 }
-TOSAKIT_VECTOR_LOOP void mulScalarF32(float* p, float q, int64_t n) {
+void addScalarF32(float* p, float q, int64_t n) { TK_ISA_DISPATCH(addScalarF32Body(p, q, n)); }
+TK_VECTOR_BODY void mulScalarF32Body(float* p, float q, int64_t n) {
   for (int64_t i = 0; i < n; ++i) p[i] *= q;
 }
+void mulScalarF32(float* p, float q, int64_t n) { TK_ISA_DISPATCH(mulScalarF32Body(p, q, n)); }
 // p[i] (+|*)= q[(first + i) % channels]: a per-channel op over a block whose first element is in channel `first`.
 void perChannelF32(float* p, const float* q, int64_t n, int64_t channels, int64_t first, bool mul) {
   int64_t ch = first;
@@ -349,18 +346,22 @@ void perChannelF32(float* p, const float* q, int64_t n, int64_t channels, int64_
     if (++ch == channels) ch = 0;
   }
 }
-TOSAKIT_VECTOR_LOOP void clampPropagateF32(float* p, int64_t n, float lo, float hi) {
+TK_VECTOR_BODY void clampPropagateF32Body(float* p, int64_t n, float lo, float hi) {
   for (int64_t i = 0; i < n; ++i) {
     const float x = p[i], c = std::min(std::max(x, lo), hi);
     p[i] = x != x ? x : c;
   }
 }
-TOSAKIT_VECTOR_LOOP void clampIgnoreF32(float* p, int64_t n, float lo, float hi) {
+void clampPropagateF32(float* p, int64_t n, float lo, float hi) {
+  TK_ISA_DISPATCH(clampPropagateF32Body(p, n, lo, hi));
+}
+TK_VECTOR_BODY void clampIgnoreF32Body(float* p, int64_t n, float lo, float hi) {
   for (int64_t i = 0; i < n; ++i) {
     const float x = p[i], c = std::min(std::max(x, lo), hi);
     p[i] = x != x ? lo : c;
   }
 }
+void clampIgnoreF32(float* p, int64_t n, float lo, float hi) { TK_ISA_DISPATCH(clampIgnoreF32Body(p, n, lo, hi)); }
 
 }  // namespace
 
@@ -506,11 +507,11 @@ namespace {
 // Returns false when acc + bias overflows i32 (a REQUIRE of the convolution) or, with kRange, a value is outside
 // apply_scale_32's range: the reference kernels give the verdict.
 template <typename OutT, bool kRescale, bool kDoubleRound, bool kRange>
-TOSAKIT_VECTOR_LOOP bool epilogueRow(const int32_t* acc, OutT* out, int64_t n, const int32_t* __restrict bias,
-                                     const int32_t* __restrict mult, const int64_t* __restrict shift,
-                                     const int64_t* __restrict roundPos, const int64_t* __restrict roundNeg,
-                                     const int32_t* __restrict rangeLo, const int32_t* __restrict rangeHi,
-                                     int32_t outZp, int32_t lo, int32_t hi) {
+TK_VECTOR_BODY bool epilogueRowBody(const int32_t* acc, OutT* out, int64_t n, const int32_t* __restrict bias,
+                                    const int32_t* __restrict mult, const int64_t* __restrict shift,
+                                    const int64_t* __restrict roundPos, const int64_t* __restrict roundNeg,
+                                    const int32_t* __restrict rangeLo, const int32_t* __restrict rangeHi, int32_t outZp,
+                                    int32_t lo, int32_t hi) {
   int32_t overflow = 0;  // sign bit set on an i32 overflow of acc + bias (an int flag: it vectorizes)
   int32_t outside = 0;   // apply_scale_32's value range (kRange)
   for (int64_t i = 0; i < n; ++i) {
@@ -530,6 +531,14 @@ TOSAKIT_VECTOR_LOOP bool epilogueRow(const int32_t* acc, OutT* out, int64_t n, c
     out[i] = OutT(v);
   }
   return overflow >= 0 && outside == 0;
+}
+template <typename OutT, bool kRescale, bool kDoubleRound, bool kRange>
+bool epilogueRow(const int32_t* acc, OutT* out, int64_t n, const int32_t* __restrict bias,
+                 const int32_t* __restrict mult, const int64_t* __restrict shift, const int64_t* __restrict roundPos,
+                 const int64_t* __restrict roundNeg, const int32_t* __restrict rangeLo,
+                 const int32_t* __restrict rangeHi, int32_t outZp, int32_t lo, int32_t hi) {
+  TK_ISA_DISPATCH(epilogueRowBody<OutT, kRescale, kDoubleRound, kRange>(acc, out, n, bias, mult, shift, roundPos,
+                                                                        roundNeg, rangeLo, rangeHi, outZp, lo, hi));
 }
 
 // Rows per block: blocks of k rows are one long vector loop (a row of a few dozen channels alone is mostly

@@ -11,14 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "fast/kernels/chain_operands.h"
 #include "fast/kernels/f32/depthwise.h"
 #include "fast/kernels/int8/int8.h"
 #include "fast/op_kernel.h"
-
-// Hot element loops of our own: compiled for AVX-512, AVX2 and baseline x86-64 with runtime dispatch, and
-// vectorized (-O3) even in -O2 builds.
-#define TOSAKIT_VECTOR_LOOP \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("O3")))
 
 namespace tosakit::fast::dnn {
 
@@ -39,25 +35,6 @@ std::optional<dt> toDnnl(DType t);
 // "onednn:" + impl_info_str, and whether oneDNN fell back to its slow reference implementation.
 std::string implName(const dnnl::primitive_desc_base& pd);
 bool isReference(const dnnl::primitive_desc_base& pd);
-
-// ---- operands of the chain ----
-const ir::ValueType& operandType(const OpChain& c, size_t k, size_t j);
-const ir::ValueType& resultType(const OpChain& c, size_t k);
-const Tensor* constOperand(const OpChain& c, size_t k, size_t j);
-// Value of a one-element integer constant operand (zero points), if constant.
-std::optional<int64_t> constScalarInt(const OpChain& c, size_t k, size_t j);
-// A zero-point operand: its value when it is a one-element constant (a float zero point must be 0).
-std::optional<int64_t> zeroPoint(const OpChain& c, size_t k, size_t j);
-// acc_type attribute of a convolution/pool.
-std::optional<DType> accType(const ir::Operation& op);
-bool isStatic(const ir::ValueType& t);
-// conv2d/depthwise_conv2d's pad [top, bottom, left, right], stride [y, x] and dilation [y, x] attributes when
-// they are well formed (no negative padding, strides and dilations >= 1); otherwise the reference kernel gives
-// the verdict.
-struct ConvWindow {
-  std::vector<int64_t> pad, stride, dilation;
-};
-std::optional<ConvWindow> convWindow(const ir::Operation& op);
 
 // ---- fused epilogues ----
 

@@ -16,11 +16,12 @@
 
 #include <omp.h>
 
+#include "fast/isa_dispatch.h"
+#include "fast/kernel_factories.h"
 #include "fast/kernels/common.h"
-#include "fast/kernels/f32/transpose_conv.h"
+#include "fast/kernels/conv_geometry.h"
 #include "fast/kernels/int8/transpose_conv.h"
 #include "fast/onednn/common.h"
-#include "fast/onednn/kernels.h"
 #include "fast/onednn/unpack.h"
 
 namespace tosakit::fast {
@@ -28,10 +29,8 @@ namespace {
 
 using namespace dnn;
 
-enum class ConvKind { Conv2d, Depthwise, Transpose };
-
 // Whether any |acc[i]| >= threshold[i]. (An int64 flag: a bool reduction blocks the vectorizer.)
-TOSAKIT_VECTOR_LOOP bool anyAtLeast(const int32_t* acc, const int64_t* threshold, int64_t n) {
+TK_VECTOR_BODY bool anyAtLeastBody(const int32_t* acc, const int64_t* threshold, int64_t n) {
   int64_t any = 0;
   for (int64_t i = 0; i < n; ++i) {
     const int64_t v = acc[i];
@@ -39,105 +38,9 @@ TOSAKIT_VECTOR_LOOP bool anyAtLeast(const int32_t* acc, const int64_t* threshold
   }
   return any != 0;
 }
-
-struct ConvGeom {
-  ConvKind kind = ConvKind::Conv2d;
-  DType inT = DType::FP32, outT = DType::FP32;
-  int64_t N = 0, IH = 0, IW = 0, IC = 0, OC = 0, KH = 0, KW = 0, OH = 0, OW = 0, G = 1, BC = 0;
-  dims strides, dilates, padL, padR;
-  int64_t inputZp = 0;
-  bool isInt() const { return inT == DType::I8; }
-};
-
-// The type rows of the CONV table handled here (others: null kernel, reference fallback).
-bool supportedTypes(DType in, DType w, DType out, DType acc) {
-  if (in != w) return false;
-  if (in == DType::FP32) return out == DType::FP32 && acc == DType::FP32;
-  if (in == DType::BF16) return out == DType::BF16 && acc == DType::FP32;
-  if (in == DType::FP16) return out == DType::FP16 && (acc == DType::FP16 || acc == DType::FP32);
-  if (in == DType::I8) return out == DType::I32 && acc == DType::I32 && exactInt8();
-  return false;
+bool anyAtLeast(const int32_t* acc, const int64_t* threshold, int64_t n) {
+  TK_ISA_DISPATCH(anyAtLeastBody(acc, threshold, n));
 }
-
-std::optional<ConvGeom> parseConv(const OpChain& c, ConvKind kind) {
-  const ir::Operation& op = *c.ops[0];
-  if (op.operands.size() != 5 || op.results.size() != 1) return std::nullopt;
-  const ir::ValueType &in = operandType(c, 0, 0), &w = operandType(c, 0, 1), &b = operandType(c, 0, 2),
-                      &out = resultType(c, 0);
-  if (!isStatic(in) || !isStatic(w) || !isStatic(b) || !isStatic(out)) return std::nullopt;
-  if (in.rank() != 4 || w.rank() != 4 || out.rank() != 4 || b.rank() != 1 || b.dtype != out.dtype) return std::nullopt;
-  auto acc = accType(op);
-  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
-  if (!acc || !izp || !wzp || *wzp != 0 || !supportedTypes(in.dtype, w.dtype, out.dtype, *acc)) return std::nullopt;
-  if (!constOperand(c, 0, 1)) return std::nullopt;  // weights must be packed at compile time
-
-  ConvGeom g;
-  g.kind = kind;
-  g.inT = in.dtype;
-  g.outT = out.dtype;
-  g.inputZp = *izp;
-  g.N = in.dims[0], g.IH = in.dims[1], g.IW = in.dims[2], g.IC = in.dims[3];
-  g.OH = out.dims[1], g.OW = out.dims[2];
-  g.BC = b.dims[0];
-  if (out.dims[0] != g.N) return std::nullopt;
-  if (kind == ConvKind::Transpose) {
-    g.OC = w.dims[0], g.KH = w.dims[1], g.KW = w.dims[2];
-    const std::vector<int64_t> op_ = op.intArrayAttr("out_pad"), st = op.intArrayAttr("stride");
-    if (op_.size() != 4 || st.size() != 2 || st[0] < 1 || st[1] < 1 || w.dims[3] != g.IC) return std::nullopt;
-    if (g.OH != (g.IH - 1) * st[0] + op_[0] + op_[1] + g.KH || g.OW != (g.IW - 1) * st[1] + op_[2] + op_[3] + g.KW)
-      return std::nullopt;
-    // oneDNN 2.6's int8 deconvolution leaves outputs no tap reaches unwritten when the kernel is smaller than
-    // the stride (tests/fast/onednn_conv_test.cpp): not handled. (Its zero points are inexact too, so an input
-    // zero point is compensated in our epilogue instead, as for conv2d: addZeroPointCompensation.)
-    if (g.inT == DType::I8 && (g.KH < st[0] || g.KW < st[1])) return std::nullopt;
-    g.strides = {st[0], st[1]};
-    g.dilates = {0, 0};
-    // TOSA: oy = iy * stride + ky + out_pad_top; oneDNN: oy = iy * stride + ky - padding_l.
-    g.padL = {-op_[0], -op_[2]};
-    g.padR = {-op_[1], -op_[3]};
-  } else {
-    const std::optional<ConvWindow> win = convWindow(op);
-    if (!win) return std::nullopt;
-    const std::vector<int64_t>&pad = win->pad, &st = win->stride, &dil = win->dilation;
-    if (kind == ConvKind::Conv2d) {
-      g.OC = w.dims[0], g.KH = w.dims[1], g.KW = w.dims[2];
-      if (w.dims[3] != g.IC) return std::nullopt;
-    } else {
-      g.KH = w.dims[0], g.KW = w.dims[1];
-      if (w.dims[2] != g.IC) return std::nullopt;
-      g.G = g.IC;
-      g.OC = g.IC * w.dims[3];
-    }
-    // OH/OW exactly as the spec's ERROR_IFs require (otherwise the reference kernel reports the error).
-    const int64_t nh = g.IH - 1 + pad[0] + pad[1] - (g.KH - 1) * dil[0],
-                  nw = g.IW - 1 + pad[2] + pad[3] - (g.KW - 1) * dil[1];
-    if (nh < 0 || nw < 0 || nh % st[0] != 0 || nw % st[1] != 0 || g.OH != nh / st[0] + 1 || g.OW != nw / st[1] + 1)
-      return std::nullopt;
-    g.strides = {st[0], st[1]};
-    g.dilates = {dil[0] - 1, dil[1] - 1};
-    g.padL = {pad[0], pad[2]};
-    g.padR = {pad[1], pad[3]};
-  }
-  if (out.dims[3] != g.OC || (g.BC != g.OC && g.BC != 1)) return std::nullopt;
-  return g;
-}
-
-// Integer weights value by value for the compile-time tables: int8 read in place, other types widened once
-// (an int64 copy of resnet18's largest int8 layer is 19 MiB, which was the peak RSS of compiling it).
-class WeightValues {
- public:
-  explicit WeightValues(const Tensor& w)
-      : i8_(w.dtype() == DType::I8 ? reinterpret_cast<const int8_t*>(w.data()) : nullptr),
-        wide_(i8_ ? std::vector<int64_t>() : w.toInts()),
-        size_(size_t(w.size())) {}
-  int64_t operator[](size_t i) const { return i8_ ? int64_t(i8_[i]) : wide_[i]; }
-  size_t size() const { return size_; }
-
- private:
-  const int8_t* i8_;
-  std::vector<int64_t> wide_;
-  size_t size_;
-};
 
 // The weights as TOSA stores them, described for oneDNN.
 dnnl::memory::desc userWeightsMd(const ConvGeom& g, dt wdt) {
@@ -714,275 +617,23 @@ class ConvKernel : public OpKernel {
   std::string impl_;
 };
 
-// TRANSPOSE_CONV2D with kernel == stride and no out_pad (the upsampling layers of FPN-style detectors): every
-// output pixel receives exactly one kernel tap, so the op is KH*KW matmuls [N*IH, IW, IC] x [IC, OC], each
-// writing its tap's pixels of the output in place through a strided destination. oneDNN's deconvolution is
-// 4-10x slower on these shapes. Float types only.
-class TransposeAsMatmulKernel : public OpKernel {
- public:
-  std::string implName() const override { return impl_; }
-  double flops() const override { return flops_; }
-
-  static bool applies(const OpChain& c, const ConvGeom& g) {
-    const std::vector<int64_t> outPad = c.ops[0]->intArrayAttr("out_pad");
-    return g.kind == ConvKind::Transpose && !g.isInt() && g.KH == g.strides[0] && g.KW == g.strides[1] &&
-        outPad == std::vector<int64_t>{0, 0, 0, 0} && constOperand(c, 0, 2) != nullptr;
-  }
-
-  bool build(const OpChain& c, const ConvGeom& g, int maxOps) {
-    g_ = g;
-    const dt t = *toDnnl(g.inT);
-    elem_ = int64_t(storageBytes(g.outT));
-    const dnnl::memory::desc srcMd({g.N * g.IH, g.IW, g.IC}, t, tag::abc);
-    // Output pixel (n, iy*KH + ky, ix*KW + kx): batch b = n*IH + iy, row ix; the tap's offset added per run.
-    const dnnl::memory::desc dstMd({g.N * g.IH, g.IW, g.OC}, t, dims{g.KH * g.OW * g.OC, g.KW * g.OC, 1});
-    const dnnl::memory::desc wMd({1, g.IC, g.OC}, t, tag::any);
-    const dnnl::memory::desc biasMd({1, 1, g.OC}, t, tag::abc);
-    epi_ = planFloatEpilogue(c, dstMd, 2, maxOps);
-    dnnl::primitive_attr attr;
-    attr.set_post_ops(epi_.postOps);
-    try {
-      dnnl::matmul::desc d(srcMd, wMd, biasMd, dstMd);
-      dnnl::matmul::primitive_desc pd(d, attr, engine());
-      if (isReference(pd)) return false;
-      impl_ = dnn::implName(pd) + " (transpose_conv2d as matmuls)";
-      prim_ = dnnl::matmul(pd);
-      // Weights of tap (ky, kx): W[ic][oc] = weight[oc, ky, kx, ic].
-      const Tensor* w = constOperand(c, 0, 1);
-      for (int64_t tap = 0; tap < g.KH * g.KW; ++tap) {
-        dnnl::memory::desc user({1, g.IC, g.OC}, t, dims{g.IC * g.OC, 1, g.KH * g.KW * g.IC});
-        dnnl::memory um(user, engine(), const_cast<uint8_t*>(w->data()) + tap * g.IC * elem_);
-        weights_.push_back(dnnl::memory(pd.weights_desc(), engine()));
-        dnnl::reorder(um, weights_.back()).execute(stream(), um, weights_.back());
-      }
-      stream().wait();
-      bias_ = dnnl::memory(biasMd, engine());
-      const Tensor* b = constOperand(c, 0, 2);
-      uint8_t* bp = static_cast<uint8_t*>(bias_.get_data_handle());
-      for (int64_t oc = 0; oc < g.OC; ++oc)
-        std::memcpy(bp + oc * elem_, b->data() + (g.BC == 1 ? 0 : oc * elem_), size_t(elem_));
-      src_ = dnnl::memory(srcMd, engine(), nullptr);
-      dst_ = dnnl::memory(dstMd, engine(), nullptr);
-      args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_[0]}, {DNNL_ARG_BIAS, bias_}, {DNNL_ARG_DST, dst_}};
-      for (const auto& bo : epi_.binaryOperands) {
-        binaries_.push_back(dnnl::memory(bo.md, engine(), nullptr));
-        args_[DNNL_ARG_ATTR_MULTIPLE_POST_OP(bo.postOpIndex) | DNNL_ARG_SRC_1] = binaries_.back();
-      }
-    } catch (const dnnl::error&) { return false; }
-    flops_ = 2.0 * double(g.N * g.IH * g.IW) * double(g.IC * g.OC * g.KH * g.KW);
-    return true;
-  }
-
-  int absorbed() const { return epi_.absorbed; }
-
-  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
-    src_.set_data_handle(in[0][0].data);
-    try {
-      for (int64_t ky = 0; ky < g_.KH; ++ky)
-        for (int64_t kx = 0; kx < g_.KW; ++kx) {
-          const int64_t offset = (ky * g_.OW + kx) * g_.OC * elem_;
-          args_[DNNL_ARG_WEIGHTS] = weights_[size_t(ky * g_.KW + kx)];
-          dst_.set_data_handle(static_cast<uint8_t*>(out[0].data) + offset);
-          for (size_t i = 0; i < binaries_.size(); ++i) {
-            const auto& bo = epi_.binaryOperands[i];
-            const bool perChannel = bo.md.dims()[0] == 1 && bo.md.dims()[1] == 1;
-            binaries_[i].set_data_handle(static_cast<uint8_t*>(in[bo.k][bo.j].data) + (perChannel ? 0 : offset));
-          }
-          prim_.execute(stream(), args_);
-        }
-      stream().wait();
-    } catch (const dnnl::error& e) { return Status::internal(impl_ + ": " + e.what()); }
-    runManualFloatOps(epi_, in, out[0]);
-    return Status::ok();
-  }
-
- private:
-  ConvGeom g_;
-  int64_t elem_ = 4;
-  dnnl::primitive prim_;
-  dnnl::memory src_, bias_, dst_;
-  std::vector<dnnl::memory> weights_, binaries_;
-  std::unordered_map<int, dnnl::memory> args_;
-  FloatEpilogue epi_;
-  double flops_ = 0;
-  std::string impl_;
-};
-
-// What our own fp32 convolution kernels share: a per-channel copy of the bias and the float epilogue
-// (ADD/MUL/CLAMP after the op) that the kernel applies itself, its run-time operands gathered per run.
-class OwnF32ConvKernel : public OpKernel {
- public:
-  int absorbed() const { return epi_.absorbed; }
-
- protected:
-  void copyBiasAndPlanEpilogue(const OpChain& c, const ConvGeom& g, const Tensor& b) {
-    bias_.resize(size_t(g.OC));
-    const float* bp = reinterpret_cast<const float*>(b.data());
-    for (int64_t ch = 0; ch < g.OC; ++ch) bias_[size_t(ch)] = bp[g.BC == 1 ? 0 : ch];
-    const dnnl::memory::desc unused;
-    epi_ = planFloatEpilogue(c, unused, 1, int(c.ops.size()) - 1, /*allowBinary=*/false, /*allowPostOps=*/false);
-    operandMaxAbs_.clear();
-    for (const FloatEpilogueOp& m : epi_.manual) {
-      const Tensor* t = m.kind == FloatEpilogueOp::Kind::Clamp ? nullptr : constOperand(c, m.k, m.j);
-      operandMaxAbs_.push_back(t ? maxAbsValue(*t) : INFINITY);
+// The most fusion first; fewer fused ops when oneDNN declines a post-op combination.
+Result<CompiledKernel> compileConv(const OpChain& c, ConvKind kind) {
+  auto g = parseConv(c, kind);
+  if (!g || (g->isInt() && !exactInt8())) return CompiledKernel{};
+  for (int maxOps = int(c.ops.size()) - 1; maxOps >= 0; --maxOps)
+    for (int mode : {0, 1, 2}) {  // sum post-op on brgconv, binary post-ops, neither
+      auto k = std::make_unique<ConvKernel>();
+      if (k->build(c, *g, maxOps, /*allowBinary=*/mode < 2, /*allowSum=*/mode == 0))
+        return compiledKernel(std::move(k));
     }
-    maxAbsBias_ = maxAbsValue(b);
-  }
-  // |result| <= the epilogue's bound of accBound (|bias + sum of products|), INFINITY when it cannot be bounded.
-  double epilogueBound(double accBound) const { return epilogueAbsBound(epi_.manual, operandMaxAbs_, accBound); }
-  double maxAbsBias_ = 0;
-  const std::vector<const float*>& epilogueOperands(const std::vector<std::vector<TensorView>>& in) {
-    operands_.clear();
-    for (const auto& m : epi_.manual)
-      operands_.push_back(m.kind == FloatEpilogueOp::Kind::Clamp ? nullptr : in[m.k][m.j].as<const float>());
-    return operands_;
-  }
-
-  std::vector<float> bias_;
-  FloatEpilogue epi_;
-
- private:
-  std::vector<const float*> operands_;
-  std::vector<double> operandMaxAbs_;  // per epi_.manual op: max|constant operand|, INFINITY when run-time
-};
-
-// fp32 DEPTHWISE_CONV2D with multiplier 1 on our own kernel (kernels/f32/depthwise.cpp): oneDNN 2.6's brdgmm_dw
-// reached 1-17 GFLOP/s on these NHWC layers. The whole float epilogue (ADD/MUL/CLAMP) runs in its registers.
-class DepthwiseF32Kernel : public OwnF32ConvKernel {
- public:
-  std::string implName() const override { return "fast:depthwise_f32"; }
-  double flops() const override { return 2.0 * double(g_.N * g_.OH * g_.OW * g_.C) * double(g_.KH * g_.KW); }
-
-  static bool applies(const ConvGeom& g) {
-    return g.kind == ConvKind::Depthwise && g.inT == DType::FP32 && g.outT == DType::FP32 && g.OC == g.IC;
-  }
-
-  bool build(const OpChain& c, const ConvGeom& g) {
-    const Tensor *w = constOperand(c, 0, 1), *b = constOperand(c, 0, 2);
-    if (!w || !b) return false;
-    g_.N = g.N, g_.IH = g.IH, g_.IW = g.IW, g_.C = g.IC, g_.KH = g.KH, g_.KW = g.KW, g_.OH = g.OH, g_.OW = g.OW;
-    g_.strideY = g.strides[0], g_.strideX = g.strides[1];
-    g_.dilationY = g.dilates[0] + 1, g_.dilationX = g.dilates[1] + 1;
-    g_.padTop = g.padL[0], g_.padLeft = g.padL[1];
-    weights_.resize(size_t(w->size()));
-    std::memcpy(weights_.data(), w->data(), weights_.size() * sizeof(float));  // [KH, KW, C, 1] as it is
-    weightShape_ = w->shape();
-    biasShape_ = b->shape();
-    copyBiasAndPlanEpilogue(c, g, *b);
-    // The largest sum of |weights| over one channel's taps (TOSA [KH, KW, C, 1]).
-    std::vector<double> sumAbs(size_t(g_.C), 0.0);
-    for (size_t i = 0; i < weights_.size(); ++i) sumAbs[i % size_t(g_.C)] += std::fabs(double(weights_[i]));
-    maxSumAbsW_ = 0;
-    for (double v : sumAbs) maxSumAbsW_ = std::isfinite(v) ? std::max(maxSumAbsW_, v) : INFINITY;
-    return true;
-  }
-
-  // With |x| <= xBound, |bias + sum of x * w| <= xBound * max sum|w| + max|bias|, then the epilogue's bound.
-  double resultAbsBound(double xBound) const override { return epilogueBound(xBound * maxSumAbsW_ + maxAbsBias_); }
-
-  // Weights and a per-channel bias are copies of their own, read from there at run time.
-  std::vector<std::pair<int, int>> packedConstants() const override {
-    std::vector<std::pair<int, int>> p{{0, 1}};
-    if (biasPerChannel()) p.push_back({0, 2});
-    return p;
-  }
-  Result<Tensor> unpackConstant(int op, int operand) const override {
-    if (op == 0 && operand == 1) return copied(weights_, weightShape_);
-    if (op == 0 && operand == 2 && biasPerChannel()) return copied(bias_, biasShape_);
-    return OpKernel::unpackConstant(op, operand);
-  }
-
-  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
-    depthwiseF32(g_, in[0][0].as<const float>(), weights_.data(), bias_.data(), out[0].as<float>(), epi_.manual,
-                 epilogueOperands(in));
-    return Status::ok();
-  }
-
- private:
-  bool biasPerChannel() const { return numElements(biasShape_) == int64_t(bias_.size()); }
-  static Tensor copied(const std::vector<float>& v, const Shape& shape) {
-    Tensor t(DType::FP32, shape);
-    std::memcpy(t.data(), v.data(), t.byteSize());
-    return t;
-  }
-
-  DepthwiseF32Geometry g_;
-  std::vector<float> weights_;
-  Shape weightShape_, biasShape_;  // TOSA shapes of the constants (unpackConstant)
-  double maxSumAbsW_ = INFINITY;
-};
-
-// fp32 TRANSPOSE_CONV2D with kernel == stride and at most 96 taps per input pixel on our own kernel
-// (kernels/f32/transpose_conv.cpp): oneDNN 2.6's strided matmuls ran PP-OCRv4 det's 24 -> 1 channel head at 3
-// GFLOP/s and its 24 -> 24 upsampling at 22. The float epilogue (ADD/MUL/CLAMP) runs over each row in cache.
-class TransposeF32Kernel : public OwnF32ConvKernel {
- public:
-  std::string implName() const override { return "fast:transpose_conv_f32"; }
-  double flops() const override { return 2.0 * double(g_.N * g_.IH * g_.IW) * double(g_.IC * g_.OC * g_.KH * g_.KW); }
-
-  static bool applies(const OpChain& c, const ConvGeom& g) {
-    return TransposeAsMatmulKernel::applies(c, g) && g.inT == DType::FP32 && g.outT == DType::FP32 &&
-        transposeConvF32Applies(TransposeConvF32Geometry{g.N, g.IH, g.IW, g.IC, g.OC, g.KH, g.KW});
-  }
-
-  bool build(const OpChain& c, const ConvGeom& g) {
-    const Tensor *w = constOperand(c, 0, 1), *b = constOperand(c, 0, 2);
-    if (!w || !b) return false;
-    g_ = TransposeConvF32Geometry{g.N, g.IH, g.IW, g.IC, g.OC, g.KH, g.KW};
-    weights_ = packTransposeConvF32Weights(g_, reinterpret_cast<const float*>(w->data()));
-    copyBiasAndPlanEpilogue(c, g, *b);
-    return true;
-  }
-
-  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
-    transposeConvF32(g_, in[0][0].as<const float>(), weights_.data(), bias_.data(), out[0].as<float>(), epi_.manual,
-                     epilogueOperands(in));
-    return Status::ok();
-  }
-
- private:
-  TransposeConvF32Geometry g_;
-  std::vector<float> weights_;
-};
-
-// An own kernel K built for the chain, or nothing when it does not take it.
-template <typename K>
-std::optional<CompiledKernel> compileOwnKernel(const OpChain& c, const ConvGeom& g) {
-  auto k = std::make_unique<K>();
-  if (!k->build(c, g)) return std::nullopt;
-  return compiledKernel(std::move(k));
-}
-
-KernelFactory convFactory(ConvKind kind) {
-  return [kind](const OpChain& c) -> Result<CompiledKernel> {
-    auto g = parseConv(c, kind);
-    if (!g) return CompiledKernel{};
-    if (DepthwiseF32Kernel::applies(*g))
-      if (auto ck = compileOwnKernel<DepthwiseF32Kernel>(c, *g)) return std::move(*ck);
-    if (TransposeF32Kernel::applies(c, *g))
-      if (auto ck = compileOwnKernel<TransposeF32Kernel>(c, *g)) return std::move(*ck);
-    if (TransposeAsMatmulKernel::applies(c, *g))
-      for (int maxOps = int(c.ops.size()) - 1; maxOps >= 0; --maxOps) {
-        auto k = std::make_unique<TransposeAsMatmulKernel>();
-        if (k->build(c, *g, maxOps)) return compiledKernel(std::move(k));
-      }
-    // Most fusion first; fall back to fewer fused ops when oneDNN declines a post-op combination.
-    for (int maxOps = int(c.ops.size()) - 1; maxOps >= 0; --maxOps)
-      for (int mode : {0, 1, 2}) {  // sum post-op on brgconv, binary post-ops, neither
-        auto k = std::make_unique<ConvKernel>();
-        if (k->build(c, *g, maxOps, /*allowBinary=*/mode < 2, /*allowSum=*/mode == 0))
-          return compiledKernel(std::move(k));
-      }
-    return CompiledKernel{};
-  };
+  return CompiledKernel{};
 }
 
 }  // namespace
 
-void registerOneDnnConvKernels(FastKernelRegistry& r) {
-  r.add("tosa.conv2d", convFactory(ConvKind::Conv2d));
-  r.add("tosa.depthwise_conv2d", convFactory(ConvKind::Depthwise));
-  r.add("tosa.transpose_conv2d", convFactory(ConvKind::Transpose));
-}
+Result<CompiledKernel> compileOneDnnConv2d(const OpChain& c) { return compileConv(c, ConvKind::Conv2d); }
+Result<CompiledKernel> compileOneDnnDepthwise(const OpChain& c) { return compileConv(c, ConvKind::Depthwise); }
+Result<CompiledKernel> compileOneDnnTransposeConv(const OpChain& c) { return compileConv(c, ConvKind::Transpose); }
 
 }  // namespace tosakit::fast

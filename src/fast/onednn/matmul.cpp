@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "fast/kernel_factories.h"
 #include "fast/kernels/common.h"
 #include "fast/onednn/common.h"
-#include "fast/onednn/kernels.h"
 #include "fast/onednn/unpack.h"
 #include "fast/parallel_items.h"
 
@@ -193,7 +193,9 @@ class MatmulKernel : public OpKernel {
   std::string impl_;
 };
 
-Result<CompiledKernel> matmulFactory(const OpChain& c) {
+}  // namespace
+
+Result<CompiledKernel> compileOneDnnMatmul(const OpChain& c) {
   auto g = parseMatmul(c);
   if (!g) return CompiledKernel{};
   for (int maxOps = int(c.ops.size()) - 1; maxOps >= 0; --maxOps) {
@@ -202,9 +204,5 @@ Result<CompiledKernel> matmulFactory(const OpChain& c) {
   }
   return CompiledKernel{};
 }
-
-}  // namespace
-
-void registerOneDnnMatmulKernels(FastKernelRegistry& r) { r.add("tosa.matmul", matmulFactory); }
 
 }  // namespace tosakit::fast

@@ -10,9 +10,10 @@
 #include <cstring>
 #include <limits>
 
+#include "fast/isa_dispatch.h"
+#include "fast/kernel_factories.h"
 #include "fast/kernels/int8/simd.h"
 #include "fast/onednn/common.h"
-#include "fast/onednn/kernels.h"
 #include "fast/parallel_items.h"
 
 namespace tosakit::fast {
@@ -88,20 +89,28 @@ class DnnlAvgPool : public OpKernel {
 // ---- integer AVG_POOL2D ----
 
 template <typename T>
-TOSAKIT_VECTOR_LOOP void accumulateRow(int32_t* acc, const T* row, int32_t zp, int64_t C) {
+TK_VECTOR_BODY void accumulateRowBody(int32_t* acc, const T* row, int32_t zp, int64_t C) {
   for (int64_t ch = 0; ch < C; ++ch) acc[ch] += int32_t(row[ch]) - zp;
+}
+template <typename T>
+void accumulateRow(int32_t* acc, const T* row, int32_t zp, int64_t C) {
+  TK_ISA_DISPATCH(accumulateRowBody<T>(acc, row, zp, C));
 }
 
 // apply_scale_32(acc, multiplier, shift, false) + output_zp, clipped to T.
 template <typename T>
-TOSAKIT_VECTOR_LOOP void scaleRow(const int32_t* acc, T* out, int64_t multiplier, int64_t shift, int64_t outZp,
-                                  int64_t C) {
+TK_VECTOR_BODY void scaleRowBody(const int32_t* acc, T* out, int64_t multiplier, int64_t shift, int64_t outZp,
+                                 int64_t C) {
   const int64_t round = int64_t(1) << (shift - 1);
   const int64_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
   for (int64_t ch = 0; ch < C; ++ch) {
     int64_t v = int64_t(int32_t((int64_t(acc[ch]) * multiplier + round) >> shift)) + outZp;
     out[ch] = T(std::min(std::max(v, lo), hi));
   }
+}
+template <typename T>
+void scaleRow(const int32_t* acc, T* out, int64_t multiplier, int64_t shift, int64_t outZp, int64_t C) {
+  TK_ISA_DISPATCH(scaleRowBody<T>(acc, out, multiplier, shift, outZp, C));
 }
 
 struct Reciprocal {
@@ -183,7 +192,9 @@ class IntAvgPool : public OpKernel {
   const bool useAvx512_ = hasAvx512Epilogue();
 };
 
-Result<CompiledKernel> avgPoolFactory(const OpChain& c) {
+}  // namespace
+
+Result<CompiledKernel> compileAvgPool(const OpChain& c) {
   const ir::Operation& op = *c.ops[0];
   auto g = parsePool(c);
   if (!g || op.operands.size() != 3) return CompiledKernel{};
@@ -207,6 +218,8 @@ Result<CompiledKernel> avgPoolFactory(const OpChain& c) {
   return ck;
 }
 
+namespace {
+
 // ---- MAX_POOL2D ----
 
 // Element access as float for bf16 (bit pattern in a uint16).
@@ -222,26 +235,34 @@ inline uint16_t floatToBf16Exact(float f) {  // f came from a bf16 value: the lo
   return uint16_t(u >> 16);
 }
 
-// acc = max(acc, row) per channel: apply_max_s, or apply_max_f with the op's nan_mode.
+// acc = max(acc, row) per channel: apply_max_s, or apply_max_f with the op's nan_mode. A NaN under PROPAGATE
+// becomes the reference's canonical quiet NaN (0x7fc00000), whatever the input's sign and payload, on every ISA.
 template <typename T>
-TOSAKIT_VECTOR_LOOP void maxRowInt(T* acc, const T* row, int64_t C) {
+TK_VECTOR_BODY void maxRowIntBody(T* acc, const T* row, int64_t C) {
   for (int64_t ch = 0; ch < C; ++ch) acc[ch] = std::max(acc[ch], row[ch]);
 }
-TOSAKIT_VECTOR_LOOP void maxRowPropagate(float* acc, const float* row, int64_t C) {
+template <typename T>
+void maxRowInt(T* acc, const T* row, int64_t C) {
+  TK_ISA_DISPATCH(maxRowIntBody<T>(acc, row, C));
+}
+TK_VECTOR_BODY void maxRowPropagateBody(float* acc, const float* row, int64_t C) {
   for (int64_t ch = 0; ch < C; ++ch) {
     const float m = acc[ch], v = row[ch];
-    acc[ch] = (m != m || v != v) ? m + v : std::max(m, v);
+    acc[ch] = (m != m || v != v) ? std::numeric_limits<float>::quiet_NaN() : std::max(m, v);
   }
 }
-TOSAKIT_VECTOR_LOOP void maxRowIgnore(float* acc, const float* row, int64_t C) {
+void maxRowPropagate(float* acc, const float* row, int64_t C) { TK_ISA_DISPATCH(maxRowPropagateBody(acc, row, C)); }
+TK_VECTOR_BODY void maxRowIgnoreBody(float* acc, const float* row, int64_t C) {
   for (int64_t ch = 0; ch < C; ++ch) {
     const float m = acc[ch], v = row[ch];
     acc[ch] = m != m ? v : (v != v ? m : std::max(m, v));
   }
 }
-TOSAKIT_VECTOR_LOOP void bf16RowToFloat(const uint16_t* in, float* out, int64_t C) {
+void maxRowIgnore(float* acc, const float* row, int64_t C) { TK_ISA_DISPATCH(maxRowIgnoreBody(acc, row, C)); }
+TK_VECTOR_BODY void bf16RowToFloatBody(const uint16_t* in, float* out, int64_t C) {
   for (int64_t ch = 0; ch < C; ++ch) out[ch] = bf16ToFloat(in[ch]);
 }
+void bf16RowToFloat(const uint16_t* in, float* out, int64_t C) { TK_ISA_DISPATCH(bf16RowToFloatBody(in, out, C)); }
 
 // One output row of an fp32 max pool, every pixel and tap in one call: a call per tap and pixel (9 per pixel
 // of resnet18's 3x3 pool over 64 channels) cost more than the comparisons (0.375 ms of a 16 ms run).
@@ -261,20 +282,26 @@ inline void maxPoolRowF32(const PoolGeom& g, const float* x, float* y, int64_t n
           if (kIgnoreNan)
             acc[ch] = m != m ? v : (v != v ? m : std::max(m, v));
           else
-            acc[ch] = (m != m || v != v) ? m + v : std::max(m, v);
+            acc[ch] = (m != m || v != v) ? std::numeric_limits<float>::quiet_NaN() : std::max(m, v);
         }
       }
     float* o = y + ((n * g.OH + oy) * g.OW + ox) * C;
     for (int64_t ch = 0; ch < C; ++ch) o[ch] = acc[ch];
   }
 }
-TOSAKIT_VECTOR_LOOP void maxPoolRowF32Propagate(const PoolGeom& g, const float* x, float* y, int64_t n, int64_t oy,
-                                                float* acc) {
+TK_VECTOR_BODY void maxPoolRowF32PropagateBody(const PoolGeom& g, const float* x, float* y, int64_t n, int64_t oy,
+                                               float* acc) {
   maxPoolRowF32<false>(g, x, y, n, oy, acc);
 }
-TOSAKIT_VECTOR_LOOP void maxPoolRowF32Ignore(const PoolGeom& g, const float* x, float* y, int64_t n, int64_t oy,
-                                             float* acc) {
+void maxPoolRowF32Propagate(const PoolGeom& g, const float* x, float* y, int64_t n, int64_t oy, float* acc) {
+  TK_ISA_DISPATCH(maxPoolRowF32PropagateBody(g, x, y, n, oy, acc));
+}
+TK_VECTOR_BODY void maxPoolRowF32IgnoreBody(const PoolGeom& g, const float* x, float* y, int64_t n, int64_t oy,
+                                            float* acc) {
   maxPoolRowF32<true>(g, x, y, n, oy, acc);
+}
+void maxPoolRowF32Ignore(const PoolGeom& g, const float* x, float* y, int64_t n, int64_t oy, float* acc) {
+  TK_ISA_DISPATCH(maxPoolRowF32IgnoreBody(g, x, y, n, oy, acc));
 }
 
 // maxPoolRowF32<false> (nan_mode PROPAGATE) on AVX-512, up to 4 vectors of 16 channels per pass over a window:
@@ -410,7 +437,9 @@ std::unique_ptr<OpKernel> floatMaxPool(const PoolGeom& g, bool ignoreNan) {
   return std::make_unique<MaxPool<T, true, false>>(g);
 }
 
-Result<CompiledKernel> maxPoolFactory(const OpChain& c) {
+}  // namespace
+
+Result<CompiledKernel> compileMaxPool(const OpChain& c) {
   auto g = parsePool(c);
   if (!g || c.ops[0]->operands.size() != 1) return CompiledKernel{};
   const bool ignoreNan = c.ops[0]->strAttr("nan_mode", "PROPAGATE") == "IGNORE";
@@ -423,13 +452,6 @@ Result<CompiledKernel> maxPoolFactory(const OpChain& c) {
     default: return CompiledKernel{};
   }
   return ck;
-}
-
-}  // namespace
-
-void registerOneDnnPoolKernels(FastKernelRegistry& r) {
-  r.add("tosa.avg_pool2d", avgPoolFactory);
-  r.add("tosa.max_pool2d", maxPoolFactory);
 }
 
 }  // namespace tosakit::fast

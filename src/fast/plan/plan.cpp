@@ -1,5 +1,6 @@
 // ExecutionPlan compilation (chains, slots, memory plan) and execution (fast kernels, reference fallback).
 #include "fast/plan/plan.h"
+#include "fast/isa_dispatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -74,18 +75,19 @@ constexpr int64_t kAlign = 64;
 // The finiteness scans run before every oneDNN step over its run-time float operands: vectorized (AVX-512,
 // AVX2 or baseline, chosen at run time; -O2 leaves these loops scalar) and split over the threads for large
 // tensors, so that they cost a small fraction of the step they guard.
-#define TOSAKIT_SCAN_LOOP __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("O3")))
 
-TOSAKIT_SCAN_LOOP uint32_t specialsF32(const uint32_t* p, int64_t n) {
+TK_VECTOR_BODY uint32_t specialsF32Body(const uint32_t* p, int64_t n) {
   uint32_t special = 0;
   for (int64_t i = 0; i < n; ++i) special |= uint32_t((p[i] & 0x7f800000u) == 0x7f800000u);
   return special;
 }
-TOSAKIT_SCAN_LOOP uint32_t specials16(const uint16_t* p, int64_t n, uint16_t exp) {
+uint32_t specialsF32(const uint32_t* p, int64_t n) { TK_ISA_DISPATCH(specialsF32Body(p, n)); }
+TK_VECTOR_BODY uint32_t specials16Body(const uint16_t* p, int64_t n, uint16_t exp) {
   uint32_t special = 0;
   for (int64_t i = 0; i < n; ++i) special |= uint32_t((p[i] & exp) == exp);
   return special;
 }
+uint32_t specials16(const uint16_t* p, int64_t n, uint16_t exp) { TK_ISA_DISPATCH(specials16Body(p, n, exp)); }
 
 // No inf or NaN among the elements of a floating-point tensor (fp32, fp16, bf16; other types: true).
 bool allFinite(const void* data, DType t, int64_t n) {

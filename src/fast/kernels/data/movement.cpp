@@ -8,6 +8,7 @@
 #include <immintrin.h>
 #include <omp.h>
 
+#include "fast/cpu_features.h"
 #include "fast/op_kernel.h"
 #include "fast/parallel_items.h"
 
@@ -148,10 +149,7 @@ TK_AVX512F void nchwToNhwc3(const float* x, float* y, int64_t P, int64_t n, int6
   }
 }
 
-bool hasAvx512F() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
+bool hasAvx512F() { return cpu::has(cpu::Isa::Avx512); }
 
 class TransposeKernel : public OpKernel {
  public:
@@ -207,6 +205,8 @@ class TransposeKernel : public OpKernel {
 
 bool storable(DType t) { return t != DType::I4 && storageBytes(t) > 0; }
 
+}  // namespace
+
 Result<CompiledKernel> compileTranspose(const OpChain& chain) {
   const ir::Operation& op = *chain.ops[0];
   const Shape& in = op.operands[0]->type.dims;
@@ -229,6 +229,8 @@ Result<CompiledKernel> compileTranspose(const OpChain& chain) {
   return ck;
 }
 
+namespace {
+
 class ConcatKernel : public OpKernel {
  public:
   ConcatKernel(Shape out, int axis, size_t elem) : out_(std::move(out)), axis_(axis), elem_(elem) {}
@@ -250,6 +252,8 @@ class ConcatKernel : public OpKernel {
   size_t elem_;
 };
 
+}  // namespace
+
 Result<CompiledKernel> compileConcat(const OpChain& chain) {
   const ir::Operation& op = *chain.ops[0];
   const Shape& out = op.results[0]->type.dims;
@@ -267,6 +271,8 @@ Result<CompiledKernel> compileConcat(const OpChain& chain) {
   ck.kernel = std::make_unique<ConcatKernel>(out, int(axis), storageBytes(op.results[0]->type.dtype));
   return ck;
 }
+
+namespace {
 
 class SliceKernel : public OpKernel {
  public:
@@ -287,6 +293,8 @@ class SliceKernel : public OpKernel {
   size_t elem_;
 };
 
+}  // namespace
+
 Result<CompiledKernel> compileSlice(const OpChain& chain) {
   const ir::Operation& op = *chain.ops[0];
   if (op.operands.size() != 3 || !chain.constants[0][1] || !chain.constants[0][2]) return CompiledKernel{};
@@ -306,6 +314,8 @@ Result<CompiledKernel> compileSlice(const OpChain& chain) {
   ck.kernel = std::make_unique<SliceKernel>(out, offset, st, storageBytes(op.results[0]->type.dtype));
   return ck;
 }
+
+namespace {
 
 // n copies of the element at `value` (typed stores, split over threads when large).
 template <typename T>
@@ -348,6 +358,8 @@ class PadKernel : public OpKernel {
   size_t elem_;
 };
 
+}  // namespace
+
 Result<CompiledKernel> compilePad(const OpChain& chain) {
   const ir::Operation& op = *chain.ops[0];
   if (op.operands.size() != 3 || !chain.constants[0][1]) return CompiledKernel{};
@@ -368,15 +380,6 @@ Result<CompiledKernel> compilePad(const OpChain& chain) {
   CompiledKernel ck;
   ck.kernel = std::make_unique<PadKernel>(in, out, offset, storageBytes(t));
   return ck;
-}
-
-}  // namespace
-
-void registerDataMovementKernels(FastKernelRegistry& r) {
-  r.add("tosa.transpose", compileTranspose);
-  r.add("tosa.concat", compileConcat);
-  r.add("tosa.slice", compileSlice);
-  r.add("tosa.pad", compilePad);
 }
 
 }  // namespace tosakit::fast

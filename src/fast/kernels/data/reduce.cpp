@@ -24,6 +24,7 @@
 #include <limits>
 
 #include "core/numeric.h"
+#include "fast/isa_dispatch.h"
 #include "fast/kernels/common.h"
 #include "fast/op_kernel.h"
 #include "fast/parallel_items.h"
@@ -58,13 +59,14 @@ void forRowBlocks(const Geometry& g, const T* in, O* out, F&& f) {
 }
 
 // ---- bool ----
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void boolRows(const uint8_t* __restrict x,
-                                                                                  uint8_t* __restrict acc, int64_t n,
-                                                                                  int all) {
+TK_VECTOR_BODY void boolRowsBody(const uint8_t* __restrict x, uint8_t* __restrict acc, int64_t n, int all) {
   if (all)
     for (int64_t j = 0; j < n; ++j) acc[j] = uint8_t(acc[j] & uint8_t(x[j] != 0));
   else
     for (int64_t j = 0; j < n; ++j) acc[j] = uint8_t(acc[j] | uint8_t(x[j] != 0));
+}
+void boolRows(const uint8_t* __restrict x, uint8_t* __restrict acc, int64_t n, int all) {
+  TK_ISA_DISPATCH(boolRowsBody(x, acc, n, all));
 }
 
 void reduceBool(const Geometry& g, const uint8_t* in, uint8_t* out, bool all) {
@@ -88,20 +90,20 @@ void reduceBool(const Geometry& g, const uint8_t* in, uint8_t* out, bool all) {
 
 // ---- integer max/min ----
 template <typename T>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void intExtremeRow(const T* __restrict x,
-                                                                                       T* __restrict acc, int64_t n,
-                                                                                       int isMax) {
+TK_VECTOR_BODY void intExtremeRowBody(const T* __restrict x, T* __restrict acc, int64_t n, int isMax) {
   if (isMax)
     for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] >= x[j] ? acc[j] : x[j];
   else
     for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] < x[j] ? acc[j] : x[j];
 }
+template <typename T>
+void intExtremeRow(const T* __restrict x, T* __restrict acc, int64_t n, int isMax) {
+  TK_ISA_DISPATCH(intExtremeRowBody<T>(x, acc, n, isMax));
+}
 
 // A whole row into L lanes (element i into lane i % L): one call per row, the lane loop vectorized.
 template <typename T, int64_t L>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void intExtremeLanes(const T* __restrict x,
-                                                                                         int64_t n, T* __restrict lanes,
-                                                                                         int isMax) {
+TK_VECTOR_BODY void intExtremeLanesBody(const T* __restrict x, int64_t n, T* __restrict lanes, int isMax) {
   int64_t i = 0;
   if (isMax) {
     for (; i + L <= n; i += L)
@@ -110,7 +112,11 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void intExtr
     for (; i + L <= n; i += L)
       for (int64_t j = 0; j < L; ++j) lanes[j] = lanes[j] < x[i + j] ? lanes[j] : x[i + j];
   }
-  intExtremeRow<T>(x + i, lanes, n - i, isMax);
+  intExtremeRowBody<T>(x + i, lanes, n - i, isMax);
+}
+template <typename T, int64_t L>
+void intExtremeLanes(const T* __restrict x, int64_t n, T* __restrict lanes, int isMax) {
+  TK_ISA_DISPATCH(intExtremeLanesBody<T, L>(x, n, lanes, isMax));
 }
 
 template <typename T>
@@ -136,9 +142,7 @@ void reduceIntExtreme(const Geometry& g, const T* in, T* out, bool isMax) {
 }
 
 // ---- i32 sum: int64 partial sums, each checked against the i32 range ----
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t intSumRows(const int32_t* __restrict x,
-                                                                                       int64_t* __restrict acc,
-                                                                                       int64_t n) {
+TK_VECTOR_BODY int64_t intSumRowsBody(const int32_t* __restrict x, int64_t* __restrict acc, int64_t n) {
   constexpr int64_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
   int64_t bad = 0;
   for (int64_t j = 0; j < n; ++j) {
@@ -147,6 +151,9 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t intS
     acc[j] = v;
   }
   return bad;
+}
+int64_t intSumRows(const int32_t* __restrict x, int64_t* __restrict acc, int64_t n) {
+  TK_ISA_DISPATCH(intSumRowsBody(x, acc, n));
 }
 
 bool reduceIntSum(const Geometry& g, const int32_t* in, int32_t* out) {
@@ -176,20 +183,19 @@ bool reduceIntSum(const Geometry& g, const int32_t* in, int32_t* out) {
 }
 
 // ---- fp32 sum / product: sequential in the spec's order ----
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void f32SeqRows(const float* __restrict x,
-                                                                                    float* __restrict acc, int64_t n,
-                                                                                    int isSum) {
+TK_VECTOR_BODY void f32SeqRowsBody(const float* __restrict x, float* __restrict acc, int64_t n, int isSum) {
   if (isSum)
     for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] + x[j];
   else
     for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] * x[j];
 }
+void f32SeqRows(const float* __restrict x, float* __restrict acc, int64_t n, int isSum) {
+  TK_ISA_DISPATCH(f32SeqRowsBody(x, acc, n, isSum));
+}
 
 // Eight rows of `axis` elements, each summed (multiplied) in its own order: eight independent chains.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void f32SeqBlock8(const float* __restrict rows,
-                                                                                      int64_t axis,
-                                                                                      float* __restrict out, float init,
-                                                                                      int isSum) {
+TK_VECTOR_BODY void f32SeqBlock8Body(const float* __restrict rows, int64_t axis, float* __restrict out, float init,
+                                     int isSum) {
   float acc[8];
   for (int r = 0; r < 8; ++r) acc[r] = init;
   if (isSum) {
@@ -200,6 +206,9 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void f32SeqB
       for (int r = 0; r < 8; ++r) acc[r] = acc[r] * rows[r * axis + i];
   }
   for (int r = 0; r < 8; ++r) out[r] = acc[r];
+}
+void f32SeqBlock8(const float* __restrict rows, int64_t axis, float* __restrict out, float init, int isSum) {
+  TK_ISA_DISPATCH(f32SeqBlock8Body(rows, axis, out, init, isSum));
 }
 
 void reduceF32Seq(const Geometry& g, const float* in, float* out, bool isSum) {
@@ -230,18 +239,16 @@ void reduceF32Seq(const Geometry& g, const float* in, float* out, bool isSum) {
 }
 
 // The reference rounds every partial result with roundToFloat, which maps any NaN to the canonical one.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void canonicalNaN(float* p, int64_t n) {
+TK_VECTOR_BODY void canonicalNaNBody(float* p, int64_t n) {
   for (int64_t i = 0; i < n; ++i) p[i] = p[i] == p[i] ? p[i] : std::numeric_limits<float>::quiet_NaN();
 }
+void canonicalNaN(float* p, int64_t n) { TK_ISA_DISPATCH(canonicalNaNBody(p, n)); }
 
 // ---- fp32 max / min ----
 // One step of apply_max_f / apply_min_f with NaN inputs skipped (their effect is applied afterwards from the
 // flags): max keeps acc on ties (a >= b ? a : b), min takes the new value (a < b ? a : b).
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void f32ExtremeRows(const float* __restrict x,
-                                                                                        float* __restrict acc,
-                                                                                        int32_t* __restrict nan,
-                                                                                        int32_t* __restrict number,
-                                                                                        int64_t n, int isMax) {
+TK_VECTOR_BODY void f32ExtremeRowsBody(const float* __restrict x, float* __restrict acc, int32_t* __restrict nan,
+                                       int32_t* __restrict number, int64_t n, int isMax) {
   if (isMax) {
     for (int64_t j = 0; j < n; ++j) {
       const float v = x[j], a = acc[j];
@@ -262,11 +269,14 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void f32Extr
     }
   }
 }
+void f32ExtremeRows(const float* __restrict x, float* __restrict acc, int32_t* __restrict nan,
+                    int32_t* __restrict number, int64_t n, int isMax) {
+  TK_ISA_DISPATCH(f32ExtremeRowsBody(x, acc, nan, number, n, isMax));
+}
 
 template <int64_t L>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void f32ExtremeLanes(
-    const float* __restrict x, int64_t n, float* __restrict lanes, int32_t* __restrict nan, int32_t* __restrict number,
-    int isMax) {
+TK_VECTOR_BODY void f32ExtremeLanesBody(const float* __restrict x, int64_t n, float* __restrict lanes,
+                                        int32_t* __restrict nan, int32_t* __restrict number, int isMax) {
   int64_t i = 0;
   for (; i + L <= n; i += L) {
     for (int64_t j = 0; j < L; ++j) {
@@ -278,7 +288,12 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void f32Extr
       number[j] |= 1 - isNan;
     }
   }
-  f32ExtremeRows(x + i, lanes, nan, number, n - i, isMax);
+  f32ExtremeRowsBody(x + i, lanes, nan, number, n - i, isMax);
+}
+template <int64_t L>
+void f32ExtremeLanes(const float* __restrict x, int64_t n, float* __restrict lanes, int32_t* __restrict nan,
+                     int32_t* __restrict number, int isMax) {
+  TK_ISA_DISPATCH(f32ExtremeLanesBody<L>(x, n, lanes, nan, number, isMax));
 }
 
 float quietNaN(float v) {
@@ -464,13 +479,11 @@ KernelFactory reduceFactory(Rd op) {
 
 }  // namespace
 
-void registerReduceKernels(FastKernelRegistry& r) {
-  r.add("tosa.reduce_all", reduceFactory(Rd::All));
-  r.add("tosa.reduce_any", reduceFactory(Rd::Any));
-  r.add("tosa.reduce_max", reduceFactory(Rd::Max));
-  r.add("tosa.reduce_min", reduceFactory(Rd::Min));
-  r.add("tosa.reduce_product", reduceFactory(Rd::Product));
-  r.add("tosa.reduce_sum", reduceFactory(Rd::Sum));
-}
+Result<CompiledKernel> compileReduceAll(const OpChain& c) { return reduceFactory(Rd::All)(c); }
+Result<CompiledKernel> compileReduceAny(const OpChain& c) { return reduceFactory(Rd::Any)(c); }
+Result<CompiledKernel> compileReduceMax(const OpChain& c) { return reduceFactory(Rd::Max)(c); }
+Result<CompiledKernel> compileReduceMin(const OpChain& c) { return reduceFactory(Rd::Min)(c); }
+Result<CompiledKernel> compileReduceProduct(const OpChain& c) { return reduceFactory(Rd::Product)(c); }
+Result<CompiledKernel> compileReduceSum(const OpChain& c) { return reduceFactory(Rd::Sum)(c); }
 
 }  // namespace tosakit::fast

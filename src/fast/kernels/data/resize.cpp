@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "core/numeric.h"
+#include "fast/isa_dispatch.h"
 #include "fast/op_kernel.h"
 #include "fast/parallel_items.h"
 
@@ -61,18 +62,23 @@ std::vector<Axis> axisTable(int64_t outSize, int64_t inSize, int64_t scaleN, int
 // out[c] = sum of four corner values times integer weights (exact; i8 -> i32 fits in int32: |v| <= 128 and
 // the four weights sum to scale_y_n * scale_x_n <= 2^22).
 template <typename In, typename Acc, typename Out>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void bilinearIntRow(
-    const In* __restrict p00, const In* __restrict p01, const In* __restrict p10, const In* __restrict p11, Acc w00,
-    Acc w01, Acc w10, Acc w11, Out* __restrict out, int64_t C) {
+TK_VECTOR_BODY void bilinearIntRowBody(const In* __restrict p00, const In* __restrict p01, const In* __restrict p10,
+                                       const In* __restrict p11, Acc w00, Acc w01, Acc w10, Acc w11,
+                                       Out* __restrict out, int64_t C) {
   for (int64_t c = 0; c < C; ++c)
     out[c] = Out(Acc(p00[c]) * w00 + Acc(p01[c]) * w01 + Acc(p10[c]) * w10 + Acc(p11[c]) * w11);
+}
+template <typename In, typename Acc, typename Out>
+void bilinearIntRow(const In* __restrict p00, const In* __restrict p01, const In* __restrict p10,
+                    const In* __restrict p11, Acc w00, Acc w01, Acc w10, Acc w11, Out* __restrict out, int64_t C) {
+  TK_ISA_DISPATCH(bilinearIntRowBody<In, Acc, Out>(p00, p01, p10, p11, w00, w01, w10, w11, out, C));
 }
 
 // The reference's float order: acc = (v00*(1-dy))*(1-dx); acc += (v01*(1-dy))*dx; acc += (v10*dy)*(1-dx);
 // acc += (v11*dy)*dx — every operation rounded to fp32.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void bilinearF32Row(
-    const float* __restrict p00, const float* __restrict p01, const float* __restrict p10, const float* __restrict p11,
-    float dy, float ody, float dx, float odx, float* __restrict out, int64_t C) {
+TK_VECTOR_BODY void bilinearF32RowBody(const float* __restrict p00, const float* __restrict p01,
+                                       const float* __restrict p10, const float* __restrict p11, float dy, float ody,
+                                       float dx, float odx, float* __restrict out, int64_t C) {
   for (int64_t c = 0; c < C; ++c) {
     float acc = (p00[c] * ody) * odx;
     acc = acc + (p01[c] * ody) * dx;
@@ -81,21 +87,27 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void bilinea
     out[c] = acc == acc ? acc : std::numeric_limits<float>::quiet_NaN();  // R(NaN): the canonical NaN
   }
 }
+void bilinearF32Row(const float* __restrict p00, const float* __restrict p01, const float* __restrict p10,
+                    const float* __restrict p11, float dy, float ody, float dx, float odx, float* __restrict out,
+                    int64_t C) {
+  TK_ISA_DISPATCH(bilinearF32RowBody(p00, p01, p10, p11, dy, ody, dx, odx, out, C));
+}
 
 // NEAREST_NEIGHBOR on floats copies values through the reference's fp64 round trip: an fp32 NaN keeps its
 // payload but is quieted, an fp16/bf16 NaN becomes the format's canonical NaN. Input NaNs are rare, so the
 // copy is plain bytes and this pass runs only when the input has one.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t countNaN32(const uint32_t* p, int64_t n) {
+TK_VECTOR_BODY int64_t countNaN32Body(const uint32_t* p, int64_t n) {
   int64_t k = 0;
   for (int64_t i = 0; i < n; ++i) k += int64_t((p[i] & 0x7fffffffu) > 0x7f800000u);
   return k;
 }
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t countNaN16(const uint16_t* p, int64_t n,
-                                                                                       uint16_t inf) {
+int64_t countNaN32(const uint32_t* p, int64_t n) { TK_ISA_DISPATCH(countNaN32Body(p, n)); }
+TK_VECTOR_BODY int64_t countNaN16Body(const uint16_t* p, int64_t n, uint16_t inf) {
   int64_t k = 0;
   for (int64_t i = 0; i < n; ++i) k += int64_t(uint16_t(p[i] & 0x7fffu) > inf);
   return k;
 }
+int64_t countNaN16(const uint16_t* p, int64_t n, uint16_t inf) { TK_ISA_DISPATCH(countNaN16Body(p, n, inf)); }
 void canonicalizeNaN(DType t, void* data, int64_t n) {
   if (t == DType::FP32) {
     uint32_t* p = static_cast<uint32_t*>(data);
@@ -117,13 +129,14 @@ bool hasNaN(DType t, const void* data, int64_t n) {
 
 // o[c] = s[c] + a[c] (resizedFirst) or a[c] + s[c]: one fp32 addition each, as tosa.add rounds it. o may be s
 // (in place, after a NaN input: not restrict-qualified).
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void addRowF32(const float* s, const float* a,
-                                                                                   float* o, int64_t n,
-                                                                                   bool resizedFirst) {
+TK_VECTOR_BODY void addRowF32Body(const float* s, const float* a, float* o, int64_t n, bool resizedFirst) {
   if (resizedFirst)
     for (int64_t c = 0; c < n; ++c) o[c] = s[c] + a[c];
   else
     for (int64_t c = 0; c < n; ++c) o[c] = a[c] + s[c];
+}
+void addRowF32(const float* s, const float* a, float* o, int64_t n, bool resizedFirst) {
+  TK_ISA_DISPATCH(addRowF32Body(s, a, o, n, resizedFirst));
 }
 
 class ResizeKernel : public OpKernel {
@@ -318,6 +331,8 @@ int fusableAdd(const OpChain& chain, bool bilinear, DType inT) {
   return other;
 }
 
+}  // namespace
+
 Result<CompiledKernel> compileResize(const OpChain& chain) {
   const ir::Operation& op = *chain.ops[0];
   if (op.operands.size() != 4 || op.results.size() != 1) return CompiledKernel{};
@@ -347,9 +362,5 @@ Result<CompiledKernel> compileResize(const OpChain& chain) {
   ck.kernel = std::move(kernel);
   return ck;
 }
-
-}  // namespace
-
-void registerResizeKernels(FastKernelRegistry& r) { r.add("tosa.resize", compileResize); }
 
 }  // namespace tosakit::fast

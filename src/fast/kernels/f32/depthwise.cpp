@@ -8,6 +8,7 @@
 // oneDNN 2.6's brdgmm_dw ran these layers at 1-17 GFLOP/s on NHWC tensors (mobilenet_v2, PP-OCR); this pass
 // reads the input once per tap row from L1/L2 and writes the output once, epilogue included.
 #include "fast/kernels/f32/depthwise.h"
+#include "fast/isa_dispatch.h"
 
 #include <immintrin.h>
 
@@ -261,9 +262,8 @@ Mode chooseMode(const std::vector<FloatEpilogueOp>& ops, const std::vector<const
 }
 
 // ---- portable (AVX2 / baseline): plain loops over a chunk of channels, vectorized by the compiler ----
-#define TOSAKIT_PORTABLE __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("O3")))
 
-TOSAKIT_PORTABLE void rowPortable(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
+TK_VECTOR_BODY void rowPortableBody(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
   const DepthwiseF32Geometry& g = r.g;
   const int64_t C = g.C, n = c1 - c0;
   float acc[kChunk];
@@ -303,13 +303,15 @@ TOSAKIT_PORTABLE void rowPortable(const RowContext& r, const Epilogue& e, int64_
     for (int64_t i = 0; i < n; ++i) r.y[at + i] = acc[i];
   }
 }
+void rowPortable(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
+  TK_ISA_DISPATCH(rowPortableBody(r, e, c0, c1));
+}
 
 }  // namespace
 
 void depthwiseF32(const DepthwiseF32Geometry& g, const float* x, const float* w, const float* bias, float* y,
                   const std::vector<FloatEpilogueOp>& epilogue, const std::vector<const float*>& operands) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  const bool avx512 = cpu::has(cpu::Isa::Avx512);
   Epilogue e{epilogue, operands};
   // The common forms (nothing, relu6-style clamp with NaN propagation, BatchNorm's mul/add) run without the
   // general loop.

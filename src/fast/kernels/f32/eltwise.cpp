@@ -16,8 +16,9 @@
 #include <map>
 #include <optional>
 
+#include "fast/isa_dispatch.h"
+#include "fast/kernel_factories.h"
 #include "fast/kernels/common.h"
-#include "fast/kernels/int8/quantize_input.h"
 #include "fast/op_kernel.h"
 #include "fast/parallel_items.h"
 
@@ -101,9 +102,8 @@ inline float extremeOf(float a, float b) {
   return (a != a) | (b != b) ? std::numeric_limits<float>::quiet_NaN() : m;
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void applyFloatBinary(Ew op, float* acc, const float* b,
-                                                                                   int64_t n, int64_t stride,
-                                                                                   bool chainIsFirst) {
+TK_VECTOR_BODY void applyFloatBinaryBody(Ew op, float* acc, const float* b, int64_t n, int64_t stride,
+                                         bool chainIsFirst) {
   if (stride == 0) {
     const float v = b[0];
     switch (op) {
@@ -168,15 +168,20 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void applyFloatBina
     default: return;
   }
 }
+void applyFloatBinary(Ew op, float* acc, const float* b, int64_t n, int64_t stride, bool chainIsFirst) {
+  TK_ISA_DISPATCH(applyFloatBinaryBody(op, acc, b, n, stride, chainIsFirst));
+}
 
 // apply_clip_f: max(value, lo) then min(that, hi), NaN -> the canonical NaN (the bounds are not NaN: the
 // factory takes only lo <= hi).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void applyFloatClamp(float* acc, int64_t n, float lo,
-                                                                                  float hi) {
+TK_VECTOR_BODY void applyFloatClampBody(float* acc, int64_t n, float lo, float hi) {
   for (int64_t i = 0; i < n; ++i) {
     const float x = acc[i], m = x >= lo ? x : lo;
     acc[i] = x != x ? qNaN() : (m < hi ? m : hi);
   }
+}
+void applyFloatClamp(float* acc, int64_t n, float lo, float hi) {
+  TK_ISA_DISPATCH(applyFloatClampBody(acc, n, lo, hi));
 }
 
 // exp and sigmoid, vectorized, identical to the reference's float(std::exp(double(x))) and
@@ -187,10 +192,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void applyFloatClam
 // whose fp32 value would be subnormal, or whose input is NaN, is recomputed with the reference's own
 // formula. Outside the polynomial's range the result is an exact constant (0, 1 or inf), as in the reference.
 template <bool sigmoid>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t expSigmoidPass(const float* __restrict x,
-                                                                                           float* __restrict out,
-                                                                                           int32_t* __restrict hard,
-                                                                                           int64_t n) {
+TK_VECTOR_BODY int64_t expSigmoidPassBody(const float* __restrict x, float* __restrict out, int32_t* __restrict hard,
+                                          int64_t n) {
   int64_t hardCount = 0;
   constexpr double kLog2e = 1.4426950408889634, kLn2Hi = 0.693147180369123816490, kLn2Lo = 1.90821492927058770002e-10;
   constexpr double kShifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer in the low bits
@@ -248,6 +251,10 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t expS
   }
   return hardCount;
 }
+template <bool sigmoid>
+int64_t expSigmoidPass(const float* __restrict x, float* __restrict out, int32_t* __restrict hard, int64_t n) {
+  TK_ISA_DISPATCH(expSigmoidPassBody<sigmoid>(x, out, hard, n));
+}
 
 void applyExpSigmoid(float* acc, int64_t n, bool sigmoid) {
   constexpr int64_t kChunk = 1024;
@@ -302,10 +309,7 @@ bool isRegisterFusable(Ew e) {
       e == Ew::Abs || e == Ew::Negate;
 }
 
-bool cpuHasAvx512() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-  return has;
-}
+bool cpuHasAvx512() { return cpu::has(cpu::Isa::Avx512); }
 
 // a >= b ? a : b (isMax) or a < b ? a : b, the canonical NaN when either is NaN (extremeOf).
 template <bool isMax>
@@ -602,55 +606,46 @@ Result<CompiledKernel> compileFloatChain(const OpChain& chain) {
 // One row of an integer binary op with both operands contiguous (or the second a broadcast scalar, sy == 0):
 // the op is chosen outside the loop so each loop vectorizes. Returns nonzero when a result left int32 (an int64
 // flag rather than a bool reduction, which the vectorizer does not take).
-#define TOSAKIT_INT_ROW(NAME, T)                                                                                      \
-  __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int64_t NAME(                                   \
-      const T* __restrict x, const T* __restrict y, int64_t sy, int32_t* __restrict o, int64_t n, Ew op, int shift) { \
-    int64_t bad = 0;                                                                                                  \
-    constexpr int64_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();             \
-    const int64_t round = shift > 0 ? int64_t(1) << (shift - 1) : 0;                                                  \
-    auto loop = [&](auto f) {                                                                                         \
-      if (sy == 0) {                                                                                                  \
-        const int64_t b = y[0];                                                                                       \
-        for (int64_t i = 0; i < n; ++i) {                                                                             \
-          const int64_t v = f(int64_t(x[i]), b);                                                                      \
-          bad |= (v < lo) | (v > hi);                                                                                 \
-          o[i] = int32_t(v);                                                                                          \
-        }                                                                                                             \
-      } else {                                                                                                        \
-        for (int64_t i = 0; i < n; ++i) {                                                                             \
-          const int64_t v = f(int64_t(x[i]), int64_t(y[i]));                                                          \
-          bad |= (v < lo) | (v > hi);                                                                                 \
-          o[i] = int32_t(v);                                                                                          \
-        }                                                                                                             \
-      }                                                                                                               \
-    };                                                                                                                \
-    switch (op) {                                                                                                     \
-      case Ew::Add: loop([](int64_t a, int64_t b) { return a + b; }); break;                                          \
-      case Ew::Sub: loop([](int64_t a, int64_t b) { return a - b; }); break;                                          \
-      case Ew::Max: loop([](int64_t a, int64_t b) { return a > b ? a : b; }); break;                                  \
-      case Ew::Min: loop([](int64_t a, int64_t b) { return a < b ? a : b; }); break;                                  \
-      case Ew::Mul:                                                                                                   \
-        if (shift == 0)                                                                                               \
-          loop([](int64_t a, int64_t b) { return a * b; });                                                           \
-        else                                                                                                          \
-          loop([&](int64_t a, int64_t b) { return (a * b + round) >> shift; });                                       \
-        break;                                                                                                        \
-      default: bad = 1; break;                                                                                        \
-    }                                                                                                                 \
-    return bad;                                                                                                       \
+template <typename T>
+TK_VECTOR_BODY int64_t intRowBody(const T* __restrict x, const T* __restrict y, int64_t sy, int32_t* __restrict o,
+                                  int64_t n, Ew op, int shift) {
+  int64_t bad = 0;
+  constexpr int64_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
+  const int64_t round = shift > 0 ? int64_t(1) << (shift - 1) : 0;
+  auto loop = [&](auto f) {
+    if (sy == 0) {
+      const int64_t b = y[0];
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t v = f(int64_t(x[i]), b);
+        bad |= (v < lo) | (v > hi);
+        o[i] = int32_t(v);
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t v = f(int64_t(x[i]), int64_t(y[i]));
+        bad |= (v < lo) | (v > hi);
+        o[i] = int32_t(v);
+      }
+    }
+  };
+  switch (op) {
+    case Ew::Add: loop([](int64_t a, int64_t b) { return a + b; }); break;
+    case Ew::Sub: loop([](int64_t a, int64_t b) { return a - b; }); break;
+    case Ew::Max: loop([](int64_t a, int64_t b) { return a > b ? a : b; }); break;
+    case Ew::Min: loop([](int64_t a, int64_t b) { return a < b ? a : b; }); break;
+    case Ew::Mul:
+      if (shift == 0)
+        loop([](int64_t a, int64_t b) { return a * b; });
+      else
+        loop([&](int64_t a, int64_t b) { return (a * b + round) >> shift; });
+      break;
+    default: bad = 1; break;
   }
-TOSAKIT_INT_ROW(intRowI32, int32_t)
-TOSAKIT_INT_ROW(intRowI16, int16_t)
-TOSAKIT_INT_ROW(intRowI8, int8_t)
-#undef TOSAKIT_INT_ROW
-inline int64_t intRow(const int32_t* x, const int32_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) {
-  return intRowI32(x, y, sy, o, n, op, shift);
+  return bad;
 }
-inline int64_t intRow(const int16_t* x, const int16_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) {
-  return intRowI16(x, y, sy, o, n, op, shift);
-}
-inline int64_t intRow(const int8_t* x, const int8_t* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) {
-  return intRowI8(x, y, sy, o, n, op, shift);
+template <typename T>
+int64_t intRow(const T* x, const T* y, int64_t sy, int32_t* o, int64_t n, Ew op, int shift) {
+  TK_ISA_DISPATCH(intRowBody<T>(x, y, sy, o, n, op, shift));
 }
 
 // Integer binary ops (add/sub/mul with shift/max/min) on i32 (and mul on i8/i16 -> i32), computed in int64:
@@ -734,19 +729,12 @@ Result<CompiledKernel> compileIntBinary(const OpChain& chain) {
   return ck;
 }
 
+}  // namespace
+
 Result<CompiledKernel> compileElementwise(const OpChain& chain) {
   auto f = compileFloatChain(chain);
   if (!f || f->kernel) return f;
   return compileIntBinary(chain);
-}
-
-}  // namespace
-
-void registerElementwiseKernels(FastKernelRegistry& r) {
-  r.add("tosa.mul", compileQuantizeInput);  // mul -> cast [-> transpose]: a quantized graph's input
-  for (const char* name : {"tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tosa.clamp", "tosa.abs",
-                           "tosa.negate", "tosa.reciprocal", "tosa.rsqrt", "tosa.exp", "tosa.sigmoid", "tosa.tanh"})
-    r.add(name, compileElementwise);
 }
 
 }  // namespace tosakit::fast

@@ -9,6 +9,7 @@
 // Built with -ffp-contract=off (src/fast/CMakeLists.txt): the epilogue's ADD/MUL/CLAMP are each one fp32
 // rounding, as TOSA rounds them; the dot product's fused multiply-adds are explicit intrinsics.
 #include "fast/kernels/f32/transpose_conv.h"
+#include "fast/isa_dispatch.h"
 
 #include <immintrin.h>
 
@@ -126,10 +127,9 @@ void rowAvx512(const TransposeConvF32Geometry& g, const float* xRow, const RowPl
 }
 
 // ---- portable (AVX2 / baseline): plain loops over the taps, vectorized by the compiler ----
-#define TOSAKIT_PORTABLE __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("O3")))
 
-TOSAKIT_PORTABLE void rowPortable(const TransposeConvF32Geometry& g, const float* xRow, const float* W,
-                                  const float* biasT, float* yRow) {
+TK_VECTOR_BODY void rowPortableBody(const TransposeConvF32Geometry& g, const float* xRow, const float* W,
+                                    const float* biasT, float* yRow) {
   const int64_t Tp = paddedTaps(g);
   float t[kTransposeConvMaxTaps + 16];
   for (int64_t ix = 0; ix < g.IW; ++ix) {
@@ -144,11 +144,15 @@ TOSAKIT_PORTABLE void rowPortable(const TransposeConvF32Geometry& g, const float
     scatterPixel(g, t, yRow, ix);
   }
 }
+void rowPortable(const TransposeConvF32Geometry& g, const float* xRow, const float* W, const float* biasT,
+                 float* yRow) {
+  TK_ISA_DISPATCH(rowPortableBody(g, xRow, W, biasT, yRow));
+}
 
 // ---- the epilogue over `n` consecutive output values starting at flat index `offset` (channel offset % C) ----
-TOSAKIT_PORTABLE void epilogueRange(float* y, int64_t n, int64_t offset, int64_t channels,
-                                    const std::vector<FloatEpilogueOp>& ops,
-                                    const std::vector<const float*>& operands) {
+TK_VECTOR_BODY void epilogueRangeBody(float* y, int64_t n, int64_t offset, int64_t channels,
+                                      const std::vector<FloatEpilogueOp>& ops,
+                                      const std::vector<const float*>& operands) {
   for (size_t o = 0; o < ops.size(); ++o) {
     const FloatEpilogueOp& op = ops[o];
     if (op.kind == Kind::Clamp) {
@@ -183,6 +187,10 @@ TOSAKIT_PORTABLE void epilogueRange(float* y, int64_t n, int64_t offset, int64_t
     }
   }
 }
+void epilogueRange(float* y, int64_t n, int64_t offset, int64_t channels, const std::vector<FloatEpilogueOp>& ops,
+                   const std::vector<const float*>& operands) {
+  TK_ISA_DISPATCH(epilogueRangeBody(y, n, offset, channels, ops, operands));
+}
 
 }  // namespace
 
@@ -205,8 +213,7 @@ std::vector<float> packTransposeConvF32Weights(const TransposeConvF32Geometry& g
 void transposeConvF32(const TransposeConvF32Geometry& g, const float* x, const float* packedW, const float* bias,
                       float* y, const std::vector<FloatEpilogueOp>& epilogue,
                       const std::vector<const float*>& operands) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  const bool avx512 = cpu::has(cpu::Isa::Avx512);
   const int64_t T = g.KH * g.KW * g.OC, Tp = paddedTaps(g);
   alignas(64) float biasT[kTransposeConvMaxTaps + 16] = {};
   for (int64_t t = 0; t < T; ++t) biasT[t] = bias[t % g.OC];

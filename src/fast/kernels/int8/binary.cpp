@@ -24,6 +24,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "fast/isa_dispatch.h"
 #include "fast/kernels/common.h"
 #include "fast/kernels/int8/binary.h"
 #include "fast/kernels/int8/simd.h"
@@ -110,9 +111,8 @@ namespace {
 // One row of L values rescaled to i32 (the held-back first operand's rescale, when it is not done in
 // registers): per-lane parameters, the REQUIRE on the value range flagged. Returns false when it would fail.
 template <typename AT>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool rescaleRow(const AT* __restrict a,
-                                                                                    int32_t* __restrict out, int64_t L,
-                                                                                    const ScaleLanes& p, int64_t zp) {
+TK_VECTOR_BODY bool rescaleRowBody(const AT* __restrict a, int32_t* __restrict out, int64_t L, const ScaleLanes& p,
+                                   int64_t zp) {
   int64_t bad = 0;
   const int32_t* m = p.mult.data();
   const int64_t *rp = p.roundPos.data(), *rn = p.roundNeg.data(), *sh = p.shift.data();
@@ -124,6 +124,10 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool rescale
     out[i] = int32_t((int64_t(int32_t(v)) * int64_t(m[i]) + r) >> sh[i]);
   }
   return !bad;
+}
+template <typename AT>
+bool rescaleRow(const AT* __restrict a, int32_t* __restrict out, int64_t L, const ScaleLanes& p, int64_t zp) {
+  TK_ISA_DISPATCH(rescaleRowBody<AT>(a, out, L, p, zp));
 }
 
 struct FusedParams {
@@ -142,10 +146,8 @@ enum class XMode { Rescale, Lookup, Ready };  // x is rescaled here, looked up i
 // flag is an int64 (a bool reduction blocks it). Returns false when a REQUIRE would fail.
 // kScalar: both rescales per tensor (the usual case): their parameters stay in registers.
 template <typename XT, typename OutT, BinOp kOp, XMode kX, bool kScalar>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRow(const int32_t* __restrict a,
-                                                                                  const XT* __restrict x,
-                                                                                  OutT* __restrict out, int64_t L,
-                                                                                  const FusedParams& p) {
+TK_VECTOR_BODY bool fusedRowBody(const int32_t* __restrict a, const XT* __restrict x, OutT* __restrict out, int64_t L,
+                                 const FusedParams& p) {
   int64_t bad = 0;
   const int64_t izp = p.inZp, ozp = p.outZp, lo = p.lo, hi = p.hi, msh = p.mulShift, mrnd = p.mulRound;
   const int32_t *im = p.in.mult.data(), *om = p.out.mult.data();
@@ -196,6 +198,11 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool fusedRo
     out[i] = OutT(r);
   }
   return !bad;
+}
+template <typename XT, typename OutT, BinOp kOp, XMode kX, bool kScalar>
+bool fusedRow(const int32_t* __restrict a, const XT* __restrict x, OutT* __restrict out, int64_t L,
+              const FusedParams& p) {
+  TK_ISA_DISPATCH(fusedRowBody<XT, OutT, kOp, kX, kScalar>(a, x, out, L, p));
 }
 
 // The same row in AVX-512 registers, 16 lanes at a time, for the usual case: both rescales per tensor, x an i8
@@ -277,11 +284,7 @@ std::optional<Bcast> broadcastOf(const Shape& operand, const Shape& out) {
   return std::nullopt;
 }
 
-bool hasVbmi() {
-  static const bool has =
-      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
-  return has;
-}
+bool hasVbmi() { return cpu::features().avx512Vbmi; }
 
 // A row of i8 values through a 256-entry i8 table, 64 at a time with AVX512-VBMI byte permutes (as
 // kernels/int8/table.cpp): u = x ^ 0x80 indexes the table, vpermi2b looks up 128-byte halves by u's low 7 bits, u's
@@ -584,6 +587,8 @@ int64_t linearFactor(const std::vector<int32_t>& lut, int64_t zp) {
   return F;
 }
 
+}  // namespace
+
 Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
   const size_t t = chain.ops[0]->name == "tosa.table" ? 1 : 0;  // a table in front of x's rescale
   if (chain.ops.size() < t + 3) return CompiledKernel{};
@@ -689,14 +694,6 @@ Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
   return ck;
 }
 
-}  // namespace
-
 int64_t quantBinaryScaledMulRunsForTesting() { return scaledMulRuns.load(); }
-
-void registerInt8BinaryKernels(FastKernelRegistry& r) {
-  r.add("tosa.rescale", compileFusedQuantBinary);
-  r.add("tosa.table", compileFusedQuantBinary);  // registered before the table's own kernel (kernels/int8/rescale.cpp)
-  r.allowProducer("tosa.rescale");               // the first operand's rescale (i8/i16 -> i32)
-}
 
 }  // namespace tosakit::fast

@@ -611,6 +611,8 @@ std::optional<Geometry> parseGeometry(const OpChain& c) {
 
 bool stridedForTesting = false;
 
+}  // namespace
+
 Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c) {
   if (!hasAvx512Epilogue()) return CompiledKernel{};
   const ir::Operation& op = *c.ops[0];
@@ -633,12 +635,8 @@ Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c) {
   return compiledKernel(std::move(k));
 }
 
-}  // namespace
-
 void setDepthwiseInt8StridedForTesting(bool on) { stridedForTesting = on; }
 int64_t depthwiseInt8SkippedRowsForTesting() { return skippedRows.load(); }
-
-void registerInt8DepthwiseKernels(FastKernelRegistry& r) { r.add("tosa.depthwise_conv2d", compileDepthwiseInt8); }
 
 }  // namespace tosakit::fast
 

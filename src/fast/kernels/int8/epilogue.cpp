@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "fast/cpu_features.h"
 #include "fast/kernels/int8/simd.h"
 
 // GCC 12 reports the intrinsics' deliberately undefined pass-through operands (_mm512_undefined_*, under an
@@ -63,9 +64,7 @@ void setIntEpilogueGenericForTesting(bool on) { forceGeneric = on; }
 
 bool hasAvx512Epilogue() {
   if (forceGeneric) return false;
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-  return has;
+  return cpu::has(cpu::Isa::Avx512);
 }
 
 void buildIntEpilogueLanes(const IntEpilogue& e, const int32_t* bias, int64_t classes) {

@@ -87,12 +87,6 @@ bool runIntEpilogueAvx512(const IntEpilogue& e, const int32_t* acc, void* out, i
 }  // namespace tosakit::fast::dnn
 
 namespace tosakit::fast {
-// kernels/int8/pointwise.cpp: int8 1x1 conv2d in blocks of rows with the epilogue per block; registered before
-// the oneDNN convolution (it declines everything else).
-void registerInt8PointwiseKernels(FastKernelRegistry& r);
-// kernels/int8/depthwise.cpp: int8 depthwise_conv2d as exact fp32 sums with the epilogue in registers;
-// registered before the oneDNN convolution (it declines what it cannot compute exactly).
-void registerInt8DepthwiseKernels(FastKernelRegistry& r);
 // Tests: let the int8 depthwise kernel take strided layers too (by default they stay on oneDNN, which is as fast).
 void setDepthwiseInt8StridedForTesting(bool on);
 // Tests: how many output rows the int8 depthwise kernel has computed without their kernel rows over padding

@@ -139,6 +139,8 @@ class Int8PointwiseKernel : public OpKernel {
   std::string impl_;
 };
 
+}  // namespace
+
 Result<CompiledKernel> compileInt8Pointwise(const OpChain& c) {
   if (!exactInt8()) return CompiledKernel{};
   const std::optional<Int8Pointwise> g = parseInt8Pointwise(c);
@@ -169,8 +171,6 @@ Result<CompiledKernel> compileInt8Pointwise(const OpChain& c) {
   return compiledKernel(std::move(k));
 }
 
-}  // namespace
-
 std::optional<Int8Pointwise> parseInt8Pointwise(const OpChain& c) {
   const ir::Operation& op = *c.ops[0];
   if (op.operands.size() != 5 || op.results.size() != 1) return std::nullopt;
@@ -193,10 +193,5 @@ std::optional<Int8Pointwise> parseInt8Pointwise(const OpChain& c) {
 }
 
 // Our own VNNI micro-kernel first (kernels/int8/pointwise_vnni.cpp), then the blocked oneDNN matmuls.
-void registerInt8PointwiseKernels(FastKernelRegistry& r) {
-  r.add("tosa.conv2d", compileInt8PointwiseVnni);
-  r.add("tosa.matmul", compileInt8MatmulVnni);
-  r.add("tosa.conv2d", compileInt8Pointwise);
-}
 
 }  // namespace tosakit::fast

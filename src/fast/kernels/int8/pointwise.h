@@ -18,7 +18,4 @@ struct Int8Pointwise {
 };
 std::optional<Int8Pointwise> parseInt8Pointwise(const OpChain& c);
 
-Result<CompiledKernel> compileInt8PointwiseVnni(const OpChain& c);
-Result<CompiledKernel> compileInt8MatmulVnni(const OpChain& c);
-
 }  // namespace tosakit::fast

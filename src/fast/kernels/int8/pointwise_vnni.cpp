@@ -31,6 +31,7 @@
 #include <cstring>
 #include <optional>
 
+#include "fast/cpu_features.h"
 #include "fast/kernels/common.h"
 #include "fast/kernels/int8/binary.h"
 #include "fast/kernels/int8/pointwise.h"
@@ -223,10 +224,7 @@ ResidualRow residualRowFor(bool small, bool signedRound) {
 
 #pragma GCC diagnostic pop
 
-bool hasVnni() {
-  static const bool has = __builtin_cpu_supports("avx512vnni");
-  return has;
-}
+bool hasVnni() { return cpu::has(cpu::Isa::Avx512Vnni); }
 
 class Int8PointwiseVnniKernel : public OpKernel {
  public:

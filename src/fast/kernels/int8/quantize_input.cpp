@@ -16,8 +16,9 @@
 
 #include <omp.h>
 
+#include "fast/cpu_features.h"
+#include "fast/kernel_factories.h"
 #include "fast/kernels/common.h"
-#include "fast/kernels/int8/quantize_input.h"
 #include "fast/parallel_items.h"
 
 namespace tosakit::fast {
@@ -94,11 +95,7 @@ TK_AVX512_VBMI bool quantizeI8Avx512(const float* x, int8_t* y, const QuantizeIn
 
 #pragma GCC diagnostic pop
 
-bool hasAvx512Vbmi() {
-  static const bool has =
-      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
-  return has;
-}
+bool hasAvx512Vbmi() { return cpu::features().avx512Vbmi; }
 
 class QuantizeInputKernel : public OpKernel {
  public:

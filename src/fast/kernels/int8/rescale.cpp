@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "fast/isa_dispatch.h"
 #include "fast/kernels/common.h"
 #include "fast/kernels/int8/simd.h"
 #include "fast/op_kernel.h"
@@ -41,9 +42,7 @@ struct Scale32Rows {
 // kScalar: one scale for every lane (a per-tensor rescale): the parameters stay in registers instead of six
 // loads per element.
 template <typename IN, typename OUT, bool kScalar>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool rescale32Span(const IN* __restrict in,
-                                                                                       OUT* __restrict out, int64_t n,
-                                                                                       const Scale32Rows& p) {
+TK_VECTOR_BODY bool rescale32SpanBody(const IN* __restrict in, OUT* __restrict out, int64_t n, const Scale32Rows& p) {
   int64_t bad = 0;  // an int64 flag, not bool: a bool reduction blocks the vectorizer
   const int64_t izp = p.inputZp, ozp = p.outputZp, lo = p.lo, hi = p.hi;  // locals: out may alias
   const int32_t* mult = p.mult.data();
@@ -63,6 +62,10 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool rescale
   }
   return !bad;
 }
+template <typename IN, typename OUT, bool kScalar>
+bool rescale32Span(const IN* __restrict in, OUT* __restrict out, int64_t n, const Scale32Rows& p) {
+  TK_ISA_DISPATCH(rescale32SpanBody<IN, OUT, kScalar>(in, out, n, p));
+}
 
 template <typename In, typename Out>
 bool rescale32Row(const In* in, Out* out, int64_t n, const Scale32Rows& p) {
@@ -75,9 +78,13 @@ bool rescale32Row(const In* in, Out* out, int64_t n, const Scale32Rows& p) {
 
 // An i8 input with one scale has 256 possible values: the rescale is a lookup in a table computed once.
 template <typename Out>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void lookupRescaleI8(
-    const int8_t* __restrict in, Out* __restrict out, int64_t n, const int32_t* __restrict lut) {
+TK_VECTOR_BODY void lookupRescaleI8Body(const int8_t* __restrict in, Out* __restrict out, int64_t n,
+                                        const int32_t* __restrict lut) {
   for (int64_t i = 0; i < n; ++i) out[i] = Out(lut[uint8_t(in[i]) ^ 0x80]);
+}
+template <typename Out>
+void lookupRescaleI8(const int8_t* __restrict in, Out* __restrict out, int64_t n, const int32_t* __restrict lut) {
+  TK_ISA_DISPATCH(lookupRescaleI8Body<Out>(in, out, n, lut));
 }
 
 // The same in AVX-512 registers: the table's values computed, 16 at a time (apply_scale_32 of x - input_zp with
@@ -229,6 +236,8 @@ class RescaleKernel : public OpKernel {
 
 bool isSignedInt(DType t) { return t == DType::I8 || t == DType::I16 || t == DType::I32 || t == DType::I48; }
 
+}  // namespace
+
 Result<CompiledKernel> compileRescale(const OpChain& chain) {
   const ir::Operation& op = *chain.ops[0];
   if (op.operands.size() != 5 || op.results.size() != 1) return CompiledKernel{};
@@ -296,17 +305,6 @@ Result<CompiledKernel> compileRescale(const OpChain& chain) {
   k->prepareLookup();
   ck.kernel = std::move(k);
   return ck;
-}
-
-}  // namespace
-
-void registerTableCastKernels(FastKernelRegistry& r);   // kernels/int8/table.cpp
-void registerInt8BinaryKernels(FastKernelRegistry& r);  // kernels/int8/binary.cpp
-
-void registerIntegerKernels(FastKernelRegistry& r) {
-  registerInt8BinaryKernels(r);  // rescale -> add/sub/mul -> rescale [-> clamp] first: it absorbs the most
-  r.add("tosa.rescale", compileRescale);
-  registerTableCastKernels(r);
 }
 
 }  // namespace tosakit::fast

@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "fast/isa_dispatch.h"
 #include "fast/kernels/common.h"
 #include "fast/op_kernel.h"
 #include "fast/parallel_items.h"
@@ -21,9 +22,11 @@ namespace {
 
 constexpr int64_t kParallelElements = 65536;
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void lookupI8(const int8_t* in, int8_t* out, int64_t n,
-                                                                           const int8_t* table) {
+TK_VECTOR_BODY void lookupI8Body(const int8_t* in, int8_t* out, int64_t n, const int8_t* table) {
   for (int64_t i = 0; i < n; ++i) out[i] = table[int(in[i]) + 128];
+}
+void lookupI8(const int8_t* in, int8_t* out, int64_t n, const int8_t* table) {
+  TK_ISA_DISPATCH(lookupI8Body(in, out, n, table));
 }
 
 // The same lookup 64 bytes at a time with AVX512-VBMI byte permutes: u = in + 128 (= in ^ 0x80) indexes the
@@ -42,21 +45,19 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) void lookupI8Vbmi(const i
   for (; i < n; ++i) out[i] = table[int(in[i]) + 128];
 }
 
-bool hasVbmi() {
-  static const bool has =
-      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
-  return has;
-}
+bool hasVbmi() { return cpu::features().avx512Vbmi; }
 
 // apply_lookup_s with a precomputed base (<< 7) and slope per index: clipping is a no-op on i16 inputs.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void lookupI16(const int16_t* in, int32_t* out, int64_t n,
-                                                                            const int32_t* base7,
-                                                                            const int32_t* slope) {
+TK_VECTOR_BODY void lookupI16Body(const int16_t* in, int32_t* out, int64_t n, const int32_t* base7,
+                                  const int32_t* slope) {
   for (int64_t i = 0; i < n; ++i) {
     const int32_t v = int32_t(in[i]) + 32768;
     const int32_t index = v >> 7, fraction = v & 0x7f;
     out[i] = base7[index] + slope[index] * fraction;
   }
+}
+void lookupI16(const int16_t* in, int32_t* out, int64_t n, const int32_t* base7, const int32_t* slope) {
+  TK_ISA_DISPATCH(lookupI16Body(in, out, n, base7, slope));
 }
 
 class TableKernel : public OpKernel {
@@ -117,6 +118,8 @@ class TrailingTableKernel : public OpKernel {
   const bool vbmi_ = hasVbmi();
 };
 
+}  // namespace
+
 Result<CompiledKernel> compileTable(const OpChain& chain) {
   const ir::Operation& op = *chain.ops[0];
   if (op.operands.size() != 2 || op.results.size() != 1 || !chain.constants[0][1]) return CompiledKernel{};
@@ -144,10 +147,12 @@ Result<CompiledKernel> compileTable(const OpChain& chain) {
   return ck;
 }
 
+namespace {
+
 // ---- CAST ----
 
 template <typename Out>
-__attribute__((target_clones("avx512f", "avx2", "default"))) bool floatToInt(const float* in, Out* out, int64_t n) {
+TK_VECTOR_BODY bool floatToIntBody(const float* in, Out* out, int64_t n) {
   // Saturation bounds in float: exact for i8/i16; for i32, 2^31 is the first float above the range.
   constexpr float lo = float(std::numeric_limits<Out>::min());
   constexpr float hiExclusive = sizeof(Out) == 4 ? 2147483648.0f : float(std::numeric_limits<Out>::max()) + 1.0f;
@@ -163,12 +168,20 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) bool floatToInt(con
   }
   return nan == 0;
 }
+template <typename Out>
+bool floatToInt(const float* in, Out* out, int64_t n) {
+  TK_ISA_DISPATCH(floatToIntBody<Out>(in, out, n));
+}
 
 template <typename In>
-__attribute__((target_clones("avx512f", "avx2", "default"))) void intToFloat(const In* in, float* out, int64_t n) {
+TK_VECTOR_BODY void intToFloatBody(const In* in, float* out, int64_t n) {
   // i32 -> fp32 rounds to nearest even in the conversion instruction, as the reference's fp64 -> fp32 does
   // (the value is exact in fp64, so rounding once from fp64 and directly are the same).
   for (int64_t i = 0; i < n; ++i) out[i] = float(in[i]);
+}
+template <typename In>
+void intToFloat(const In* in, float* out, int64_t n) {
+  TK_ISA_DISPATCH(intToFloatBody<In>(in, out, n));
 }
 
 template <typename In, typename Out>
@@ -236,6 +249,8 @@ bool castHandled(DType in, DType out) {
   return intT(in) && (intT(out) || out == DType::FP32) && in != out;
 }
 
+}  // namespace
+
 Result<CompiledKernel> compileCast(const OpChain& chain) {
   const ir::Operation& op = *chain.ops[0];
   if (op.operands.size() != 1 || op.results.size() != 1) return CompiledKernel{};
@@ -245,8 +260,6 @@ Result<CompiledKernel> compileCast(const OpChain& chain) {
   ck.kernel = std::make_unique<CastKernel>(inT, outT);
   return ck;
 }
-
-}  // namespace
 
 std::unique_ptr<OpKernel> withTrailingTable(std::unique_ptr<OpKernel>& inner, const ir::Operation& table,
                                             const std::vector<const Tensor*>& constants) {
@@ -260,11 +273,6 @@ std::unique_ptr<OpKernel> withTrailingTable(std::unique_ptr<OpKernel>& inner, co
   std::vector<int8_t> entries;
   for (int64_t i = 0; i < 256; ++i) entries.push_back(int8_t(t.getInt(i)));
   return std::make_unique<TrailingTableKernel>(std::move(inner), std::move(entries));
-}
-
-void registerTableCastKernels(FastKernelRegistry& r) {
-  r.add("tosa.table", compileTable);
-  r.add("tosa.cast", compileCast);
 }
 
 }  // namespace tosakit::fast

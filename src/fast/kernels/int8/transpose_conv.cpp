@@ -12,6 +12,7 @@
 //  - few (J < 16, e.g. a 1-channel output): 16 pixels at a time, their channels transposed to [IC][16], one
 //    vector of 16 pixel sums per j, weights broadcast.
 #include "fast/kernels/int8/transpose_conv.h"
+#include "fast/isa_dispatch.h"
 
 #include <algorithm>
 
@@ -38,9 +39,8 @@ int64_t outOffset(const TransposeConvInt8Geometry& g, int64_t ix, int64_t j) {
   return (ky * g.IW * g.KW + ix * g.KW + kx) * g.OC + oc;
 }
 
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void accumulateRowWide(
-    const TransposeConvInt8Geometry& g, const int8_t* x, const int32_t* w, const int32_t* init, int32_t* out,
-    int32_t* sums) {
+TK_VECTOR_BODY void accumulateRowWideBody(const TransposeConvInt8Geometry& g, const int8_t* x, const int32_t* w,
+                                          const int32_t* init, int32_t* out, int32_t* sums) {
   const int64_t J = outputsPerPixel(g), PJ = paddedJ(g), IC = g.IC, OC = g.OC, OW = g.IW * g.KW;
   for (int64_t ix = 0; ix < g.IW; ++ix) {
     const int8_t* px = x + ix * IC;
@@ -60,10 +60,13 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
   }
   (void)J;
 }
+void accumulateRowWide(const TransposeConvInt8Geometry& g, const int8_t* x, const int32_t* w, const int32_t* init,
+                       int32_t* out, int32_t* sums) {
+  TK_ISA_DISPATCH(accumulateRowWideBody(g, x, w, init, out, sums));
+}
 
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void accumulateRowNarrow(
-    const TransposeConvInt8Geometry& g, const int8_t* x, const int32_t* w, const int32_t* init, int32_t* out,
-    int32_t* xt) {
+TK_VECTOR_BODY void accumulateRowNarrowBody(const TransposeConvInt8Geometry& g, const int8_t* x, const int32_t* w,
+                                            const int32_t* init, int32_t* out, int32_t* xt) {
   const int64_t J = outputsPerPixel(g), IC = g.IC;
   for (int64_t ix0 = 0; ix0 < g.IW; ix0 += kLanes) {
     const int64_t n = std::min(kLanes, g.IW - ix0);
@@ -75,6 +78,10 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
       for (int64_t p = 0; p < n; ++p) out[outOffset(g, ix0 + p, j)] = int32_t(a[p]);
     }
   }
+}
+void accumulateRowNarrow(const TransposeConvInt8Geometry& g, const int8_t* x, const int32_t* w, const int32_t* init,
+                         int32_t* out, int32_t* xt) {
+  TK_ISA_DISPATCH(accumulateRowNarrowBody(g, x, w, init, out, xt));
 }
 
 #undef LOAD16
