@@ -15,6 +15,7 @@ namespace {
 // What an implementation needs of the CPU, beyond the baseline.
 enum class Needs {
   Baseline,
+  Avx2,        // AVX2 + FMA + F16C + BMI2 (also allowed at the avx512 levels)
   Avx512,      // AVX-512 F/BW/VL/DQ
   Avx512Vnni,  // AVX512-VNNI
   AnyVnni,     // AVX512-VNNI or AVX-VNNI: oneDNN's int8 kernels sum exactly in s32 only with vpdpbusd
@@ -93,6 +94,7 @@ constexpr const char* kHeldBackProducers[] = {"tosa.rescale"};
 bool allowed(Needs needs) {
   switch (needs) {
     case Needs::Baseline: return true;
+    case Needs::Avx2: return cpu::has(cpu::Isa::Avx2);
     case Needs::Avx512: return cpu::has(cpu::Isa::Avx512);
     case Needs::Avx512Vnni: return cpu::has(cpu::Isa::Avx512Vnni);
     case Needs::AnyVnni: return cpu::has(cpu::Isa::Avx512Vnni) || cpu::has(cpu::Isa::Avx2Vnni);
