@@ -1,5 +1,6 @@
 // Shared by the conformance runners (run_conformance.cpp, precise_conformance.cpp): finding the vectors under
-// ../shared/conformance/vectors (<group>/<vector>/test.json) and reading their npy inputs in @main's types.
+// TOSAKIT_CONFORMANCE_DIR (<group>/<vector>/test.json, unpacked from tests/data/conformance) and reading their npy
+// inputs in @main's types.
 #pragma once
 #include <algorithm>
 #include <filesystem>

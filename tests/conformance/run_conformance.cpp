@@ -1,4 +1,5 @@
-// Conformance runner: judges tosakit on the TOSA 1.0 conformance vectors (../shared/conformance/vectors).
+// Conformance runner: judges tosakit on the TOSA 1.0 conformance vectors (tests/data/conformance, unpacked into
+// the build tree).
 //
 //   run_conformance [VECTORS_DIR] [--filter SUBSTRING] [--verbose] [--log FILE] [--timeout SECONDS]
 //

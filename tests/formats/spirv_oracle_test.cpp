@@ -110,8 +110,9 @@ Result<npy::NamedTensors> runModel(std::unique_ptr<ir::Module> m, const fs::path
 
 // Bit-identical outputs from .mlir and from its .spv conversion, for a spread of instructions.
 TEST(SpirvOracle, RunSpvEqualsRunMlir) {
-  const fs::path vectors = "/work/shared/conformance/vectors";
-  if (!fs::exists(vectors)) GTEST_SKIP() << "no conformance vectors";
+  const fs::path vectors = TOSAKIT_CONFORMANCE_DIR;
+  ASSERT_TRUE(fs::is_directory(vectors)) << vectors
+                                         << ": conformance vectors not unpacked (target conformance_vectors)";
   int compared = 0;
   for (std::string group : {"add", "conv2d_3x3", "rescale", "matmul", "fft2d", "reshape", "concat", "pad", "clamp",
                             "mul", "table", "transpose", "reduce_sum", "gather", "resize", "cast"}) {

@@ -15,7 +15,7 @@ namespace tosakit {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kVectors = "/work/shared/conformance/vectors";
+const fs::path kVectors = TOSAKIT_CONFORMANCE_DIR;
 
 // Why a model legitimately has no SPIR-V form: an op without an instruction, or a non-constant operand where
 // the instruction needs a constant (EXT-DYNAMIC models).
@@ -77,7 +77,8 @@ bool expressible(const ir::Module& m, std::string& why) {
 }
 
 TEST(SpirvRoundTrip, ConformanceModels) {
-  if (!fs::exists(kVectors)) GTEST_SKIP() << "no conformance vectors at " << kVectors;
+  ASSERT_TRUE(fs::is_directory(kVectors))
+      << kVectors << ": conformance vectors not unpacked (target conformance_vectors)";
   std::vector<fs::path> models;
   for (auto& group : fs::directory_iterator(kVectors))
     if (group.is_directory())

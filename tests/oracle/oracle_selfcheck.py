@@ -3,8 +3,10 @@
 
     oracle_selfcheck.py [--vectors DIR] [--filter SUBSTR] [--all-types] [--limit N]
 
+DIR defaults to build/conformance/vectors, where the build unpacks tests/data/conformance/vectors.tar.xz.
+
 By default only positive vectors whose inputs and outputs are all integer/bool are run; those must agree bit
-for bit (/work/shared/conformance/README.md: 88 integer vectors agree with MLIR 22). Vectors upstream cannot
+for bit (tests/data/conformance/README.md: 88 integer vectors agree with MLIR 22). Vectors upstream cannot
 lower are counted as 'unsupported', not as failures. With --all-types, float vectors are run too and reported
 (exact-bit agreement or not) but never counted as failures: their judging needs the compliance modes.
 """
@@ -24,7 +26,7 @@ INT_TYPES = {"bool", "int4", "int8", "int16", "int32", "int48", "int64"}
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    default = os.path.normpath(os.path.join(here, "..", "..", "..", "shared", "conformance", "vectors"))
+    default = os.path.normpath(os.path.join(here, "..", "..", "build", "conformance", "vectors"))
     ap = argparse.ArgumentParser()
     ap.add_argument("--vectors", default=default)
     ap.add_argument("--filter", default="")
