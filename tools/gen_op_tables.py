@@ -1,19 +1,25 @@
 #!/usr/bin/env python3
-"""Generate src/ir/op_tables_gen.cpp from the TOSA 1.0 specification text.
+"""Generate src/ir/op_tables_gen.cpp from the facts of the TOSA 1.0 specification.
 
-Usage (from the repository root):
-    python3 tools/gen_op_tables.py /work/shared/spec/tosa-1.0-specification.txt > src/ir/op_tables_gen.cpp
+Two steps (from the repository root):
+    python3 tools/gen_op_tables.py extract SPEC.txt > data/spec/tosa_1_0_ops.json   # maintainer step
+    python3 tools/gen_op_tables.py emit data/spec/tosa_1_0_ops.json > src/ir/op_tables_gen.cpp
+    python3 tools/gen_op_tables.py check data/spec/tosa_1_0_ops.json src/ir/op_tables_gen.cpp   # ctest op_tables_gen
 
-For every operator of spec chapter 2 (2.3.1 ARGMAX .. 2.18.1 CONST_SHAPE) it extracts
+`extract` reads the text of the TOSA 1.0 specification (the PDF as plain text; not part of the repository) and
+writes, for every operator of spec chapter 2 (2.3.1 ARGMAX .. 2.18.1 CONST_SHAPE), the cells of three tables:
   - the "Arguments:" table (category, type, name, shape, rank),
   - the "Compile Time Constant Status:" table,
-  - the "Supported Data Types:" table (profile/extension requirement, mode, one type per type variable),
-and pairs the spec arguments with the MLIR 22 operand/result order (MLIR_OPERANDS below, transcribed from
-/usr/lib/llvm-22/include/mlir/Dialect/Tosa/IR/TosaOps.td). The script fails loudly when an MLIR operand has
-no spec argument of the same name (or alias), so a spec/MLIR drift cannot go unnoticed.
+  - the "Supported Data Types:" table (profile/extension requirement, mode, one type per type variable).
+The facts file is checked in; only a new specification text needs `extract` again.
+
+`emit` interprets the facts and pairs the spec arguments with the MLIR 22 operand/result order (MLIR_OPERANDS
+below, transcribed from MLIR 22's TosaOps.td). It fails loudly when an MLIR operand has no spec argument of the
+same name (or alias), so a spec/MLIR drift cannot go unnoticed. `check` emits and compares with the given file.
 
 The text tables are paragraph lists: every cell is a paragraph separated by blank lines.
 """
+import json
 import re
 import sys
 
@@ -162,9 +168,7 @@ def parse_args(name, ps):
             else:
                 shape, rank = ps[i + 3], ps[i + 4]
                 i += 6
-            m = re.match(r"^(?:T<|tensor_list_t<T<)?([a-z0-9_]+_t)>*$", typ)
-            var = m.group(1) if m else ""
-            args.append(dict(kind=kind, type=typ, name=aname, shape=shape, rank=parse_rank(rank), var=var))
+            args.append(dict(kind=kind, type=typ, name=aname, shape=shape, rank=rank))
             continue
         i += 1
     return args
@@ -178,12 +182,23 @@ def parse_ctc(ps):
     while i + 1 < len(ps) and ps[i] != "Supported Data Types:":
         arg, prof = ps[i], ps[i + 1]
         i += 2
-        ext = []  # CONST's output has no disabling extension: it is always constant
+        ext = ""  # CONST's output has no disabling extension: it is always constant
         if ps[i].startswith("EXT-"):
-            ext = [PROFILE_IDS[e.strip()] for e in ps[i].split(",")]
+            ext = ps[i]
             i += 1
-        rows.append((arg, [PROFILE_IDS[p.strip()] for p in prof.split(",")], ext))
+        rows.append(dict(argument=arg, enabled_profiles=prof, disabled_extensions=ext))
     return rows
+
+
+def profile_ids(s):
+    """'EXT-INT16, EXT-BF16' -> [int16, bf16]; '' -> []."""
+    return [PROFILE_IDS[p.strip()] for p in s.split(",")] if s else []
+
+
+def type_var(typ):
+    """'T<in_t>' -> in_t; 'tensor_list_t<T<var_t>>' -> var_t; 'i32_t' -> i32_t."""
+    m = re.match(r"^(?:T<|tensor_list_t<T<)?([a-z0-9_]+_t)>*$", typ)
+    return m.group(1) if m else ""
 
 
 def parse_requirement(s):
@@ -206,9 +221,8 @@ def parse_types(ps):
     i = ps.index(hdr[0]) + 1
     rows = []
     while i < len(ps) and is_requirement(ps[i]):
-        req, mode = parse_requirement(ps[i]), ps[i + 1]
         vals = ps[i + 2:i + 2 + len(cols)]
-        rows.append((req, mode, list(zip(cols, vals))))
+        rows.append(dict(requirement=ps[i], mode=ps[i + 1], types=dict(zip(cols, vals))))
         i += 2 + len(cols)
     if ps[i] != "Operation Function:":
         raise SystemExit("types table ended at '%s'" % ps[i][:60])
@@ -219,14 +233,45 @@ def c_str(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def main():
-    text = open(sys.argv[1], encoding="utf-8").read()
-    ops = split_ops(text)
+def extract(spec_path):
+    """The specification text -> the facts (table cells per operator), as a JSON-ready dict."""
+    text = open(spec_path, encoding="utf-8").read()
+    facts = []
+    seen = set()
+    for sec, name, ps in split_ops(text):
+        if name in seen:
+            raise SystemExit("duplicate op " + name)
+        seen.add(name)
+        cols, rows = parse_types(ps)
+        facts.append(dict(section=sec, name=name, arguments=parse_args(name, ps), compile_time_constants=parse_ctc(ps),
+                          type_columns=cols, supported_types=rows))
+    return dict(source="TOSA 1.0 specification, chapter 2 (Operators): per operator the Arguments, Compile Time "
+                       "Constant Status and Supported Data Types tables", operators=facts)
+
+
+def dump_facts(facts):
+    """One line per table row: small diffs when the specification changes."""
+    out = ["{", '"source": %s,' % json.dumps(facts["source"]), '"operators": [']
+    ops = facts["operators"]
+    for k, op in enumerate(ops):
+        out.append(' {"section": %s, "name": %s,' % (json.dumps(op["section"]), json.dumps(op["name"])))
+        for key in ("arguments", "compile_time_constants", "supported_types"):
+            rows = op[key]
+            out.append('  "%s": [' % key)
+            out += ["   " + json.dumps(r) + ("," if i + 1 < len(rows) else "") for i, r in enumerate(rows)]
+            out.append("  ],")
+        out.append('  "type_columns": %s}%s' % (json.dumps(op["type_columns"]), "," if k + 1 < len(ops) else ""))
+    out += ["]", "}"]
+    return "\n".join(out) + "\n"
+
+
+def emit(facts_path):
+    """The facts -> the text of src/ir/op_tables_gen.cpp."""
+    facts = json.load(open(facts_path, encoding="utf-8"))
     out = []
     w = out.append
-    w("// GENERATED by tools/gen_op_tables.py from tosa-1.0-specification.txt -- do not edit by hand.")
-    w("// Regenerate: python3 tools/gen_op_tables.py /work/shared/spec/tosa-1.0-specification.txt"
-      " > src/ir/op_tables_gen.cpp")
+    w("// GENERATED by tools/gen_op_tables.py from data/spec/tosa_1_0_ops.json -- do not edit by hand.")
+    w("// Regenerate: python3 tools/gen_op_tables.py emit data/spec/tosa_1_0_ops.json > src/ir/op_tables_gen.cpp")
     w('#include "ir/op_tables.h"')
     w("")
     w("namespace tosakit::ir::spec {")
@@ -238,14 +283,9 @@ def main():
     w("")
     w("const std::vector<OpSpec>& allOps() {")
     w("  static const std::vector<OpSpec> ops = {")
-    seen = set()
-    for sec, name, ps in ops:
-        if name in seen:
-            raise SystemExit("duplicate op " + name)
-        seen.add(name)
-        args = parse_args(name, ps)
-        ctc = parse_ctc(ps)
-        cols, rows = parse_types(ps)
+    for op in facts["operators"]:
+        sec, name, cols = op["section"], op["name"], op["type_columns"]
+        args = op["arguments"]
         ins, outs = MLIR_OPERANDS[name]
         by_name = {a["name"]: a for a in args}
 
@@ -267,18 +307,20 @@ def main():
         w("     // max relative to MAX_RANK")
         w("     {")
         for a in args:
-            rmin, rmax, rel = a["rank"]
-            var, fixed = a["var"], DTYPES.get(a["var"]) if a["type"].startswith("T<") else None
+            rmin, rmax, rel = parse_rank(a["rank"])
+            var = type_var(a["type"])
+            fixed = DTYPES.get(var) if a["type"].startswith("T<") else None
+            spec_var = var
             if var not in cols:
                 var = ""
-            if a["var"] and not var and not fixed and a["type"].startswith("T<") and len(cols) == 1 \
-                    and a["var"] in ("in_t", "out_t"):
+            if spec_var and not var and not fixed and a["type"].startswith("T<") and len(cols) == 1 \
+                    and spec_var in ("in_t", "out_t"):
                 # Spec slip in 2.17 (VARIABLE*): arguments say T<in_t>/T<out_t>, the table's only column is var_t.
                 sys.stderr.write("%s: argument %s type %s mapped to table column %s\n"
-                                 % (name, a["name"], a["var"], cols[0]))
+                                 % (name, a["name"], spec_var, cols[0]))
                 var = cols[0]
             w("      {%s, K::%s, %s, %s, %s, %s, %d, %d, %s}," % (
-                c_str(a["name"]), a["kind"], c_str(a["type"]), c_str(var),
+                c_str(a["name"]), KINDS[a["kind"]], c_str(a["type"]), c_str(var),
                 "{true, D::%s}" % fixed if fixed else "{}", c_str(a["shape"]), rmin, rmax,
                 "true" if rel else "false"))
         w("     },")
@@ -287,25 +329,56 @@ def main():
         w("     {%s}," % ", ".join("{%s, %s}" % (c_str(n), "true" if v else "false") for n, v in mouts))
         w("     // compile time constants: argument, CTC enabled profiles, CTC disabled extensions")
         w("     {%s}," % ", ".join("{%s, {%s}, {%s}}" % (
-            c_str(a), ", ".join(map(c_str, p)), ", ".join(map(c_str, e))) for a, p, e in ctc))
+            c_str(c["argument"]), ", ".join(map(c_str, profile_ids(c["enabled_profiles"]))),
+            ", ".join(map(c_str, profile_ids(c["disabled_extensions"])))) for c in op["compile_time_constants"]))
         w("     // supported data types: requirement (all of, each any of), mode, type variable bindings")
         w("     {")
-        for req, mode, vals in rows:
-            reqs = ", ".join("{%s}" % ", ".join(map(c_str, g)) for g in req)
+        for row in op["supported_types"]:
+            reqs = ", ".join("{%s}" % ", ".join(map(c_str, g)) for g in parse_requirement(row["requirement"]))
             binds = []
-            for var, val in vals:
+            for var in cols:
+                val = row["types"][var]
                 dt = DTYPES.get(val)
                 binds.append("{%s, %s, %s, %s}" % (c_str(var), c_str(val), "true" if dt else "false",
                                                    "D::" + dt if dt else "D::Bool"))
-            w("      {{%s}, %s, {%s}}," % (reqs, c_str(mode), ", ".join(binds)))
+            w("      {{%s}, %s, {%s}}," % (reqs, c_str(row["mode"]), ", ".join(binds)))
         w("     }},")
     w("  };")
     w("  return ops;")
     w("}")
     w("")
     w("}  // namespace tosakit::ir::spec")
-    print("\n".join(out))
-    sys.stderr.write("%d operators\n" % len(seen))
+    return "\n".join(out) + "\n"
+
+
+def check(facts_path, generated_path):
+    """Exit 1 when the checked-in generated file is not what `emit` makes from the checked-in facts."""
+    want = emit(facts_path)
+    have = open(generated_path, encoding="utf-8").read()
+    if want == have:
+        print("%s: matches %s" % (generated_path, facts_path))
+        return 0
+    import difflib
+    diff = list(difflib.unified_diff(have.splitlines(), want.splitlines(), generated_path, "emit", lineterm=""))
+    print("\n".join(diff[:40]))
+    print("%s differs from what tools/gen_op_tables.py emits from %s (%d diff lines)"
+          % (generated_path, facts_path, len(diff)))
+    return 1
+
+
+def main():
+    usage = "usage: gen_op_tables.py extract SPEC.txt | emit FACTS.json | check FACTS.json GENERATED.cpp"
+    if len(sys.argv) < 3:
+        raise SystemExit(usage)
+    verb = sys.argv[1]
+    if verb == "extract":
+        sys.stdout.write(dump_facts(extract(sys.argv[2])))
+    elif verb == "emit":
+        sys.stdout.write(emit(sys.argv[2]))
+    elif verb == "check" and len(sys.argv) == 4:
+        sys.exit(check(sys.argv[2], sys.argv[3]))
+    else:
+        raise SystemExit(usage)
 
 
 if __name__ == "__main__":
