@@ -1,7 +1,7 @@
 // tosakit::lang — a BMLang-style operator API: build a network op by op in C++, with BMLang's fixed-point
 // semantics, lowered to TOSA 1.0 as it is built; then compile (validate for a target), save (.mlir/.spv) or
 // run it. docs/API.md is the user guide; the model is SOPHGO's BMLang operator reference
-// (../shared/spec/bmlang-operators.zh.txt), whose operator and parameter names are kept.
+// (the BMLang operator documentation), whose operator and parameter names are kept.
 //
 //   lang::Graph g;
 //   lang::Var x = g.input("x", DType::I8, {1, 3, 8, 8});               // NCHW, as in BMLang

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Independent expected values for tests/lang: BMLang's operator formulas (../shared/spec/bmlang-operators.zh.txt)
+"""Independent expected values for tests/lang: BMLang's operator formulas (its operator reference)
 written out in numpy / exact Python integers and fractions, with no TOSA in sight.
 
 Usage: bmlang_reference.py OUTDIR   -> one OUTDIR/<case>.npz per case: the operands, the parameters (p_*) and

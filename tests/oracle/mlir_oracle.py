@@ -6,8 +6,8 @@
 A driver module is written next to the model's functions: `@oracle_main` materializes every input as a
 `tosa.const` (exact bits: dense hex for byte-sized types, decimal literals for i1/i4/i48), calls the function,
 turns every result into an i32/i64 tensor (floats bitcast to same-width integers, narrow integers widened), and
-prints it with printMemrefI32/printMemrefI64. The module is lowered with the pipeline of
-/work/shared/oracle/README.md, run with mlir-runner-22, and the printed memrefs are parsed back.
+prints it with printMemrefI32/printMemrefI64. The module is lowered with PIPELINE below (docs/ORACLE.md),
+run with mlir-runner-22, and the printed memrefs are parsed back.
 
 Inputs are keyed by argument name: `argN` or the argument's `loc("name")`. NumPy encodings follow the
 conformance vectors: bf16 as uint16 bits, fp8 as uint8 bits, i4 as int8, i48 as int64. Outputs are saved keyed

@@ -1,6 +1,6 @@
 // NumPy .npy / .npz reading and writing.
 //
-// Convention for element types numpy lacks (the one ../shared/conformance uses): bf16 as uint16 bit
+// Convention for element types numpy lacks (the one the TOSA conformance vectors use): bf16 as uint16 bit
 // patterns, fp8 (e4m3fn / e5m2) as uint8 bit patterns, i4 as int8 values, i48 as int64 values.
 // Files hold numpy's own dtypes; adaptToDType()/toNumpyDType() convert at the boundary where the
 // TOSA type is known.
