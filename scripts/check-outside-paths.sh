@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fails when any file of the tree (text or binary) names a path outside the clone: the sibling directory
-# "../shared" or the build machine's work directory. Everything the build and the tests read lives in the
+# the sibling directory next to the clone that once held shared data, or the build machine's work directory.
 # repository (DEVELOPERS.md, "Data"). ctest runs it as `no_outside_paths`.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"

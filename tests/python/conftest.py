@@ -75,18 +75,8 @@ def run_cli(tool, *args):
     return p.returncode, p.stdout, p.stderr
 
 
-_RUN_HAS_BACKEND = {}
-
-
 def run_backend(tool, backend, threads=None):
-    """`tosakit run` flags choosing a backend; [] when this CLI's run has no --backend (then it runs the
-    reference backend only, and asking it for "fast" skips the test)."""
-    if tool not in _RUN_HAS_BACKEND:
-        _RUN_HAS_BACKEND[tool] = "--backend" in run_cli(tool, "run", "--help")[1]
-    if not _RUN_HAS_BACKEND[tool]:
-        if backend != "ref":
-            pytest.skip("this tosakit run has no --backend")
-        return []
+    """`tosakit run` flags choosing a backend (and a thread count)."""
     return ["--backend", backend] + (["--threads", str(threads)] if threads is not None else [])
 
 

@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 import tosakit
+import tosakit.lang as lang
 from conftest import SOURCE_DIR
-
-lang = pytest.importorskip("tosakit.lang")
 
 
 def run1(build, x, dtype="i8"):

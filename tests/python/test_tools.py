@@ -13,8 +13,6 @@ from conftest import SOURCE_DIR, assert_same_arrays, cli_error_line, load_npz, r
 PPOCR = SOURCE_DIR / "models/ppocr_cls"
 DEFAULT = SOURCE_DIR / "models/default"
 
-pytestmark = pytest.mark.skipif(not hasattr(tosakit, "quantize"), reason="built without tosakit_quantize")
-
 
 @pytest.fixture(scope="module")
 def ppocr(tool, tmp_path_factory):
@@ -115,7 +113,6 @@ def test_compare_equals_cli(tmp_path, tool):
         tosakit.compare(tmp_path / "none.npz", b)
 
 
-@pytest.mark.skipif(not hasattr(tosakit, "check"), reason="built without tosakit_check")
 def test_check_equals_cli(tmp_path, tool):
     inputs = load_npz(DEFAULT / "inputs.npz")
     out = tosakit.Session(DEFAULT / "model.mlir", backend="ref").run(inputs)
