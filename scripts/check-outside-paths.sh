@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when any file of the tree (text or binary) names a path outside the clone: the sibling directory
-# the sibling directory next to the clone that once held shared data, or the build machine's work directory.
-# repository (DEVELOPERS.md, "Data"). ctest runs it as `no_outside_paths`.
+# next to the clone that once held shared data, or the build machine's work directory. Everything the build and
+# the tests read lives in the repository (DEVELOPERS.md). ctest runs it as `no_outside_paths`.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
