@@ -253,5 +253,9 @@ int main(int argc, char** argv) {
             << " hold values finer than their declared type); " << negatives
             << " negative vectors reached their ERROR_IF verdict in precise mode\n";
   std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
+  if (passed + failed == 0) {  // an empty or wrong directory must not pass
+    std::cerr << "precise_conformance: no vector judged under " << root << "\n";
+    return 1;
+  }
   return failed == 0 ? 0 : 1;
 }

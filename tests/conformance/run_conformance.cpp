@@ -394,5 +394,9 @@ int main(int argc, char** argv) {
   }
   std::cout << passed << " passed, " << failedCount << " failed, " << notApplicable.size() + unparseable.size()
             << " skipped\n";
+  if (passed + failedCount == 0) {  // an empty or wrong directory must not pass
+    std::cerr << "run_conformance: no vector judged under " << root << "\n";
+    return 1;
+  }
   return failedCount == 0 ? 0 : 1;
 }
