@@ -4,6 +4,7 @@ find_program(TOSAKIT_MLIR_OPT_22 mlir-opt-22)
 find_program(TOSAKIT_MLIR_RUNNER_22 mlir-runner-22)
 if(NOT TOSAKIT_MLIR_OPT_22 OR NOT TOSAKIT_MLIR_RUNNER_22 OR NOT EXISTS /usr/bin/python3)
   message(WARNING "oracle tests disabled: need mlir-opt-22, mlir-runner-22 (apt: mlir-22-tools) and /usr/bin/python3")
+  tosakit_add_skipped_test(oracle "mlir-opt-22, mlir-runner-22 (mlir-22-tools) or /usr/bin/python3 missing")
   return()
 endif()
 
