@@ -15,3 +15,15 @@ foreach(spec face_detection/face_detection_short_range:-1,1 face_detection/face_
             --model ${TFLITE_MEDIAPIPE}/${model}.tflite --out ${CMAKE_BINARY_DIR}/tflite-tests --range=${range})
   set_tests_properties(tflite_${name}_vs_tflite PROPERTIES TIMEOUT 600 LABELS "tflite;models" SKIP_RETURN_CODE 77)
 endforeach()
+# Hostile and malformed .tflite files (truncated, garbage, absurd shapes, indices out of range, bad sparse
+# indices): `tosakit import` exits 4 with one line and writes nothing.
+add_test(NAME tflite_hostile_files
+  COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/tflite/check_hostile.py --tosakit $<TARGET_FILE:tosakit>
+          --out ${CMAKE_BINARY_DIR}/tflite-tests/hostile)
+set_tests_properties(tflite_hostile_files PROPERTIES TIMEOUT 300 LABELS tflite)
+# Pre-quantized INT8 models op by op (tests/tflite/gen_quant_ops.py): written here, run on TFLite 2.9, imported
+# and run on both backends; the outputs must equal TFLite's bit for bit.
+add_test(NAME tflite_int8_ops_vs_tflite
+  COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/tflite/gen_quant_ops.py --tosakit $<TARGET_FILE:tosakit>
+          --out ${CMAKE_BINARY_DIR}/tflite-tests/int8 --repeats 3)
+set_tests_properties(tflite_int8_ops_vs_tflite PROPERTIES TIMEOUT 900 LABELS tflite SKIP_RETURN_CODE 77)

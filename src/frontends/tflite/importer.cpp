@@ -33,6 +33,7 @@ const HandlerTable& handlers() {
     HandlerTable t;
     registerConstOps(t);
     registerFloatOps(t);
+    registerQuantOps(t);
     return t;
   }();
   return table;
@@ -90,6 +91,22 @@ std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b) {
     out[i] = da == 1 ? db : da;
   }
   return out;
+}
+
+// Quantized arguments and results record their scale and zero point under src/quantize's keys, so compare
+// --dequantize and --quant-input-style integer I/O work on imported models as on tosakit's own.
+void Importer::recordQuant(const TVal& v, bool argument, size_t index) {
+  if (isFloat(v.dtype) || v.quant.scale.size() != 1) return;
+  const ir::Attribute scale = ir::Attribute::floating(v.quant.scale[0], DType::FP64);
+  const ir::Attribute zp = ir::Attribute::integer(v.quant.zeroPoint[0], DType::I64);
+  ir::Function& fn = b.function();
+  if (argument) {
+    fn.setArgAttr(index, "tosakit.qscale", scale);
+    fn.setArgAttr(index, "tosakit.qzp", zp);
+  } else {
+    fn.setResultAttr(index, "tosakit.qscale", scale);
+    fn.setResultAttr(index, "tosakit.qzp", zp);
+  }
 }
 
 Importer::Importer(const fb::Model& model, const std::string& file, const TfliteImportOptions& opts)
@@ -175,8 +192,13 @@ Status Importer::defineTensors() {
     TK_RETURN_IF_ERROR(checkAllocation(v.dtype, v.shape, what));
     if (const fb::QuantizationParameters* q = tensor->quantization(); q && q->scale() && q->scale()->size()) {
       for (float s : *q->scale()) v.quant.scale.push_back(s);
-      if (q->zero_point())
-        for (int64_t z : *q->zero_point()) v.quant.zeroPoint.push_back(z);
+      // The verifier aligns a vector's length, not its 8-byte elements: read them by memcpy (tflite_fuzz finding).
+      if (const auto* zp = q->zero_point())
+        for (uint32_t i = 0; i < zp->size(); ++i) {
+          int64_t z = 0;
+          std::memcpy(&z, zp->Data() + size_t(i) * sizeof z, sizeof z);
+          v.quant.zeroPoint.push_back(z);
+        }
       v.quant.dim = q->quantized_dimension();
       if (v.quant.zeroPoint.size() != v.quant.scale.size() && !v.quant.zeroPoint.empty())
         return Status::parse(what + ": " + std::to_string(v.quant.scale.size()) + " scales but " +
@@ -213,6 +235,7 @@ Status Importer::defineInputs() {
         v.dtype != DType::Bool && v.dtype != DType::FP16)
       return Status::unsupported(what + ": element type " + std::string(dtypeName(v.dtype)) + " is not supported");
     v.v = b.input(ValueType::tensor(v.dtype, v.shape), name);
+    recordQuant(v, true, b.function().inputs().size() - 1);
   }
   return Status::ok();
 }
@@ -290,6 +313,9 @@ Value* Importer::clampF(Value* x, double lo, double hi, const std::string& what)
 }
 
 Result<Value*> Importer::activation(Value* v, fb::ActivationFunctionType a) {
+  // The activation's op carries the operator's location (setOut); the op before it is named apart.
+  if (a != fb::ActivationFunctionType::NONE && v->definingOp && v->definingOp->loc.name == loc)
+    v->definingOp->loc.name = aux("pre_activation");
   switch (a) {
     case fb::ActivationFunctionType::NONE: return v;
     case fb::ActivationFunctionType::RELU: return clampF(v, 0, kFltMax, "relu");
@@ -306,6 +332,11 @@ Value* Importer::toRank(Value* x, size_t rank) {
   Shape r(rank - s.size(), 1);
   r.insert(r.end(), s.begin(), s.end());
   return b.reshape(x, r, aux("broadcast_rank"));
+}
+
+bool Importer::runsQuantized() {
+  const int t = inputTensor(0);
+  return t >= 0 && vals[size_t(t)].dtype == DType::I8 && !vals[size_t(t)].isConst();
 }
 
 Status Importer::lowerOperators() {
@@ -331,6 +362,8 @@ Status Importer::lowerOperators() {
     if (code == int(fb::BuiltinOperator::CUSTOM)) {
       auto it = table.custom.find(oc->custom_code() ? oc->custom_code()->str() : "");
       if (it != table.custom.end()) h = &it->second;
+    } else if (auto q = table.quantized.find(code); q != table.quantized.end() && runsQuantized()) {
+      h = &q->second;
     } else if (auto it = table.builtin.find(code); it != table.builtin.end()) {
       h = &it->second;
     }
@@ -408,6 +441,8 @@ Result<std::unique_ptr<ir::Module>> Importer::run() {
     return Status::unsupported(file + ": " + std::to_string(errors.size()) +
                                " unsupported operator(s): " + joined(errors));
   b.output(results, names);
+  for (size_t k = 0, r = 0; k < g.outputs()->size(); ++k)
+    if (const TVal& v = vals[size_t(g.outputs()->Get(uint32_t(k)))]; !v.poisoned) recordQuant(v, false, r++);
   return std::move(m);
 }
 

@@ -14,6 +14,7 @@ struct IndexVector {
   fb::SparseIndexVector type = fb::SparseIndexVector::NONE;
   const void* table = nullptr;
   int64_t size() const {
+    if (!table) return 0;  // a union type tag without its table (tflite_fuzz finding)
     switch (type) {
       case fb::SparseIndexVector::Int32Vector: {
         auto* v = static_cast<const fb::Int32Vector*>(table)->values();
@@ -73,8 +74,9 @@ Status opDensify(Importer& im) {
   if (t < 0) return Status::invalid("DENSIFY without an input");
   const fb::Tensor& tensor = *im.g.tensors()->Get(uint32_t(t));
   const TVal& x = im.vals[size_t(t)];
-  const fb::Buffer* buf = im.model.buffers()->Get(tensor.buffer());
-  if (!tensor.sparsity() || !buf->data())
+  const auto* buffers = im.model.buffers();  // may be absent (tflite_fuzz finding)
+  const fb::Buffer* buf = buffers && tensor.buffer() < buffers->size() ? buffers->Get(tensor.buffer()) : nullptr;
+  if (!tensor.sparsity() || !buf || !buf->data())
     return Status::unsupported("DENSIFY of a tensor that is not a sparse constant");
   auto dense = densify(tensor, *buf, x.dtype, x.shape);
   if (!dense) return dense.status();

@@ -63,9 +63,11 @@ using OpHandler = std::function<Status(Importer&)>;
 struct HandlerTable {
   std::map<int, OpHandler> builtin;         // by BuiltinOperator code
   std::map<std::string, OpHandler> custom;  // by custom_code
+  std::map<int, OpHandler> quantized;       // int8 lowerings, taken when input 0 is a run-time int8 tensor
 };
 void registerFloatOps(HandlerTable& t);  // ops_float.cpp
 void registerConstOps(HandlerTable& t);  // ops_const.cpp: DEQUANTIZE of constants, DENSIFY
+void registerQuantOps(HandlerTable& t);  // ops_quant.cpp: pre-quantized int8 operators
 
 class Importer {
  public:
@@ -122,6 +124,8 @@ class Importer {
   Status defineInputs();
   Status lowerOperators();
   std::string tensorName(int t) const;
+  bool runsQuantized();
+  void recordQuant(const TVal& v, bool argument, size_t index);
   std::vector<std::string> errors;                     // unsupported operators: "#i NAME -> 'output': reason"
   std::vector<std::string> malformed;                  // malformed operators, same form
   std::map<int, std::string> argNames_, resultNames_;  // signature names by tensor index
