@@ -175,6 +175,21 @@ def quantize_dequantize(rng):
     return c.finish([yf])
 
 
+def quantize_ties(rng, scale):
+    """QUANTIZE on values at and next to rounding ties (k + 1/2) * scale, both signs, and random ones."""
+    c = Case(rng)
+    k = np.arange(-140, 140)
+    ties = ((k + 0.5) * scale).astype(np.float32)
+    near = np.concatenate([ties, np.nextafter(ties, np.float32(np.inf)), np.nextafter(ties, np.float32(-np.inf)),
+                           rng.uniform(-40 * scale, 40 * scale, 160).astype(np.float32)])
+    xf = c.w.tensor("xf", [near.size], "float32")
+    c.inputs.append(xf)
+    c.feeds["xf"] = near.astype(np.float32)
+    y = c.act("y", [near.size], scale=scale, zp=int(rng.integers(-10, 10)))
+    c.w.op("QUANTIZE", [xf], [y])
+    return c.finish([y])
+
+
 CASES = {
     "conv_same_relu6": lambda r: conv(r),
     "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
@@ -197,6 +212,8 @@ CASES = {
     "tanh": lambda r: table_op(r, "TANH"),
     "reshape_concat": reshape_concat,
     "quantize_dequantize": quantize_dequantize,
+    "quantize_ties_pow2": lambda r: quantize_ties(r, 0.25),
+    "quantize_ties_odd": lambda r: quantize_ties(r, float(np.float32(1 / 255 * 3))),
 }
 
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "frontends/common/float_arith.h"
 #include "frontends/tflite/tflite_internal.h"
 
 namespace tosakit::tflite {
@@ -544,6 +545,49 @@ Status qDequantize(Importer& im) {
   return im.setOut(0, im.b.mul(d, im.scalarOf(DType::FP32, float(x->scale), rank), 0, im.loc));
 }
 
+// QUANTIZE float32 -> int8: TFLite rounds val / scale (a double division) half away from zero, i.e. the exact
+// quotient. Here: the correctly rounded float quotient q; when |q| lands exactly on k + 1/2, the sign of the
+// exact residual |x| - (k + 1/2) s (TwoProduct) says whether the true quotient is above, below or on the tie.
+Status qQuantize(Importer& im) {
+  if (im.in(0).dtype != DType::FP32)
+    return Status::unsupported("QUANTIZE from " + std::string(dtypeName(im.in(0).dtype)));
+  if (im.out(0).dtype != DType::I8)
+    return Status::unsupported("QUANTIZE to " + std::string(dtypeName(im.out(0).dtype)));
+  auto y = perTensor(im.out(0), "output");
+  if (!y) return y.status();
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  Value* x = *xv;
+  const ValueType ft = x->type;
+  const ValueType bt = ValueType::tensor(DType::Bool, ft.dims);
+  const size_t rank = ft.dims.size();
+  auto f = [&](double v) { return im.scalarOf(DType::FP32, v, rank); };
+  auto op2 = [&](const char* name, Value* a, Value* c, const ValueType& t, const char* what) {
+    return im.b.op1(name, {a, c}, t, {}, im.aux(what));
+  };
+  Value* s = f(float(y->scale));
+  Value* ax = im.b.op1("tosa.abs", {x}, ft, {}, im.aux("abs_x"));
+  Value* q = frontends::divideF32(im.b, ax, s, im.aux("div"));
+  Value* fl = im.b.op1("tosa.floor", {q}, ft, {}, im.aux("floor"));
+  Value* frac = im.b.sub(q, fl, im.aux("frac"));
+  Value* half = f(0.5);
+  Value* tie = op2("tosa.equal", frac, half, bt, "tie");
+  Value* above = op2("tosa.greater", frac, half, bt, "above_half");
+  Value* t = im.b.add(fl, half, im.aux("tie_point"));
+  auto [p, e] = frontends::twoProductF32(im.b, t, s, im.aux("tie_product"));
+  Value* d = im.b.sub(im.b.sub(ax, p, im.aux("residual")), e, im.aux("residual"));
+  Value* tieUp = op2("tosa.greater_equal", d, f(0), bt, "tie_up");
+  Value* up = im.b.op1("tosa.select", {tie, tieUp, above}, bt, {}, im.aux("round_up"));
+  Value* mag = im.b.add(fl, im.b.op1("tosa.select", {up, f(1), f(0)}, ft, {}, im.aux("carry")), im.aux("magnitude"));
+  Value* neg = op2("tosa.greater", f(0), x, bt, "negative");
+  Value* signedQ =
+      im.b.op1("tosa.select", {neg, im.b.sub(f(0), mag, im.aux("negate")), mag}, ft, {}, im.aux("rounded"));
+  Value* shifted = im.b.add(signedQ, f(double(y->zp)), im.aux("plus_zp"));
+  Value* clamped = im.clampF(shifted, -128, 127, "saturate");
+  Value* v = im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, ft.dims), {}, im.aux("to_i8"));
+  return setQuantOut(im, 0, v, fb::ActivationFunctionType::NONE, *y);
+}
+
 }  // namespace
 
 void registerQuantOps(HandlerTable& t) {
@@ -562,6 +606,7 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::CONCATENATION, qConcatenation);
   add(Op::RESHAPE, qReshape);
   add(Op::DEQUANTIZE, qDequantize);
+  t.builtin[int(Op::QUANTIZE)] = qQuantize;  // float input: not a quantized lowering by its input type
 }
 
 }  // namespace tosakit::tflite
