@@ -15,6 +15,15 @@ foreach(spec face_detection/face_detection_short_range:-1,1 face_detection/face_
             --model ${TFLITE_MEDIAPIPE}/${model}.tflite --out ${CMAKE_BINARY_DIR}/tflite-tests --range=${range})
   set_tests_properties(tflite_${name}_vs_tflite PROPERTIES TIMEOUT 600 LABELS "tflite;models" SKIP_RETURN_CODE 77)
 endforeach()
+# Selfie segmentation ends in MediaPipe's custom Convolution2DTransposeBias, which TFLite 2.9 lacks: TFLite runs
+# the model with it replaced by the builtin TRANSPOSE_CONV + bias (tests/tflite/selfie_decomposed.py).
+foreach(name selfie_segmentation selfie_segmentation_landscape)
+  add_test(NAME tflite_${name}_vs_tflite
+    COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/tflite/check_model.py --tosakit $<TARGET_FILE:tosakit>
+            --model ${TFLITE_MEDIAPIPE}/selfie_segmentation/${name}.tflite --out ${CMAKE_BINARY_DIR}/tflite-tests
+            --range=0,1 --decompose-custom)
+  set_tests_properties(tflite_${name}_vs_tflite PROPERTIES TIMEOUT 600 LABELS "tflite;models" SKIP_RETURN_CODE 77)
+endforeach()
 # Hostile and malformed .tflite files (truncated, garbage, absurd shapes, indices out of range, bad sparse
 # indices): `tosakit import` exits 4 with one line and writes nothing.
 add_test(NAME tflite_hostile_files

@@ -17,6 +17,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools", "tflite"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def photo(name, shape, lo, hi):
@@ -48,6 +49,9 @@ def main():
     ap.add_argument("--image", default="astronaut")
     ap.add_argument("--backends", default="fast,ref")
     ap.add_argument("--min-cosine", type=float, default=0.99999)
+    ap.add_argument("--decompose-custom", action="store_true",
+                    help="run TFLite on the model with MediaPipe's Convolution2DTransposeBias replaced by the builtin "
+                         "TRANSPOSE_CONV (tests/tflite/selfie_decomposed.py): TFLite 2.9 lacks the custom operator")
     a = ap.parse_args()
     try:
         import run_tflite
@@ -63,7 +67,13 @@ def main():
     mlir = stem + ".mlir"
     subprocess.run([a.tosakit, "import", a.model, "-o", mlir], check=True)
 
-    info = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "tflite", "run_tflite.py"), "--info", a.model],
+    oracle_model = a.model
+    if a.decompose_custom:
+        import selfie_decomposed
+        oracle_model = stem + ".decomposed.tflite"
+        with open(a.model, "rb") as f, open(oracle_model, "wb") as g:
+            g.write(selfie_decomposed.decompose(f.read()))
+    info = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "tflite", "run_tflite.py"), "--info", oracle_model],
                           check=True, capture_output=True, text=True).stdout.split("\n")
     lo, hi = (float(v) for v in a.range.split(","))
     inputs = {}
@@ -73,7 +83,7 @@ def main():
             shape = [int(d) for d in rest[rest.index("[") + 1:rest.index("]")].split(",")]
             inputs[name] = photo(a.image, shape, lo, hi)
     np.savez(stem + ".in.npz", **inputs)
-    expected = run_tflite.run(a.model, inputs)
+    expected = run_tflite.run(oracle_model, inputs)
 
     ok = True
     for backend in a.backends.split(","):

@@ -34,7 +34,7 @@ def fb(module):
     if _generated is None:
         _generated = tempfile.mkdtemp(prefix="tflite_fb_")
         atexit.register(shutil.rmtree, _generated, True)
-        subprocess.run(["flatc", "--python", "-o", _generated, SCHEMA], check=True)
+        subprocess.run(["flatc", "--python", "--gen-object-api", "-o", _generated, SCHEMA], check=True)
         sys.path.insert(0, _generated)
     return importlib.import_module("tflite_fb." + module)
 

@@ -2,6 +2,7 @@
 // movement, resize. TFLite is NHWC like TOSA, and TFLite's conv weights are OHWI like TOSA's: no layout
 // changes. Every lowering takes its output shape from the model and checks it (Importer::setOut).
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "frontends/tflite/tflite_internal.h"
@@ -471,6 +472,85 @@ Status opDepthToSpace(Importer& im) {
   return im.setOut(0, im.b.reshape(t, {xs[0], xs[1] * bs, xs[2] * bs, C}, im.loc));
 }
 
+// out[iy * stride + ky - pad] += in[iy] * w[ky], with TFLite's conv padding of the output size (SAME: half the
+// total, VALID: none) -> tosa.transpose_conv2d with out_pad_top = -pad (TOSA writes row iy * stride + out_pad_top
+// + ky) and out_pad_bottom whatever makes the declared output height. Weights are OHWI in both.
+Status transposeConv(Importer& im, int inputIdx, int weightIdx, int biasIdx, fb::Padding padding, int64_t strideH,
+                     int64_t strideW, fb::ActivationFunctionType act) {
+  TK_RETURN_IF_ERROR(requireFloat(im, inputIdx));
+  TK_RETURN_IF_ERROR(requireFloat(im, weightIdx));
+  const Shape& xs = im.in(inputIdx).shape;
+  const Shape& ws = im.in(weightIdx).shape;  // O KH KW I
+  const Shape& os = im.out(0).shape;
+  if (xs.size() != 4 || ws.size() != 4 || os.size() != 4 || ws[3] != xs[3] || os[3] != ws[0])
+    return Status::invalid("transpose conv shapes: input " + shapeToString(xs) + ", filter " + shapeToString(ws) +
+                           ", output " + shapeToString(os));
+  if (strideH <= 0 || strideW <= 0) return Status::invalid("transpose conv strides must be positive");
+  auto pads = [&](int64_t in, int64_t out, int64_t k, int64_t stride, int64_t& top, int64_t& bottom) {
+    const int64_t total = padding == fb::Padding::SAME ? std::max<int64_t>((in - 1) * stride + k - out, 0) : 0;
+    top = -(total / 2);
+    bottom = out - (in - 1) * stride - k - top;
+    return top > -k && bottom > -k;
+  };
+  int64_t pt = 0, pb = 0, pl = 0, pr = 0;
+  if (!pads(xs[1], os[1], ws[1], strideH, pt, pb) || !pads(xs[2], os[2], ws[2], strideW, pl, pr))
+    return Status::unsupported("transpose conv output size needs more cropping than tosa.transpose_conv2d expresses");
+  auto x = im.get(inputIdx);
+  if (!x) return x.status();
+  auto w = im.get(weightIdx);
+  if (!w) return w.status();
+  Value* bias = nullptr;
+  if (im.hasInput(biasIdx)) {
+    TK_RETURN_IF_ERROR(requireFloat(im, biasIdx));
+    if (numElements(im.in(biasIdx).shape) != ws[0] && numElements(im.in(biasIdx).shape) != 1)
+      return Status::invalid("transpose conv bias has " + std::to_string(numElements(im.in(biasIdx).shape)) +
+                             " values");
+    auto bv = reshapedInput(im, biasIdx, {numElements(im.in(biasIdx).shape)}, "bias");
+    if (!bv) return bv.status();
+    bias = *bv;
+  } else {
+    bias = im.constant(Tensor(DType::FP32, {ws[0]}), "bias");
+  }
+  Value* y = im.b.op1("tosa.transpose_conv2d",
+                      {*x, *w, bias, im.b.scalar1(DType::FP32, 0, im.aux("input_zp")),
+                       im.b.scalar1(DType::FP32, 0, im.aux("weight_zp"))},
+                      ValueType::tensor(DType::FP32, os),
+                      {{"out_pad", ir::Attribute::intArray({pt, pb, pl, pr})},
+                       {"stride", ir::Attribute::intArray({strideH, strideW})},
+                       {"acc_type", ir::Attribute::type(DType::FP32)}},
+                      im.loc);
+  auto out = im.activation(y, act);
+  if (!out) return out.status();
+  return im.setOut(0, *out);
+}
+
+// TRANSPOSE_CONV: inputs output_shape (constant; the declared output shape must match), weights, input, bias.
+Status opTransposeConv(Importer& im) {
+  const auto* o = im.options<fb::TransposeConvOptions>();
+  if (!o) return Status::invalid("TRANSPOSE_CONV without options");
+  auto shape = im.constIn(0, "output_shape");
+  if (!shape) return shape.status();
+  Shape declared;
+  for (int64_t i = 0; i < (*shape)->size(); ++i) declared.push_back((*shape)->getInt(i));
+  if (declared != im.out(0).shape)
+    return Status::invalid("output_shape " + shapeToString(declared) + " differs from the output tensor's " +
+                           shapeToString(im.out(0).shape));
+  return transposeConv(im, 2, 1, 3, o->padding(), o->stride_h(), o->stride_w(), o->fused_activation_function());
+}
+
+// MediaPipe's Convolution2DTransposeBias: inputs input, weights, bias; custom options are the raw C struct
+// TfLiteTransposeConvParams {padding (1 SAME, 2 VALID), stride_width, stride_height} (three int32).
+Status opConvolution2DTransposeBias(Importer& im) {
+  const auto* opts = im.op->custom_options();
+  if (!opts || opts->size() < 12) return Status::invalid("Convolution2DTransposeBias needs 12 bytes of options");
+  int32_t params[3];
+  std::memcpy(params, opts->data(), sizeof params);
+  if (params[0] != 1 && params[0] != 2)
+    return Status::invalid("Convolution2DTransposeBias padding " + std::to_string(params[0]));
+  return transposeConv(im, 0, 1, 2, params[0] == 1 ? fb::Padding::SAME : fb::Padding::VALID, params[2], params[1],
+                       fb::ActivationFunctionType::NONE);
+}
+
 }  // namespace
 
 void registerFloatOps(HandlerTable& t) {
@@ -506,6 +586,8 @@ void registerFloatOps(HandlerTable& t) {
   add(Op::RESIZE_BILINEAR, [](Importer& im) { return opResize(im, true); });
   add(Op::RESIZE_NEAREST_NEIGHBOR, [](Importer& im) { return opResize(im, false); });
   add(Op::DEPTH_TO_SPACE, opDepthToSpace);
+  add(Op::TRANSPOSE_CONV, opTransposeConv);
+  t.custom["Convolution2DTransposeBias"] = opConvolution2DTransposeBias;
 }
 
 }  // namespace tosakit::tflite
