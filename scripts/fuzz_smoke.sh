@@ -10,7 +10,7 @@
 # the harness was not built; non-zero on any crash, leak, sanitizer report, timeout or RSS/malloc-limit hit.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-FUZZERS=(npy spirv mlir onnx compliance)
+FUZZERS=(npy spirv mlir onnx compliance tflite)
 
 # The first clang++ that links a libFuzzer target (clang++-14 is Debian 12's), or nothing.
 find_fuzz_cxx() {

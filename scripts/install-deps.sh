@@ -27,6 +27,9 @@ PACKAGES=(
   pybind11-dev python3-dev python3-pytest
   # The fuzz smoke (ctest label fuzz, scripts/fuzz_smoke.sh): libFuzzer harnesses built with clang, ASan + UBSan.
   clang-14 libclang-rt-14-dev
+  # TFLite import (src/frontends/tflite): flatc generates the reader from its schema; the INT8 test generator
+  # writes .tflite files with the FlatBuffers Python bindings.
+  libflatbuffers-dev flatbuffers-compiler python3-flatbuffers
 )
 # Debian's npm brings Debian's nodejs; a node from elsewhere (e.g. NodeSource, which bundles npm and conflicts
 # with Debian's npm package) is used as it is.
@@ -54,3 +57,15 @@ if [ ! -f "$ORT/node_modules/.package-lock.json" ] || [ "$ORT/package-lock.json"
 fi
 (cd "$ORT" && node -e "require('onnxruntime-node')") || { echo "install-deps: onnxruntime-node does not load"; exit 1; }
 echo "install-deps: onnxruntime-node $(cd "$ORT" && node -p "require('onnxruntime-node/package.json').version")"
+
+# TensorFlow Lite 2.9 (libtensorflowlite_c.so inside tfjs-tflite-node) and MediaPipe's .tflite models, pinned by
+# tools/tflite/package-lock.json: the TFLite tests' oracle. --legacy-peer-deps: tfjs-tflite-node's peers (tfjs)
+# are not needed, only its native library; --ignore-scripts skips its node-gyp build.
+TFL="$ROOT/tools/tflite"
+if [ ! -f "$TFL/node_modules/.package-lock.json" ] || [ "$TFL/package-lock.json" -nt "$TFL/node_modules/.package-lock.json" ]; then
+  echo "install-deps: npm ci --ignore-scripts --legacy-peer-deps in tools/tflite"
+  (cd "$TFL" && npm ci --ignore-scripts --legacy-peer-deps --no-audit --no-fund)
+fi
+/usr/bin/python3 "$TFL/run_tflite.py" --info "$TFL/node_modules/@mediapipe/face_detection/face_detection_short_range.tflite" \
+  >/dev/null || { echo "install-deps: TensorFlow Lite does not load"; exit 1; }
+echo "install-deps: TensorFlow Lite 2.9 (tfjs-tflite-node 0.0.2)"

@@ -9,6 +9,7 @@
 #include "compliance/datagen.h"
 #include "formats/npy/npy.h"
 #include "frontends/onnx/onnx_import.h"
+#include "frontends/tflite/tflite_import.h"
 #if __has_include("tosakit/io_adapt.h")
 #include "tosakit/io_adapt.h"
 #define TOSAKIT_PY_IO_ADAPT 1
@@ -125,8 +126,25 @@ Shape shapeArgument(py::handle dims, const std::string& name) {
   return shape;
 }
 
+ModuleHandle importTflite(py::handle path) {
+  std::string p = pathArgument(path);
+  auto imported = [&] {
+    py::gil_scoped_release release;
+    return tflite::importTflite(p);
+  }();
+  return ModuleHandle{std::shared_ptr<ir::Module>(take(std::move(imported))), p};
+}
+
 ModuleHandle importOnnx(py::handle path, py::handle inputShapes, py::handle bindInputs,
                         std::vector<std::string> outputNames, bool nhwcIo, bool runChecker, bool convertOpset) {
+  // A TFLite model given to the import function is imported as one (it takes none of the ONNX options).
+  if (tflite::isTfliteFile(pathArgument(path))) {
+    if (!inputShapes.is_none() || !bindInputs.is_none() || !outputNames.empty() || nhwcIo)
+      raise(Status::invalid(pathArgument(path) +
+                            ": input_shapes, bind_inputs, output_names and nhwc_io apply to "
+                            "ONNX models only"));
+    return importTflite(path);
+  }
   onnx::OnnxImportOptions opts;
   opts.keepNchwIo = !nhwcIo;
   opts.runChecker = runChecker;
@@ -180,6 +198,7 @@ void bindSession(py::module_& m) {
   m.def("import_onnx", &importOnnx, py::arg("path"), py::arg("input_shapes") = py::none(),
         py::arg("bind_inputs") = py::none(), py::arg("output_names") = std::vector<std::string>{},
         py::arg("nhwc_io") = false, py::arg("check") = true, py::arg("opset_convert") = true);
+  m.def("import_tflite", &importTflite, py::arg("path"));
   m.def("gen_data", &genData, py::arg("model"), py::arg("set") = 0, py::arg("seed") = 0, py::arg("function") = "main");
 }
 

@@ -20,7 +20,7 @@ run_one() {
   artifacts="${5:-$4/artifacts}"
   case "$2" in
     mlir) maxlen=8192 ;;
-    onnx) maxlen=16384 ;;
+    onnx|tflite) maxlen=16384 ;;
     *) maxlen=4096 ;;
   esac
   dict=""
@@ -48,7 +48,7 @@ fi
 SECONDS_TO_RUN=${1:-300}
 BUILD=${2:-$ROOT/build-fuzz}
 [ $# -ge 2 ] && shift 2 || shift $#
-FUZZERS=${*:-npy spirv mlir onnx compliance}
+FUZZERS=${*:-npy spirv mlir onnx compliance tflite}
 CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S "$FUZZ" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 targets=""
 for f in $FUZZERS; do  # targets whose dependencies (MLIR, ONNX) were not found are not defined

@@ -8,7 +8,7 @@ if(NOT TOSAKIT_FUZZ)
   add_test(NAME fuzz_build COMMAND ${CMAKE_SOURCE_DIR}/scripts/fuzz_smoke.sh build ${TOSAKIT_FUZZ_SMOKE_DIR})
   set_tests_properties(fuzz_build PROPERTIES LABELS fuzz FIXTURES_SETUP fuzz_harnesses SKIP_RETURN_CODE 77
                        PROCESSORS 2 TIMEOUT 3000)
-  foreach(name npy spirv mlir onnx compliance)
+  foreach(name npy spirv mlir onnx compliance tflite)
     add_test(NAME fuzz_smoke_${name}
              COMMAND ${CMAKE_SOURCE_DIR}/scripts/fuzz_smoke.sh run ${TOSAKIT_FUZZ_SMOKE_DIR} ${name})
     set_tests_properties(fuzz_smoke_${name} PROPERTIES LABELS fuzz FIXTURES_REQUIRED fuzz_harnesses

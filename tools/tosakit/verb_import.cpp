@@ -1,4 +1,4 @@
-// tosakit import MODEL.onnx -o OUT.mlir [--input-shape NAME=1x3x224x224 ...] [--bind-inputs VALUES.npz]
+// tosakit import MODEL.onnx|MODEL.tflite -o OUT.mlir [--input-shape NAME=1x3x224x224 ...] [--bind-inputs VALUES.npz]
 //                [--bind NAME=FILE.npy ...] [--output-names a,b] [--keep-nchw-io | --nhwc-io] [--no-check]
 //                [--no-opset-convert] [--test-input in.npz --test-reference ref.npz [--tolerance 0.99,0.99]]
 #include <cstdio>
@@ -9,6 +9,7 @@
 #include "backend_flags.h"
 #include "formats/npy/npy.h"
 #include "frontends/onnx/onnx_import.h"
+#include "frontends/tflite/tflite_import.h"
 #include "ir/validate.h"
 #include "preprocess_flags.h"
 #include "tosakit/io_adapt.h"
@@ -123,7 +124,32 @@ Status parseShapeSpec(const std::string& spec, std::string& name, Shape& shape) 
   return Status::ok();
 }
 
+// A .tflite model (by extension or FlatBuffers identifier) takes none of the ONNX-only options.
+Result<std::unique_ptr<ir::Module>> importTfliteModel(const ImportArgs& a) {
+  if (!a.inputShapes.empty() || !a.binds.empty() || !a.bindInputsNpz.empty() || !a.outputs.empty() || a.nhwcIo ||
+      a.keepNchwIo)
+    return Status::invalid(a.model +
+                           ": --input-shape, --bind, --bind-inputs, --output-names, --keep-nchw-io and "
+                           "--nhwc-io apply to ONNX models only (a TFLite model is NHWC with static shapes)");
+  return tflite::importTflite(a.model);
+}
+
 int importVerb(const ImportArgs& a) {
+  if (tflite::isTfliteFile(a.model)) {
+    auto module = importTfliteModel(a);
+    if (!module) return report(module.status());
+    if (Status s = validateImported(**module, a); !s) return report(s);
+    if (Status s = a.preprocess.apply(**module).withContext(a.model); !s) return report(s);
+    if (!a.testInput.empty() || !a.testReference.empty()) {
+      if (a.testInput.empty() || a.testReference.empty())
+        return report(Status::invalid("--test-input and --test-reference go together"));
+      auto checked = importTfliteModel(a);
+      if (!checked) return report(checked.status());
+      if (Status s = verifyImport(a, std::move(*checked)); !s) return report(s);
+    }
+    if (Status s = saveModel(**module, a.output); !s) return report(s);
+    return kExitOk;
+  }
   onnx::OnnxImportOptions opts;
   opts.keepNchwIo = !a.nhwcIo;
   opts.runChecker = !a.noCheck;
@@ -168,8 +194,8 @@ int importVerb(const ImportArgs& a) {
 
 VerbAction addImportVerb(CLI::App& app) {
   auto args = std::make_shared<ImportArgs>();
-  CLI::App* cmd = app.add_subcommand("import", "Import an ONNX model as a TOSA graph (float32)");
-  cmd->add_option("model", args->model, "ONNX model file (.onnx)")->required();
+  CLI::App* cmd = app.add_subcommand("import", "Import an ONNX or TFLite model as a TOSA graph");
+  cmd->add_option("model", args->model, "ONNX model file (.onnx) or TensorFlow Lite model (.tflite)")->required();
   cmd->add_option("-o,--output", args->output, "Output model (.mlir or .spv)")->required();
   cmd->add_option("--input-shape", args->inputShapes, "Static shape of an input: NAME=1x3x224x224 (repeatable)");
   cmd->add_option("--bind-inputs", args->bindInputsNpz,

@@ -18,6 +18,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "frontends/common/float_arith.h"
 #include "frontends/onnx/importer.h"
 
 namespace tosakit::onnx {
@@ -270,27 +271,7 @@ Result<Value*> Importer::sliceNhwc(Value* x, const Shape& start, const Shape& si
   return b.op1("tosa.slice", {x, st, sz}, ValueType::tensor(x->type.dtype, size), {}, aux("slice"));
 }
 
-// q0 = x * fl(1/s), then one Newton step with the exact residual r = x - q0*s: q0*s = p + e exactly by Dekker's
-// TwoProduct (Veltkamp splitting into 12-bit halves; exact because TOSA's fp32 MUL/ADD/SUB round correctly).
-Value* Importer::divideF32(Value* x, Value* s) {
-  const size_t rank = x->type.dims.size();
-  auto m = [&](Value* a, Value* c) { return b.mul(a, c, 0, aux("div/mul")); };
-  auto add = [&](Value* a, Value* c) { return b.add(a, c, aux("div/add")); };
-  auto sub = [&](Value* a, Value* c) { return b.sub(a, c, aux("div/sub")); };
-  auto split = [&](Value* a) {
-    Value* t = m(a, scalarF(4097.0f, rank));  // 2^12 + 1
-    Value* hi = sub(t, sub(t, a));
-    return std::make_pair(hi, sub(a, hi));
-  };
-  Value* inv = b.op1("tosa.reciprocal", {s}, s->type, {}, aux("div/reciprocal"));
-  Value* q0 = m(x, inv);
-  Value* p = m(q0, s);
-  auto [qh, ql] = split(q0);
-  auto [sh, sl] = split(s);
-  Value* e = add(add(add(sub(m(qh, sh), p), m(qh, sl)), m(ql, sh)), m(ql, sl));
-  Value* r = sub(sub(x, p), e);
-  return add(q0, m(r, inv));
-}
+Value* Importer::divideF32(Value* x, Value* s) { return frontends::divideF32(b, x, s, aux("div")); }
 
 Value* Importer::matmul3(Value* a, Value* c) {
   const DType t = a->type.dtype;

@@ -1,0 +1,593 @@
+// Float operators: convolutions, fully connected, pools, elementwise arithmetic and activations, data
+// movement, resize. TFLite is NHWC like TOSA, and TFLite's conv weights are OHWI like TOSA's: no layout
+// changes. Every lowering takes its output shape from the model and checks it (Importer::setOut).
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "frontends/tflite/tflite_internal.h"
+
+namespace tosakit::tflite {
+namespace {
+
+Status requireFloat(Importer& im, int i) {
+  const TVal& v = im.in(i);
+  if (v.dtype != DType::FP32)
+    return Status::unsupported("input " + std::to_string(i) + " is " + std::string(dtypeName(v.dtype)) +
+                               " (this lowering takes float32)");
+  return Status::ok();
+}
+
+// One spatial axis of a TFLite conv or pool: TFLite's output size and padding for SAME / VALID, then TOSA's
+// exact-division form (end padding, or rows cut from the end of the input when VALID leaves them unread).
+struct Axis {
+  int64_t in = 0, k = 1, stride = 1, dil = 1;
+  int64_t out = 0, p0 = 0, p1 = 0, cut = 0;
+};
+
+Status planAxis(Axis& a, fb::Padding padding, const char* name) {
+  if (a.stride <= 0 || a.dil <= 0 || a.k <= 0)
+    return Status::invalid(std::string(name) + ": stride, dilation and kernel must be positive");
+  const int64_t span = (a.k - 1) * a.dil + 1;
+  if (padding == fb::Padding::SAME) {
+    a.out = (a.in + a.stride - 1) / a.stride;
+    a.p0 = std::max<int64_t>((a.out - 1) * a.stride + span - a.in, 0) / 2;
+  } else {
+    if (a.in < span) return Status::invalid(std::string(name) + ": the kernel is larger than the input");
+    a.out = (a.in - span) / a.stride + 1;
+    a.p0 = 0;
+  }
+  a.p1 = (a.out - 1) * a.stride + span - a.in - a.p0;
+  if (a.p1 < 0) {
+    a.cut = -a.p1;
+    a.p1 = 0;
+  }
+  return Status::ok();
+}
+
+Value* cutInput(Importer& im, Value* x, const Axis& h, const Axis& w) {
+  if (!h.cut && !w.cut) return x;
+  const Shape& s = x->type.dims;
+  Shape size = {s[0], s[1] - h.cut, s[2] - w.cut, s[3]};
+  return im.b.op1("tosa.slice",
+                  {x, im.b.constShape({0, 0, 0, 0}, im.aux("start")), im.b.constShape(size, im.aux("size"))},
+                  ValueType::tensor(x->type.dtype, size), {}, im.aux("cut"));
+}
+
+// Input i as a constant tensor reshaped to `shape` (a copy), or the run-time value reshaped.
+Result<Value*> reshapedInput(Importer& im, int i, const Shape& shape, const std::string& what) {
+  TVal& v = im.in(i);
+  if (v.isConst()) {
+    Tensor t = *v.c;
+    t.reshape(shape);
+    return im.constant(std::move(t), what);
+  }
+  auto x = im.get(i);
+  if (!x) return x.status();
+  return im.b.reshape(*x, shape, im.aux(what));
+}
+
+// The bias of a conv / fully connected (input 2), or zeros when the model omits it.
+Result<Value*> biasInput(Importer& im, int64_t channels) {
+  if (!im.hasInput(2)) return im.constant(Tensor(DType::FP32, {channels}), "bias");
+  TK_RETURN_IF_ERROR(requireFloat(im, 2));
+  if (im.in(2).shape != Shape{channels})
+    return Status::invalid("bias has shape " + shapeToString(im.in(2).shape) + ", expected " +
+                           std::to_string(channels));
+  return im.get(2);
+}
+
+Status opConv2d(Importer& im) {
+  const auto* o = im.options<fb::Conv2DOptions>();
+  if (!o) return Status::invalid("CONV_2D without Conv2DOptions");
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  TK_RETURN_IF_ERROR(requireFloat(im, 1));
+  const Shape& xs = im.in(0).shape;
+  const Shape& ws = im.in(1).shape;  // O KH KW I
+  if (xs.size() != 4 || ws.size() != 4) return Status::invalid("CONV_2D needs rank-4 input and filter");
+  if (ws[3] != xs[3])
+    return Status::unsupported("grouped CONV_2D (filter depth " + std::to_string(ws[3]) + ", input " +
+                               std::to_string(xs[3]) + ")");
+  Axis h{xs[1], ws[1], o->stride_h(), o->dilation_h_factor()}, w{xs[2], ws[2], o->stride_w(), o->dilation_w_factor()};
+  TK_RETURN_IF_ERROR(planAxis(h, o->padding(), "CONV_2D"));
+  TK_RETURN_IF_ERROR(planAxis(w, o->padding(), "CONV_2D"));
+  auto x = im.get(0);
+  if (!x) return x.status();
+  auto wv = im.get(1);
+  if (!wv) return wv.status();
+  auto bias = biasInput(im, ws[0]);
+  if (!bias) return bias.status();
+  ir::Conv2dAttrs ca;
+  ca.pad = {h.p0, h.p1, w.p0, w.p1};
+  ca.stride = {h.stride, w.stride};
+  ca.dilation = {h.dil, w.dil};
+  ca.accType = DType::FP32;
+  Value* y = im.b.conv2d(cutInput(im, *x, h, w), *wv, *bias, ca, im.loc);
+  auto act = im.activation(y, o->fused_activation_function());
+  if (!act) return act.status();
+  return im.setOut(0, *act);
+}
+
+Status opDepthwiseConv2d(Importer& im) {
+  const auto* o = im.options<fb::DepthwiseConv2DOptions>();
+  if (!o) return Status::invalid("DEPTHWISE_CONV_2D without DepthwiseConv2DOptions");
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  TK_RETURN_IF_ERROR(requireFloat(im, 1));
+  const Shape& xs = im.in(0).shape;
+  const Shape& ws = im.in(1).shape;  // 1 KH KW C*M
+  if (xs.size() != 4 || ws.size() != 4 || ws[0] != 1)
+    return Status::invalid("DEPTHWISE_CONV_2D needs rank-4 input and a [1,KH,KW,C*M] filter");
+  const int64_t C = xs[3];
+  if (C <= 0 || ws[3] % C != 0)
+    return Status::invalid("DEPTHWISE_CONV_2D filter depth is not a multiple of the input depth");
+  const int64_t M = ws[3] / C;
+  Axis h{xs[1], ws[1], o->stride_h(), o->dilation_h_factor()}, w{xs[2], ws[2], o->stride_w(), o->dilation_w_factor()};
+  TK_RETURN_IF_ERROR(planAxis(h, o->padding(), "DEPTHWISE_CONV_2D"));
+  TK_RETURN_IF_ERROR(planAxis(w, o->padding(), "DEPTHWISE_CONV_2D"));
+  auto x = im.get(0);
+  if (!x) return x.status();
+  // Output channel c*M + m reads input channel c: TOSA's [KH, KW, C, M] is the same bytes.
+  auto wv = reshapedInput(im, 1, {ws[1], ws[2], C, M}, "weight_hwcm");
+  if (!wv) return wv.status();
+  auto bias = biasInput(im, C * M);
+  if (!bias) return bias.status();
+  Value* xin = cutInput(im, *x, h, w);
+  Value* izp = im.b.scalar1(DType::FP32, 0, im.aux("input_zp"));
+  Value* wzp = im.b.scalar1(DType::FP32, 0, im.aux("weight_zp"));
+  Value* y = im.b.op1("tosa.depthwise_conv2d", {xin, *wv, *bias, izp, wzp},
+                      ValueType::tensor(DType::FP32, {xs[0], h.out, w.out, C * M}),
+                      {{"pad", ir::Attribute::intArray({h.p0, h.p1, w.p0, w.p1})},
+                       {"stride", ir::Attribute::intArray({h.stride, w.stride})},
+                       {"dilation", ir::Attribute::intArray({h.dil, w.dil})},
+                       {"acc_type", ir::Attribute::type(DType::FP32)}},
+                      im.loc);
+  auto act = im.activation(y, o->fused_activation_function());
+  if (!act) return act.status();
+  return im.setOut(0, *act);
+}
+
+// FULLY_CONNECTED: y = x W^T + b over the last axis of x, as a rank-3 tosa.matmul [1, rows, K] x [1, K, N].
+Status opFullyConnected(Importer& im) {
+  const auto* o = im.options<fb::FullyConnectedOptions>();
+  if (o && o->weights_format() != 0) return Status::unsupported("FULLY_CONNECTED with shuffled weights");
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  TK_RETURN_IF_ERROR(requireFloat(im, 1));
+  const Shape& xs = im.in(0).shape;
+  const Shape& ws = im.in(1).shape;  // N K
+  if (ws.size() != 2 || xs.empty()) return Status::invalid("FULLY_CONNECTED needs a [N, K] weight");
+  const int64_t N = ws[0], K = ws[1];
+  const int64_t total = numElements(xs);
+  if (K <= 0 || total % K != 0) return Status::invalid("FULLY_CONNECTED input size is not a multiple of K");
+  const int64_t rows = total / K;
+  auto x = im.get(0);
+  if (!x) return x.status();
+  Value* a = im.b.reshape(*x, {1, rows, K}, im.aux("rows"));
+  Value* wt = nullptr;
+  if (const TVal& wv = im.in(1); wv.isConst()) {
+    Tensor t(DType::FP32, {1, K, N});  // W^T, transposed at import
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k) t.setFloat(k * N + n, wv.c->getFloat(n * K + k));
+    wt = im.constant(std::move(t), "weight_t");
+  } else {
+    auto w = im.get(1);
+    if (!w) return w.status();
+    wt = im.b.reshape(im.b.transpose(*w, {1, 0}, im.aux("weight_t")), {1, K, N}, im.aux("weight_t3"));
+  }
+  Value* zp = im.b.scalar1(DType::FP32, 0, im.aux("zp"));
+  Value* y =
+      im.b.op1("tosa.matmul", {a, wt, zp, zp}, ValueType::tensor(DType::FP32, {1, rows, N}), {}, im.aux("matmul"));
+  if (im.hasInput(2)) {
+    auto bias = biasInput(im, N);
+    if (!bias) return bias.status();
+    y = im.b.add(y, im.b.reshape(*bias, {1, 1, N}, im.aux("bias3")), im.aux("bias_add"));
+  }
+  auto act = im.activation(y, o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE);
+  if (!act) return act.status();
+  return im.setOut(0, im.b.reshape(*act, im.out(0).shape, im.loc));
+}
+
+// Broadcasting binary arithmetic with a fused activation.
+Status binaryOp(Importer& im, const std::string& tosaOp, fb::ActivationFunctionType act) {
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  TK_RETURN_IF_ERROR(requireFloat(im, 1));
+  auto shape = broadcastShapes(im.in(0).shape, im.in(1).shape);
+  if (!shape)
+    return Status::invalid("operands " + shapeToString(im.in(0).shape) + " and " + shapeToString(im.in(1).shape) +
+                           " do not broadcast");
+  auto a = im.get(0);
+  if (!a) return a.status();
+  auto c = im.get(1);
+  if (!c) return c.status();
+  Value* x = im.toRank(*a, shape->size());
+  Value* y = im.toRank(*c, shape->size());
+  Value* r = tosaOp == "tosa.mul" ? im.b.mul(x, y, 0, im.loc)
+                                  : im.b.op1(tosaOp, {x, y}, ValueType::tensor(DType::FP32, *shape), {}, im.loc);
+  auto out = im.activation(r, act);
+  if (!out) return out.status();
+  return im.setOut(0, *out);
+}
+
+template <typename Options>
+fb::ActivationFunctionType fusedOf(Importer& im) {
+  const auto* o = im.options<Options>();
+  return o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE;
+}
+
+Status opPool(Importer& im, bool isMax) {
+  const auto* o = im.options<fb::Pool2DOptions>();
+  if (!o) return Status::invalid("pool without Pool2DOptions");
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  const Shape& xs = im.in(0).shape;
+  if (xs.size() != 4) return Status::invalid("pool needs a rank-4 input");
+  Axis h{xs[1], o->filter_height(), o->stride_h(), 1}, w{xs[2], o->filter_width(), o->stride_w(), 1};
+  TK_RETURN_IF_ERROR(planAxis(h, o->padding(), "pool"));
+  TK_RETURN_IF_ERROR(planAxis(w, o->padding(), "pool"));
+  if (h.p0 >= h.k || h.p1 >= h.k || w.p0 >= w.k || w.p1 >= w.k)
+    return Status::unsupported("pool padding not smaller than the kernel (TOSA requires it)");
+  auto x = im.get(0);
+  if (!x) return x.status();
+  std::map<std::string, ir::Attribute> attrs = {{"kernel", ir::Attribute::intArray({h.k, w.k})},
+                                                {"stride", ir::Attribute::intArray({h.stride, w.stride})},
+                                                {"pad", ir::Attribute::intArray({h.p0, h.p1, w.p0, w.p1})}};
+  const ValueType rt = ValueType::tensor(DType::FP32, {xs[0], h.out, w.out, xs[3]});
+  Value* xin = cutInput(im, *x, h, w);
+  Value* y = nullptr;
+  if (isMax) {
+    y = im.b.op1("tosa.max_pool2d", {xin}, rt, attrs, im.loc);
+  } else {
+    // TOSA's average, like TFLite's, divides by the number of input elements the window covers (not padding).
+    attrs["acc_type"] = ir::Attribute::type(DType::FP32);
+    Value* izp = im.b.scalar1(DType::FP32, 0, im.aux("input_zp"));
+    Value* ozp = im.b.scalar1(DType::FP32, 0, im.aux("output_zp"));
+    y = im.b.op1("tosa.avg_pool2d", {xin, izp, ozp}, rt, attrs, im.loc);
+  }
+  auto act = im.activation(y, o->fused_activation_function());
+  if (!act) return act.status();
+  return im.setOut(0, *act);
+}
+
+Status opPad(Importer& im, bool v2) {
+  const TVal& x = im.in(0);
+  auto pads = im.constIn(1, "paddings");
+  if (!pads) return pads.status();
+  const size_t rank = x.shape.size();
+  if ((*pads)->shape() != Shape{int64_t(rank), 2}) return Status::invalid("paddings must be [rank, 2]");
+  std::vector<int64_t> padding;
+  Shape out = x.shape;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t before = (*pads)->getInt(int64_t(2 * d)), after = (*pads)->getInt(int64_t(2 * d + 1));
+    if (before < 0 || after < 0) return Status::invalid("negative padding");
+    padding.push_back(before);
+    padding.push_back(after);
+    out[d] += before + after;
+  }
+  double value = 0;
+  if (v2 && im.hasInput(2)) {
+    auto c = im.constIn(2, "constant_values");
+    if (!c) return c.status();
+    if ((*c)->size() != 1) return Status::invalid("PADV2 constant_values must hold one value");
+    value = (*c)->getFloat(0);
+  }
+  if (x.dtype != DType::FP32) return Status::unsupported("PAD of " + std::string(dtypeName(x.dtype)));
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  Value* y = im.b.op1(
+      "tosa.pad", {*xv, im.b.constShape(padding, im.aux("padding")), im.b.scalar1(x.dtype, value, im.aux("pad_const"))},
+      ValueType::tensor(x.dtype, out), {}, im.loc);
+  return im.setOut(0, y);
+}
+
+Status opReshape(Importer& im) {
+  const TVal& x = im.in(0);
+  const Shape& out = im.out(0).shape;
+  if (numElements(out) != numElements(x.shape))
+    return Status::invalid("RESHAPE from " + shapeToString(x.shape) + " to " + shapeToString(out) +
+                           " changes the element count");
+  if (x.isConst()) {
+    Tensor t = *x.c;
+    t.reshape(out);
+    return im.setConstOut(0, std::move(t));
+  }
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  return im.setOut(0, im.b.reshape(*xv, out, im.loc));
+}
+
+Status opConcatenation(Importer& im) {
+  const auto* o = im.options<fb::ConcatenationOptions>();
+  if (!o) return Status::invalid("CONCATENATION without options");
+  std::vector<Value*> parts;
+  const size_t rank = im.in(0).shape.size();
+  int64_t axis = o->axis() < 0 ? o->axis() + int64_t(rank) : o->axis();
+  if (axis < 0 || axis >= int64_t(rank)) return Status::invalid("CONCATENATION axis out of range");
+  Shape out = im.in(0).shape;
+  out[size_t(axis)] = 0;
+  for (int i = 0; i < im.numInputs(); ++i) {
+    TK_RETURN_IF_ERROR(requireFloat(im, i));
+    const Shape& s = im.in(i).shape;
+    if (s.size() != rank) return Status::invalid("CONCATENATION inputs of different ranks");
+    out[size_t(axis)] += s[size_t(axis)];
+    auto v = im.get(i);
+    if (!v) return v.status();
+    parts.push_back(*v);
+  }
+  Value* y = im.b.op1("tosa.concat", parts, ValueType::tensor(DType::FP32, out),
+                      {{"axis", ir::Attribute::integer(axis, DType::I32)}}, im.loc);
+  auto act = im.activation(y, o->fused_activation_function());
+  if (!act) return act.status();
+  return im.setOut(0, *act);
+}
+
+// Axes of a reduction (input 1, constant), normalized and sorted.
+Result<std::vector<int64_t>> reductionAxes(Importer& im, size_t rank) {
+  auto axes = im.constIn(1, "axes");
+  if (!axes) return axes.status();
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < (*axes)->size(); ++i) {
+    int64_t a = (*axes)->getInt(i);
+    if (a < 0) a += int64_t(rank);
+    if (a < 0 || a >= int64_t(rank)) return Status::invalid("reduction axis out of range");
+    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Status opMean(Importer& im) {
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  const Shape& xs = im.in(0).shape;
+  auto axes = reductionAxes(im, xs.size());
+  if (!axes) return axes.status();
+  auto x = im.get(0);
+  if (!x) return x.status();
+  Value* v = *x;
+  int64_t count = 1;
+  for (int64_t a : *axes) {
+    Shape s = v->type.dims;
+    count *= s[size_t(a)];
+    s[size_t(a)] = 1;
+    v = im.b.op1("tosa.reduce_sum", {v}, ValueType::tensor(DType::FP32, s),
+                 {{"axis", ir::Attribute::integer(a, DType::I32)}}, im.aux("reduce_sum"));
+  }
+  v = im.b.mul(v, im.scalarOf(DType::FP32, 1.0 / double(count), v->type.dims.size()), 0, im.aux("mean"));
+  return im.setOut(0, im.b.reshape(v, im.out(0).shape, im.loc));
+}
+
+Status unaryOp(Importer& im, const std::string& tosaOp) {
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  auto x = im.get(0);
+  if (!x) return x.status();
+  return im.setOut(0, im.b.op1(tosaOp, {*x}, (*x)->type, {}, im.loc));
+}
+
+Status clampOp(Importer& im, double lo, double hi) {
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  auto x = im.get(0);
+  if (!x) return x.status();
+  return im.setOut(0, im.clampF(*x, lo, hi));
+}
+
+// x * relu6(x + 3) / 6.
+Status opHardSwish(Importer& im) {
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  auto x = im.get(0);
+  if (!x) return x.status();
+  const size_t rank = (*x)->type.dims.size();
+  Value* r = im.clampF(im.b.add(*x, im.scalarOf(DType::FP32, 3, rank), im.aux("plus3")), 0, 6, "relu6");
+  Value* y = im.b.mul(im.b.mul(*x, r, 0, im.aux("times")), im.scalarOf(DType::FP32, 1.0 / 6.0, rank), 0, im.loc);
+  return im.setOut(0, y);
+}
+
+// SOFTMAX over the last axis: exp(beta * (x - max)) / sum.
+Status opSoftmax(Importer& im) {
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  const auto* o = im.options<fb::SoftmaxOptions>();
+  const double beta = o ? o->beta() : 1.0;
+  auto x = im.get(0);
+  if (!x) return x.status();
+  const Shape& s = (*x)->type.dims;
+  if (s.empty()) return Status::invalid("SOFTMAX of a scalar");
+  const int64_t axis = int64_t(s.size()) - 1;
+  Shape rs = s;
+  rs.back() = 1;
+  const ir::Attribute ax = ir::Attribute::integer(axis, DType::I32);
+  Value* mx = im.b.op1("tosa.reduce_max", {*x}, ValueType::tensor(DType::FP32, rs), {{"axis", ax}}, im.aux("max"));
+  Value* d = im.b.sub(*x, mx, im.aux("shift"));
+  if (beta != 1.0) d = im.b.mul(d, im.scalarOf(DType::FP32, beta, s.size()), 0, im.aux("beta"));
+  Value* e = im.b.op1("tosa.exp", {d}, d->type, {}, im.aux("exp"));
+  Value* sum = im.b.op1("tosa.reduce_sum", {e}, ValueType::tensor(DType::FP32, rs), {{"axis", ax}}, im.aux("sum"));
+  Value* inv = im.b.op1("tosa.reciprocal", {sum}, sum->type, {}, im.aux("reciprocal"));
+  return im.setOut(0, im.b.mul(e, inv, 0, im.loc));
+}
+
+int64_t gcd3(int64_t a, int64_t b, int64_t c) { return std::gcd(std::gcd(a, b), c); }
+
+// RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR -> tosa.resize, which samples input row (oy * d + offset) / n:
+// align_corners n = out-1, d = in-1; half_pixel_centers n = 2 out, d = 2 in, offset = in - out (the sample at
+// (oy + 1/2) in/out - 1/2); otherwise n = out, d = in. Both clamp the sample to the edge rows alike. TFLite's
+// nearest rounds half away from zero with align_corners and floors otherwise; TOSA rounds half up.
+Status opResize(Importer& im, bool bilinear) {
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  const Shape& xs = im.in(0).shape;
+  if (xs.size() != 4) return Status::invalid("resize needs a rank-4 input");
+  const Shape& os = im.out(0).shape;
+  if (os.size() != 4) return Status::invalid("resize output must be rank 4");
+  bool align = false, half = false;
+  if (const auto* o = im.options<fb::ResizeBilinearOptions>(); bilinear && o)
+    align = o->align_corners(), half = o->half_pixel_centers();
+  if (const auto* o = im.options<fb::ResizeNearestNeighborOptions>(); !bilinear && o)
+    align = o->align_corners(), half = o->half_pixel_centers();
+  std::vector<int64_t> scale, offset, border;
+  for (int a = 1; a <= 2; ++a) {
+    const int64_t in = xs[size_t(a)], out = os[size_t(a)];
+    if (in <= 0 || out <= 0) return Status::invalid("resize of an empty tensor");
+    int64_t n = out, d = in, off = 0;
+    if (in == 1) {
+      d = 1;  // every sample reads row 0
+    } else if (align && out > 1) {
+      n = out - 1;
+      d = in - 1;
+    } else if (half) {
+      // Bilinear samples (oy + 1/2) in/out - 1/2; nearest floors (oy + 1/2) in/out, which is TOSA's round-half-up
+      // of the same position.
+      n = 2 * out;
+      d = 2 * in;
+      off = in - out;
+    } else if (!bilinear) {
+      n = 2 * out;  // floor(oy in/out) = round-half-up(oy in/out - 1/2)
+      d = 2 * in;
+      off = -out;
+    }
+    int64_t bord = (out - 1) * d - (in - 1) * n + off;
+    const int64_t g = std::gcd(gcd3(n, d, off), bord);
+    if (g > 1) n /= g, d /= g, off /= g, bord /= g;
+    scale.push_back(n);
+    scale.push_back(d);
+    offset.push_back(off);
+    border.push_back(bord);
+  }
+  auto x = im.get(0);
+  if (!x) return x.status();
+  Value* y = im.b.op1("tosa.resize",
+                      {*x, im.b.constShape(scale, im.aux("scale")), im.b.constShape(offset, im.aux("offset")),
+                       im.b.constShape(border, im.aux("border"))},
+                      ValueType::tensor(DType::FP32, {xs[0], os[1], os[2], xs[3]}),
+                      {{"mode", ir::Attribute::enumCase(bilinear ? "BILINEAR" : "NEAREST_NEIGHBOR")}}, im.loc);
+  return im.setOut(0, y);
+}
+
+// DEPTH_TO_SPACE: [N,H,W,b*b*C] -> [N,H,W,b,b,C] -> [N,H,b,W,b,C] -> [N,H*b,W*b,C].
+Status opDepthToSpace(Importer& im) {
+  const auto* o = im.options<fb::DepthToSpaceOptions>();
+  const Shape& xs = im.in(0).shape;
+  if (!o || o->block_size() <= 0 || xs.size() != 4)
+    return Status::invalid("DEPTH_TO_SPACE needs a positive block size and a rank-4 input");
+  const int64_t bs = o->block_size();
+  if (xs[3] % (bs * bs) != 0) return Status::invalid("DEPTH_TO_SPACE depth is not a multiple of block_size^2");
+  const int64_t C = xs[3] / (bs * bs);
+  auto x = im.get(0);
+  if (!x) return x.status();
+  Value* r = im.b.reshape(*x, {xs[0], xs[1], xs[2], bs, bs, C}, im.aux("split"));
+  Value* t = im.b.transpose(r, {0, 1, 3, 2, 4, 5}, im.aux("interleave"));
+  return im.setOut(0, im.b.reshape(t, {xs[0], xs[1] * bs, xs[2] * bs, C}, im.loc));
+}
+
+// out[iy * stride + ky - pad] += in[iy] * w[ky], with TFLite's conv padding of the output size (SAME: half the
+// total, VALID: none) -> tosa.transpose_conv2d with out_pad_top = -pad (TOSA writes row iy * stride + out_pad_top
+// + ky) and out_pad_bottom whatever makes the declared output height. Weights are OHWI in both.
+Status transposeConv(Importer& im, int inputIdx, int weightIdx, int biasIdx, fb::Padding padding, int64_t strideH,
+                     int64_t strideW, fb::ActivationFunctionType act) {
+  TK_RETURN_IF_ERROR(requireFloat(im, inputIdx));
+  TK_RETURN_IF_ERROR(requireFloat(im, weightIdx));
+  const Shape& xs = im.in(inputIdx).shape;
+  const Shape& ws = im.in(weightIdx).shape;  // O KH KW I
+  const Shape& os = im.out(0).shape;
+  if (xs.size() != 4 || ws.size() != 4 || os.size() != 4 || ws[3] != xs[3] || os[3] != ws[0])
+    return Status::invalid("transpose conv shapes: input " + shapeToString(xs) + ", filter " + shapeToString(ws) +
+                           ", output " + shapeToString(os));
+  if (strideH <= 0 || strideW <= 0) return Status::invalid("transpose conv strides must be positive");
+  auto pads = [&](int64_t in, int64_t out, int64_t k, int64_t stride, int64_t& top, int64_t& bottom) {
+    const int64_t total = padding == fb::Padding::SAME ? std::max<int64_t>((in - 1) * stride + k - out, 0) : 0;
+    top = -(total / 2);
+    bottom = out - (in - 1) * stride - k - top;
+    return top > -k && bottom > -k;
+  };
+  int64_t pt = 0, pb = 0, pl = 0, pr = 0;
+  if (!pads(xs[1], os[1], ws[1], strideH, pt, pb) || !pads(xs[2], os[2], ws[2], strideW, pl, pr))
+    return Status::unsupported("transpose conv output size needs more cropping than tosa.transpose_conv2d expresses");
+  auto x = im.get(inputIdx);
+  if (!x) return x.status();
+  auto w = im.get(weightIdx);
+  if (!w) return w.status();
+  Value* bias = nullptr;
+  if (im.hasInput(biasIdx)) {
+    TK_RETURN_IF_ERROR(requireFloat(im, biasIdx));
+    if (numElements(im.in(biasIdx).shape) != ws[0] && numElements(im.in(biasIdx).shape) != 1)
+      return Status::invalid("transpose conv bias has " + std::to_string(numElements(im.in(biasIdx).shape)) +
+                             " values");
+    auto bv = reshapedInput(im, biasIdx, {numElements(im.in(biasIdx).shape)}, "bias");
+    if (!bv) return bv.status();
+    bias = *bv;
+  } else {
+    bias = im.constant(Tensor(DType::FP32, {ws[0]}), "bias");
+  }
+  Value* y = im.b.op1("tosa.transpose_conv2d",
+                      {*x, *w, bias, im.b.scalar1(DType::FP32, 0, im.aux("input_zp")),
+                       im.b.scalar1(DType::FP32, 0, im.aux("weight_zp"))},
+                      ValueType::tensor(DType::FP32, os),
+                      {{"out_pad", ir::Attribute::intArray({pt, pb, pl, pr})},
+                       {"stride", ir::Attribute::intArray({strideH, strideW})},
+                       {"acc_type", ir::Attribute::type(DType::FP32)}},
+                      im.loc);
+  auto out = im.activation(y, act);
+  if (!out) return out.status();
+  return im.setOut(0, *out);
+}
+
+// TRANSPOSE_CONV: inputs output_shape (constant; the declared output shape must match), weights, input, bias.
+Status opTransposeConv(Importer& im) {
+  const auto* o = im.options<fb::TransposeConvOptions>();
+  if (!o) return Status::invalid("TRANSPOSE_CONV without options");
+  auto shape = im.constIn(0, "output_shape");
+  if (!shape) return shape.status();
+  Shape declared;
+  for (int64_t i = 0; i < (*shape)->size(); ++i) declared.push_back((*shape)->getInt(i));
+  if (declared != im.out(0).shape)
+    return Status::invalid("output_shape " + shapeToString(declared) + " differs from the output tensor's " +
+                           shapeToString(im.out(0).shape));
+  return transposeConv(im, 2, 1, 3, o->padding(), o->stride_h(), o->stride_w(), o->fused_activation_function());
+}
+
+// MediaPipe's Convolution2DTransposeBias: inputs input, weights, bias; custom options are the raw C struct
+// TfLiteTransposeConvParams {padding (1 SAME, 2 VALID), stride_width, stride_height} (three int32).
+Status opConvolution2DTransposeBias(Importer& im) {
+  const auto* opts = im.op->custom_options();
+  if (!opts || opts->size() < 12) return Status::invalid("Convolution2DTransposeBias needs 12 bytes of options");
+  int32_t params[3];
+  std::memcpy(params, opts->data(), sizeof params);
+  if (params[0] != 1 && params[0] != 2)
+    return Status::invalid("Convolution2DTransposeBias padding " + std::to_string(params[0]));
+  return transposeConv(im, 0, 1, 2, params[0] == 1 ? fb::Padding::SAME : fb::Padding::VALID, params[2], params[1],
+                       fb::ActivationFunctionType::NONE);
+}
+
+}  // namespace
+
+void registerFloatOps(HandlerTable& t) {
+  using Op = fb::BuiltinOperator;
+  auto add = [&](Op op, OpHandler h) { t.builtin[int(op)] = std::move(h); };
+  add(Op::CONV_2D, opConv2d);
+  add(Op::DEPTHWISE_CONV_2D, opDepthwiseConv2d);
+  add(Op::FULLY_CONNECTED, opFullyConnected);
+  add(Op::ADD, [](Importer& im) { return binaryOp(im, "tosa.add", fusedOf<fb::AddOptions>(im)); });
+  add(Op::SUB, [](Importer& im) { return binaryOp(im, "tosa.sub", fusedOf<fb::SubOptions>(im)); });
+  add(Op::MUL, [](Importer& im) { return binaryOp(im, "tosa.mul", fusedOf<fb::MulOptions>(im)); });
+  add(Op::MAXIMUM, [](Importer& im) { return binaryOp(im, "tosa.maximum", fb::ActivationFunctionType::NONE); });
+  add(Op::MINIMUM, [](Importer& im) { return binaryOp(im, "tosa.minimum", fb::ActivationFunctionType::NONE); });
+  add(Op::MAX_POOL_2D, [](Importer& im) { return opPool(im, true); });
+  add(Op::AVERAGE_POOL_2D, [](Importer& im) { return opPool(im, false); });
+  add(Op::PAD, [](Importer& im) { return opPad(im, false); });
+  add(Op::PADV2, [](Importer& im) { return opPad(im, true); });
+  add(Op::RESHAPE, opReshape);
+  add(Op::CONCATENATION, opConcatenation);
+  add(Op::MEAN, opMean);
+  add(Op::LOGISTIC, [](Importer& im) { return unaryOp(im, "tosa.sigmoid"); });
+  add(Op::TANH, [](Importer& im) { return unaryOp(im, "tosa.tanh"); });
+  add(Op::EXP, [](Importer& im) { return unaryOp(im, "tosa.exp"); });
+  add(Op::ABS, [](Importer& im) { return unaryOp(im, "tosa.abs"); });
+  add(Op::FLOOR, [](Importer& im) { return unaryOp(im, "tosa.floor"); });
+  add(Op::CEIL, [](Importer& im) { return unaryOp(im, "tosa.ceil"); });
+  add(Op::RELU, [](Importer& im) { return clampOp(im, 0, kFltMax); });
+  add(Op::RELU6, [](Importer& im) { return clampOp(im, 0, 6); });
+  add(Op::RELU_N1_TO_1, [](Importer& im) { return clampOp(im, -1, 1); });
+  add(Op::RELU_0_TO_1, [](Importer& im) { return clampOp(im, 0, 1); });
+  add(Op::HARD_SWISH, opHardSwish);
+  add(Op::SOFTMAX, opSoftmax);
+  add(Op::RESIZE_BILINEAR, [](Importer& im) { return opResize(im, true); });
+  add(Op::RESIZE_NEAREST_NEIGHBOR, [](Importer& im) { return opResize(im, false); });
+  add(Op::DEPTH_TO_SPACE, opDepthToSpace);
+  add(Op::TRANSPOSE_CONV, opTransposeConv);
+  t.custom["Convolution2DTransposeBias"] = opConvolution2DTransposeBias;
+}
+
+}  // namespace tosakit::tflite

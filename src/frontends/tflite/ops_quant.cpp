@@ -1,0 +1,612 @@
+// Pre-quantized INT8 operators, reproducing TFLite's integer arithmetic with TOSA integer ops.
+//
+// TFLite requantizes with MultiplyByQuantizedMultiplier(x, q, shift): a rounding doubling high multiply by the
+// Q31 multiplier q (round half up), then a rounding right shift by -shift (round half away from zero), or a
+// left shift first when shift > 0. tosa.rescale with DOUBLE_ROUND and shift 31 - shift computes exactly that:
+// for shift <= 0, floor((v q + 2^(s-1) +- 2^30) / 2^s) equals the two roundings in sequence (the nested floor
+// divisions collapse, and the sign of v decides the rounding as the sign of the intermediate does), and for
+// shift > 0 the single rounding of the high multiply is TOSA's round half up. Multipliers come from TFLite's
+// QuantizeMultiplier on the same double products of the float scales the file holds. Every quantized result
+// records its scale and zero point as src/quantize does ("tosakit.qscale", "tosakit.qzp").
+#include <algorithm>
+#include <cmath>
+
+#include "frontends/common/float_arith.h"
+#include "frontends/tflite/tflite_internal.h"
+
+namespace tosakit::tflite {
+namespace {
+
+constexpr const char* kScaleAttr = "tosakit.qscale";
+constexpr const char* kZpAttr = "tosakit.qzp";
+
+// TFLite's QuantizeMultiplier: m = q * 2^(shift - 31) with q in [2^30, 2^31).
+void quantizeMultiplier(double m, int64_t& q, int64_t& shift) {
+  if (m == 0) {
+    q = 0;
+    shift = 0;
+    return;
+  }
+  int exp = 0;
+  const double frac = std::frexp(m, &exp);
+  int64_t qf = int64_t(std::round(frac * double(int64_t(1) << 31)));
+  if (qf == (int64_t(1) << 31)) {
+    qf /= 2;
+    ++exp;
+  }
+  if (exp < -31) {
+    exp = 0;
+    qf = 0;
+  }
+  q = qf;
+  shift = exp;
+}
+
+struct QParams {
+  double scale = 1;
+  int64_t zp = 0;
+};
+
+Result<QParams> perTensor(const TVal& v, const std::string& what) {
+  if (!v.quant.present()) return Status::invalid(what + " has no quantization parameters");
+  if (v.quant.scale.size() != 1) return Status::unsupported(what + " is quantized per channel");
+  if (!(v.quant.scale[0] > 0) || !std::isfinite(v.quant.scale[0]))
+    return Status::invalid(what + " has a scale that is not positive");
+  return QParams{v.quant.scale[0], v.quant.zeroPoint[0]};
+}
+
+// tosa.rescale of x with TFLite multipliers for the real scales `scales` (one, or one per channel).
+Result<Value*> requantize(Importer& im, Value* x, DType out, const std::vector<double>& scales, int64_t inZp,
+                          int64_t outZp, const std::string& what) {
+  ir::RescaleAttrs ra;
+  for (double s : scales) {
+    int64_t q = 0, shift = 0;
+    quantizeMultiplier(s, q, shift);
+    const int64_t tosaShift = q == 0 ? 31 : 31 - shift;
+    if (tosaShift < 2 || tosaShift > 62)
+      return Status::unsupported("requantization scale " + std::to_string(s) +
+                                 " is outside what tosa.rescale expresses");
+    ra.multiplier.push_back(q);
+    ra.shift.push_back(tosaShift);
+  }
+  ra.inputZp = inZp;
+  ra.outputZp = outZp;
+  ra.scale32 = true;
+  ra.roundingMode = "DOUBLE_ROUND";
+  ra.perChannel = scales.size() > 1;
+  return im.b.rescale(x, out, ra, im.aux(what));
+}
+
+// TFLite's FULLY_CONNECTED runs on ruy, whose final right shift rounds ties up (not away from zero): the high
+// multiply and the shift as two SINGLE_ROUND rescales, floor((v q + 2^30) / 2^31) then floor((a + 2^(r-1)) / 2^r).
+Result<Value*> requantizeHalfUp(Importer& im, Value* x, const std::vector<double>& scales, int64_t outZp) {
+  ir::RescaleAttrs high, shiftDown;
+  for (double s : scales) {
+    int64_t q = 0, shift = 0;
+    quantizeMultiplier(s, q, shift);
+    if (shift > 0 || shift < -30)
+      return Status::unsupported("requantization scale " + std::to_string(s) + " of a fully connected layer");
+    high.multiplier.push_back(q);
+    high.shift.push_back(31);
+    shiftDown.multiplier.push_back(int64_t(1) << 30);
+    shiftDown.shift.push_back(30 - shift);
+  }
+  high.perChannel = shiftDown.perChannel = scales.size() > 1;
+  shiftDown.outputZp = outZp;
+  Value* a = im.b.rescale(x, DType::I32, high, im.aux("high_mul"));
+  return im.b.rescale(a, DType::I8, shiftDown, im.aux("rescale"));
+}
+
+// (x - zp) 2^leftShift as i32, exactly: multiplier 2^30, shift 30 - leftShift (TOSA requires |x - zp| <
+// 2^(shift - 1), which holds for int8 operands and leftShift <= 20).
+Value* widen(Importer& im, Value* x, int64_t zp, int64_t leftShift, const std::string& what) {
+  ir::RescaleAttrs ra;
+  ra.multiplier = {int64_t(1) << 30};
+  ra.shift = {30 - leftShift};
+  ra.inputZp = zp;
+  ra.roundingMode = "SINGLE_ROUND";
+  return im.b.rescale(x, DType::I32, ra, im.aux(what));
+}
+
+// TFLite's CalculateActivationRangeQuantized for int8.
+std::pair<int64_t, int64_t> activationRange(fb::ActivationFunctionType a, const QParams& q) {
+  auto quant = [&](double f) { return q.zp + int64_t(std::round(f / q.scale)); };
+  int64_t lo = -128, hi = 127;
+  switch (a) {
+    case fb::ActivationFunctionType::RELU: lo = std::max(lo, quant(0)); break;
+    case fb::ActivationFunctionType::RELU6:
+      lo = std::max(lo, quant(0));
+      hi = std::min(hi, quant(6));
+      break;
+    case fb::ActivationFunctionType::RELU_N1_TO_1:
+      lo = std::max(lo, quant(-1));
+      hi = std::min(hi, quant(1));
+      break;
+    default: break;
+  }
+  return {lo, hi};
+}
+
+// The int8 output k: clamped to the fused activation's range, its quantization recorded.
+Status setQuantOut(Importer& im, int k, Value* v, fb::ActivationFunctionType act, const QParams& q) {
+  if (act == fb::ActivationFunctionType::TANH || act == fb::ActivationFunctionType::SIGN_BIT)
+    return Status::unsupported("fused activation TANH/SIGN_BIT on an int8 result");
+  auto [lo, hi] = activationRange(act, q);
+  if (lo > -128 || hi < 127) {
+    v->definingOp->loc.name = im.aux("pre_activation");
+    v = im.b.clamp(v, double(lo), double(hi), im.loc);
+  }
+  TK_RETURN_IF_ERROR(im.setOut(k, v));
+  v->definingOp->attrs[kScaleAttr] = ir::Attribute::floating(q.scale, DType::FP64);
+  v->definingOp->attrs[kZpAttr] = ir::Attribute::integer(q.zp, DType::I64);
+  return Status::ok();
+}
+
+Status requireInt8(Importer& im, int i) {
+  if (im.in(i).dtype != DType::I8)
+    return Status::unsupported("input " + std::to_string(i) + " is " + std::string(dtypeName(im.in(i).dtype)) +
+                               " (quantized lowerings take int8)");
+  return Status::ok();
+}
+
+// Per-channel (or per-tensor) weight scales of input 1 for `channels` output channels along `dim`.
+Result<std::vector<double>> weightScales(Importer& im, int64_t channels, int dim) {
+  const TVal& w = im.in(1);
+  if (!w.quant.present()) return Status::invalid("weights have no quantization parameters");
+  for (int64_t z : w.quant.zeroPoint)
+    if (z != 0) return Status::unsupported("int8 weights with a non-zero zero point");
+  if (w.quant.scale.size() == 1) return w.quant.scale;
+  if (int64_t(w.quant.scale.size()) != channels || w.quant.dim != dim)
+    return Status::invalid("weights have " + std::to_string(w.quant.scale.size()) + " scales along dimension " +
+                           std::to_string(w.quant.dim) + ", expected " + std::to_string(channels) + " along " +
+                           std::to_string(dim));
+  return w.quant.scale;
+}
+
+// Effective output scales in * w[c] / out, in double as TFLite computes them.
+std::vector<double> outputScales(double in, const std::vector<double>& w, double out) {
+  std::vector<double> s;
+  for (double ws : w) s.push_back(in * ws / out);
+  return s;
+}
+
+Result<Value*> int32Bias(Importer& im, int64_t channels) {
+  if (!im.hasInput(2)) return im.constant(Tensor(DType::I32, {channels}), "bias");
+  if (im.in(2).dtype != DType::I32)
+    return Status::unsupported("bias of type " + std::string(dtypeName(im.in(2).dtype)));
+  if (im.in(2).shape != Shape{channels}) return Status::invalid("bias shape " + shapeToString(im.in(2).shape));
+  return im.get(2);
+}
+
+struct ConvCommon {
+  QParams x, y;
+  std::vector<double> scales;  // per output channel (or one)
+};
+
+Result<ConvCommon> convParams(Importer& im, int64_t channels, int weightDim) {
+  TK_RETURN_IF_ERROR(requireInt8(im, 0));
+  TK_RETURN_IF_ERROR(requireInt8(im, 1));
+  ConvCommon c;
+  auto x = perTensor(im.in(0), "input");
+  if (!x) return x.status();
+  auto y = perTensor(im.out(0), "output");
+  if (!y) return y.status();
+  if (im.out(0).dtype != DType::I8) return Status::unsupported("int8 operator with a non-int8 output");
+  auto ws = weightScales(im, channels, weightDim);
+  if (!ws) return ws.status();
+  c.x = *x;
+  c.y = *y;
+  c.scales = outputScales(x->scale, *ws, y->scale);
+  return c;
+}
+
+// One axis of a conv/pool in TFLite's SAME/VALID terms (shared with the float lowering's arithmetic).
+struct Axis {
+  int64_t in = 0, k = 1, stride = 1, dil = 1, out = 0, p0 = 0, p1 = 0, cut = 0;
+};
+
+Status planAxis(Axis& a, fb::Padding padding) {
+  if (a.stride <= 0 || a.dil <= 0 || a.k <= 0) return Status::invalid("stride, dilation and kernel must be positive");
+  const int64_t span = (a.k - 1) * a.dil + 1;
+  if (padding == fb::Padding::SAME) {
+    a.out = (a.in + a.stride - 1) / a.stride;
+    a.p0 = std::max<int64_t>((a.out - 1) * a.stride + span - a.in, 0) / 2;
+  } else {
+    if (a.in < span) return Status::invalid("the kernel is larger than the input");
+    a.out = (a.in - span) / a.stride + 1;
+  }
+  a.p1 = (a.out - 1) * a.stride + span - a.in - a.p0;
+  if (a.p1 < 0) a.cut = -a.p1, a.p1 = 0;
+  return Status::ok();
+}
+
+Value* cutInput(Importer& im, Value* x, const Axis& h, const Axis& w) {
+  if (!h.cut && !w.cut) return x;
+  const Shape& s = x->type.dims;
+  Shape size = {s[0], s[1] - h.cut, s[2] - w.cut, s[3]};
+  return im.b.op1("tosa.slice",
+                  {x, im.b.constShape({0, 0, 0, 0}, im.aux("start")), im.b.constShape(size, im.aux("size"))},
+                  ValueType::tensor(x->type.dtype, size), {}, im.aux("cut"));
+}
+
+Status qConv2d(Importer& im) {
+  const auto* o = im.options<fb::Conv2DOptions>();
+  if (!o) return Status::invalid("CONV_2D without Conv2DOptions");
+  const Shape& xs = im.in(0).shape;
+  const Shape& ws = im.in(1).shape;
+  if (xs.size() != 4 || ws.size() != 4 || ws[3] != xs[3])
+    return Status::unsupported("CONV_2D shapes (grouped or not rank 4)");
+  auto c = convParams(im, ws[0], 0);
+  if (!c) return c.status();
+  Axis h{xs[1], ws[1], o->stride_h(), o->dilation_h_factor()}, w{xs[2], ws[2], o->stride_w(), o->dilation_w_factor()};
+  TK_RETURN_IF_ERROR(planAxis(h, o->padding()));
+  TK_RETURN_IF_ERROR(planAxis(w, o->padding()));
+  auto x = im.get(0);
+  if (!x) return x.status();
+  auto wv = im.get(1);
+  if (!wv) return wv.status();
+  auto bias = int32Bias(im, ws[0]);
+  if (!bias) return bias.status();
+  ir::Conv2dAttrs ca;
+  ca.pad = {h.p0, h.p1, w.p0, w.p1};
+  ca.stride = {h.stride, w.stride};
+  ca.dilation = {h.dil, w.dil};
+  ca.accType = DType::I32;
+  ca.inputZp = c->x.zp;
+  Value* acc = im.b.conv2d(cutInput(im, *x, h, w), *wv, *bias, ca, im.aux("conv2d"));
+  auto y = requantize(im, acc, DType::I8, c->scales, 0, c->y.zp, "rescale");
+  if (!y) return y.status();
+  return setQuantOut(im, 0, *y, o->fused_activation_function(), c->y);
+}
+
+Status qDepthwiseConv2d(Importer& im) {
+  const auto* o = im.options<fb::DepthwiseConv2DOptions>();
+  if (!o) return Status::invalid("DEPTHWISE_CONV_2D without DepthwiseConv2DOptions");
+  const Shape& xs = im.in(0).shape;
+  const Shape& ws = im.in(1).shape;
+  if (xs.size() != 4 || ws.size() != 4 || ws[0] != 1 || xs[3] <= 0 || ws[3] % xs[3] != 0)
+    return Status::invalid("DEPTHWISE_CONV_2D shapes");
+  const int64_t C = xs[3], M = ws[3] / C;
+  auto c = convParams(im, C * M, 3);
+  if (!c) return c.status();
+  Axis h{xs[1], ws[1], o->stride_h(), o->dilation_h_factor()}, w{xs[2], ws[2], o->stride_w(), o->dilation_w_factor()};
+  TK_RETURN_IF_ERROR(planAxis(h, o->padding()));
+  TK_RETURN_IF_ERROR(planAxis(w, o->padding()));
+  auto x = im.get(0);
+  if (!x) return x.status();
+  Value* wv = nullptr;
+  if (const TVal& wt = im.in(1); wt.isConst()) {
+    Tensor t = *wt.c;
+    t.reshape({ws[1], ws[2], C, M});
+    wv = im.constant(std::move(t), "weight_hwcm");
+  } else {
+    return Status::unsupported("int8 DEPTHWISE_CONV_2D with run-time weights");
+  }
+  auto bias = int32Bias(im, C * M);
+  if (!bias) return bias.status();
+  Value* acc =
+      im.b.op1("tosa.depthwise_conv2d",
+               {cutInput(im, *x, h, w), wv, *bias, im.b.scalar1(DType::I8, double(c->x.zp), im.aux("input_zp")),
+                im.b.scalar1(DType::I8, 0, im.aux("weight_zp"))},
+               ValueType::tensor(DType::I32, {xs[0], h.out, w.out, C * M}),
+               {{"pad", ir::Attribute::intArray({h.p0, h.p1, w.p0, w.p1})},
+                {"stride", ir::Attribute::intArray({h.stride, w.stride})},
+                {"dilation", ir::Attribute::intArray({h.dil, w.dil})},
+                {"acc_type", ir::Attribute::type(DType::I32)}},
+               im.aux("depthwise_conv2d"));
+  auto y = requantize(im, acc, DType::I8, c->scales, 0, c->y.zp, "rescale");
+  if (!y) return y.status();
+  return setQuantOut(im, 0, *y, o->fused_activation_function(), c->y);
+}
+
+Status qFullyConnected(Importer& im) {
+  const auto* o = im.options<fb::FullyConnectedOptions>();
+  if (o && o->weights_format() != 0) return Status::unsupported("FULLY_CONNECTED with shuffled weights");
+  const Shape& xs = im.in(0).shape;
+  const Shape& ws = im.in(1).shape;
+  if (ws.size() != 2 || xs.empty()) return Status::invalid("FULLY_CONNECTED needs a [N, K] weight");
+  const int64_t N = ws[0], K = ws[1];
+  if (K <= 0 || numElements(xs) % K != 0) return Status::invalid("FULLY_CONNECTED input size is not a multiple of K");
+  const int64_t rows = numElements(xs) / K;
+  auto c = convParams(im, N, 0);
+  if (!c) return c.status();
+  const TVal& wt = im.in(1);
+  if (!wt.isConst()) return Status::unsupported("int8 FULLY_CONNECTED with run-time weights");
+  Tensor t(DType::I8, {1, K, N});  // W^T, transposed at import
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k) t.setInt(k * N + n, wt.c->getInt(n * K + k));
+  auto x = im.get(0);
+  if (!x) return x.status();
+  Value* a = im.b.reshape(*x, {1, rows, K}, im.aux("rows"));
+  Value* acc =
+      im.b.op1("tosa.matmul",
+               {a, im.constant(std::move(t), "weight_t"), im.b.scalar1(DType::I8, double(c->x.zp), im.aux("a_zp")),
+                im.b.scalar1(DType::I8, 0, im.aux("b_zp"))},
+               ValueType::tensor(DType::I32, {1, rows, N}), {}, im.aux("matmul"));
+  if (im.hasInput(2)) {
+    auto bias = int32Bias(im, N);
+    if (!bias) return bias.status();
+    acc = im.b.add(acc, im.b.reshape(*bias, {1, 1, N}, im.aux("bias3")), im.aux("bias_add"));
+  }
+  auto y = requantizeHalfUp(im, acc, c->scales, c->y.zp);
+  if (!y) return y.status();
+  Value* r = im.b.reshape(*y, im.out(0).shape, im.aux("reshape"));
+  return setQuantOut(im, 0, r, o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE, c->y);
+}
+
+struct BinaryQ {
+  QParams a, b, y;
+  Value* va = nullptr;
+  Value* vb = nullptr;
+  Shape shape;
+};
+
+Result<BinaryQ> binaryParams(Importer& im) {
+  TK_RETURN_IF_ERROR(requireInt8(im, 0));
+  TK_RETURN_IF_ERROR(requireInt8(im, 1));
+  BinaryQ q;
+  auto a = perTensor(im.in(0), "input 0");
+  if (!a) return a.status();
+  auto b = perTensor(im.in(1), "input 1");
+  if (!b) return b.status();
+  auto y = perTensor(im.out(0), "output");
+  if (!y) return y.status();
+  auto shape = broadcastShapes(im.in(0).shape, im.in(1).shape);
+  if (!shape) return Status::invalid("operands do not broadcast");
+  auto va = im.get(0);
+  if (!va) return va.status();
+  auto vb = im.get(1);
+  if (!vb) return vb.status();
+  q.a = *a;
+  q.b = *b;
+  q.y = *y;
+  q.shape = *shape;
+  q.va = im.toRank(*va, shape->size());
+  q.vb = im.toRank(*vb, shape->size());
+  return q;
+}
+
+// ADD / SUB: both inputs to a common scale at 2^20 resolution (TFLite's left_shift), summed, requantized.
+Status qAddSub(Importer& im, bool sub) {
+  auto q = binaryParams(im);
+  if (!q) return q.status();
+  const double twiceMax = 2 * std::max(q->a.scale, q->b.scale);
+  // (x - zp) 2^20 exactly (|x - zp| < 2^9), then each scaled to the common scale like TFLite.
+  auto sa =
+      requantize(im, widen(im, q->va, q->a.zp, 20, "a_i32"), DType::I32, {q->a.scale / twiceMax}, 0, 0, "a_scaled");
+  if (!sa) return sa.status();
+  auto sb =
+      requantize(im, widen(im, q->vb, q->b.zp, 20, "b_i32"), DType::I32, {q->b.scale / twiceMax}, 0, 0, "b_scaled");
+  if (!sb) return sb.status();
+  Value* s =
+      im.b.op1(sub ? "tosa.sub" : "tosa.add", {*sa, *sb}, ValueType::tensor(DType::I32, q->shape), {}, im.aux("sum"));
+  auto y = requantize(im, s, DType::I8, {twiceMax / (double(1 << 20) * q->y.scale)}, 0, q->y.zp, "rescale");
+  if (!y) return y.status();
+  const auto* o = sub ? nullptr : im.options<fb::AddOptions>();
+  const auto* os = sub ? im.options<fb::SubOptions>() : nullptr;
+  const fb::ActivationFunctionType act = o ? o->fused_activation_function()
+      : os                                 ? os->fused_activation_function()
+                                           : fb::ActivationFunctionType::NONE;
+  return setQuantOut(im, 0, *y, act, q->y);
+}
+
+Status qMul(Importer& im) {
+  auto q = binaryParams(im);
+  if (!q) return q.status();
+  Value* a = widen(im, q->va, q->a.zp, 0, "a_i32");
+  Value* b = widen(im, q->vb, q->b.zp, 0, "b_i32");
+  Value* p = im.b.mul(a, b, 0, im.aux("product"));
+  auto y = requantize(im, p, DType::I8, {q->a.scale * q->b.scale / q->y.scale}, 0, q->y.zp, "rescale");
+  if (!y) return y.status();
+  const auto* o = im.options<fb::MulOptions>();
+  return setQuantOut(im, 0, *y, o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE, q->y);
+}
+
+// Pools: TFLite requires the output's quantization to equal the input's.
+Status qPool(Importer& im, bool isMax) {
+  const auto* o = im.options<fb::Pool2DOptions>();
+  if (!o) return Status::invalid("pool without Pool2DOptions");
+  TK_RETURN_IF_ERROR(requireInt8(im, 0));
+  auto x = perTensor(im.in(0), "input");
+  if (!x) return x.status();
+  auto y = perTensor(im.out(0), "output");
+  if (!y) return y.status();
+  if (x->scale != y->scale || x->zp != y->zp)
+    return Status::unsupported("int8 pool whose output quantization differs from its input's");
+  const Shape& xs = im.in(0).shape;
+  if (xs.size() != 4) return Status::invalid("pool needs a rank-4 input");
+  Axis h{xs[1], o->filter_height(), o->stride_h(), 1}, w{xs[2], o->filter_width(), o->stride_w(), 1};
+  TK_RETURN_IF_ERROR(planAxis(h, o->padding()));
+  TK_RETURN_IF_ERROR(planAxis(w, o->padding()));
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  Value* xin = cutInput(im, *xv, h, w);
+  const std::vector<int64_t> pad = {h.p0, h.p1, w.p0, w.p1};
+  if (isMax) {
+    if (h.p0 >= h.k || h.p1 >= h.k || w.p0 >= w.k || w.p1 >= w.k)
+      return Status::unsupported("pool padding not smaller than the kernel");
+    Value* v = im.b.op1("tosa.max_pool2d", {xin}, ValueType::tensor(DType::I8, {xs[0], h.out, w.out, xs[3]}),
+                        {{"kernel", ir::Attribute::intArray({h.k, w.k})},
+                         {"stride", ir::Attribute::intArray({h.stride, w.stride})},
+                         {"pad", ir::Attribute::intArray(pad)}},
+                        im.aux("max_pool2d"));
+    return setQuantOut(im, 0, v, o->fused_activation_function(), *y);
+  }
+  // TFLite: the sum of the raw values the window covers, divided by their count rounding half away from zero.
+  // TOSA's avg_pool2d divides by a reciprocal multiplier, so: the sum as a depthwise conv with unit weights
+  // (padding contributes 0), then an exact integer division by the per-position count.
+  const int64_t C = xs[3];
+  Tensor ones(DType::I8, {h.k, w.k, C, 1});
+  for (int64_t i = 0; i < ones.size(); ++i) ones.setInt(i, 1);
+  Value* sum =
+      im.b.op1("tosa.depthwise_conv2d",
+               {xin, im.constant(std::move(ones), "ones"), im.constant(Tensor(DType::I32, {C}), "zero_bias"),
+                im.b.scalar1(DType::I8, 0, im.aux("input_zp")), im.b.scalar1(DType::I8, 0, im.aux("weight_zp"))},
+               ValueType::tensor(DType::I32, {xs[0], h.out, w.out, C}),
+               {{"pad", ir::Attribute::intArray(pad)},
+                {"stride", ir::Attribute::intArray({h.stride, w.stride})},
+                {"dilation", ir::Attribute::intArray({1, 1})},
+                {"acc_type", ir::Attribute::type(DType::I32)}},
+               im.aux("window_sum"));
+  Tensor count(DType::I32, {1, h.out, w.out, 1}), half(DType::I32, {1, h.out, w.out, 1});
+  const int64_t inH = xs[1] - h.cut, inW = xs[2] - w.cut;
+  for (int64_t oy = 0; oy < h.out; ++oy)
+    for (int64_t ox = 0; ox < w.out; ++ox) {
+      const int64_t y0 = oy * h.stride - h.p0, x0 = ox * w.stride - w.p0;
+      const int64_t ny = std::min(y0 + h.k, inH) - std::max<int64_t>(y0, 0);
+      const int64_t nx = std::min(x0 + w.k, inW) - std::max<int64_t>(x0, 0);
+      count.setInt(oy * w.out + ox, ny * nx);
+      half.setInt(oy * w.out + ox, ny * nx / 2);
+    }
+  Value* cnt = im.constant(std::move(count), "count");
+  Value* hv = im.constant(std::move(half), "half_count");
+  const ValueType i32 = sum->type;
+  Value* positive = im.b.op1("tosa.greater", {sum, im.scalarOf(DType::I32, 0, 4)},
+                             ValueType::tensor(DType::Bool, i32.dims), {}, im.aux("positive"));
+  Value* up = im.b.op1("tosa.add", {sum, hv}, i32, {}, im.aux("plus_half"));
+  Value* down = im.b.op1("tosa.sub", {sum, hv}, i32, {}, im.aux("minus_half"));
+  Value* num = im.b.op1("tosa.select", {positive, up, down}, i32, {}, im.aux("rounded"));
+  Value* avg = im.b.op1("tosa.intdiv", {num, cnt}, i32, {}, im.aux("average"));
+  Value* v = im.b.op1("tosa.cast", {avg}, ValueType::tensor(DType::I8, i32.dims), {}, im.aux("to_i8"));
+  return setQuantOut(im, 0, v, o->fused_activation_function(), *y);
+}
+
+// LOGISTIC / TANH: TFLite's 256-entry lookup table, computed here as TFLite computes it (in float).
+Status qTable(Importer& im, bool logistic) {
+  TK_RETURN_IF_ERROR(requireInt8(im, 0));
+  auto x = perTensor(im.in(0), "input");
+  if (!x) return x.status();
+  auto y = perTensor(im.out(0), "output");
+  if (!y) return y.status();
+  Tensor table(DType::I8, {256});
+  const float inScale = float(x->scale), inverse = 1.0f / float(y->scale);
+  for (int32_t v = -128; v <= 127; ++v) {
+    const float dequantized = inScale * float(v - int32_t(x->zp));
+    const float transformed = logistic ? 1.0f / (1.0f + std::exp(-dequantized)) : std::tanh(dequantized);
+    const float rescaled = std::round(transformed * inverse);
+    const int32_t quantized = int32_t(rescaled + float(y->zp));
+    table.setInt(v + 128, std::clamp<int32_t>(quantized, -128, 127));
+  }
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  Value* v = im.b.op1("tosa.table", {*xv, im.constant(std::move(table), "table")}, (*xv)->type, {}, im.aux("table"));
+  return setQuantOut(im, 0, v, fb::ActivationFunctionType::NONE, *y);
+}
+
+Status qConcatenation(Importer& im) {
+  const auto* o = im.options<fb::ConcatenationOptions>();
+  if (!o) return Status::invalid("CONCATENATION without options");
+  auto y = perTensor(im.out(0), "output");
+  if (!y) return y.status();
+  const size_t rank = im.in(0).shape.size();
+  const int64_t axis = o->axis() < 0 ? o->axis() + int64_t(rank) : o->axis();
+  if (axis < 0 || axis >= int64_t(rank)) return Status::invalid("CONCATENATION axis out of range");
+  std::vector<Value*> parts;
+  Shape out = im.in(0).shape;
+  out[size_t(axis)] = 0;
+  for (int i = 0; i < im.numInputs(); ++i) {
+    TK_RETURN_IF_ERROR(requireInt8(im, i));
+    auto q = perTensor(im.in(i), "input " + std::to_string(i));
+    if (!q) return q.status();
+    if (q->scale != y->scale || q->zp != y->zp)
+      return Status::unsupported(
+          "int8 CONCATENATION of inputs quantized unlike the output (TFLite requantizes in float)");
+    if (im.in(i).shape.size() != rank) return Status::invalid("CONCATENATION inputs of different ranks");
+    out[size_t(axis)] += im.in(i).shape[size_t(axis)];
+    auto v = im.get(i);
+    if (!v) return v.status();
+    parts.push_back(*v);
+  }
+  Value* v = im.b.op1("tosa.concat", parts, ValueType::tensor(DType::I8, out),
+                      {{"axis", ir::Attribute::integer(axis, DType::I32)}}, im.aux("concat"));
+  return setQuantOut(im, 0, v, o->fused_activation_function(), *y);
+}
+
+Status qReshape(Importer& im) {
+  auto y = perTensor(im.out(0), "output");
+  if (!y) return y.status();
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  const Shape& out = im.out(0).shape;
+  if (numElements(out) != numElements(im.in(0).shape)) return Status::invalid("RESHAPE changes the element count");
+  return setQuantOut(im, 0, im.b.reshape(*xv, out, im.aux("reshape")), fb::ActivationFunctionType::NONE, *y);
+}
+
+// DEQUANTIZE of a run-time int8 tensor: (q - zp) exactly in float, times the scale (one rounding, as TFLite).
+Status qDequantize(Importer& im) {
+  TK_RETURN_IF_ERROR(requireInt8(im, 0));
+  auto x = perTensor(im.in(0), "input");
+  if (!x) return x.status();
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  const size_t rank = (*xv)->type.dims.size();
+  Value* f = im.b.op1("tosa.cast", {*xv}, ValueType::tensor(DType::FP32, (*xv)->type.dims), {}, im.aux("to_f32"));
+  Value* d = im.b.sub(f, im.scalarOf(DType::FP32, double(x->zp), rank), im.aux("minus_zp"));
+  return im.setOut(0, im.b.mul(d, im.scalarOf(DType::FP32, float(x->scale), rank), 0, im.loc));
+}
+
+// QUANTIZE float32 -> int8: TFLite rounds val / scale (a double division) half away from zero, i.e. the exact
+// quotient. Here: the correctly rounded float quotient q; when |q| lands exactly on k + 1/2, the sign of the
+// exact residual |x| - (k + 1/2) s (TwoProduct) says whether the true quotient is above, below or on the tie.
+Status qQuantize(Importer& im) {
+  if (im.in(0).dtype != DType::FP32)
+    return Status::unsupported("QUANTIZE from " + std::string(dtypeName(im.in(0).dtype)));
+  if (im.out(0).dtype != DType::I8)
+    return Status::unsupported("QUANTIZE to " + std::string(dtypeName(im.out(0).dtype)));
+  auto y = perTensor(im.out(0), "output");
+  if (!y) return y.status();
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  Value* x = *xv;
+  const ValueType ft = x->type;
+  const ValueType bt = ValueType::tensor(DType::Bool, ft.dims);
+  const size_t rank = ft.dims.size();
+  auto f = [&](double v) { return im.scalarOf(DType::FP32, v, rank); };
+  auto op2 = [&](const char* name, Value* a, Value* c, const ValueType& t, const char* what) {
+    return im.b.op1(name, {a, c}, t, {}, im.aux(what));
+  };
+  Value* s = f(float(y->scale));
+  Value* ax = im.b.op1("tosa.abs", {x}, ft, {}, im.aux("abs_x"));
+  Value* q = frontends::divideF32(im.b, ax, s, im.aux("div"));
+  Value* fl = im.b.op1("tosa.floor", {q}, ft, {}, im.aux("floor"));
+  Value* frac = im.b.sub(q, fl, im.aux("frac"));
+  Value* half = f(0.5);
+  Value* tie = op2("tosa.equal", frac, half, bt, "tie");
+  Value* above = op2("tosa.greater", frac, half, bt, "above_half");
+  Value* t = im.b.add(fl, half, im.aux("tie_point"));
+  auto [p, e] = frontends::twoProductF32(im.b, t, s, im.aux("tie_product"));
+  Value* d = im.b.sub(im.b.sub(ax, p, im.aux("residual")), e, im.aux("residual"));
+  Value* tieUp = op2("tosa.greater_equal", d, f(0), bt, "tie_up");
+  Value* up = im.b.op1("tosa.select", {tie, tieUp, above}, bt, {}, im.aux("round_up"));
+  Value* mag = im.b.add(fl, im.b.op1("tosa.select", {up, f(1), f(0)}, ft, {}, im.aux("carry")), im.aux("magnitude"));
+  Value* neg = op2("tosa.greater", f(0), x, bt, "negative");
+  Value* signedQ =
+      im.b.op1("tosa.select", {neg, im.b.sub(f(0), mag, im.aux("negate")), mag}, ft, {}, im.aux("rounded"));
+  Value* shifted = im.b.add(signedQ, f(double(y->zp)), im.aux("plus_zp"));
+  Value* clamped = im.clampF(shifted, -128, 127, "saturate");
+  Value* v = im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, ft.dims), {}, im.aux("to_i8"));
+  return setQuantOut(im, 0, v, fb::ActivationFunctionType::NONE, *y);
+}
+
+}  // namespace
+
+void registerQuantOps(HandlerTable& t) {
+  using Op = fb::BuiltinOperator;
+  auto add = [&](Op op, OpHandler h) { t.quantized[int(op)] = std::move(h); };
+  add(Op::CONV_2D, qConv2d);
+  add(Op::DEPTHWISE_CONV_2D, qDepthwiseConv2d);
+  add(Op::FULLY_CONNECTED, qFullyConnected);
+  add(Op::ADD, [](Importer& im) { return qAddSub(im, false); });
+  add(Op::SUB, [](Importer& im) { return qAddSub(im, true); });
+  add(Op::MUL, qMul);
+  add(Op::MAX_POOL_2D, [](Importer& im) { return qPool(im, true); });
+  add(Op::AVERAGE_POOL_2D, [](Importer& im) { return qPool(im, false); });
+  add(Op::LOGISTIC, [](Importer& im) { return qTable(im, true); });
+  add(Op::TANH, [](Importer& im) { return qTable(im, false); });
+  add(Op::CONCATENATION, qConcatenation);
+  add(Op::RESHAPE, qReshape);
+  add(Op::DEQUANTIZE, qDequantize);
+  t.builtin[int(Op::QUANTIZE)] = qQuantize;  // float input: not a quantized lowering by its input type
+}
+
+}  // namespace tosakit::tflite

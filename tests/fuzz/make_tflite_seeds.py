@@ -1,0 +1,60 @@
+#!/usr/bin/python3
+"""Writes the seed corpus of tflite_fuzz (tests/fuzz/corpus/tflite): small valid TFLite models covering the
+reader's paths (constants, quantization parameters, sparse constants + DENSIFY, fp16 weights, options tables
+of several operators), written with tests/tflite/tflite_writer.py from tosakit's own schema subset.
+
+    tests/fuzz/make_tflite_seeds.py [OUT_DIR]
+"""
+import os
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "tflite"))
+from check_hostile import small_model, sparse_model  # noqa: E402
+from tflite_writer import ModelWriter  # noqa: E402
+
+
+def fp16_pool_resize():
+    w = ModelWriter()
+    x = w.tensor("x", [1, 4, 4, 2], "float32")
+    h = w.tensor("k16", [2, 1, 1, 2], "float16", data=np.array([1, 0.5, -1, 2]).reshape(2, 1, 1, 2))
+    k = w.tensor("k", [2, 1, 1, 2], "float32")
+    b = w.tensor("b", [2], "float32", data=[0.5, -0.5])
+    c = w.tensor("c", [1, 4, 4, 2], "float32")
+    p = w.tensor("p", [1, 2, 2, 2], "float32")
+    s = w.tensor("size", [2], "int32", data=[4, 4])
+    r = w.tensor("r", [1, 4, 4, 2], "float32")
+    y = w.tensor("y", [1, 4, 4, 4], "float32")
+    w.op("DEQUANTIZE", [h], [k])
+    w.op("CONV_2D", [x, k, b], [c], "Conv2DOptions", padding=1, stride_w=1, stride_h=1, fused_activation_function=3)
+    w.op("MAX_POOL_2D", [c], [p], "Pool2DOptions", padding=0, stride_w=2, stride_h=2, filter_width=2, filter_height=2)
+    w.op("RESIZE_BILINEAR", [p, s], [r], "ResizeBilinearOptions", half_pixel_centers=True)
+    w.op("CONCATENATION", [c, r], [y], "ConcatenationOptions", axis=3)
+    return w.finish([x], [y])
+
+
+def int8_fully_connected():
+    w = ModelWriter()
+    x = w.tensor("x", [1, 8], "int8", scale=0.05, zero_point=3)
+    k = w.tensor("w", [4, 8], "int8", data=np.arange(-16, 16).reshape(4, 8), scale=[0.01, 0.02, 0.03, 0.04],
+                 zero_point=[0, 0, 0, 0])
+    b = w.tensor("b", [4], "int32", data=[1, -2, 3, -4], scale=[0.0005, 0.001, 0.0015, 0.002], zero_point=[0] * 4)
+    y = w.tensor("y", [1, 4], "int8", scale=0.1, zero_point=-2)
+    w.op("FULLY_CONNECTED", [x, k, b], [y], "FullyConnectedOptions", fused_activation_function=1)
+    return w.finish([x], [y])
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "tests", "fuzz", "corpus", "tflite")
+    os.makedirs(out, exist_ok=True)
+    seeds = {"conv_relu.tflite": small_model(), "densify.tflite": sparse_model([0, 3, 1, 2, 0, 1, 2, 3]),
+             "fp16_pool_resize_concat.tflite": fp16_pool_resize(), "int8_fully_connected.tflite": int8_fully_connected()}
+    for name, data in seeds.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,298 @@
+#!/usr/bin/python3
+"""Pre-quantized INT8 TFLite models, op by op, checked bit for bit against TensorFlow Lite itself.
+
+Each case writes a small .tflite model (tests/tflite/tflite_writer.py: random shapes, per-tensor and per-channel
+scales, zero points, fused activations), runs it on TFLite 2.9 (tools/tflite/run_tflite.py) on random int8
+inputs and keeps TFLite's outputs as the expected values. With --tosakit, each model is then imported with
+`tosakit import` and run with `tosakit run` on every backend of --backends; the outputs must equal TFLite's
+exactly, except the operators listed in BOUNDS (documented in docs/TFLITE.md) which may differ by at most their
+bound in LSB.
+
+    gen_quant_ops.py --out DIR [--tosakit TK] [--backends fast,ref] [--cases conv,add] [--seed 0]
+
+Exit 77 (ctest skip) without TFLite; 1 when a case differs from TFLite beyond its bound.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools", "tflite"))
+from tflite_writer import ModelWriter  # noqa: E402
+
+RELU, RELU_N1_TO_1, RELU6 = 1, 2, 3
+SAME, VALID = 0, 1
+BOUNDS = {}  # case prefix -> LSB bound where TFLite's arithmetic cannot be reproduced exactly in TOSA
+
+
+class Case:
+    """A model under construction with int8 tensors that carry random quantization parameters."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.w = ModelWriter()
+        self.inputs = []
+        self.feeds = {}
+
+    def act(self, name, shape, scale=None, zp=None, is_input=False):
+        scale = float(scale if scale is not None else self.rng.uniform(0.01, 0.1))
+        zp = int(zp if zp is not None else self.rng.integers(-20, 20))
+        t = self.w.tensor(name, shape, "int8", scale=scale, zero_point=zp)
+        if is_input:
+            self.inputs.append(t)
+            self.feeds[name] = self.rng.integers(-128, 128, shape).astype(np.int8)
+        return t
+
+    def weights(self, name, shape, channels_dim=None, per_channel=True):
+        data = self.rng.integers(-127, 128, shape).astype(np.int8)
+        if per_channel and channels_dim is not None:
+            scale = list(self.rng.uniform(0.002, 0.02, shape[channels_dim]))
+            zp = [0] * shape[channels_dim]
+            return self.w.tensor(name, shape, "int8", data=data, scale=scale, zero_point=zp, qdim=channels_dim), scale
+        scale = float(self.rng.uniform(0.002, 0.02))
+        return self.w.tensor(name, shape, "int8", data=data, scale=scale, zero_point=0), [scale]
+
+    def bias(self, name, n, in_scale, w_scales):
+        scales = [in_scale * s for s in (w_scales if len(w_scales) == n else w_scales * n)]
+        data = self.rng.integers(-2000, 2000, n).astype(np.int32)
+        return self.w.tensor(name, [n], "int32", data=data, scale=scales, zero_point=[0] * n)
+
+    def finish(self, outputs):
+        return self.w.finish(self.inputs, outputs), self.feeds
+
+
+def scale_of(case, t):
+    return float(np.atleast_1d(case.w.tensors[t]["scale"])[0])
+
+
+def conv(rng, padding=SAME, stride=1, dil=1, act=RELU6, per_channel=True):
+    c = Case(rng)
+    n, h, w_, ci, co, k = 1, int(rng.integers(5, 10)), int(rng.integers(5, 10)), int(rng.integers(1, 6)), int(rng.integers(1, 9)), int(rng.choice([1, 3]))
+    x = c.act("x", [n, h, w_, ci], is_input=True)
+    kw, ws = c.weights("w", [co, k, k, ci], 0, per_channel)
+    b = c.bias("b", co, scale_of(c, x), ws)
+    span = (k - 1) * dil + 1
+    oh = -(-h // stride) if padding == SAME else (h - span) // stride + 1
+    ow = -(-w_ // stride) if padding == SAME else (w_ - span) // stride + 1
+    y = c.act("y", [n, oh, ow, co], scale=rng.uniform(0.05, 0.5))
+    c.w.op("CONV_2D", [x, kw, b], [y], "Conv2DOptions", padding=padding, stride_w=stride, stride_h=stride,
+           dilation_w_factor=dil, dilation_h_factor=dil, fused_activation_function=act)
+    return c.finish([y])
+
+
+def depthwise(rng, mult=1, padding=SAME, stride=1, act=RELU):
+    c = Case(rng)
+    h, w_, ci, k = int(rng.integers(5, 10)), int(rng.integers(5, 10)), int(rng.integers(1, 6)), 3
+    x = c.act("x", [1, h, w_, ci], is_input=True)
+    kw, ws = c.weights("w", [1, k, k, ci * mult], 3)
+    b = c.bias("b", ci * mult, scale_of(c, x), ws)
+    oh = -(-h // stride) if padding == SAME else (h - k) // stride + 1
+    ow = -(-w_ // stride) if padding == SAME else (w_ - k) // stride + 1
+    y = c.act("y", [1, oh, ow, ci * mult], scale=rng.uniform(0.05, 0.5))
+    c.w.op("DEPTHWISE_CONV_2D", [x, kw, b], [y], "DepthwiseConv2DOptions", padding=padding, stride_w=stride,
+           stride_h=stride, depth_multiplier=mult, fused_activation_function=act)
+    return c.finish([y])
+
+
+def fully_connected(rng, act=0):
+    c = Case(rng)
+    rows, k, n = int(rng.integers(1, 4)), int(rng.integers(4, 40)), int(rng.integers(1, 12))
+    x = c.act("x", [rows, k], is_input=True)
+    kw, ws = c.weights("w", [n, k], None, per_channel=False)
+    b = c.bias("b", n, scale_of(c, x), ws)
+    y = c.act("y", [rows, n], scale=rng.uniform(0.1, 1.0))
+    c.w.op("FULLY_CONNECTED", [x, kw, b], [y], "FullyConnectedOptions", fused_activation_function=act)
+    return c.finish([y])
+
+
+def binary(rng, op, broadcast=False, act=0):
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 5))]
+    a = c.act("a", shape, is_input=True)
+    b = c.act("b", [1, 1, 1, shape[3]] if broadcast else shape, is_input=True)
+    y = c.act("y", shape)
+    options = {"ADD": "AddOptions", "SUB": "SubOptions", "MUL": "MulOptions"}[op]
+    c.w.op(op, [a, b], [y], options, fused_activation_function=act)
+    return c.finish([y])
+
+
+def pool(rng, op, padding=SAME, act=0):
+    c = Case(rng)
+    shape = [1, int(rng.integers(4, 9)), int(rng.integers(4, 9)), int(rng.integers(1, 5))]
+    x = c.act("x", shape, is_input=True)
+    k, s = 3, 2
+    oh = -(-shape[1] // s) if padding == SAME else (shape[1] - k) // s + 1
+    ow = -(-shape[2] // s) if padding == SAME else (shape[2] - k) // s + 1
+    xs = c.w.tensors[x]
+    y = c.act("y", [1, oh, ow, shape[3]], scale=xs["scale"], zp=xs["zero_point"])  # TFLite: same params
+    c.w.op(op, [x], [y], "Pool2DOptions", padding=padding, stride_w=s, stride_h=s, filter_width=k, filter_height=k,
+           fused_activation_function=act)
+    return c.finish([y])
+
+
+def table_op(rng, op):
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 9)), int(rng.integers(1, 9))]
+    x = c.act("x", shape, is_input=True)
+    # TFLite's fixed output parameters: LOGISTIC 1/256 with zero point -128, TANH 1/128 with 0.
+    y = c.act("y", shape, scale=1 / 256, zp=-128) if op == "LOGISTIC" else c.act("y", shape, scale=1 / 128, zp=0)
+    c.w.op(op, [x], [y])
+    return c.finish([y])
+
+
+def reshape_concat(rng):
+    c = Case(rng)
+    a = c.act("a", [1, 2, 3, 4], is_input=True)
+    ta = c.w.tensors[a]
+    b = c.act("b", [1, 2, 3, 2], scale=ta["scale"], zp=ta["zero_point"], is_input=True)
+    cc = c.act("c", [1, 2, 3, 6], scale=ta["scale"], zp=ta["zero_point"])
+    y = c.act("y", [6, 6], scale=ta["scale"], zp=ta["zero_point"])
+    shape = c.w.tensor("shape", [2], "int32", data=[6, 6])
+    c.w.op("CONCATENATION", [a, b], [cc], "ConcatenationOptions", axis=3)
+    c.w.op("RESHAPE", [cc, shape], [y], "ReshapeOptions", new_shape=[6, 6])
+    return c.finish([y])
+
+
+def quantize_dequantize(rng):
+    """float in -> QUANTIZE -> CONV_2D -> DEQUANTIZE -> float out (the usual boundary of a converted model)."""
+    c = Case(rng)
+    xf = c.w.tensor("xf", [1, 6, 6, 3], "float32")
+    c.inputs.append(xf)
+    c.feeds["xf"] = rng.uniform(-2, 2, (1, 6, 6, 3)).astype(np.float32)
+    x = c.act("xq", [1, 6, 6, 3], scale=4 / 255, zp=0)
+    kw, ws = c.weights("w", [4, 3, 3, 3], 0)
+    b = c.bias("b", 4, 4 / 255, ws)
+    y = c.act("y", [1, 6, 6, 4], scale=0.2)
+    yf = c.w.tensor("yf", [1, 6, 6, 4], "float32")
+    c.w.op("QUANTIZE", [xf], [x])
+    c.w.op("CONV_2D", [x, kw, b], [y], "Conv2DOptions", padding=SAME, stride_w=1, stride_h=1)
+    c.w.op("DEQUANTIZE", [y], [yf])
+    return c.finish([yf])
+
+
+def quantize_ties(rng, scale):
+    """QUANTIZE on values at and next to rounding ties (k + 1/2) * scale, both signs, and random ones."""
+    c = Case(rng)
+    k = np.arange(-140, 140)
+    ties = ((k + 0.5) * scale).astype(np.float32)
+    near = np.concatenate([ties, np.nextafter(ties, np.float32(np.inf)), np.nextafter(ties, np.float32(-np.inf)),
+                           rng.uniform(-40 * scale, 40 * scale, 160).astype(np.float32)])
+    xf = c.w.tensor("xf", [near.size], "float32")
+    c.inputs.append(xf)
+    c.feeds["xf"] = near.astype(np.float32)
+    y = c.act("y", [near.size], scale=scale, zp=int(rng.integers(-10, 10)))
+    c.w.op("QUANTIZE", [xf], [y])
+    return c.finish([y])
+
+
+CASES = {
+    "conv_same_relu6": lambda r: conv(r),
+    "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
+    "conv_dilated_relu": lambda r: conv(r, SAME, 1, 2, RELU),
+    "conv_per_tensor": lambda r: conv(r, SAME, 1, 1, RELU_N1_TO_1, per_channel=False),
+    "depthwise_relu": lambda r: depthwise(r),
+    "depthwise_mult2_valid": lambda r: depthwise(r, 2, VALID, 2, 0),
+    "fully_connected": lambda r: fully_connected(r),
+    "fully_connected_relu": lambda r: fully_connected(r, RELU),
+    "add": lambda r: binary(r, "ADD"),
+    "add_broadcast_relu": lambda r: binary(r, "ADD", True, RELU),
+    "sub": lambda r: binary(r, "SUB"),
+    "mul": lambda r: binary(r, "MUL"),
+    "mul_broadcast_relu6": lambda r: binary(r, "MUL", True, RELU6),
+    "max_pool_same": lambda r: pool(r, "MAX_POOL_2D"),
+    "max_pool_valid_relu": lambda r: pool(r, "MAX_POOL_2D", VALID, RELU),
+    "avg_pool_same": lambda r: pool(r, "AVERAGE_POOL_2D"),
+    "avg_pool_valid": lambda r: pool(r, "AVERAGE_POOL_2D", VALID),
+    "logistic": lambda r: table_op(r, "LOGISTIC"),
+    "tanh": lambda r: table_op(r, "TANH"),
+    "reshape_concat": reshape_concat,
+    "quantize_dequantize": quantize_dequantize,
+    "quantize_ties_pow2": lambda r: quantize_ties(r, 0.25),
+    "quantize_ties_odd": lambda r: quantize_ties(r, float(np.float32(1 / 255 * 3))),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--tosakit")
+    ap.add_argument("--backends", default="fast,ref")
+    ap.add_argument("--cases", default="")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--repeats", type=int, default=3, help="random variants per case")
+    a = ap.parse_args()
+    try:
+        import run_tflite
+    except ImportError as e:
+        print(f"SKIP: {e}")
+        sys.exit(77)
+    if not os.path.exists(run_tflite.LIB):
+        print("SKIP: TFLite is not installed (scripts/install-deps.sh)")
+        sys.exit(77)
+    os.makedirs(a.out, exist_ok=True)
+    selected = [c for c in CASES if not a.cases or any(c.startswith(p) for p in a.cases.split(","))]
+    failures = 0
+    for name in selected:
+        for rep in range(a.repeats):
+            rng = np.random.default_rng([a.seed, rep, sum(map(ord, name))])
+            model, feeds = CASES[name](rng)
+            stem = os.path.join(a.out, f"{name}_{rep}")
+            with open(stem + ".tflite", "wb") as f:
+                f.write(model)
+            np.savez(stem + ".in.npz", **feeds)
+            r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "tflite", "run_tflite.py"),
+                                stem + ".tflite", "--inputs", stem + ".in.npz", "-o", stem + ".tflite_out.npz"],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                print(f"FAIL {name}_{rep}: TFLite refuses the model: {r.stderr.strip()[:300]}")
+                failures += 1
+                continue
+            expected = dict(np.load(stem + ".tflite_out.npz"))
+            if not a.tosakit:
+                print(f"wrote {name}_{rep}")
+                continue
+            imp = subprocess.run([a.tosakit, "import", stem + ".tflite", "-o", stem + ".mlir"], capture_output=True,
+                                 text=True)
+            if imp.returncode != 0:
+                print(f"FAIL {name}_{rep}: import: {imp.stderr.strip()[:300]}")
+                failures += 1
+                continue
+            bound = max([v for k, v in BOUNDS.items() if name.startswith(k)], default=0)
+            for backend in a.backends.split(","):
+                out = f"{stem}.{backend}.npz"
+                run = subprocess.run([a.tosakit, "run", stem + ".mlir", "--inputs", stem + ".in.npz", "-o", out,
+                                      "--backend", backend], capture_output=True, text=True)
+                if run.returncode != 0:
+                    print(f"FAIL {name}_{rep} {backend}: run: {run.stderr.strip()[:300]}")
+                    failures += 1
+                    continue
+                got = dict(np.load(out))
+                for k, ref in expected.items():
+                    g = got.get(k)
+                    if g is None or g.shape != ref.shape:
+                        print(f"FAIL {name}_{rep} {backend}: output {k} missing or of another shape")
+                        failures += 1
+                        continue
+                    diff = np.abs(g.astype(np.float64) - ref.astype(np.float64))
+                    worst = float(diff.max()) if diff.size else 0.0
+                    if ref.dtype.kind == "f":  # float outputs (DEQUANTIZE): exact int8 means scale-exact floats
+                        worst_lsb = worst / float(np.min(np.abs(ref[ref != 0]))) if np.any(ref != 0) else worst
+                        ok = worst == 0
+                        worst_lsb = worst
+                    else:
+                        ok = worst <= bound
+                        worst_lsb = worst
+                    count = int(np.count_nonzero(diff))
+                    failures += not ok
+                    print(f"{'ok  ' if ok else 'FAIL'} {name}_{rep} {backend}: {k} {list(ref.shape)} "
+                          f"max diff {worst_lsb:g} ({count} of {ref.size} differ; bound {bound})")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
