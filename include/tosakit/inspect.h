@@ -82,4 +82,24 @@ Result<ModelInfo> inspectModel(const ir::Module& module, const InfoOptions& opti
 std::string modelInfoJson(const ModelInfo& info);
 std::string modelInfoText(const ModelInfo& info);
 
+struct CutOptions {
+  std::string function = "main";
+  // Tensors named as `run --dump-intermediates` names them (an op's location name, "name:k" for result k > 0,
+  // "#n" for the n-th op sharing a name) or function inputs by name.
+  std::vector<std::string> inputs;   // become the arguments, in this order, with these names
+  std::vector<std::string> outputs;  // become the results, in this order, with these names
+};
+
+// The subgraph computing `outputs` from `inputs`: only the ops they need (constants included), the inputs as
+// arguments (a quantized tensor's recorded scale/zero point moved to the argument), the target, variables and
+// every op's attributes (quantization records) kept. Errors: InvalidArgument for no outputs, an unknown or
+// repeated name, an output depending on a tensor (a function input) neither computed nor given;
+// Unsupported for a name inside a control-flow region.
+Result<std::unique_ptr<ir::Module>> cutModel(const ir::Module& module, const CutOptions& options);
+
+// Saves by extension like saveModel; a .spv whose ops record quantization parameters also gets the
+// OUT.spv.qparams.json sidecar `tosakit quantize` writes (SPIR-V has no place for them). Nothing is left
+// behind on failure.
+Status saveModelWithQuantParams(ir::Module& module, const std::string& path, const std::string& function = "main");
+
 }  // namespace tosakit

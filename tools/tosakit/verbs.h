@@ -25,6 +25,7 @@ VerbAction addQuantizeVerb(CLI::App& app);
 VerbAction addCompareVerb(CLI::App& app);
 VerbAction addBenchVerb(CLI::App& app);
 VerbAction addInfoVerb(CLI::App& app);
+VerbAction addCutVerb(CLI::App& app);
 
 // Exit codes (documented in README.md):
 enum ExitCode {
