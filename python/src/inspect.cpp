@@ -32,11 +32,24 @@ py::dict infoBinding(py::handle model, const std::string& function, bool plan) {
   return py::module_::import("json").attr("loads")(json).cast<py::dict>();
 }
 
+ModuleHandle cutBinding(py::handle model, const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& outputs, const std::string& function) {
+  auto module = inspectableModel(model);
+  CutOptions opts;
+  opts.function = function;
+  opts.inputs = inputs;
+  opts.outputs = outputs;
+  auto sub = take(cutModel(*module, opts));
+  return ModuleHandle{std::shared_ptr<ir::Module>(std::move(sub)), "<cut>"};
+}
+
 }  // namespace
 
 void bindInspect(py::module_& m) {
   m.def("info", &infoBinding, py::arg("model"), py::arg("function") = "main", py::arg("plan") = true,
         "What a model contains (the `info` verb's --json object as a dict).");
+  m.def("cut", &cutBinding, py::arg("model"), py::arg("inputs"), py::arg("outputs"), py::arg("function") = "main",
+        "The subgraph from the named tensors to the named outputs (the `cut` verb), as a new Module.");
 }
 #else
 void bindInspect(py::module_&) {}

@@ -1,6 +1,8 @@
 """tosakit.info / cut / graph from Python equal the CLI verbs (the same library functions)."""
 import json
 
+import numpy as np
+
 import pytest
 
 import tosakit
@@ -29,3 +31,23 @@ def test_info_errors_are_tosakit_errors(tmp_path):
         tosakit.info(tmp_path / "missing.mlir")
     with pytest.raises(tosakit.BadInput, match="nope"):
         tosakit.info(DEFAULT, function="nope")
+
+
+def test_cut_equals_cli_and_reproduces_the_output(tool, tmp_path):
+    code, _, err = run_cli(tool, "run", DEFAULT, "--backend", "ref", "--inputs", SOURCE_DIR / "models/default/inputs.npz",
+                           "-o", tmp_path / "out.npz", "--dump-intermediates", tmp_path / "layers.npz")
+    assert code == 0, err
+    layers = dict(np.load(tmp_path / "layers.npz"))
+    rescale = next(k for k in layers if k.startswith("rescale_"))
+    sub = tosakit.cut(DEFAULT, [rescale], ["out0"])
+    code, _, err = run_cli(tool, "cut", DEFAULT, "--inputs", rescale, "--outputs", "out0", "-o", tmp_path / "sub.mlir")
+    assert code == 0, err
+    tosakit.save(sub, tmp_path / "py_sub.mlir")
+    assert (tmp_path / "py_sub.mlir").read_text() == (tmp_path / "sub.mlir").read_text()
+    got = tosakit.Session(sub, backend="ref").run({rescale: layers[rescale]})
+    np.testing.assert_array_equal(got["out0"], np.load(tmp_path / "out.npz")["out0"])
+
+
+def test_cut_unknown_name_raises():
+    with pytest.raises(tosakit.BadInput, match="nosuch"):
+        tosakit.cut(DEFAULT, ["nosuch"], ["out0"])
