@@ -18,7 +18,8 @@ namespace tosakit {
 // - uint8 data of an argument carried as i8: the same bits;
 // - a graph input the function does not take (only its shape or type is read, unused, or bound at import):
 //   its shape (and bound values) are checked against the import, then it is dropped with a note in `notes`;
-// - any other name: InvalidArgument listing the inputs the model takes.
+// - any other name: InvalidArgument listing the inputs the model takes, except for a function `tosakit cut`
+//   made (function attribute "tosakit.cut_from"): it is ignored, with one note counting them.
 // Other tensors pass unchanged (Session::run checks their dtype and shape).
 Result<NamedTensors> adaptInputs(const ir::Function& fn, const NamedTensors& given,
                                  std::vector<std::string>* notes = nullptr);

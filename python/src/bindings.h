@@ -55,5 +55,6 @@ void bindModel(py::module_& m);
 void bindSession(py::module_& m);
 void bindTools(py::module_& m);
 void bindLang(py::module_& m);
+void bindInspect(py::module_& m);
 
 }  // namespace tosakit::py_bind

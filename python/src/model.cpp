@@ -164,4 +164,5 @@ PYBIND11_MODULE(_tosakit, m) {
   bindSession(m);
   bindTools(m);
   bindLang(m);
+  bindInspect(m);
 }

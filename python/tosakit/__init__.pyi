@@ -1,6 +1,6 @@
 """Type stubs of the tosakit package (docs/API.md, "Python")."""
 from os import PathLike
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 
@@ -138,3 +138,6 @@ def check(model: ModelLike, result: Optional[TensorSet] = None, inputs: Optional
           reference: Optional[TensorSet] = None, bounds: Optional[TensorSet] = None,
           intermediates: Optional[TensorSet] = None, mode: str = "", test_set: int = -1,
           function: str = "main", backend: str = "", threads: int = 0, per_op: bool = False) -> CheckReport: ...
+
+def info(model: ModelLike, function: str = "main", plan: bool = True) -> Dict[str, Any]: ...
+def cut(model: ModelLike, inputs: Sequence[str], outputs: Sequence[str], function: str = "main") -> Module: ...

@@ -129,6 +129,10 @@ Result<NamedTensors> adaptInputs(const ir::Function& fn, const NamedTensors& giv
   auto dropped = ioadapt::droppedInputs(fn);
   if (!dropped) return dropped.status();
   NamedTensors out;
+  // A function `tosakit cut` made takes a bundle of the original model's tensors (an intermediates dump):
+  // the ones it does not take are ignored, with one note.
+  const bool cut = fn.attrs.count("tosakit.cut_from") != 0;
+  int64_t ignored = 0;
   for (const auto& [name, t] : given) {
     bool found = false;
     for (size_t i = 0; i < fn.inputs().size() && !found; ++i) {
@@ -143,12 +147,19 @@ Result<NamedTensors> adaptInputs(const ir::Function& fn, const NamedTensors& giv
       found = true;
       TK_RETURN_IF_ERROR(checkDropped(t, (*dropped)[k], notes));
     }
+    if (!found && cut) {
+      ++ignored;
+      continue;
+    }
     if (!found) {
       std::string known;
       for (const std::string& n : acceptedInputNames(fn)) known += (known.empty() ? "" : ", ") + n;
       return Status::invalid("unknown input '" + name + "' (function @" + fn.name + " takes: " + known + ")");
     }
   }
+  if (ignored && notes)
+    notes->push_back(std::to_string(ignored) + " given tensor(s) that @" + fn.name +
+                     " (cut from a larger model by tosakit cut) does not take were ignored");
   return out;
 }
 

@@ -120,6 +120,8 @@ int main(int argc, char** argv) {
   actions.push_back(addQuantizeVerb(app));
   actions.push_back(addCompareVerb(app));
   actions.push_back(addBenchVerb(app));
+  actions.push_back(addInfoVerb(app));
+  actions.push_back(addCutVerb(app));
   // --max-memory on every verb that reads models or data (all but version), new verbs included.
   for (CLI::App* verb : app.get_subcommands({}))
     if (verb->get_name() != "version") addMaxMemoryFlag(verb);

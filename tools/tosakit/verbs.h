@@ -24,6 +24,8 @@ VerbAction addQtableVerb(CLI::App& app);
 VerbAction addQuantizeVerb(CLI::App& app);
 VerbAction addCompareVerb(CLI::App& app);
 VerbAction addBenchVerb(CLI::App& app);
+VerbAction addInfoVerb(CLI::App& app);
+VerbAction addCutVerb(CLI::App& app);
 
 // Exit codes (documented in README.md):
 enum ExitCode {

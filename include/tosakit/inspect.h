@@ -1,0 +1,105 @@
+// Seeing and dissecting a model (TPU-MLIR's model_tool --info, final.mlir truncation and mlir2graph):
+//   inspectModel  what a model contains: inputs/outputs, target and the smallest target it needs, op counts,
+//                 parameters, multiply-accumulates, the fast plan's memory, precision of a quantized graph;
+//   cutModel      the subgraph between named tensors (named as `run --dump-intermediates` names them);
+//   graphDot / writeGraph  the graph as Graphviz DOT, SVG or a self-contained HTML page.
+// docs/INSPECT.md defines every figure.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "ir/graph.h"
+
+namespace tosakit {
+
+// A model by file extension: .mlir/.spv through loadModel (model_io.h), .onnx imported with default options
+// (static shapes, batch 1, NCHW at the boundary; `tosakit import` for anything else).
+Result<std::unique_ptr<ir::Module>> loadInspectableModel(const std::string& path,
+                                                         std::vector<std::string>* notes = nullptr);
+
+struct TensorInfo {
+  std::string name;
+  std::string type;        // "tensor<1x3x224x224xfp32>"
+  std::string onnxType;    // recorded by the ONNX import ("float32"), or empty
+  std::string preprocess;  // the recorded preprocessing recipe (JSON), or empty
+  bool quantized = false;  // scale/zero point recorded (tosakit quantize)
+  double scale = 0;
+  int64_t zeroPoint = 0;
+};
+
+struct OpMacs {
+  std::string op;        // "tosa.conv2d"
+  std::string location;  // the op's name as `run --dump-intermediates` keys it (intermediateName)
+  int64_t macs = 0;
+};
+
+struct ParameterGroup {
+  int64_t count = 0;  // elements
+  int64_t bytes = 0;  // elements x element width, rounded up to whole bytes
+};
+
+struct ModelInfo {
+  std::string function;
+  std::vector<TensorInfo> inputs, outputs;
+  // Declared target (tosa.target_env), if any.
+  bool hasTarget = false;
+  ir::TargetEnv target;
+  // The fewest profiles and extensions under which validation reports nothing it does not also report with
+  // every profile and extension (validateModule with candidate targets; none are re-derived here).
+  std::vector<std::string> neededProfiles, neededExtensions;
+  int64_t violationsUnderAll = 0;           // validation errors even with every profile and extension (0: valid)
+  std::map<std::string, int64_t> opCounts;  // op name -> count (nested regions included, terminators not)
+  int64_t opTotal = 0;
+  // Parameters: the elements of tosa.const tensors other than zero points, pad constants and rescale/mul
+  // multipliers/shifts (those are counted in quantConstants). Keyed by dtype name ("fp32", "i8").
+  std::map<std::string, ParameterGroup> parameters;
+  int64_t parameterCount = 0, parameterBytes = 0;
+  ParameterGroup quantConstants;
+  std::vector<OpMacs> macs;  // per conv2d/conv3d/depthwise_conv2d/transpose_conv2d/matmul, in graph order
+  int64_t totalMacs = 0;
+  // The fast backend's compiled plan (not run): activation arena, weights it holds, their sum.
+  bool planAvailable = false;
+  std::string planError;  // why there is no plan
+  int64_t arenaBytes = 0, planWeightBytes = 0, planPeakBytes = 0;
+  // Layers (ops other than constants and terminators) by precision: the narrowest element type among the
+  // op's tensor operands and results, upper-case dtype names ("I8", "I16", "I32", "FP32", "BF16", "FP16", ...).
+  std::map<std::string, int64_t> layersByPrecision;
+  int64_t layerTotal = 0;
+};
+
+struct InfoOptions {
+  std::string function = "main";
+  bool plan = true;  // compile the fast plan for its memory figures
+};
+
+// Errors: InvalidArgument when the function does not exist.
+Result<ModelInfo> inspectModel(const ir::Module& module, const InfoOptions& options = {});
+// One JSON object (`tosakit info --json`, Python's tosakit.info) and the human-readable text.
+std::string modelInfoJson(const ModelInfo& info);
+std::string modelInfoText(const ModelInfo& info);
+
+struct CutOptions {
+  std::string function = "main";
+  // Tensors named as `run --dump-intermediates` names them (an op's location name, "name:k" for result k > 0,
+  // "#n" for the n-th op sharing a name) or function inputs by name.
+  std::vector<std::string> inputs;   // become the arguments, in this order, with these names
+  std::vector<std::string> outputs;  // become the results, in this order, with these names
+};
+
+// The subgraph computing `outputs` from `inputs`: only the ops they need (constants included), the inputs as
+// arguments (a quantized tensor's recorded scale/zero point moved to the argument), the target, variables and
+// every op's attributes (quantization records) kept. Errors: InvalidArgument for no outputs, an unknown or
+// repeated name, an output depending on a tensor (a function input) neither computed nor given;
+// Unsupported for a name inside a control-flow region.
+Result<std::unique_ptr<ir::Module>> cutModel(const ir::Module& module, const CutOptions& options);
+
+// Saves by extension like saveModel; a .spv whose ops record quantization parameters also gets the
+// OUT.spv.qparams.json sidecar `tosakit quantize` writes (SPIR-V has no place for them). Nothing is left
+// behind on failure.
+Status saveModelWithQuantParams(ir::Module& module, const std::string& path, const std::string& function = "main");
+
+}  // namespace tosakit

@@ -1,0 +1,58 @@
+// info, cut, graph: the library functions the CLI verbs of the same names call (include/tosakit/inspect.h).
+// Bound when tosakit_inspect is built.
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+
+#if defined(HAVE_TOSAKIT_INSPECT)
+#include "tosakit/inspect.h"
+#endif
+
+namespace tosakit::py_bind {
+
+#if defined(HAVE_TOSAKIT_INSPECT)
+namespace {
+
+// A tosakit.Module, or a path to any model `tosakit info` reads (.mlir, .spv, .onnx).
+std::shared_ptr<ir::Module> inspectableModel(py::handle model) {
+  if (py::isinstance<ModuleHandle>(model)) return model.cast<ModuleHandle&>().module;
+  return std::shared_ptr<ir::Module>(take(loadInspectableModel(pathArgument(model))));
+}
+
+py::dict infoBinding(py::handle model, const std::string& function, bool plan) {
+  auto module = inspectableModel(model);
+  InfoOptions opts;
+  opts.function = function;
+  opts.plan = plan;
+  auto info = [&] {
+    py::gil_scoped_release release;
+    return inspectModel(*module, opts);
+  }();
+  const std::string json = modelInfoJson(take(std::move(info)));
+  return py::module_::import("json").attr("loads")(json).cast<py::dict>();
+}
+
+ModuleHandle cutBinding(py::handle model, const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& outputs, const std::string& function) {
+  auto module = inspectableModel(model);
+  CutOptions opts;
+  opts.function = function;
+  opts.inputs = inputs;
+  opts.outputs = outputs;
+  auto sub = take(cutModel(*module, opts));
+  return ModuleHandle{std::shared_ptr<ir::Module>(std::move(sub)), "<cut>"};
+}
+
+}  // namespace
+
+void bindInspect(py::module_& m) {
+  m.def("info", &infoBinding, py::arg("model"), py::arg("function") = "main", py::arg("plan") = true,
+        "What a model contains (the `info` verb's --json object as a dict).");
+  m.def("cut", &cutBinding, py::arg("model"), py::arg("inputs"), py::arg("outputs"), py::arg("function") = "main",
+        "The subgraph from the named tensors to the named outputs (the `cut` verb), as a new Module.");
+}
+#else
+void bindInspect(py::module_&) {}
+#endif
+
+}  // namespace tosakit::py_bind

@@ -1,0 +1,53 @@
+"""tosakit.info / cut / graph from Python equal the CLI verbs (the same library functions)."""
+import json
+
+import numpy as np
+
+import pytest
+
+import tosakit
+from conftest import SOURCE_DIR, run_cli
+
+DEFAULT = SOURCE_DIR / "models/default/model.mlir"
+
+pytestmark = pytest.mark.skipif(not hasattr(tosakit, "info"), reason="built without tosakit_inspect")
+
+
+def test_info_dict_equals_cli_json(tool):
+    code, out, err = run_cli(tool, "info", DEFAULT, "--json")
+    assert code == 0, err
+    assert tosakit.info(DEFAULT) == json.loads(out)
+
+
+def test_info_of_a_module_and_hand_figures():
+    d = tosakit.info(tosakit.load(DEFAULT), plan=False)
+    assert d["macs"]["total"] == 1080  # 48 x 3*3*2 + 8 x 3*3*3 (tests/inspect/info_test.cpp)
+    assert d["parameters"]["count"] == 113
+    assert d["fast_plan"] is None
+
+
+def test_info_errors_are_tosakit_errors(tmp_path):
+    with pytest.raises(tosakit.BadInput):
+        tosakit.info(tmp_path / "missing.mlir")
+    with pytest.raises(tosakit.BadInput, match="nope"):
+        tosakit.info(DEFAULT, function="nope")
+
+
+def test_cut_equals_cli_and_reproduces_the_output(tool, tmp_path):
+    code, _, err = run_cli(tool, "run", DEFAULT, "--backend", "ref", "--inputs", SOURCE_DIR / "models/default/inputs.npz",
+                           "-o", tmp_path / "out.npz", "--dump-intermediates", tmp_path / "layers.npz")
+    assert code == 0, err
+    layers = dict(np.load(tmp_path / "layers.npz"))
+    rescale = next(k for k in layers if k.startswith("rescale_"))
+    sub = tosakit.cut(DEFAULT, [rescale], ["out0"])
+    code, _, err = run_cli(tool, "cut", DEFAULT, "--inputs", rescale, "--outputs", "out0", "-o", tmp_path / "sub.mlir")
+    assert code == 0, err
+    tosakit.save(sub, tmp_path / "py_sub.mlir")
+    assert (tmp_path / "py_sub.mlir").read_text() == (tmp_path / "sub.mlir").read_text()
+    got = tosakit.Session(sub, backend="ref").run({rescale: layers[rescale]})
+    np.testing.assert_array_equal(got["out0"], np.load(tmp_path / "out.npz")["out0"])
+
+
+def test_cut_unknown_name_raises():
+    with pytest.raises(tosakit.BadInput, match="nosuch"):
+        tosakit.cut(DEFAULT, ["nosuch"], ["out0"])

@@ -1,0 +1,11 @@
+# tosakit info / cut / graph on real models (issue 26), ctest label `inspect`.
+foreach(tv_model resnet50 mobilenet_v2)
+  add_test(NAME inspect_info_torchvision_${tv_model}
+    COMMAND ${CMAKE_COMMAND} -E env TK=$<TARGET_FILE:tosakit> ROOT=${CMAKE_SOURCE_DIR} OUT=${CMAKE_BINARY_DIR}/inspect-tests
+            bash ${CMAKE_SOURCE_DIR}/tests/scripts/inspect_torchvision.sh ${tv_model})
+  set_tests_properties(inspect_info_torchvision_${tv_model} PROPERTIES TIMEOUT 900 LABELS inspect SKIP_RETURN_CODE 77)
+endforeach()
+add_test(NAME inspect_cut_ppocr_cls
+  COMMAND ${CMAKE_COMMAND} -E env TK=$<TARGET_FILE:tosakit> ROOT=${CMAKE_SOURCE_DIR} OUT=${CMAKE_BINARY_DIR}/inspect-tests
+          bash ${CMAKE_SOURCE_DIR}/tests/scripts/inspect_cut_ppocr.sh)
+set_tests_properties(inspect_cut_ppocr_cls PROPERTIES TIMEOUT 900 LABELS inspect)
