@@ -480,6 +480,8 @@ void note(Judgement& j, int64_t i, double frac, bool ok, const std::string& why)
   if (!ok && j.pass) {
     j.pass = false;
     j.reason = at(i) + why;
+    j.failIndex = i;
+    j.failWhy = why;
   }
 }
 
@@ -591,6 +593,8 @@ Judgement judge(const OpRule& rule, const Tensor& impl, const Tensor& ref, bool 
   j.worst = std::numeric_limits<double>::quiet_NaN();
   j.worstIndex = c.index;
   j.reason = c.reason;
+  j.failIndex = c.pass ? -1 : c.index;
+  j.failWhy = c.reason;
   return j;
 }
 
