@@ -297,8 +297,10 @@ Result<DotShape> dotShape(const ir::Operation& op) {
     d.ks = dims(0)[size_t(op.intAttr("axis"))];
   } else if (n == "tosa.fft2d") {
     d.ks = 2 * dims(0)[1] * dims(0)[2];
+    d.localBound = op.boolAttr("local_bound", false);
   } else if (n == "tosa.rfft2d") {
     d.ks = dims(0)[1] * dims(0)[2];
+    d.localBound = op.boolAttr("local_bound", false);
   } else {
     return Status::internal(n + ": not a dot-product operator");
   }
@@ -322,12 +324,23 @@ Tensor absOf(const Tensor& t) {
   return a;
 }
 
-// output_bnd of FFT2D / RFFT2D: sum over the input of |input| * |coefficient| (real and imaginary parts).
-Tensor fftBound(const ir::Operation& op, size_t k, const std::vector<Tensor>& operands) {
+// output_bnd of FFT2D / RFFT2D: sum over the input of |input| * |coefficient| (real and imaginary parts),
+// the input's absolute values replaced by their global maximum unless local_bound (1.10.3; both operators'
+// local_bound defaults to false: "allows for direct and transform based, fast convolution algorithms").
+// RFFT2D's pseudocode adds no imaginary term where a is a multiple of pi (sin(a) = 0), but its text lets an
+// implementation calculate the imaginary values there rather than skip them: a calculated x*sin(a), with a
+// rounded to in_out_t, is not 0 for a = pi or 2*pi (fp32 sin(float(pi)) = -8.7e-8). Such terms count with the
+// modulus 1 of their complex coefficient exp(-i*a); a = 0 stays 0 (sin(0) is exact everywhere), so the
+// imaginary output at (0,0) must still be exactly 0. docs/COMPLIANCE.md has a worked example.
+Tensor fftBound(const ir::Operation& op, size_t k, const std::vector<Tensor>& operands, bool localBound) {
   bool real = op.name == "tosa.rfft2d";
   const Tensor& re = operands[0];
   const Shape& s = re.shape();
   int64_t N = s[0], H = s[1], W = s[2];
+  double maxAbs = 0;
+  for (size_t o = 0; o < (real ? 1u : 2u); ++o)
+    for (int64_t i = 0; i < operands[o].size(); ++i) maxAbs = std::max(maxAbs, std::fabs(operands[o].getFloat(i)));
+  auto absAt = [&](size_t o, int64_t i) { return localBound ? std::fabs(operands[o].getFloat(i)) : maxAbs; };
   Tensor bnd(DType::FP64, op.results[k]->type.dims);
   int64_t OW = bnd.shape()[2];
   for (int64_t n = 0; n < N; ++n)
@@ -336,15 +349,14 @@ Tensor fftBound(const ir::Operation& op, size_t k, const std::vector<Tensor>& op
         double sum = 0;
         for (int64_t iy = 0; iy < H; ++iy)
           for (int64_t ix = 0; ix < W; ++ix) {
-            double a = 2 * kPi * (double((iy * oy) % H) / double(H) + double((ix * ox) % W) / double(W));
+            int64_t ay = (iy * oy) % H, ax = (ix * ox) % W;
+            double a = 2 * kPi * (double(ay) / double(H) + double(ax) / double(W));
             double c = std::fabs(std::cos(a)), sn = std::fabs(std::sin(a));
-            // RFFT2D adds no imaginary term where sin(a) is exactly 0 (its pseudocode's condition): the
-            // coefficient is 0 there, not fp64's sin(pi) ~ 1e-16.
-            bool rfftSinTerm = (H > 1 && ((iy * oy) % H) % std::max<int64_t>(1, H / 2) > 0) ||
-                (W > 1 && ((ix * ox) % W) % std::max<int64_t>(1, W / 2) > 0);
-            if (real && !rfftSinTerm) sn = 0;
-            double vr = std::fabs(re.getFloat((n * H + iy) * W + ix));
-            double vi = real ? 0.0 : std::fabs(operands[1].getFloat((n * H + iy) * W + ix));
+            bool rfftSinTerm =
+                (H > 1 && ay % std::max<int64_t>(1, H / 2) > 0) || (W > 1 && ax % std::max<int64_t>(1, W / 2) > 0);
+            if (real && !rfftSinTerm) sn = (ay == 0 && ax == 0) ? 0.0 : 1.0;
+            int64_t at = (n * H + iy) * W + ix;
+            double vr = absAt(0, at), vi = real ? 0.0 : absAt(1, at);
             sum += k == 0 ? vr * c + vi * sn : vr * sn + vi * c;
           }
         bnd.setFloat((n * H + oy) * OW + ox, sum);
@@ -368,7 +380,7 @@ Result<OpRule> dotRule(const ir::Operation& op, size_t k, const std::vector<Tens
   r.name = "DOT_PRODUCT(KS=" + std::to_string(ds->ks) + ", ksb=" + std::to_string(r.ksb) + ")";
   for (const Tensor& t : operands) r.special = r.special || hasNonFinite(t);
   if (op.name == "tosa.fft2d" || op.name == "tosa.rfft2d") {
-    r.bound = fftBound(op, k, operands);
+    r.bound = fftBound(op, k, operands, ds->localBound);
     return r;
   }
   // output_bnd = reference_fp64(OP, input_abs, weight_abs, bias_abs); without local_bound every input
@@ -468,6 +480,8 @@ void note(Judgement& j, int64_t i, double frac, bool ok, const std::string& why)
   if (!ok && j.pass) {
     j.pass = false;
     j.reason = at(i) + why;
+    j.failIndex = i;
+    j.failWhy = why;
   }
 }
 
@@ -579,6 +593,8 @@ Judgement judge(const OpRule& rule, const Tensor& impl, const Tensor& ref, bool 
   j.worst = std::numeric_limits<double>::quiet_NaN();
   j.worstIndex = c.index;
   j.reason = c.reason;
+  j.failIndex = c.pass ? -1 : c.index;
+  j.failWhy = c.reason;
   return j;
 }
 

@@ -48,7 +48,9 @@ struct Judgement {
   bool pass = true;
   double worst = 0;  // largest |error| / bound; NaN when not measured
   int64_t worstIndex = -1;
-  std::string reason;  // first failure
+  std::string reason;      // first failure: "element <failIndex>: <failWhy>", or a statistic
+  int64_t failIndex = -1;  // the first failing element, -1 when none or a statistic failed
+  std::string failWhy;
 };
 
 // Judges impl (declared dtype) against ref (fp64, or in the declared dtype when refRounded: then half an ulp
