@@ -30,6 +30,8 @@ Result<CompiledKernel> compileInt8MatmulAvx2(const OpChain& c);
 Result<CompiledKernel> compileInt8Pointwise(const OpChain& c);
 // kernels/int8/depthwise.cpp: int8 depthwise_conv2d as exact fp32 sums, epilogue in registers (AVX-512)
 Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c);
+// the same on AVX2 (8-lane fp32 sums, the epilogue through the shared pass), any stride
+Result<CompiledKernel> compileDepthwiseInt8Avx2(const OpChain& c);
 // kernels/int8/rescale.cpp, binary.cpp, table.cpp, quantize_input.cpp
 Result<CompiledKernel> compileRescale(const OpChain& c);
 Result<CompiledKernel> compileFusedQuantBinary(const OpChain& c);

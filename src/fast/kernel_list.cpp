@@ -38,7 +38,8 @@ const std::vector<Implementation>& implementations() {
       {"tosa.conv2d", "fast:conv_int8_avx2", Needs::Avx2, compileInt8ConvAvx2},  // int8 without VNNI
       {"tosa.depthwise_conv2d", "fast:depthwise_int8", Needs::Avx512, compileDepthwiseInt8},
       {"tosa.depthwise_conv2d", "fast:depthwise_f32", Needs::Baseline, compileDepthwiseF32},
-      {"tosa.depthwise_conv2d", "onednn:(conv)", Needs::Baseline, compileOneDnnDepthwise},
+      {"tosa.depthwise_conv2d", "onednn:(conv)", Needs::Baseline, compileOneDnnDepthwise},  // int8 only with VNNI
+      {"tosa.depthwise_conv2d", "fast:depthwise_int8_avx2", Needs::Avx2, compileDepthwiseInt8Avx2},
       {"tosa.transpose_conv2d", "fast:transpose_conv_f32", Needs::Baseline, compileTransposeConvF32},
       {"tosa.transpose_conv2d", "onednn:... (transpose_conv2d as matmuls)", Needs::Baseline,
        compileTransposeConvAsMatmuls},
