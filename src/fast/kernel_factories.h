@@ -23,10 +23,15 @@ Result<CompiledKernel> compileMaxPool(const OpChain& c);
 // kernels/int8/pointwise_vnni.cpp: int8 1x1 conv2d and matmul by constant weights, AVX512-VNNI micro-kernel
 Result<CompiledKernel> compileInt8PointwiseVnni(const OpChain& c);
 Result<CompiledKernel> compileInt8MatmulVnni(const OpChain& c);
+// kernels/int8/conv_avx2.cpp: int8 conv2d (any window) and matmul by constant weights on AVX2, exact (vpmaddwd)
+Result<CompiledKernel> compileInt8ConvAvx2(const OpChain& c);
+Result<CompiledKernel> compileInt8MatmulAvx2(const OpChain& c);
 // kernels/int8/pointwise.cpp: int8 1x1 conv2d as oneDNN s8 matmuls over row blocks + our epilogue
 Result<CompiledKernel> compileInt8Pointwise(const OpChain& c);
 // kernels/int8/depthwise.cpp: int8 depthwise_conv2d as exact fp32 sums, epilogue in registers (AVX-512)
 Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c);
+// the same on AVX2 (8-lane fp32 sums, the epilogue through the shared pass), any stride
+Result<CompiledKernel> compileDepthwiseInt8Avx2(const OpChain& c);
 // kernels/int8/rescale.cpp, binary.cpp, table.cpp, quantize_input.cpp
 Result<CompiledKernel> compileRescale(const OpChain& c);
 Result<CompiledKernel> compileFusedQuantBinary(const OpChain& c);

@@ -1,5 +1,5 @@
 // The int8 depthwise kernel (src/fast/kernels/int8/depthwise.cpp: exact fp32 tap sums, the integer epilogue in
-// registers) through the Session as users run it, vs the reference backend: random layers (3x3, 5x5, 1x7, 7x1,
+// registers on AVX-512; on AVX2 without VNNI its 8-lane form with the shared epilogue pass) through the Session as users run it, vs the reference backend: random layers (3x3, 5x5, 1x7, 7x1,
 // strides 1-3, dilations 1-2, any padding, channel counts with and without a 16-lane tail, N > 1, input and
 // weight zero points, per-channel / per-tensor scale32 and scale16 rescales, single / double rounding, i8/i16/
 // i32 results, clamps, 1 and 2 threads, fixed seeds): bit-identical, and the layer was taken by the kernel with
@@ -104,14 +104,20 @@ Outcome expectSame(const DwCase& c, const Tensor& x, int threads, const std::str
 
 // The kernel needs AVX-512 (F/BW/DQ/VL); elsewhere oneDNN or the reference computes the layer.
 bool avx512() { return levelHas(fast::cpu::Isa::Avx512); }
+// Its AVX2 form (the same file) runs where the level has AVX2 and no VNNI (with VNNI oneDNN's exact int8 comes
+// first), and at the AVX-512 levels the layers the AVX-512 form declines.
+constexpr const char* kImplAvx2 = "fast:depthwise_int8_avx2";
+bool avx2Int8() { return levelHas(fast::cpu::Isa::Avx2) && !oneDnnInt8Exact(); }
 
 // The kernel runs the layer where the level allows it (and only there: kernel_list.cpp).
 void expectTaken(const Outcome& o, const std::string& what) {
-  if (!avx512()) {
+  const char* want = avx512() ? kImpl : avx2Int8() ? kImplAvx2 : nullptr;
+  if (!want) {
     EXPECT_NE(o.impl, kImpl) << what;
+    EXPECT_NE(o.impl, kImplAvx2) << what;
     return;
   }
-  EXPECT_EQ(o.impl, kImpl) << what;
+  EXPECT_EQ(o.impl, want) << what;
   EXPECT_EQ(o.steps, 1u) << what << ": the epilogue was not fused";
 }
 
@@ -324,6 +330,7 @@ TEST_F(FastInt8Depthwise, SumsUpToTheExactLimit) {
       EXPECT_EQ(o.fast.getInt(interior), 14630632);
     } else {
       EXPECT_NE(o.impl, kImpl);
+      EXPECT_NE(o.impl, kImplAvx2);
     }
   }
 }
@@ -414,6 +421,8 @@ TEST(FastInt8DepthwisePolicy, LayersStridedAlongXStayOnOneDnn) {
       else
         EXPECT_NE(o.impl, kImpl) << what;
     }
+    // Without VNNI oneDNN has no exact int8 depthwise: the AVX2 form takes what the AVX-512 one leaves.
+    if (avx2Int8() && !(avx512() && s[1] == 1)) { EXPECT_EQ(o.impl, kImplAvx2) << what; }
   }
 }
 

@@ -28,8 +28,12 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <vector>
 
+#include "fast/cpu_features.h"
+#include "fast/isa_dispatch.h"
 #include "fast/kernels/common.h"
 #include "fast/kernels/int8/simd.h"
 #include "fast/onednn/common.h"
@@ -329,6 +333,41 @@ TK_AVX512 void outputRowAnyK(const RowArgs& a, OutT* out, EpiFlags& f) {
     outputRow<0, OutT, P>(a, out, f);
 }
 
+// The weights as the fp32 sums use them and the bounds that prove the sums exact (see the top), per channel
+// with the real weights: the largest |sum| of (x - input_zp) * (w - weight_zp) (any input), the accumulators'
+// start without the bias, -input_zp * sum(w - weight_zp) (the padding holds input_zp), and the bound on what
+// the x * (w - weight_zp) terms add to it (|x| <= 128). Nothing when some partial sum could leave fp32's exact
+// integers.
+struct TapWeights {
+  Aligned64<float> weights;                              // [KH * KW][Cp] w - weight_zp, zeros in the channel padding
+  std::vector<int64_t> accBound, zpStart, partialBound;  // per channel
+  std::vector<int64_t> rowSums;                          // [KH][Cp] sum over kx of (w - weight_zp)
+};
+std::optional<TapWeights> tapWeights(const Geometry& g, const Tensor& w, int64_t inputZp, int64_t weightZp) {
+  const int64_t maxAbsX = std::max(std::abs(-128 - inputZp), std::abs(127 - inputZp));
+  const int8_t* wp = reinterpret_cast<const int8_t*>(w.data());
+  const int64_t taps = g.KH * g.KW;
+  TapWeights t;
+  t.weights.assign(size_t(taps * g.Cp), 0.0f);
+  t.accBound.resize(size_t(g.C)), t.zpStart.resize(size_t(g.C)), t.partialBound.resize(size_t(g.C));
+  t.rowSums.assign(size_t(g.KH * g.Cp), 0);
+  for (int64_t ch = 0; ch < g.C; ++ch) {
+    int64_t absSum = 0, sum = 0;
+    for (int64_t k = 0; k < taps; ++k) {
+      const int64_t v = int64_t(wp[k * g.C + ch]) - weightZp;  // TOSA [KH, KW, C, 1]
+      absSum += std::abs(v), sum += v;
+      t.weights[size_t(k * g.Cp + ch)] = float(v);
+      t.rowSums[size_t(k / g.KW * g.Cp + ch)] += v;
+    }
+    const size_t i = size_t(ch);
+    t.accBound[i] = absSum * maxAbsX;
+    t.zpStart[i] = -inputZp * sum;
+    t.partialBound[i] = 128 * absSum;
+    if (std::abs(t.zpStart[i]) + t.partialBound[i] >= kExactLimit) return std::nullopt;
+  }
+  return t;
+}
+
 // One thread's share of a layer: output rows [oy0, oy1), channels [c0, c1) of image n.
 struct Work {
   int64_t n = 0, oy0 = 0, oy1 = 0, c0 = 0, c1 = 0;
@@ -416,30 +455,11 @@ class DepthwiseInt8Kernel : public OpKernel {
              const Tensor& bias) {
     g_ = g;
     zp_ = float(inputZp);
-    // Exactness bound (see the top), per channel with the real weights.
-    const int64_t maxAbsX = std::max(std::abs(-128 - inputZp), std::abs(127 - inputZp));
-    const int8_t* wp = reinterpret_cast<const int8_t*>(w.data());
-    const int64_t taps = g.KH * g.KW;
-    weights_.assign(size_t(taps * g.Cp), 0.0f);
-    // Per channel: the largest |sum| of (x - input_zp) * (w - weight_zp) (any input), and the accumulators'
-    // start without the bias: -input_zp * sum(w - weight_zp) (the padding holds input_zp).
-    std::vector<int64_t> accBound(size_t(g.C)), zpStart(size_t(g.C)), partialBound(size_t(g.C));
-    std::vector<int64_t> rowSums(size_t(g.KH * g.Cp), 0);  // [KH][Cp] sum over kx of (w - weight_zp)
-    for (int64_t ch = 0; ch < g.C; ++ch) {
-      int64_t absSum = 0, sum = 0;
-      for (int64_t t = 0; t < taps; ++t) {
-        const int64_t v = int64_t(wp[t * g.C + ch]) - weightZp;  // TOSA [KH, KW, C, 1]
-        absSum += std::abs(v), sum += v;
-        weights_[size_t(t * g.Cp + ch)] = float(v);
-        rowSums[size_t(t / g.KW * g.Cp + ch)] += v;
-      }
-      const size_t i = size_t(ch);
-      accBound[i] = absSum * maxAbsX;
-      zpStart[i] = -inputZp * sum;
-      // Every partial sum is start + some x * (w - weight_zp) with |x| <= 128.
-      partialBound[i] = 128 * absSum;
-      if (std::abs(zpStart[i]) + partialBound[i] >= kExactLimit) return false;
-    }
+    std::optional<TapWeights> tw = tapWeights(g, w, inputZp, weightZp);
+    if (!tw) return false;
+    weights_ = std::move(tw->weights);
+    const std::vector<int64_t>&accBound = tw->accBound, &zpStart = tw->zpStart, &partialBound = tw->partialBound;
+    const std::vector<int64_t>& rowSums = tw->rowSums;
     epi_ = planIntEpilogue(c, g.C, &bias);
     // planIntEpilogue assumes no zero points (2^14 per product); the bound with them, from the weights.
     epi_.accBound = *std::max_element(accBound.begin(), accBound.end());
@@ -609,6 +629,155 @@ std::optional<Geometry> parseGeometry(const OpChain& c) {
   return g;
 }
 
+// ---- AVX2 (no AVX-512): the same exact fp32 tap sums on 8 lanes; each output row's sums, converted to i32,
+// then go through the shared epilogue (runIntEpilogueRows: bias with its overflow check, RESCALE with its
+// range check, CLAMP) while they are in L1. Any stride, dilation and padding; one band of output rows per
+// thread (per image when there are enough images).
+
+// Padded row py of image n as fp32 (as convertRow: input_zp outside the input, 0 in the channel padding).
+TK_TARGET_AVX2 void convertRowAvx2(const Geometry& g, const int8_t* x, int64_t n, int64_t py, float zp, float* row) {
+  const int64_t iy = py - g.padTop, Cp = g.Cp, C = g.C;
+  if (iy < 0 || iy >= g.IH) {
+    std::fill(row, row + g.IWp * Cp, zp);
+    return;
+  }
+  std::fill(row, row + g.padLeft * Cp, zp);
+  std::fill(row + (g.padLeft + g.IW) * Cp, row + g.IWp * Cp, zp);
+  const int8_t* src = x + ((n * g.IH + iy) * g.IW) * C;
+  float* dst = row + g.padLeft * Cp;
+  for (int64_t ix = 0; ix < g.IW; ++ix) {
+    const int8_t* s = src + ix * C;
+    float* d = dst + ix * Cp;
+    int64_t c = 0;
+    for (; c + 8 <= C; c += 8) {
+      int64_t eight;
+      std::memcpy(&eight, s + c, 8);
+      _mm256_storeu_ps(d + c, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(eight))));
+    }
+    for (; c < C; ++c) d[c] = float(s[c]);
+    for (; c < Cp; ++c) d[c] = 0.0f;
+  }
+}
+
+// B adjacent output pixels from ox, 16 channels from cb: the taps' exact sums, stored as i32 to acc (the output
+// row's sums, C per pixel; the channels that exist).
+template <int B>
+TK_TARGET_AVX2 inline void pixelBlockAvx2(const Geometry& g, const float* const* rows, const float* w,
+                                          const float* start, int64_t ox, int64_t cb, int32_t* acc) {
+  const int64_t Cp = g.Cp, stepX = g.strideX * Cp, stepK = g.dilationX * Cp;
+  __m256 a[B][2];
+#pragma GCC unroll 8
+  for (int i = 0; i < B; ++i) a[i][0] = _mm256_loadu_ps(start + cb), a[i][1] = _mm256_loadu_ps(start + cb + 8);
+  for (int64_t ky = 0; ky < g.KH; ++ky) {
+    const float* xr = rows[ky] + ox * stepX + cb;
+    const float* wr = w + ky * g.KW * Cp + cb;
+    for (int64_t kx = 0; kx < g.KW; ++kx) {
+      const float* p = xr + kx * stepK;
+      const __m256 w0 = _mm256_loadu_ps(wr + kx * Cp), w1 = _mm256_loadu_ps(wr + kx * Cp + 8);
+#pragma GCC unroll 8
+      for (int i = 0; i < B; ++i) {
+        a[i][0] = _mm256_fmadd_ps(_mm256_loadu_ps(p + i * stepX), w0, a[i][0]);
+        a[i][1] = _mm256_fmadd_ps(_mm256_loadu_ps(p + i * stepX + 8), w1, a[i][1]);
+      }
+    }
+  }
+  const int64_t n = std::min<int64_t>(16, g.C - cb);
+#pragma GCC unroll 8
+  for (int i = 0; i < B; ++i) {
+    int32_t* out = acc + (ox + i) * g.C + cb;
+    // The sums are integers: the conversion is exact in any rounding mode.
+    const __m256i lo = _mm256_cvtps_epi32(a[i][0]), hi = _mm256_cvtps_epi32(a[i][1]);
+    if (n == 16) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), lo);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), hi);
+      continue;
+    }
+    alignas(32) int32_t tmp[16];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), lo);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp + 8), hi);
+    std::memcpy(out, tmp, size_t(n) * 4);
+  }
+}
+
+// One output row's sums: chunks of kChunk channels (their input pixels stay in L1), blocks of 4 pixels.
+TK_TARGET_AVX2 void outputRowAvx2(const Geometry& g, const float* const* rows, const float* w, const float* start,
+                                  int32_t* acc) {
+  for (int64_t c0 = 0; c0 < g.C; c0 += kChunk) {
+    const int64_t c1 = std::min(g.C, c0 + kChunk);
+    int64_t ox = 0;
+    for (; ox + 4 <= g.OW; ox += 4)
+      for (int64_t cb = c0; cb < c1; cb += 16) pixelBlockAvx2<4>(g, rows, w, start, ox, cb, acc);
+    for (; ox < g.OW; ++ox)
+      for (int64_t cb = c0; cb < c1; cb += 16) pixelBlockAvx2<1>(g, rows, w, start, ox, cb, acc);
+  }
+}
+
+class DepthwiseInt8Avx2Kernel : public OpKernel {
+ public:
+  std::string implName() const override { return "fast:depthwise_int8_avx2"; }
+  double flops() const override { return 2.0 * double(g_.N * g_.OH * g_.OW * g_.C) * double(g_.KH * g_.KW); }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    const int8_t* x = in[0][0].as<const int8_t>();
+    const bool parallel = flops() >= kParallelFlops && omp_get_max_threads() > 1;
+    const int64_t threads = parallel ? omp_get_max_threads() : 1;
+    // One band per image when the images keep the threads busy, else each image in bands of rows.
+    const int64_t perImage = g_.N >= threads ? 1 : std::min(g_.OH, (threads + g_.N - 1) / g_.N);
+    const int64_t rowsPerBand = (g_.OH + perImage - 1) / perImage;
+    const bool ok = parallelItems(g_.N * perImage, parallel, [&](int64_t item) {
+      const int64_t n = item / perImage, oy0 = item % perImage * rowsPerBand;
+      return oy0 >= g_.OH || band(x, n, oy0, std::min(g_.OH, oy0 + rowsPerBand), out[0].data);
+    });
+    return ok ? Status::ok() : rerunOnReference();
+  }
+
+  bool build(const OpChain& c, const Geometry& g, const Tensor& w, int64_t inputZp, int64_t weightZp,
+             const Tensor& bias) {
+    g_ = g;
+    zp_ = float(inputZp);
+    std::optional<TapWeights> tw = tapWeights(g, w, inputZp, weightZp);
+    if (!tw) return false;
+    weights_ = std::move(tw->weights);
+    start_.assign(size_t(g.Cp), 0.0f);
+    for (int64_t ch = 0; ch < g.C; ++ch) start_[size_t(ch)] = float(tw->zpStart[size_t(ch)]);
+    epi_ = planIntEpilogue(c, g.C, &bias);
+    // planIntEpilogue assumes no zero points (2^14 per product); the bound with them, from the weights.
+    epi_.accBound = *std::max_element(tw->accBound.begin(), tw->accBound.end());
+    if (epi_.runtimeBias || !epi_.rowClass.empty()) return false;
+    prepareIntEpilogue(epi_);
+    return true;
+  }
+
+  int absorbed() const { return epi_.absorbed; }
+
+ private:
+  // Output rows [oy0, oy1) of image n on the calling thread (the ring as in the AVX-512 band); false: a REQUIRE
+  // of the epilogue failed.
+  bool band(const int8_t* x, int64_t n, int64_t oy0, int64_t oy1, void* y) const {
+    const int64_t rowFloats = g_.rowFloats();
+    float* ring = ringScratch(g_.ring * rowFloats);
+    int32_t* acc = accScratch(g_.OW * g_.C);
+    std::vector<const float*> rows(size_t(g_.KH));
+    int64_t next = 0;
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      const int64_t top = oy * g_.strideY, bottom = top + (g_.KH - 1) * g_.dilationY;
+      for (int64_t py = std::max(next, top); py <= bottom; ++py)
+        convertRowAvx2(g_, x, n, py, zp_, ring + (py % g_.ring) * rowFloats);
+      next = bottom + 1;
+      for (int64_t ky = 0; ky < g_.KH; ++ky)
+        rows[size_t(ky)] = ring + ((top + ky * g_.dilationY) % g_.ring) * rowFloats;
+      outputRowAvx2(g_, rows.data(), weights_.data(), start_.data(), acc);
+      if (!runIntEpilogueRows(epi_, acc, g_.OW, y, (n * g_.OH + oy) * g_.OW)) return false;
+    }
+    return true;
+  }
+
+  Geometry g_;
+  float zp_ = 0;
+  Aligned64<float> weights_, start_;
+  IntEpilogue epi_;
+};
+
 bool stridedForTesting = false;
 
 }  // namespace
@@ -631,6 +800,27 @@ Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c) {
   // 0.88-1.02x oneDNN jit_int8 + the epilogue pass at one thread (stride 1: 1.07-1.36x), so they stay on oneDNN.
   if (g->strideX != 1 && !stridedForTesting) return CompiledKernel{};
   auto k = std::make_unique<DepthwiseInt8Kernel>();
+  if (!k->build(c, *g, *w, *izp, *wzp, *bias)) return CompiledKernel{};
+  return compiledKernel(std::move(k));
+}
+
+// depthwise_conv2d on AVX2 (and at the AVX-512 levels for the layers the kernels before it decline): the same
+// form as compileDepthwiseInt8, any stride.
+Result<CompiledKernel> compileDepthwiseInt8Avx2(const OpChain& c) {
+  if (!cpu::has(cpu::Isa::Avx2)) return CompiledKernel{};
+  const ir::Operation& op = *c.ops[0];
+  if (op.operands.size() != 5 || op.results.size() != 1) return CompiledKernel{};
+  if (operandType(c, 0, 0).dtype != DType::I8 || operandType(c, 0, 1).dtype != DType::I8 ||
+      resultType(c, 0).dtype != DType::I32)
+    return CompiledKernel{};
+  auto acc = accType(op);
+  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
+  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
+  if (!acc || *acc != DType::I32 || !w || !bias || bias->dtype() != DType::I32 || !izp || !wzp) return CompiledKernel{};
+  if (*izp < -128 || *izp > 127 || *wzp < -128 || *wzp > 127) return CompiledKernel{};
+  auto g = parseGeometry(c);
+  if (!g || (bias->size() != g->C && bias->size() != 1)) return CompiledKernel{};
+  auto k = std::make_unique<DepthwiseInt8Avx2Kernel>();
   if (!k->build(c, *g, *w, *izp, *wzp, *bias)) return CompiledKernel{};
   return compiledKernel(std::move(k));
 }

@@ -1,0 +1,301 @@
+// int8 conv2d (any kernel size, strides, dilations, padding) and matmul by constant weights on AVX2 CPUs without
+// VNNI, exact: oneDNN 2.6's non-VNNI int8 kernels sum through `vpmaddubsw`, whose i16 pair sums saturate, so
+// the fast backend gives them int8 only with VNNI (onednn/conv.cpp). Here the input bytes and the weights are
+// sign-extended to i16 and multiplied by `vpmaddwd`: each i32 lane gets x0 * w0 + x1 * w1, two products of
+// magnitude <= 2^14, so no lane can saturate and every accumulator is the exact sum (|sum| <= 2^14 * K < 2^31
+// for K <= 2^16; larger reductions are declined).
+//
+// The layer is a GEMM: one row per output pixel, K = KH * KW * IC columns in the order of TOSA's weights
+// [OC, KH, KW, IC]. A band of output pixels is gathered into i16 rows (im2col; a 1x1 layer with stride 1 only
+// widens its input rows), the padding holding the input zero point, and multiplied by the weights packed at
+// compile time in panels of 16 output channels, 6 pixels x 16 channels of i32 accumulators in registers over
+// the whole reduction. The input zero point is folded into the bias: sum (x - zp) * w = sum x * w - zp * sum w
+// over every tap, padding included (it holds zp), computed in int64 at compile time (a bias that leaves i32
+// declines the layer), so the epilogue's i32 overflow check of acc + bias is the reference's REQUIRE on the true
+// sum, as in kernels/int8/pointwise_vnni.cpp. The band's accumulators then go through the shared exact epilogue
+// (bias, RESCALE, CLAMP: kernels/int8/int8.h, runIntEpilogueRows) while they are in cache.
+//
+// Threads: bands of output pixels; a layer with too few bands for the threads (7x7 and 14x14 maps) is split by
+// panels of channels too, its accumulators then written whole and the epilogue run once after them.
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "fast/cpu_features.h"
+#include "fast/isa_dispatch.h"
+#include "fast/kernel_factories.h"
+#include "fast/kernels/common.h"
+#include "fast/kernels/conv_geometry.h"
+#include "fast/kernels/int8/int8.h"
+#include "fast/onednn/common.h"
+#include "fast/parallel_items.h"
+
+namespace tosakit::fast {
+namespace {
+
+using namespace dnn;
+
+constexpr int kPixels = 6;                   // 6 x 2 accumulators + 2 weight vectors + 1 broadcast: 15 of 16 ymm
+constexpr int64_t kPanel = 16;               // output channels per panel: two vectors of 8 i32
+constexpr int64_t kBandBytes = 64 * 1024;    // the i16 rows of one band (L2)
+constexpr int64_t kMaxK = int64_t(1) << 16;  // |acc| <= 2^14 * K < 2^31
+
+// Weights for `vpmaddwd`: panel j, pair g (columns 2g, 2g + 1) is 16 lanes of two i16, lane l for output channel
+// 16j + l; zeros pad the channels and an odd last column.
+struct PackedWeights {
+  int64_t K = 0, pairs = 0, panels = 0, OC = 0;
+  Aligned64<int16_t> w;  // [panels][pairs][16][2]
+};
+
+PackedWeights packWeights(const int8_t* w, int64_t OC, int64_t K) {
+  PackedWeights p;
+  p.K = K, p.OC = OC, p.pairs = (K + 1) / 2, p.panels = (OC + kPanel - 1) / kPanel;
+  p.w.assign(size_t(p.panels * p.pairs * kPanel * 2), 0);
+  for (int64_t oc = 0; oc < OC; ++oc)
+    for (int64_t k = 0; k < K; ++k)
+      p.w[size_t(((oc / kPanel) * p.pairs + k / 2) * kPanel * 2 + (oc % kPanel) * 2 + k % 2)] = w[oc * K + k];
+  return p;
+}
+
+// Which input values make row m of the GEMM (output pixel m of the N * OH * OW).
+struct Gather {
+  int64_t IH = 0, IW = 0, IC = 0, OH = 0, OW = 0, KH = 1, KW = 1;
+  int64_t strideY = 1, strideX = 1, dilationY = 1, dilationX = 1, padTop = 0, padLeft = 0;
+  int16_t zp = 0;
+  bool direct = true;  // row m is input pixel m (1x1, stride 1, no padding; matmul)
+};
+
+// n bytes sign-extended to i16.
+TK_TARGET_AVX2 void widen(const int8_t* src, int16_t* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i),
+                        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
+// Rows [m0, m1) of the GEMM's left operand as i16, lda apart (the columns past K zero).
+TK_TARGET_AVX2 void gatherRows(const Gather& g, const int8_t* x, int64_t m0, int64_t m1, int64_t K, int64_t lda,
+                               int16_t* a) {
+  for (int64_t m = m0; m < m1; ++m) {
+    int16_t* row = a + (m - m0) * lda;
+    std::fill(row + K, row + lda, int16_t(0));
+    if (g.direct) {
+      widen(x + m * K, row, K);
+      continue;
+    }
+    const int64_t n = m / (g.OH * g.OW), oy = m / g.OW % g.OH, ox = m % g.OW;
+    const int64_t iy0 = oy * g.strideY - g.padTop, ix0 = ox * g.strideX - g.padLeft;
+    const int64_t tapBytes = g.IC, rowTaps = g.KW * g.IC;
+    for (int64_t ky = 0; ky < g.KH; ++ky) {
+      const int64_t iy = iy0 + ky * g.dilationY;
+      int16_t* dst = row + ky * rowTaps;
+      if (iy < 0 || iy >= g.IH) {
+        std::fill(dst, dst + rowTaps, g.zp);
+        continue;
+      }
+      const int8_t* src = x + ((n * g.IH + iy) * g.IW) * g.IC;
+      const int64_t ixLast = ix0 + (g.KW - 1) * g.dilationX;
+      if (g.dilationX == 1 && ix0 >= 0 && ixLast < g.IW) {  // the row's taps are contiguous in the input
+        widen(src + ix0 * g.IC, dst, rowTaps);
+        continue;
+      }
+      for (int64_t kx = 0; kx < g.KW; ++kx) {
+        const int64_t ix = ix0 + kx * g.dilationX;
+        if (ix < 0 || ix >= g.IW)
+          std::fill(dst + kx * tapBytes, dst + (kx + 1) * tapBytes, g.zp);
+        else
+          widen(src + ix * g.IC, dst + kx * tapBytes, tapBytes);
+      }
+    }
+  }
+}
+
+// P rows of a (lda apart) x one panel of weights: the reduction in registers, then the n (<= 16) channels that
+// exist stored to c (rows ldc apart).
+template <int P>
+TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w, int64_t pairs, int32_t* c,
+                                 int64_t ldc, int64_t n) {
+  // Fully unrolled so the accumulators stay in registers.
+  __m256i acc[P][2];
+#pragma GCC unroll 8
+  for (int p = 0; p < P; ++p) acc[p][0] = acc[p][1] = _mm256_setzero_si256();
+  for (int64_t g = 0; g < pairs; ++g) {
+    const __m256i w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32));
+    const __m256i w1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32 + 16));
+#pragma GCC unroll 8
+    for (int p = 0; p < P; ++p) {
+      int32_t pair;
+      std::memcpy(&pair, a + p * lda + 2 * g, 4);
+      const __m256i x = _mm256_set1_epi32(pair);
+      acc[p][0] = _mm256_add_epi32(acc[p][0], _mm256_madd_epi16(x, w0));
+      acc[p][1] = _mm256_add_epi32(acc[p][1], _mm256_madd_epi16(x, w1));
+    }
+  }
+#pragma GCC unroll 8
+  for (int p = 0; p < P; ++p) {
+    int32_t* row = c + p * ldc;
+    if (n == kPanel) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row), acc[p][0]);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + 8), acc[p][1]);
+      continue;
+    }
+    alignas(32) int32_t tmp[kPanel];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), acc[p][0]);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp + 8), acc[p][1]);
+    std::memcpy(row, tmp, size_t(n) * 4);
+  }
+}
+
+// rows x panels [j0, j1): the GEMM of a band into c (rows OC apart, the panels' columns).
+TK_TARGET_AVX2 void gemmBand(const PackedWeights& pw, const int16_t* a, int64_t lda, int64_t rows, int64_t j0,
+                             int64_t j1, int32_t* c) {
+  const int64_t OC = pw.OC, panelSize = pw.pairs * kPanel * 2;
+  for (int64_t j = j0; j < j1; ++j) {
+    const int16_t* w = pw.w.data() + j * panelSize;
+    const int64_t n = std::min(kPanel, OC - j * kPanel);
+    int32_t* cj = c + j * kPanel;
+    int64_t r = 0;
+    for (; r + kPixels <= rows; r += kPixels) block<kPixels>(a + r * lda, lda, w, pw.pairs, cj + r * OC, OC, n);
+    switch (rows - r) {
+      case 1: block<1>(a + r * lda, lda, w, pw.pairs, cj + r * OC, OC, n); break;
+      case 2: block<2>(a + r * lda, lda, w, pw.pairs, cj + r * OC, OC, n); break;
+      case 3: block<3>(a + r * lda, lda, w, pw.pairs, cj + r * OC, OC, n); break;
+      case 4: block<4>(a + r * lda, lda, w, pw.pairs, cj + r * OC, OC, n); break;
+      case 5: block<5>(a + r * lda, lda, w, pw.pairs, cj + r * OC, OC, n); break;
+      default: break;
+    }
+  }
+}
+
+// The calling thread's scratch (reused by every layer): the band's i16 rows, 32-byte aligned for nothing but
+// tidiness (the rows are read by broadcasts), and its accumulators.
+int16_t* rowScratch(int64_t elements) {
+  thread_local std::vector<int16_t> buf;
+  if (int64_t(buf.size()) < elements) buf.resize(size_t(elements));
+  return buf.data();
+}
+
+class Int8ConvAvx2Kernel : public OpKernel {
+ public:
+  Int8ConvAvx2Kernel(std::string name, PackedWeights pw, Gather g, int64_t M)
+      : name_(std::move(name)), pw_(std::move(pw)), g_(g), M_(M) {
+    lda_ = pw_.pairs * 2;
+    // Bands of whole register blocks whose i16 rows fill about kBandBytes.
+    bandRows_ = std::clamp<int64_t>(kBandBytes / (lda_ * 2) / kPixels * kPixels, kPixels, 16 * kPixels);
+  }
+  std::string implName() const override { return name_; }
+  double flops() const override { return 2.0 * double(M_ * pw_.K * pw_.OC); }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    const int8_t* x = in[0][0].as<const int8_t>();
+    // Below ~2M multiply-accumulates one thread (docs/FAST.md, Threads).
+    const int threads = flops() >= 4e6 ? omp_get_max_threads() : 1;
+    const int64_t bands = (M_ + bandRows_ - 1) / bandRows_;
+    if (threads == 1 || bands >= 2 * threads || pw_.panels == 1) {
+      const bool ok = parallelItems(bands, threads > 1, [&](int64_t b) {
+        const int64_t m0 = b * bandRows_, m1 = std::min(M_, m0 + bandRows_);
+        int32_t* acc = accScratch(bandRows_ * pw_.OC);
+        computeBand(x, m0, m1, 0, pw_.panels, acc);
+        return runIntEpilogueRows(epi_, acc, m1 - m0, out[0].data, m0);
+      });
+      return ok ? Status::ok() : rerunOnReference();
+    }
+    // Few bands: each also split by panels, the accumulators of the whole layer kept for one epilogue after.
+    const int64_t splits = std::min<int64_t>(threads, pw_.panels);
+    if (int64_t(layerAcc_.size()) < M_ * pw_.OC) layerAcc_.resize(size_t(M_ * pw_.OC));
+    int32_t* acc = layerAcc_.data();
+    parallelItems<true>(bands * splits, true, [&](int64_t i) {
+      const int64_t b = i / splits, s = i % splits;
+      const int64_t m0 = b * bandRows_, m1 = std::min(M_, m0 + bandRows_);
+      computeBand(x, m0, m1, pw_.panels * s / splits, pw_.panels * (s + 1) / splits, acc + m0 * pw_.OC);
+    });
+    return runIntEpilogue(epi_, acc, M_, out[0], nullptr) ? Status::ok() : rerunOnReference();
+  }
+
+  IntEpilogue epi_;
+  int absorbed() const { return epi_.absorbed; }
+
+ private:
+  void computeBand(const int8_t* x, int64_t m0, int64_t m1, int64_t j0, int64_t j1, int32_t* acc) const {
+    int16_t* a = rowScratch(bandRows_ * lda_);
+    gatherRows(g_, x, m0, m1, pw_.K, lda_, a);
+    gemmBand(pw_, a, lda_, m1 - m0, j0, j1, acc);
+  }
+
+  std::string name_;
+  PackedWeights pw_;
+  Gather g_;
+  int64_t M_ = 0, lda_ = 0, bandRows_ = 0;
+  std::vector<int32_t> layerAcc_;
+};
+
+// The kernel for M rows of K gathered input bytes times constant weights w[OC][K] + bias (one value or one per
+// channel), the chain's epilogue fused; null when the sizes or the folded bias do not fit (see the top).
+Result<CompiledKernel> buildKernel(const std::string& name, const OpChain& c, const int8_t* w, int64_t M, int64_t K,
+                                   int64_t OC, const std::vector<int64_t>& bias, const Gather& g) {
+  if (K > kMaxK || M < 1 || OC < 1 || K < 1) return CompiledKernel{};
+  std::vector<int32_t> folded(static_cast<size_t>(OC));
+  for (int64_t oc = 0; oc < OC; ++oc) {
+    int64_t sum = 0;
+    for (int64_t i = 0; i < K; ++i) sum += w[oc * K + i];
+    const int64_t f = bias[bias.size() == 1 ? 0 : size_t(oc)] - int64_t(g.zp) * sum;
+    if (f < INT32_MIN || f > INT32_MAX) return CompiledKernel{};
+    folded[size_t(oc)] = int32_t(f);
+  }
+  auto k = std::make_unique<Int8ConvAvx2Kernel>(name, packWeights(w, OC, K), g, M);
+  k->epi_ = planIntEpilogue(c, OC, nullptr);
+  if (k->epi_.runtimeBias || !k->epi_.rowClass.empty()) return CompiledKernel{};
+  k->epi_.biasTable = std::move(folded);
+  prepareIntEpilogue(k->epi_);
+  return compiledKernel(std::move(k));
+}
+
+}  // namespace
+
+// conv2d [N, IH, IW, IC] x constant [OC, KH, KW, IC] + constant i32 bias, i8 -> i32 (conv_geometry.h).
+Result<CompiledKernel> compileInt8ConvAvx2(const OpChain& c) {
+  if (!cpu::has(cpu::Isa::Avx2)) return CompiledKernel{};
+  const std::optional<ConvGeom> geom = parseConv(c, ConvKind::Conv2d);
+  if (!geom || !geom->isInt()) return CompiledKernel{};
+  const ConvGeom& cg = *geom;
+  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
+  if (!w || !bias || bias->dtype() != DType::I32 || cg.inputZp < -128 || cg.inputZp > 127) return CompiledKernel{};
+  Gather g;
+  g.IH = cg.IH, g.IW = cg.IW, g.IC = cg.IC, g.OH = cg.OH, g.OW = cg.OW, g.KH = cg.KH, g.KW = cg.KW;
+  g.strideY = cg.strides[0], g.strideX = cg.strides[1];
+  g.dilationY = cg.dilates[0] + 1, g.dilationX = cg.dilates[1] + 1;  // oneDNN's conventions: dilation - 1
+  g.padTop = cg.padL[0], g.padLeft = cg.padL[1];
+  g.zp = int16_t(cg.inputZp);
+  const bool noPad = cg.padL == std::vector<int64_t>{0, 0} && cg.padR == std::vector<int64_t>{0, 0};
+  g.direct = cg.KH == 1 && cg.KW == 1 && g.strideY == 1 && g.strideX == 1 && noPad;
+  return buildKernel("fast:conv_int8_avx2", c, reinterpret_cast<const int8_t*>(w->data()), cg.N * cg.OH * cg.OW,
+                     cg.KH * cg.KW * cg.IC, cg.OC, bias->toInts(), g);
+}
+
+// matmul [1, H, C] x constant [1, C, W] (B's zero point 0): H rows of C bytes, W output channels.
+Result<CompiledKernel> compileInt8MatmulAvx2(const OpChain& c) {
+  const ir::Operation& op = *c.ops[0];
+  if (!cpu::has(cpu::Isa::Avx2) || op.operands.size() != 4 || op.results.size() != 1) return CompiledKernel{};
+  const ir::ValueType &a = operandType(c, 0, 0), &b = operandType(c, 0, 1), &out = resultType(c, 0);
+  if (!isStatic(a) || !isStatic(b) || !isStatic(out) || a.rank() != 3 || b.rank() != 3 || out.rank() != 3)
+    return CompiledKernel{};
+  if (a.dtype != DType::I8 || b.dtype != DType::I8 || out.dtype != DType::I32) return CompiledKernel{};
+  const Tensor* bw = constOperand(c, 0, 1);
+  auto aZp = zeroPoint(c, 0, 2), bZp = zeroPoint(c, 0, 3);
+  if (!bw || !aZp || !bZp || *bZp != 0 || *aZp < -128 || *aZp > 127) return CompiledKernel{};
+  const int64_t H = a.dims[1], C = a.dims[2], W = b.dims[2];
+  if (a.dims[0] != 1 || b.dims != Shape{1, C, W} || out.dims != Shape{1, H, W}) return CompiledKernel{};
+  // B is [C, W]: the kernel wants one row of C weights per output channel.
+  const int8_t* bp = reinterpret_cast<const int8_t*>(bw->data());
+  std::vector<int8_t> w(size_t(W * C));
+  for (int64_t k = 0; k < C; ++k)
+    for (int64_t n = 0; n < W; ++n) w[size_t(n * C + k)] = bp[k * W + n];
+  Gather g;
+  g.zp = int16_t(*aZp);
+  return buildKernel("fast:matmul_int8_avx2", c, w.data(), H, C, W, {0}, g);
+}
+
+}  // namespace tosakit::fast
