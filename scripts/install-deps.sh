@@ -1,41 +1,66 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package tosakit needs to build, test and benchmark (as root or with sudo), then
-# ONNX Runtime for the model tests: `npm ci --ignore-scripts` in tools/ort (as the invoking user; the npm
-# package ships its native library, the skipped install script only fetches optional GPU providers).
+# Installs the Debian 12 packages tosakit needs (as root or with sudo).
+#   scripts/install-deps.sh          everything to build, test and benchmark (scripts/test.sh), then ONNX Runtime
+#                                    for the model tests: `npm ci --ignore-scripts` in tools/ort (as the invoking
+#                                    user; the npm package ships its native library, the skipped install script
+#                                    only fetches optional GPU providers).
+#   scripts/install-deps.sh --demo   only what the `tosakit` CLI target and scripts/demo.sh need, without
+#                                    recommended packages and without npm (the demo compares with ONNX Runtime
+#                                    outputs checked in beside the model, models/ppocr_cls/).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-PACKAGES=(
-  g++ cmake ninja-build pkg-config git clang-format
+MODE=all
+case "${1:-}" in
+  --demo) MODE=demo ;;
+  "") ;;
+  *) echo "usage: install-deps.sh [--demo]" >&2; exit 2 ;;
+esac
+# The `tosakit` target (the library and the CLI) and the demo's numpy checks. mlir-22-tools: MLIR's CMake
+# package refers to its tools (mlir-tblgen, mlir-opt); oneDNN: the fast backend; OpenCV: image inputs.
+DEMO_PACKAGES=(
+  g++ cmake ninja-build pkg-config
   mlir-22-tools libmlir-22-dev llvm-22-dev zlib1g-dev libzstd-dev
   libzip-dev nlohmann-json3-dev libcli11-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libonnx-dev libprotobuf-dev
+  libdnnl-dev
+  libopencv-imgcodecs-dev libopencv-imgproc-dev
+  # FlatBuffers: flatc generates the TFLite reader (src/frontends/tflite) from its schema at build time.
+  libflatbuffers-dev flatbuffers-compiler
+  # Graphviz's layout library (cgraph/gvc) and its dot plugins: tosakit graph/visual (src/inspect).
+  graphviz libgraphviz-dev
   python3 python3-numpy
-  libonnx-dev libprotobuf-dev libonnx-testdata
+)
+TEST_PACKAGES=(
+  git clang-format ccache
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libonnx-testdata
   # Model tests: torchvision exports (tests/scripts/torchvision_models.sh), ONNX Runtime via node.
   python3-torch python3-torchvision
-  # The fast backend (src/fast): oneDNN convolutions/matmuls/pools; ccache keeps rebuilds of the tree quick.
-  libdnnl-dev ccache
-  # Image inputs (calibrate, run --input NAME=photo.jpg); python3-pil writes the images of their tests, scipy's
-  # erfc serves the numpy oracle of the ACIQ thresholds.
-  libopencv-imgcodecs-dev libopencv-imgproc-dev python3-pil python3-scipy
+  # Image tests: python3-pil writes the images of their tests, scipy's erfc serves the numpy oracle of the
+  # ACIQ thresholds.
+  python3-pil python3-scipy
   # Quantization: the digits end-to-end test (tests/scripts/digits_quantize.sh), compare --html in a browser;
   # the PaddleOCR accuracy tests render text lines with the DejaVu fonts (tests/scripts/ppocr_quantize.sh).
   python3-sklearn chromium fonts-dejavu-core
   # Real photos for the torchvision accuracy test (tests/scripts/torchvision_quantize.sh).
   python3-skimage
-  # tosakit graph/visual (src/inspect): Graphviz's layout library (cgraph/gvc) and its dot plugins.
-  graphviz libgraphviz-dev
-  # The Python package (python/, pybind11) and its pytest suite.
-  pybind11-dev python3-dev python3-pytest
+  # The Python package (python/, pybind11), its pytest suite and `pip install ./python` into a virtual
+  # environment without a download (ctest python_pip_install).
+  pybind11-dev python3-dev python3-pytest python3-setuptools python3-wheel python3-venv python3-pip
   # The fuzz smoke (ctest label fuzz, scripts/fuzz_smoke.sh): libFuzzer harnesses built with clang, ASan + UBSan.
   clang-14 libclang-rt-14-dev
-  # TFLite import (src/frontends/tflite): flatc generates the reader from its schema; the INT8 test generator
-  # writes .tflite files with the FlatBuffers Python bindings.
-  libflatbuffers-dev flatbuffers-compiler python3-flatbuffers
+  # The TFLite INT8 test generator writes .tflite files with the FlatBuffers Python bindings.
+  python3-flatbuffers
 )
-# Debian's npm brings Debian's nodejs; a node from elsewhere (e.g. NodeSource, which bundles npm and conflicts
-# with Debian's npm package) is used as it is.
-if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(npm); fi
+PACKAGES=("${DEMO_PACKAGES[@]}")
+APT_FLAGS=(-y -q --no-install-recommends)
+if [ "$MODE" = all ]; then
+  PACKAGES+=("${TEST_PACKAGES[@]}")
+  APT_FLAGS=(-y -q)
+  # Debian's npm brings Debian's nodejs; a node from elsewhere (e.g. NodeSource, which bundles npm and
+  # conflicts with Debian's npm package) is used as it is.
+  if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(npm); fi
+fi
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 missing=()
@@ -46,10 +71,11 @@ if [ "${#missing[@]}" -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -q
-  $SUDO apt-get install -y -q "${missing[@]}"
+  $SUDO apt-get install "${APT_FLAGS[@]}" "${missing[@]}"
 else
-  echo "install-deps: all packages present"
+  echo "install-deps: all packages present ($MODE)"
 fi
+if [ "$MODE" = demo ]; then exit 0; fi
 
 # onnxruntime-node, pinned by tools/ort/package-lock.json (re-installed when the lock file changes).
 ORT="$ROOT/tools/ort"
