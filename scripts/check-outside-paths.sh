@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Fails when any file of the tree (text or binary) names a path outside the clone: the sibling directory
-# next to the clone that once held shared data, or the build machine's work directory. Everything the build and
+# next to the clone that once held shared data, or a build machine's work or home directory. Everything the build and
 # the tests read lives in the repository (DEVELOPERS.md). ctest runs it as `no_outside_paths`.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 # The patterns are written so that this script does not match itself.
-PATTERN='[.][.]/shared|/wor[k]/'
+PATTERN='[.][.]/shared|/wor[k]/|/roo[t]/|/hom[e]/'
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   mapfile -t files < <(git ls-files)
 else

@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -38,8 +39,20 @@ inline Status gatherInputs(const fs::path& dir, const json& tj, const ir::Functi
   return Status::ok();
 }
 
+// Without a filter, every vector summary.json lists must be there: a partly unpacked set must not pass.
+inline Status checkComplete(const std::string& root, size_t found) {
+  std::ifstream is(fs::path(root) / "summary.json");
+  json summary = json::parse(is, nullptr, false);
+  if (summary.is_discarded() || !summary.is_array())
+    return Status::invalid(root + "/summary.json: missing or malformed");
+  if (summary.size() != found)
+    return Status::invalid(root + ": " + std::to_string(found) + " vector directories, summary.json lists " +
+                           std::to_string(summary.size()));
+  return Status::ok();
+}
+
 // Every vector directory under root whose "<group>/<vector>" id contains filter, sorted; an error when root
-// is not a directory.
+// is not a directory or, without a filter, when a vector summary.json lists is missing.
 inline Result<std::vector<fs::path>> findVectors(const std::string& root, const std::string& filter) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) return Status::invalid(root + ": not a directory");
@@ -54,6 +67,8 @@ inline Result<std::vector<fs::path>> findVectors(const std::string& root, const 
     }
   }
   std::sort(vectors.begin(), vectors.end());
+  if (filter.empty())
+    if (Status st = checkComplete(root, vectors.size()); !st) return st;
   return vectors;
 }
 
