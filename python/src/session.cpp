@@ -7,8 +7,8 @@
 
 #include "bindings.h"
 #include "compliance/datagen.h"
-#include "formats/npy/npy.h"
-#include "frontends/onnx/onnx_import.h"
+#include "tosakit/import.h"
+#include "tosakit/npz.h"
 #if __has_include("tosakit/io_adapt.h")
 #include "tosakit/io_adapt.h"
 #define TOSAKIT_PY_IO_ADAPT 1
