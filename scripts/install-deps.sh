@@ -44,9 +44,9 @@ TEST_PACKAGES=(
   python3-sklearn chromium fonts-dejavu-core
   # Real photos for the torchvision accuracy test (tests/scripts/torchvision_quantize.sh).
   python3-skimage
-  # The Python package (python/, pybind11), its pytest suite and `pip install ./python` into a virtual
-  # environment without a download (ctest python_pip_install).
-  pybind11-dev python3-dev python3-pytest python3-setuptools python3-wheel python3-venv python3-pip
+  # The Python package (python/, pybind11), its pytest suite and `pip install ./python` into a virtual environment
+  # without a download (ctest python_pip_install; python/tosakit_build.py needs no setuptools or wheel).
+  pybind11-dev python3-dev python3-pytest python3-venv python3-pip
   # The fuzz smoke (ctest label fuzz, scripts/fuzz_smoke.sh): libFuzzer harnesses built with clang, ASan + UBSan.
   clang-14 libclang-rt-14-dev
   # The TFLite INT8 test generator writes .tflite files with the FlatBuffers Python bindings.

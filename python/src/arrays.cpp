@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "bindings.h"
-#include "formats/npy/npy.h"
+#include "tosakit/npz.h"
 
 namespace tosakit::py_bind {
 

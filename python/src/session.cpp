@@ -7,8 +7,8 @@
 
 #include "bindings.h"
 #include "compliance/datagen.h"
-#include "formats/npy/npy.h"
-#include "frontends/onnx/onnx_import.h"
+#include "tosakit/import.h"
+#include "tosakit/npz.h"
 #include "frontends/tflite/tflite_import.h"
 #if __has_include("tosakit/io_adapt.h")
 #include "tosakit/io_adapt.h"

@@ -3,7 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.h"
-#include "formats/npy/npy.h"
+#include "tosakit/npz.h"
 
 #if defined(HAVE_TOSAKIT_QUANTIZE) && defined(HAVE_TOSAKIT_IMAGE)
 #include "tosakit/calibrate.h"

@@ -12,9 +12,9 @@
 
 #include "backend_flags.h"
 #include "core/process_memory.h"
-#include "formats/npy/npy.h"
 #include "tosakit/backend.h"
 #include "tosakit/model_io.h"
+#include "tosakit/npz.h"
 #include "tosakit/session.h"
 #include "verbs.h"
 

@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "core/file_io.h"
-#include "formats/npy/npy.h"
 #include "tosakit/compare.h"
 #include "tosakit/model_io.h"
+#include "tosakit/npz.h"
 #include "tosakit/quantize.h"
 #include "verbs.h"
 

@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "compliance/datagen.h"
-#include "formats/npy/npy.h"
 #include "tosakit/model_io.h"
+#include "tosakit/npz.h"
 #include "verbs.h"
 
 namespace tosakit::cli {

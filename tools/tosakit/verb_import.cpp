@@ -7,13 +7,13 @@
 #include "compliance/similarity.h"
 
 #include "backend_flags.h"
-#include "formats/npy/npy.h"
-#include "frontends/onnx/onnx_import.h"
 #include "frontends/tflite/tflite_import.h"
 #include "ir/validate.h"
 #include "preprocess_flags.h"
+#include "tosakit/import.h"
 #include "tosakit/io_adapt.h"
 #include "tosakit/model_io.h"
+#include "tosakit/npz.h"
 #include "tosakit/session.h"
 #include "verbs.h"
 

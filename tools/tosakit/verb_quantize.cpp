@@ -10,11 +10,11 @@
 
 #include "backend_flags.h"
 #include "core/file_io.h"
-#include "formats/npy/npy.h"
 #include "ir/module_clone.h"
 #include "tosakit/calibrate.h"
 #include "tosakit/compare.h"
 #include "tosakit/model_io.h"
+#include "tosakit/npz.h"
 #include "tosakit/preprocess.h"
 #include "tosakit/quantize.h"
 #include "tosakit/session.h"

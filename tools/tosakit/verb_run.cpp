@@ -4,10 +4,10 @@
 #include <iostream>
 
 #include "backend_flags.h"
-#include "formats/npy/npy.h"
 #include "target_flags.h"
 #include "tosakit/io_adapt.h"
 #include "tosakit/model_io.h"
+#include "tosakit/npz.h"
 #include "tosakit/preprocess.h"
 #include "tosakit/session.h"
 #include "verbs.h"
