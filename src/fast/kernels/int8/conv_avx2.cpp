@@ -79,47 +79,55 @@ TK_TARGET_AVX2 void widen(const int8_t* src, int16_t* dst, int64_t n) {
   for (; i < n; ++i) dst[i] = src[i];
 }
 
-// Rows [m0, m1) of the GEMM's left operand as i16, lda apart (the columns past K zero).
+// Rows [m0, m1) of the GEMM's left operand as i16, lda apart (the columns past K zero): the input bytes of each
+// row copied as bytes first (a 3-channel first layer's taps are 9 bytes each), then the whole band widened in one
+// stream. `bytes`: scratch of (m1 - m0) * lda bytes.
 TK_TARGET_AVX2 void gatherRows(const Gather& g, const int8_t* x, int64_t m0, int64_t m1, int64_t K, int64_t lda,
-                               int16_t* a) {
+                               int8_t* bytes, int16_t* a) {
+  if (g.direct && K == lda) {  // the input rows are the band's bytes already
+    widen(x + m0 * K, a, (m1 - m0) * K);
+    return;
+  }
   for (int64_t m = m0; m < m1; ++m) {
-    int16_t* row = a + (m - m0) * lda;
-    std::fill(row + K, row + lda, int16_t(0));
+    int8_t* row = bytes + (m - m0) * lda;
+    std::memset(row + K, 0, size_t(lda - K));
     if (g.direct) {
-      widen(x + m * K, row, K);
+      std::memcpy(row, x + m * K, size_t(K));
       continue;
     }
     const int64_t n = m / (g.OH * g.OW), oy = m / g.OW % g.OH, ox = m % g.OW;
     const int64_t iy0 = oy * g.strideY - g.padTop, ix0 = ox * g.strideX - g.padLeft;
-    const int64_t tapBytes = g.IC, rowTaps = g.KW * g.IC;
+    const int64_t rowTaps = g.KW * g.IC;
+    const int8_t zp = int8_t(g.zp);
     for (int64_t ky = 0; ky < g.KH; ++ky) {
       const int64_t iy = iy0 + ky * g.dilationY;
-      int16_t* dst = row + ky * rowTaps;
+      int8_t* dst = row + ky * rowTaps;
       if (iy < 0 || iy >= g.IH) {
-        std::fill(dst, dst + rowTaps, g.zp);
+        std::memset(dst, zp, size_t(rowTaps));
         continue;
       }
       const int8_t* src = x + ((n * g.IH + iy) * g.IW) * g.IC;
       const int64_t ixLast = ix0 + (g.KW - 1) * g.dilationX;
       if (g.dilationX == 1 && ix0 >= 0 && ixLast < g.IW) {  // the row's taps are contiguous in the input
-        widen(src + ix0 * g.IC, dst, rowTaps);
+        std::memcpy(dst, src + ix0 * g.IC, size_t(rowTaps));
         continue;
       }
       for (int64_t kx = 0; kx < g.KW; ++kx) {
         const int64_t ix = ix0 + kx * g.dilationX;
         if (ix < 0 || ix >= g.IW)
-          std::fill(dst + kx * tapBytes, dst + (kx + 1) * tapBytes, g.zp);
+          std::memset(dst + kx * g.IC, zp, size_t(g.IC));
         else
-          widen(src + ix * g.IC, dst + kx * tapBytes, tapBytes);
+          std::memcpy(dst + kx * g.IC, src + ix * g.IC, size_t(g.IC));
       }
     }
   }
+  widen(bytes, a, (m1 - m0) * lda);
 }
 
 // P rows of a (lda apart) x one panel of weights (output channels cb..cb+15): the reduction in registers, then
 // the epilogue (kernels/int8/simd_avx2.h) on each accumulator, stored to y (rows OC apart; the channels that
 // exist).
-template <int P, typename OutT, bool kRescale>
+template <int P, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
 TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w, int64_t pairs,
                                  const IntEpilogueLanes& l, OutT* y, int64_t OC, int64_t cb, EpiFlags8& f) {
   // Fully unrolled so the accumulators stay in registers.
@@ -141,16 +149,16 @@ TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w
   const int n0 = int(std::min<int64_t>(8, OC - cb)), n1 = int(std::min<int64_t>(8, OC - cb - 8));
   const EpiRegs8 r0 = loadEpi8(l, l.bias.data(), cb);
 #pragma GCC unroll 8
-  for (int p = 0; p < P; ++p) epilogue8<OutT, kRescale>(acc[p][0], r0, y + p * OC + cb, n0, f);
+  for (int p = 0; p < P; ++p) epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(acc[p][0], r0, y + p * OC + cb, n0, f);
   if (n1 <= 0) return;
   const EpiRegs8 r1 = loadEpi8(l, l.bias.data(), cb + 8);  // the lanes are padded to 16 channels
 #pragma GCC unroll 8
-  for (int p = 0; p < P; ++p) epilogue8<OutT, kRescale>(acc[p][1], r1, y + p * OC + cb + 8, n1, f);
+  for (int p = 0; p < P; ++p) epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(acc[p][1], r1, y + p * OC + cb + 8, n1, f);
 }
 
 // rows x panels [j0, j1) of a band into y (its first row; rows OC apart), the epilogue applied; false: a
 // REQUIRE of the epilogue failed.
-template <typename OutT, bool kRescale>
+template <typename OutT, bool kRescale, bool kDouble = true, bool kRange = true, bool kOverflow = true>
 TK_TARGET_AVX2 bool gemmBand(const PackedWeights& pw, const IntEpilogueLanes& l, const int16_t* a, int64_t lda,
                              int64_t rows, int64_t j0, int64_t j1, OutT* y) {
   const int64_t OC = pw.OC, panelSize = pw.pairs * kPanel * 2;
@@ -160,21 +168,20 @@ TK_TARGET_AVX2 bool gemmBand(const PackedWeights& pw, const IntEpilogueLanes& l,
     const int64_t cb = j * kPanel;
     int64_t r = 0;
     for (; r + kPixels <= rows; r += kPixels)
-      block<kPixels, OutT, kRescale>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f);
+      block<kPixels, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f);
     switch (rows - r) {
-      case 1: block<1, OutT, kRescale>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
-      case 2: block<2, OutT, kRescale>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
-      case 3: block<3, OutT, kRescale>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
-      case 4: block<4, OutT, kRescale>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
-      case 5: block<5, OutT, kRescale>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
+      case 1: block<1, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
+      case 2: block<2, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
+      case 3: block<3, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
+      case 4: block<4, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
+      case 5: block<5, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
       default: break;
     }
   }
   return epiFlags8Ok(f);
 }
 
-// The calling thread's scratch (reused by every layer): the band's i16 rows, 32-byte aligned for nothing but
-// tidiness (the rows are read by broadcasts), and its accumulators.
+// The calling thread's scratch (reused by every layer): the band's i16 rows and its gathered bytes.
 int16_t* rowScratch(int64_t elements) {
   thread_local std::vector<int16_t> buf;
   if (int64_t(buf.size()) < elements) buf.resize(size_t(elements));
@@ -214,12 +221,12 @@ class Int8ConvAvx2Kernel : public OpKernel {
 
  private:
   bool computeBand(const int8_t* x, int64_t m0, int64_t m1, int64_t j0, int64_t j1, void* out) const {
-    int16_t* a = rowScratch(bandRows_ * lda_);
-    gatherRows(g_, x, m0, m1, pw_.K, lda_, a);
+    int16_t* a = rowScratch(bandRows_ * lda_ * 3 / 2);  // the i16 rows, then the bytes
+    gatherRows(g_, x, m0, m1, pw_.K, lda_, reinterpret_cast<int8_t*>(a + bandRows_ * lda_), a);
     const IntEpilogueLanes& l = epi_.simd;
     const int64_t first = m0 * pw_.OC, rows = m1 - m0;
     switch (epi_.outType) {
-      case DType::I8: return gemmBand<int8_t, true>(pw_, l, a, lda_, rows, j0, j1, static_cast<int8_t*>(out) + first);
+      case DType::I8: return bandI8(l, a, rows, j0, j1, static_cast<int8_t*>(out) + first);
       case DType::I16:
         return gemmBand<int16_t, true>(pw_, l, a, lda_, rows, j0, j1, static_cast<int16_t*>(out) + first);
       default:
@@ -227,6 +234,17 @@ class Int8ConvAvx2Kernel : public OpKernel {
         return epi_.rescale ? gemmBand<int32_t, true>(pw_, l, a, lda_, rows, j0, j1, y)
                             : gemmBand<int32_t, false>(pw_, l, a, lda_, rows, j0, j1, y);
     }
+  }
+
+  // The quantized graph's i8 results without the checks and the rounding terms that cannot matter (epilogue8).
+  bool bandI8(const IntEpilogueLanes& l, const int16_t* a, int64_t rows, int64_t j0, int64_t j1, int8_t* y) const {
+    const bool dbl = epi_.doubleRound, range = epi_.rangeCheck, ovf = !l.noOverflow;
+    const PackedWeights& w = pw_;
+    const int64_t d = lda_;
+    if (dbl) return gemmBand<int8_t, true, true, true, true>(w, l, a, d, rows, j0, j1, y);
+    if (range) return gemmBand<int8_t, true, false, true, true>(w, l, a, d, rows, j0, j1, y);
+    return ovf ? gemmBand<int8_t, true, false, false, true>(w, l, a, d, rows, j0, j1, y)
+               : gemmBand<int8_t, true, false, false, false>(w, l, a, d, rows, j0, j1, y);
   }
 
   std::string name_;

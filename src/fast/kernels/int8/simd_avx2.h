@@ -78,22 +78,30 @@ TK_TARGET_AVX2 inline void storeNarrow8(OutT* out, __m256i v, int n) {
   }
 }
 
-// epilogue16's arithmetic (see simd.h) on 8 lanes, always with the overflow and range checks and the rounding
-// term by the value's sign (with single rounding both terms are equal; without a shift <= 31 the range is all of
-// i32): acc + bias wrapping in i32, the range check, the 32x32 -> 64-bit product of the even and the odd lanes
-// plus the rounding term, the arithmetic shift, the low 32 bits plus the output zero point, the clip to [lo, hi].
-// kRescale false: bias and clip only (an i32 result).
-template <typename OutT, bool kRescale = true>
+// epilogue16's arithmetic (see simd.h) on 8 lanes, by default with the overflow and range checks and the
+// rounding term by the value's sign (with single rounding both terms are equal; without a shift <= 31 the range
+// is all of i32): acc + bias wrapping in i32, the range check, the 32x32 -> 64-bit product of the even and the odd
+// lanes plus the rounding term, the arithmetic shift, the low 32 bits plus the output zero point, the clip to
+// [lo, hi]. kRescale false: bias and clip only (an i32 result).
+// Kernels that know more leave out what cannot matter, as epilogue16 does: kDouble false (single rounding: both
+// rounding terms equal), kRange false (every shift >= 32: the range is all of i32), kOverflow false (the
+// accumulators' bound and the biases cannot overflow: IntEpilogueLanes::noOverflow).
+template <typename OutT, bool kRescale = true, bool kDouble = true, bool kRange = true, bool kOverflow = true>
 TK_TARGET_AVX2 inline void epilogue8(__m256i acc, const EpiRegs8& r, OutT* out, int n, EpiFlags8& f) {
   __m256i v = _mm256_add_epi32(acc, r.bias);
-  f.ovf = _mm256_or_si256(f.ovf, _mm256_and_si256(_mm256_xor_si256(acc, v), _mm256_xor_si256(r.bias, v)));
+  if constexpr (kOverflow)
+    f.ovf = _mm256_or_si256(f.ovf, _mm256_and_si256(_mm256_xor_si256(acc, v), _mm256_xor_si256(r.bias, v)));
   if constexpr (kRescale) {
-    f.outside = _mm256_or_si256(f.outside, _mm256_or_si256(_mm256_cmpgt_epi32(r.rlo, v), _mm256_cmpgt_epi32(v, r.rhi)));
-    const __m256i neg = _mm256_srai_epi32(v, 31);
-    // The 64-bit lanes' rounding terms by the sign of their even / odd i32.
-    const __m256i negE = _mm256_shuffle_epi32(neg, _MM_SHUFFLE(2, 2, 0, 0));
-    const __m256i negO = _mm256_shuffle_epi32(neg, _MM_SHUFFLE(3, 3, 1, 1));
-    const __m256i roundE = _mm256_blendv_epi8(r.rpE, r.rnE, negE), roundO = _mm256_blendv_epi8(r.rpO, r.rnO, negO);
+    if constexpr (kRange)
+      f.outside =
+          _mm256_or_si256(f.outside, _mm256_or_si256(_mm256_cmpgt_epi32(r.rlo, v), _mm256_cmpgt_epi32(v, r.rhi)));
+    __m256i roundE = r.rpE, roundO = r.rpO;
+    if constexpr (kDouble) {  // the 64-bit lanes' rounding terms by the sign of their even / odd i32
+      const __m256i neg = _mm256_srai_epi32(v, 31);
+      const __m256i negE = _mm256_shuffle_epi32(neg, _MM_SHUFFLE(2, 2, 0, 0));
+      const __m256i negO = _mm256_shuffle_epi32(neg, _MM_SHUFFLE(3, 3, 1, 1));
+      roundE = _mm256_blendv_epi8(r.rpE, r.rnE, negE), roundO = _mm256_blendv_epi8(r.rpO, r.rnO, negO);
+    }
     const __m256i e = sra64(_mm256_add_epi64(_mm256_mul_epi32(v, r.mE), roundE), r.shE);
     const __m256i o = sra64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), r.mO), roundO), r.shO);
     v = _mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xaa);
