@@ -246,7 +246,7 @@ TEST(FastQuantBinary, I16TableInFrontIsDeclinedAndHeldBackRescaleStillRuns) {
 // The squeeze-and-excitation gate's mul as `tosakit quantize` emits it: the feature map a8's rescale a whole
 // power of two ((a8 - zp) * F: multiplier 2^30, shift 30 - log2 F), the gate [1, 1, 1, C] (or one value)
 // through a table and its rescale, mul with shift 0, one output scale [+ clamp]. Per run the kernel computes it
-// in fp64 (scaledMulRowAvx512) when the gate's products stay inside i32 and the output rescale's range and its
+// in fp64 (scaledMulRowAvx512, or scaledMulRowAvx2 at the AVX2 levels) when the gate's products stay inside i32 and the output rescale's range and its
 // sums below 2^53; otherwise, and with double rounding of a shift > 31, the general row runs. Both kinds here,
 // bit-identical to the reference, the fp64 row counted exactly when it must run.
 TEST(FastQuantBinary, GateMulInFp64IsBitIdenticalAndFallsBackOutsideItsBounds) {
@@ -293,7 +293,7 @@ TEST(FastQuantBinary, GateMulInFp64IsBitIdenticalAndFallsBackOutsideItsBounds) {
     const std::string what = "trial " + std::to_string(trial);
     expectSame(c, in, what, true, trial % 2 ? 1 : 2);
     if (trial == 15) { EXPECT_EQ(runOn(build(c), "ref", in).status.code(), StatusCode::Unpredictable) << what; }
-    if (fast::dnn::hasAvx512Epilogue()) {
+    if (fast::dnn::hasAvx512Epilogue() || fast::dnn::hasAvx2Epilogue()) {
       EXPECT_EQ(fast::quantBinaryScaledMulRunsForTesting() - before, fp64 ? 1 : 0) << what;
     }
   }

@@ -634,7 +634,8 @@ bool epilogueRows(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t r
 bool runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, const TensorView& out,
                     const void* runtimeBias) {
   const int64_t C = e.channels;
-  const bool avxReady = hasAvx512Epilogue() && !e.runtimeBias && !e.simd.bias.empty();
+  const bool avx512 = hasAvx512Epilogue(), avx2 = !avx512 && hasAvx2Epilogue();
+  const bool avxReady = (avx512 || avx2) && !e.runtimeBias && !e.simd.bias.empty();
   std::vector<int32_t> rtBias;
   const int32_t* bias = e.biasTable.data();
   if (avxReady) {
@@ -648,14 +649,16 @@ bool runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, cons
     rtBias.assign(size_t(C), 0);
     bias = rtBias.data();
   }
-  if (hasAvx512Epilogue()) {
-    // The parameters in AVX-512 form: built on the first run (the bias on every run when it is a run-time one).
+  if (avx512 || avx2) {
+    // The parameters in AVX-512/AVX2 form: built on the first run (the bias on every run when it is a run-time
+    // one).
     if (e.runtimeBias || e.simd.bias.empty())
       buildIntEpilogueLanes(e, bias, e.rowClass.empty() ? 1 : int64_t(e.biasTable.size()) / std::max<int64_t>(C, 1));
     constexpr int64_t kChunk = 64;  // rows per parallel work item
     const int64_t chunks = (rows + kChunk - 1) / kChunk;
     return parallelItems(chunks, rows * C > (1 << 15), [&](int64_t k) {
-      return runIntEpilogueAvx512(e, acc, out.data, k * kChunk, std::min(rows, (k + 1) * kChunk));
+      const int64_t r0 = k * kChunk, r1 = std::min(rows, (k + 1) * kChunk);
+      return avx512 ? runIntEpilogueAvx512(e, acc, out.data, r0, r1) : runIntEpilogueAvx2(e, acc, out.data, r0, r1);
     });
   }
   switch (e.outType) {
@@ -668,15 +671,14 @@ bool runIntEpilogue(const IntEpilogue& e, const int32_t* acc, int64_t rows, cons
 void prepareIntEpilogue(IntEpilogue& e) {
   if (e.biasTable.empty()) e.biasTable.assign(size_t(e.channels), 0);
   buildLanes(e, e.biasTable.data(), rowsPerBlock(e));
-  if (hasAvx512Epilogue()) buildIntEpilogueLanes(e, e.biasTable.data(), 1);
+  if (hasAvx512Epilogue() || hasAvx2Epilogue()) buildIntEpilogueLanes(e, e.biasTable.data(), 1);
 }
 
 bool runIntEpilogueRows(const IntEpilogue& e, const int32_t* acc, int64_t rows, void* out, int64_t firstRow) {
   const int64_t first = firstRow * e.channels;
-  if (hasAvx512Epilogue()) {
-    const int64_t bytes = e.outType == DType::I8 ? 1 : e.outType == DType::I16 ? 2 : 4;
-    return runIntEpilogueAvx512(e, acc, static_cast<uint8_t*>(out) + first * bytes, 0, rows);
-  }
+  const int64_t bytes = e.outType == DType::I8 ? 1 : e.outType == DType::I16 ? 2 : 4;
+  if (hasAvx512Epilogue()) return runIntEpilogueAvx512(e, acc, static_cast<uint8_t*>(out) + first * bytes, 0, rows);
+  if (hasAvx2Epilogue()) return runIntEpilogueAvx2(e, acc, static_cast<uint8_t*>(out) + first * bytes, 0, rows);
   const Clip clip = clipOf(e);
   switch (e.outType) {
     case DType::I8: return epilogueBlocks(e, acc, static_cast<int8_t*>(out) + first, 0, rows, clip);

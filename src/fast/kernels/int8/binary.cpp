@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <type_traits>
@@ -28,6 +29,7 @@
 #include "fast/kernels/common.h"
 #include "fast/kernels/int8/binary.h"
 #include "fast/kernels/int8/simd.h"
+#include "fast/kernels/int8/simd_avx2.h"
 #include "fast/op_kernel.h"
 #include "fast/parallel_items.h"
 
@@ -272,6 +274,31 @@ TK_AVX512 void scaledMulRowAvx512(const int8_t* __restrict a, const double* __re
 
 #pragma GCC diagnostic pop
 
+// The same on AVX2 (CPUs without AVX-512): 4 doubles per vector, the floor before an exact truncation; the last
+// L % 8 lanes with std::fma, the same single rounding as the vector FMA.
+template <typename OutT>
+TK_TARGET_AVX2 void scaledMulRowAvx2(const int8_t* __restrict a, const double* __restrict K, const double* __restrict R,
+                                     OutT* __restrict out, int64_t L, int64_t lo, int64_t hi) {
+  const __m256i vlo = _mm256_set1_epi32(int32_t(lo)), vhi = _mm256_set1_epi32(int32_t(hi));
+  auto floorFma4 = [&](__m128i v, int64_t i) __attribute__((always_inline, target("arch=x86-64-v3"))) {
+    const __m256d f = _mm256_fmadd_pd(_mm256_cvtepi32_pd(v), _mm256_loadu_pd(K + i), _mm256_loadu_pd(R + i));
+    return _mm256_cvttpd_epi32(_mm256_floor_pd(f));
+  };
+  int64_t i = 0;
+  for (; i + 8 <= L; i += 8) {
+    int64_t eight;
+    std::memcpy(&eight, a + i, 8);
+    const __m256i v = _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(eight));
+    const __m256i y =
+        _mm256_setr_m128i(floorFma4(_mm256_castsi256_si128(v), i), floorFma4(_mm256_extracti128_si256(v, 1), i + 4));
+    dnn::storeNarrow8(out + i, _mm256_min_epi32(_mm256_max_epi32(y, vlo), vhi), 8);
+  }
+  for (; i < L; ++i) {
+    const int64_t y = int64_t(std::floor(std::fma(double(a[i]), K[i], R[i])));
+    out[i] = OutT(std::min(hi, std::max(lo, y)));
+  }
+}
+
 // How an operand meets the result: the result's shape, or one value per channel (last axis) / one value.
 enum class Bcast { Full, PerChannel, Scalar };
 
@@ -426,7 +453,11 @@ class FusedQuantBinaryKernel : public OpKernel {
         const int8_t* a8 = static_cast<const int8_t*>(a);
         parallelItems(chunks, n_ > 65536, [&](int64_t k) {
           const int64_t b = k * L_;
-          scaledMulRowAvx512(a8 + b, mulK_.data(), mulR_.data(), out + b, std::min(L_, n_ - b), p_.lo, p_.hi);
+          const int64_t m = std::min(L_, n_ - b);
+          if (dnn::hasAvx512Epilogue())
+            scaledMulRowAvx512(a8 + b, mulK_.data(), mulR_.data(), out + b, m, p_.lo, p_.hi);
+          else
+            scaledMulRowAvx2(a8 + b, mulK_.data(), mulR_.data(), out + b, m, p_.lo, p_.hi);
         });
         scaledMulRuns.fetch_add(1, std::memory_order_relaxed);
         return true;
@@ -676,7 +707,7 @@ Result<CompiledKernel> compileFusedQuantBinary(const OpChain& chain) {
     ck.producers.push_back({int(t + 1), int(k->aIndex_)});
     const bool outSignedRound = outSpec->doubleRound && outSpec->shift[0] > 31;
     if (k->op_ == BinOp::Mul && k->aB_ == Bcast::Full && k->xB_ != Bcast::Full && k->aLut_.size() == 256 &&
-        outSpec->multiplier.size() == 1 && !outSignedRound && dnn::hasAvx512Epilogue())
+        outSpec->multiplier.size() == 1 && !outSignedRound && (dnn::hasAvx512Epilogue() || dnn::hasAvx2Epilogue()))
       k->aFactor_ = linearFactor(k->aLut_, k->p_.aZp);
     k->outSpec_ = *outSpec;
   }

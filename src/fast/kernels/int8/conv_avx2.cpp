@@ -12,11 +12,13 @@
 // the whole reduction. The input zero point is folded into the bias: sum (x - zp) * w = sum x * w - zp * sum w
 // over every tap, padding included (it holds zp), computed in int64 at compile time (a bias that leaves i32
 // declines the layer), so the epilogue's i32 overflow check of acc + bias is the reference's REQUIRE on the true
-// sum, as in kernels/int8/pointwise_vnni.cpp. The band's accumulators then go through the shared exact epilogue
-// (bias, RESCALE, CLAMP: kernels/int8/int8.h, runIntEpilogueRows) while they are in cache.
+// sum, as in kernels/int8/pointwise_vnni.cpp. The accumulator registers then go through the exact epilogue
+// (bias, RESCALE, CLAMP: kernels/int8/int8.h, on 8 lanes: kernels/int8/simd_avx2.h) and are stored narrowed: no
+// i32 tensor is written (a pass over the band's i32 sums after the GEMM took about as long as the GEMM on the
+// small layers of the PaddleOCR classifier).
 //
 // Threads: bands of output pixels; a layer with too few bands for the threads (7x7 and 14x14 maps) is split by
-// panels of channels too, its accumulators then written whole and the epilogue run once after them.
+// panels of channels too.
 #include <immintrin.h>
 #include <omp.h>
 
@@ -29,6 +31,7 @@
 #include "fast/kernels/common.h"
 #include "fast/kernels/conv_geometry.h"
 #include "fast/kernels/int8/int8.h"
+#include "fast/kernels/int8/simd_avx2.h"
 #include "fast/onednn/common.h"
 #include "fast/parallel_items.h"
 
@@ -76,48 +79,57 @@ TK_TARGET_AVX2 void widen(const int8_t* src, int16_t* dst, int64_t n) {
   for (; i < n; ++i) dst[i] = src[i];
 }
 
-// Rows [m0, m1) of the GEMM's left operand as i16, lda apart (the columns past K zero).
+// Rows [m0, m1) of the GEMM's left operand as i16, lda apart (the columns past K zero): the input bytes of each
+// row copied as bytes first (a 3-channel first layer's taps are 9 bytes each), then the whole band widened in one
+// stream. `bytes`: scratch of (m1 - m0) * lda bytes.
 TK_TARGET_AVX2 void gatherRows(const Gather& g, const int8_t* x, int64_t m0, int64_t m1, int64_t K, int64_t lda,
-                               int16_t* a) {
+                               int8_t* bytes, int16_t* a) {
+  if (g.direct && K == lda) {  // the input rows are the band's bytes already
+    widen(x + m0 * K, a, (m1 - m0) * K);
+    return;
+  }
   for (int64_t m = m0; m < m1; ++m) {
-    int16_t* row = a + (m - m0) * lda;
-    std::fill(row + K, row + lda, int16_t(0));
+    int8_t* row = bytes + (m - m0) * lda;
+    std::memset(row + K, 0, size_t(lda - K));
     if (g.direct) {
-      widen(x + m * K, row, K);
+      std::memcpy(row, x + m * K, size_t(K));
       continue;
     }
     const int64_t n = m / (g.OH * g.OW), oy = m / g.OW % g.OH, ox = m % g.OW;
     const int64_t iy0 = oy * g.strideY - g.padTop, ix0 = ox * g.strideX - g.padLeft;
-    const int64_t tapBytes = g.IC, rowTaps = g.KW * g.IC;
+    const int64_t rowTaps = g.KW * g.IC;
+    const int8_t zp = int8_t(g.zp);
     for (int64_t ky = 0; ky < g.KH; ++ky) {
       const int64_t iy = iy0 + ky * g.dilationY;
-      int16_t* dst = row + ky * rowTaps;
+      int8_t* dst = row + ky * rowTaps;
       if (iy < 0 || iy >= g.IH) {
-        std::fill(dst, dst + rowTaps, g.zp);
+        std::memset(dst, zp, size_t(rowTaps));
         continue;
       }
       const int8_t* src = x + ((n * g.IH + iy) * g.IW) * g.IC;
       const int64_t ixLast = ix0 + (g.KW - 1) * g.dilationX;
       if (g.dilationX == 1 && ix0 >= 0 && ixLast < g.IW) {  // the row's taps are contiguous in the input
-        widen(src + ix0 * g.IC, dst, rowTaps);
+        std::memcpy(dst, src + ix0 * g.IC, size_t(rowTaps));
         continue;
       }
       for (int64_t kx = 0; kx < g.KW; ++kx) {
         const int64_t ix = ix0 + kx * g.dilationX;
         if (ix < 0 || ix >= g.IW)
-          std::fill(dst + kx * tapBytes, dst + (kx + 1) * tapBytes, g.zp);
+          std::memset(dst + kx * g.IC, zp, size_t(g.IC));
         else
-          widen(src + ix * g.IC, dst + kx * tapBytes, tapBytes);
+          std::memcpy(dst + kx * g.IC, src + ix * g.IC, size_t(g.IC));
       }
     }
   }
+  widen(bytes, a, (m1 - m0) * lda);
 }
 
-// P rows of a (lda apart) x one panel of weights: the reduction in registers, then the n (<= 16) channels that
-// exist stored to c (rows ldc apart).
-template <int P>
-TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w, int64_t pairs, int32_t* c,
-                                 int64_t ldc, int64_t n) {
+// P rows of a (lda apart) x one panel of weights (output channels cb..cb+15): the reduction in registers, then
+// the epilogue (kernels/int8/simd_avx2.h) on each accumulator, stored to y (rows OC apart; the channels that
+// exist).
+template <int P, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
+TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w, int64_t pairs,
+                                 const IntEpilogueLanes& l, OutT* y, int64_t OC, int64_t cb, EpiFlags8& f) {
   // Fully unrolled so the accumulators stay in registers.
   __m256i acc[P][2];
 #pragma GCC unroll 8
@@ -134,44 +146,42 @@ TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w
       acc[p][1] = _mm256_add_epi32(acc[p][1], _mm256_madd_epi16(x, w1));
     }
   }
+  const int n0 = int(std::min<int64_t>(8, OC - cb)), n1 = int(std::min<int64_t>(8, OC - cb - 8));
+  const EpiRegs8 r0 = loadEpi8(l, l.bias.data(), cb);
 #pragma GCC unroll 8
-  for (int p = 0; p < P; ++p) {
-    int32_t* row = c + p * ldc;
-    if (n == kPanel) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row), acc[p][0]);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + 8), acc[p][1]);
-      continue;
-    }
-    alignas(32) int32_t tmp[kPanel];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), acc[p][0]);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp + 8), acc[p][1]);
-    std::memcpy(row, tmp, size_t(n) * 4);
-  }
+  for (int p = 0; p < P; ++p) epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(acc[p][0], r0, y + p * OC + cb, n0, f);
+  if (n1 <= 0) return;
+  const EpiRegs8 r1 = loadEpi8(l, l.bias.data(), cb + 8);  // the lanes are padded to 16 channels
+#pragma GCC unroll 8
+  for (int p = 0; p < P; ++p) epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(acc[p][1], r1, y + p * OC + cb + 8, n1, f);
 }
 
-// rows x panels [j0, j1): the GEMM of a band into c (rows OC apart, the panels' columns).
-TK_TARGET_AVX2 void gemmBand(const PackedWeights& pw, const int16_t* a, int64_t lda, int64_t rows, int64_t j0,
-                             int64_t j1, int32_t* c) {
+// rows x panels [j0, j1) of a band into y (its first row; rows OC apart), the epilogue applied; false: a
+// REQUIRE of the epilogue failed.
+template <typename OutT, bool kRescale, bool kDouble = true, bool kRange = true, bool kOverflow = true>
+TK_TARGET_AVX2 bool gemmBand(const PackedWeights& pw, const IntEpilogueLanes& l, const int16_t* a, int64_t lda,
+                             int64_t rows, int64_t j0, int64_t j1, OutT* y) {
   const int64_t OC = pw.OC, panelSize = pw.pairs * kPanel * 2;
+  EpiFlags8 f = epiFlags8();
   for (int64_t j = j0; j < j1; ++j) {
     const int16_t* w = pw.w.data() + j * panelSize;
-    const int64_t n = std::min(kPanel, OC - j * kPanel);
-    int32_t* cj = c + j * kPanel;
+    const int64_t cb = j * kPanel;
     int64_t r = 0;
-    for (; r + kPixels <= rows; r += kPixels) block<kPixels>(a + r * lda, lda, w, pw.pairs, cj + r * OC, OC, n);
+    for (; r + kPixels <= rows; r += kPixels)
+      block<kPixels, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f);
     switch (rows - r) {
-      case 1: block<1>(a + r * lda, lda, w, pw.pairs, cj + r * OC, OC, n); break;
-      case 2: block<2>(a + r * lda, lda, w, pw.pairs, cj + r * OC, OC, n); break;
-      case 3: block<3>(a + r * lda, lda, w, pw.pairs, cj + r * OC, OC, n); break;
-      case 4: block<4>(a + r * lda, lda, w, pw.pairs, cj + r * OC, OC, n); break;
-      case 5: block<5>(a + r * lda, lda, w, pw.pairs, cj + r * OC, OC, n); break;
+      case 1: block<1, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
+      case 2: block<2, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
+      case 3: block<3, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
+      case 4: block<4, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
+      case 5: block<5, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
       default: break;
     }
   }
+  return epiFlags8Ok(f);
 }
 
-// The calling thread's scratch (reused by every layer): the band's i16 rows, 32-byte aligned for nothing but
-// tidiness (the rows are read by broadcasts), and its accumulators.
+// The calling thread's scratch (reused by every layer): the band's i16 rows and its gathered bytes.
 int16_t* rowScratch(int64_t elements) {
   thread_local std::vector<int16_t> buf;
   if (int64_t(buf.size()) < elements) buf.resize(size_t(elements));
@@ -194,42 +204,53 @@ class Int8ConvAvx2Kernel : public OpKernel {
     // Below ~2M multiply-accumulates one thread (docs/FAST.md, Threads).
     const int threads = flops() >= 4e6 ? omp_get_max_threads() : 1;
     const int64_t bands = (M_ + bandRows_ - 1) / bandRows_;
-    if (threads == 1 || bands >= 2 * threads || pw_.panels == 1) {
-      const bool ok = parallelItems(bands, threads > 1, [&](int64_t b) {
-        const int64_t m0 = b * bandRows_, m1 = std::min(M_, m0 + bandRows_);
-        int32_t* acc = accScratch(bandRows_ * pw_.OC);
-        computeBand(x, m0, m1, 0, pw_.panels, acc);
-        return runIntEpilogueRows(epi_, acc, m1 - m0, out[0].data, m0);
-      });
-      return ok ? Status::ok() : rerunOnReference();
-    }
-    // Few bands: each also split by panels, the accumulators of the whole layer kept for one epilogue after.
-    const int64_t splits = std::min<int64_t>(threads, pw_.panels);
-    if (int64_t(layerAcc_.size()) < M_ * pw_.OC) layerAcc_.resize(size_t(M_ * pw_.OC));
-    int32_t* acc = layerAcc_.data();
-    parallelItems<true>(bands * splits, true, [&](int64_t i) {
+    // Few bands for the threads (7x7 and 14x14 maps): each also split by panels of channels, round robin.
+    const int64_t splits = threads == 1 || bands >= 2 * threads ? 1 : std::min<int64_t>(threads, pw_.panels);
+    const auto item = [&](int64_t i) {
       const int64_t b = i / splits, s = i % splits;
       const int64_t m0 = b * bandRows_, m1 = std::min(M_, m0 + bandRows_);
-      computeBand(x, m0, m1, pw_.panels * s / splits, pw_.panels * (s + 1) / splits, acc + m0 * pw_.OC);
-    });
-    return runIntEpilogue(epi_, acc, M_, out[0], nullptr) ? Status::ok() : rerunOnReference();
+      return computeBand(x, m0, m1, pw_.panels * s / splits, pw_.panels * (s + 1) / splits, out[0].data);
+    };
+    const bool ok =
+        splits > 1 ? parallelItems<true>(bands * splits, true, item) : parallelItems(bands, threads > 1, item);
+    return ok ? Status::ok() : rerunOnReference();
   }
 
   IntEpilogue epi_;
   int absorbed() const { return epi_.absorbed; }
 
  private:
-  void computeBand(const int8_t* x, int64_t m0, int64_t m1, int64_t j0, int64_t j1, int32_t* acc) const {
-    int16_t* a = rowScratch(bandRows_ * lda_);
-    gatherRows(g_, x, m0, m1, pw_.K, lda_, a);
-    gemmBand(pw_, a, lda_, m1 - m0, j0, j1, acc);
+  bool computeBand(const int8_t* x, int64_t m0, int64_t m1, int64_t j0, int64_t j1, void* out) const {
+    int16_t* a = rowScratch(bandRows_ * lda_ * 3 / 2);  // the i16 rows, then the bytes
+    gatherRows(g_, x, m0, m1, pw_.K, lda_, reinterpret_cast<int8_t*>(a + bandRows_ * lda_), a);
+    const IntEpilogueLanes& l = epi_.simd;
+    const int64_t first = m0 * pw_.OC, rows = m1 - m0;
+    switch (epi_.outType) {
+      case DType::I8: return bandI8(l, a, rows, j0, j1, static_cast<int8_t*>(out) + first);
+      case DType::I16:
+        return gemmBand<int16_t, true>(pw_, l, a, lda_, rows, j0, j1, static_cast<int16_t*>(out) + first);
+      default:
+        int32_t* y = static_cast<int32_t*>(out) + first;
+        return epi_.rescale ? gemmBand<int32_t, true>(pw_, l, a, lda_, rows, j0, j1, y)
+                            : gemmBand<int32_t, false>(pw_, l, a, lda_, rows, j0, j1, y);
+    }
+  }
+
+  // The quantized graph's i8 results without the checks and the rounding terms that cannot matter (epilogue8).
+  bool bandI8(const IntEpilogueLanes& l, const int16_t* a, int64_t rows, int64_t j0, int64_t j1, int8_t* y) const {
+    const bool dbl = epi_.doubleRound, range = epi_.rangeCheck, ovf = !l.noOverflow;
+    const PackedWeights& w = pw_;
+    const int64_t d = lda_;
+    if (dbl) return gemmBand<int8_t, true, true, true, true>(w, l, a, d, rows, j0, j1, y);
+    if (range) return gemmBand<int8_t, true, false, true, true>(w, l, a, d, rows, j0, j1, y);
+    return ovf ? gemmBand<int8_t, true, false, false, true>(w, l, a, d, rows, j0, j1, y)
+               : gemmBand<int8_t, true, false, false, false>(w, l, a, d, rows, j0, j1, y);
   }
 
   std::string name_;
   PackedWeights pw_;
   Gather g_;
   int64_t M_ = 0, lda_ = 0, bandRows_ = 0;
-  std::vector<int32_t> layerAcc_;
 };
 
 // The kernel for M rows of K gathered input bytes times constant weights w[OC][K] + bias (one value or one per
@@ -250,6 +271,7 @@ Result<CompiledKernel> buildKernel(const std::string& name, const OpChain& c, co
   if (k->epi_.runtimeBias || !k->epi_.rowClass.empty()) return CompiledKernel{};
   k->epi_.biasTable = std::move(folded);
   prepareIntEpilogue(k->epi_);
+  buildIntEpilogueLanes(k->epi_, k->epi_.biasTable.data(), 1);  // also under setIntEpilogueGenericForTesting
   return compiledKernel(std::move(k));
 }
 

@@ -8,6 +8,7 @@
 
 #include "fast/cpu_features.h"
 #include "fast/kernels/int8/simd.h"
+#include "fast/kernels/int8/simd_avx2.h"
 
 // GCC 12 reports the intrinsics' deliberately undefined pass-through operands (_mm512_undefined_*, under an
 // all-ones mask) as uninitialized once inlined (GCC bug 105593); no undefined value is read.
@@ -56,9 +57,57 @@ bool dispatch(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t r0, i
   return e.simd.noOverflow ? dispatch<OutT, false>(e, acc, out, r0, r1) : dispatch<OutT, true>(e, acc, out, r0, r1);
 }
 
+// The AVX2 pass (CPUs without AVX-512): the same on 8 channels per vector (kernels/int8/simd_avx2.h), always with
+// the checks (a few operations per 8 values). The generic pass it replaces widened every value to 64 bits with
+// five parameter arrays per element.
+template <typename OutT, bool kRescale>
+TK_TARGET_AVX2 bool rowsAvx2(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t r0, int64_t r1) {
+  const IntEpilogueLanes& l = e.simd;
+  const int64_t C = e.channels, Cp = (C + 15) / 16 * 16, perImage = int64_t(e.rowClass.size());
+  EpiFlags8 f = epiFlags8();
+  const __m256i laneIndex = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int64_t rb = r0; rb < r1; rb += kRowBlock) {
+    const int64_t re = std::min(r1, rb + kRowBlock);
+    for (int64_t cb = 0; cb < C; cb += 8) {
+      const int n = int(std::min<int64_t>(8, C - cb));
+      const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), laneIndex);
+      EpiRegs8 r = loadEpi8(l, l.bias.data(), cb);
+      for (int64_t row = rb; row < re; ++row) {
+        // Zero-point compensation: the bias vector of the position's class.
+        if (perImage)
+          r.bias = _mm256_loadu_si256(
+              reinterpret_cast<const __m256i*>(l.bias.data() + e.rowClass[size_t(row % perImage)] / C * Cp + cb));
+        const int32_t* a = acc + row * C + cb;
+        const __m256i v =
+            n == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a)) : _mm256_maskload_epi32(a, m);
+        epilogue8<OutT, kRescale>(v, r, out + row * C + cb, n, f);
+      }
+    }
+  }
+  return epiFlags8Ok(f);
+}
+
+template <typename OutT>
+bool dispatchAvx2(const IntEpilogue& e, const int32_t* acc, OutT* out, int64_t r0, int64_t r1) {
+  return e.rescale ? rowsAvx2<OutT, true>(e, acc, out, r0, r1) : rowsAvx2<OutT, false>(e, acc, out, r0, r1);
+}
+
 bool forceGeneric = false;
 
 }  // namespace
+
+bool hasAvx2Epilogue() {
+  if (forceGeneric) return false;
+  return cpu::has(cpu::Isa::Avx2);
+}
+
+bool runIntEpilogueAvx2(const IntEpilogue& e, const int32_t* acc, void* out, int64_t r0, int64_t r1) {
+  switch (e.outType) {
+    case DType::I8: return dispatchAvx2(e, acc, static_cast<int8_t*>(out), r0, r1);
+    case DType::I16: return dispatchAvx2(e, acc, static_cast<int16_t*>(out), r0, r1);
+    default: return dispatchAvx2(e, acc, static_cast<int32_t*>(out), r0, r1);
+  }
+}
 
 void setIntEpilogueGenericForTesting(bool on) { forceGeneric = on; }
 

@@ -83,6 +83,11 @@ bool hasAvx512Epilogue();
 void setIntEpilogueGenericForTesting(bool on);
 void buildIntEpilogueLanes(const IntEpilogue& e, const int32_t* bias, int64_t classes);
 bool runIntEpilogueAvx512(const IntEpilogue& e, const int32_t* acc, void* out, int64_t r0, int64_t r1);
+// The AVX2 pass (kernels/int8/epilogue.cpp, kernels/int8/simd_avx2.h) on the same e.simd parameters, for CPUs
+// with AVX2 and without AVX-512 (the callers try the AVX-512 pass first); off with
+// setIntEpilogueGenericForTesting too.
+bool hasAvx2Epilogue();
+bool runIntEpilogueAvx2(const IntEpilogue& e, const int32_t* acc, void* out, int64_t r0, int64_t r1);
 
 }  // namespace tosakit::fast::dnn
 

@@ -1,0 +1,114 @@
+// The exact integer epilogue (kernels/int8/int8.h) on 8 i32 lanes in AVX2 registers: the 8-lane form of
+// simd.h's epilogue16, for CPUs without AVX-512 (the AVX2 epilogue pass in kernels/int8/epilogue.cpp and the
+// AVX2 convolution kernels, kernels/int8/conv_avx2.cpp and depthwise.cpp, which apply it to their accumulator
+// registers). Same per-channel parameters (IntEpilogueLanes: channels padded to 16, the 64-bit ones split by
+// parity, so the 4 even lanes of channels cb..cb+7 are entries cb/2..cb/2+3 of the E arrays). Only for functions
+// compiled with TK_TARGET_AVX2 and called after hasAvx2Epilogue().
+#pragma once
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "fast/isa_dispatch.h"
+#include "fast/kernels/int8/int8.h"
+
+namespace tosakit::fast::dnn {
+
+// The parameters of channels cb..cb+7 (cb a multiple of 8; bias of the given class row).
+struct EpiRegs8 {
+  __m256i bias, rlo, rhi, mE, mO, shE, shO, rpE, rpO, rnE, rnO, zp, lo, hi;
+};
+TK_TARGET_AVX2 inline __m256i load8(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+TK_TARGET_AVX2 inline EpiRegs8 loadEpi8(const IntEpilogueLanes& e, const int32_t* biasRow, int64_t cb) {
+  EpiRegs8 r;
+  const int64_t h = cb / 2;
+  r.bias = load8(biasRow + cb), r.rlo = load8(e.rangeLo.data() + cb), r.rhi = load8(e.rangeHi.data() + cb);
+  r.mE = load8(e.multE.data() + h), r.mO = load8(e.multO.data() + h);
+  r.shE = load8(e.shiftE.data() + h), r.shO = load8(e.shiftO.data() + h);
+  r.rpE = load8(e.roundPosE.data() + h), r.rpO = load8(e.roundPosO.data() + h);
+  r.rnE = load8(e.roundNegE.data() + h), r.rnO = load8(e.roundNegO.data() + h);
+  r.zp = _mm256_set1_epi32(e.zp), r.lo = _mm256_set1_epi32(e.lo), r.hi = _mm256_set1_epi32(e.hi);
+  return r;
+}
+
+// Sign bits of `ovf`: some acc + bias overflowed i32; sign bits of `outside`: some value outside
+// apply_scale_32's range.
+struct EpiFlags8 {
+  __m256i ovf, outside;
+};
+TK_TARGET_AVX2 inline EpiFlags8 epiFlags8() { return {_mm256_setzero_si256(), _mm256_setzero_si256()}; }
+TK_TARGET_AVX2 inline bool epiFlags8Ok(const EpiFlags8& f) {
+  return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(f.ovf, f.outside))) == 0;
+}
+
+// x >> s for 64-bit lanes, arithmetic (AVX2 shifts 64-bit lanes only logically): ~(~x >> s) for negative x.
+TK_TARGET_AVX2 inline __m256i sra64(__m256i x, __m256i s) {
+  const __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
+  return _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(x, sign), s), sign);
+}
+
+// n (1..8) narrowed values to out (the lanes that exist).
+template <typename OutT>
+TK_TARGET_AVX2 inline void storeNarrow8(OutT* out, __m256i v, int n) {
+  if constexpr (sizeof(OutT) == 4) {
+    if (n == 8) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
+      return;
+    }
+    alignas(32) int32_t tmp[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), v);
+    std::memcpy(out, tmp, size_t(n) * 4);
+  } else {
+    // The values are clipped to the type's range: the saturating packs keep them. packs works per 128-bit
+    // half, so the halves' 4 i16 each are brought together first.
+    const __m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi32(v, v), 0x08);
+    const __m128i h = _mm256_castsi256_si128(p);  // 8 i16
+    if constexpr (sizeof(OutT) == 2) {
+      if (n == 8)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), h);
+      else
+        std::memcpy(out, &h, size_t(n) * 2);
+    } else {
+      const __m128i b = _mm_packs_epi16(h, h);
+      if (n == 8)
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(out), b);
+      else
+        std::memcpy(out, &b, size_t(n));
+    }
+  }
+}
+
+// epilogue16's arithmetic (see simd.h) on 8 lanes, by default with the overflow and range checks and the
+// rounding term by the value's sign (with single rounding both terms are equal; without a shift <= 31 the range
+// is all of i32): acc + bias wrapping in i32, the range check, the 32x32 -> 64-bit product of the even and the odd
+// lanes plus the rounding term, the arithmetic shift, the low 32 bits plus the output zero point, the clip to
+// [lo, hi]. kRescale false: bias and clip only (an i32 result).
+// Kernels that know more leave out what cannot matter, as epilogue16 does: kDouble false (single rounding: both
+// rounding terms equal), kRange false (every shift >= 32: the range is all of i32), kOverflow false (the
+// accumulators' bound and the biases cannot overflow: IntEpilogueLanes::noOverflow).
+template <typename OutT, bool kRescale = true, bool kDouble = true, bool kRange = true, bool kOverflow = true>
+TK_TARGET_AVX2 inline void epilogue8(__m256i acc, const EpiRegs8& r, OutT* out, int n, EpiFlags8& f) {
+  __m256i v = _mm256_add_epi32(acc, r.bias);
+  if constexpr (kOverflow)
+    f.ovf = _mm256_or_si256(f.ovf, _mm256_and_si256(_mm256_xor_si256(acc, v), _mm256_xor_si256(r.bias, v)));
+  if constexpr (kRescale) {
+    if constexpr (kRange)
+      f.outside =
+          _mm256_or_si256(f.outside, _mm256_or_si256(_mm256_cmpgt_epi32(r.rlo, v), _mm256_cmpgt_epi32(v, r.rhi)));
+    __m256i roundE = r.rpE, roundO = r.rpO;
+    if constexpr (kDouble) {  // the 64-bit lanes' rounding terms by the sign of their even / odd i32
+      const __m256i neg = _mm256_srai_epi32(v, 31);
+      const __m256i negE = _mm256_shuffle_epi32(neg, _MM_SHUFFLE(2, 2, 0, 0));
+      const __m256i negO = _mm256_shuffle_epi32(neg, _MM_SHUFFLE(3, 3, 1, 1));
+      roundE = _mm256_blendv_epi8(r.rpE, r.rnE, negE), roundO = _mm256_blendv_epi8(r.rpO, r.rnO, negO);
+    }
+    const __m256i e = sra64(_mm256_add_epi64(_mm256_mul_epi32(v, r.mE), roundE), r.shE);
+    const __m256i o = sra64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), r.mO), roundO), r.shO);
+    v = _mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xaa);
+    v = _mm256_add_epi32(v, r.zp);
+  }
+  v = _mm256_min_epi32(_mm256_max_epi32(v, r.lo), r.hi);
+  storeNarrow8(out, v, n);
+}
+
+}  // namespace tosakit::fast::dnn
