@@ -14,7 +14,7 @@
 // sign(x) (1 - 2 / (exp(2|x|) + 1)), 2|x| clamped to 40 (tanh is 1 in fp32 from 9.01 on).
 // erf: |x| < 1: x p(x^2) (degree 6); 1 <= |x| < 4: sign(x) (1 - exp(-x^2) R(1/|x|)), R fitted to
 // erfc(x) e^(x^2) (degree 7); |x| >= 4: sign(x) (erf is 1 in fp32 from 3.92 on).
-// NaN in -> NaN out with the input's payload (quieted; sigmoid's with its sign flipped, as 1/(1+exp(-x))).
+// NaN in -> NaN out: the clamps pass NaN and every later step keeps it (its payload is not defined).
 #include "fast/kernels/f32/vmath.h"
 
 #include <cstring>
@@ -33,16 +33,19 @@ template <>
 struct Vec<4> {
   using F = float __attribute__((vector_size(16)));
   using I = int32_t __attribute__((vector_size(16)));
+  using Unaligned = float __attribute__((vector_size(16), aligned(4), may_alias));
 };
 template <>
 struct Vec<8> {
   using F = float __attribute__((vector_size(32)));
   using I = int32_t __attribute__((vector_size(32)));
+  using Unaligned = float __attribute__((vector_size(32), aligned(4), may_alias));
 };
 template <>
 struct Vec<16> {
   using F = float __attribute__((vector_size(64)));
   using I = int32_t __attribute__((vector_size(64)));
+  using Unaligned = float __attribute__((vector_size(64), aligned(4), may_alias));
 };
 template <typename F>
 using IntOf = typename Vec<int(sizeof(F) / 4)>::I;
@@ -53,6 +56,22 @@ template <typename F>
 TK_VM F splat(float v) {
   return F{} + v;
 }
+// A constant GCC cannot see through: compared with a variable and selected, it becomes vmaxps/vminps (with a
+// known constant GCC emits a compare and a blend).
+template <typename F>
+TK_VM F opaque(float v) {
+  F r = splat<F>(v);
+  asm("" : "+x"(r));
+  return r;
+}
+template <int W>
+TK_VM typename Vec<W>::F load(const float* p) {
+  return *reinterpret_cast<const typename Vec<W>::Unaligned*>(p);
+}
+template <int W>
+TK_VM void store(float* p, typename Vec<W>::F v) {
+  *reinterpret_cast<typename Vec<W>::Unaligned*>(p) = v;
+}
 template <typename F>
 TK_VM F asF(IntOf<F> v) {
   return reinterpret_cast<F>(v);
@@ -62,10 +81,6 @@ TK_VM IntOf<F> asI(F v) {
   return reinterpret_cast<IntOf<F>>(v);
 }
 template <typename F>
-TK_VM F select(IntOf<F> mask, F a, F b) {  // lane-wise: mask lanes are 0 or -1
-  return mask ? a : b;
-}
-template <typename F>
 TK_VM F absF(F v) {
   return asF<F>(asI(v) & 0x7fffffff);
 }
@@ -73,23 +88,26 @@ template <typename F>
 TK_VM F copySign(F magnitude, F sign) {
   return asF<F>((asI(magnitude) & 0x7fffffff) | (asI(sign) & int32_t(0x80000000)));
 }
+// lo if x < lo, hi if x > hi, else x — NaN included (written as x86's maxps/minps compute it, which GCC
+// then emits: vmaxps/vminps return their second operand when either is NaN).
 template <typename F>
-TK_VM F minF(F a, F b) {
-  return select<F>(a < b, a, b);
-}
-template <typename F>
-TK_VM F maxF(F a, F b) {
-  return select<F>(a > b, a, b);
+TK_VM F clampF(F x, float lo, float hi) {
+  const F l = opaque<F>(lo), h = opaque<F>(hi);
+  const F m = l > x ? l : x;
+  return h < m ? h : m;
 }
 
-// e^t for t in [-104, 89] (callers clamp; NaN lanes give garbage, replaced by the callers). `wide`: n may
-// leave [-126, 127] (subnormal results, overflow to inf), so 2^n is applied as two factors.
+// e^t for t in [-104, 89] (callers clamp; a NaN t gives NaN: it reaches p, and NaN times any scale is NaN).
+// `wide`: n may leave [-126, 127] (subnormal results, overflow to inf), so 2^n is applied as two factors;
+// else t must keep n = round(t / ln 2) in [-126, 128] (128 gives the factor inf).
 template <bool wide, typename F>
 TK_VM F expClamped(F t) {
-  constexpr float kLog2e = 1.44269504088896341f, kShifter = 12582912.0f;  // 1.5 * 2^23
+  // 1.5 * 2^23 + 127: t / ln 2 + this rounds to an integer whose low mantissa bits are n + 127, the biased
+  // exponent of 2^n (shifted left by 23 it is 2^n: the shifter's own bits above bit 8 shift out).
+  constexpr float kLog2e = 1.44269504088896341f, kShifter = 12582912.0f, kShifterBiased = 12583039.0f;
   constexpr float kLn2Hi = 0.693145751953125f, kLn2Lo = 1.42860682030941723212e-6f;
-  const F k = t * kLog2e + kShifter;  // n + shifter, n = round(t / ln 2) in the low mantissa bits
-  const F nf = k - kShifter;
+  const F k = t * kLog2e + kShifterBiased;
+  const F nf = k - kShifterBiased;
   F r = t - nf * kLn2Hi;
   r = r - nf * kLn2Lo;
   F q = splat<F>(0.0013933644f);
@@ -98,30 +116,23 @@ TK_VM F expClamped(F t) {
   q = q * r + 0.16666576f;
   q = q * r + 0.5f;
   const F p = (r * r * q + r) + 1.0f;
-  const IntOf<F> n = asI(k) - asI(splat<F>(kShifter));
-  if (!wide) return p * asF<F>((n + 127) << 23);
+  if (!wide) return p * asF<F>(asI(k) << 23);
+  const IntOf<F> n = asI(k) - asI(splat<F>(kShifter)) - 127;
   const IntOf<F> n1 = n >> 1, n2 = n - n1;
   return (p * asF<F>((n1 + 127) << 23)) * asF<F>((n2 + 127) << 23);
 }
 
 template <typename F>
-TK_VM F quietNaNOr(F x, F result) {
-  return select<F>(x != x, x + x, result);
-}
-
-template <typename F>
 TK_VM F expV(F x) {
-  const F t = minF(maxF(x, splat<F>(-104.0f)), splat<F>(89.0f));
-  return quietNaNOr(x, expClamped<true>(t));
+  return expClamped<true>(clampF(x, -104.0f, 89.0f));
 }
 
 constexpr float kSigmoidZeroBelow = -87.3365f;  // sigmoid(x) < 2^-126 (subnormal) below
 
 template <typename F>
 TK_VM F sigmoidV(F x) {
-  const F t = minF(maxF(-x, splat<F>(-88.0f)), splat<F>(-kSigmoidZeroBelow));
-  const F s = 1.0f / (1.0f + expClamped<false>(t));
-  return quietNaNOr(-x, select<F>(x < kSigmoidZeroBelow, splat<F>(0.0f), s));
+  const F s = 1.0f / (1.0f + expClamped<false>(clampF(-x, -87.0f, -kSigmoidZeroBelow)));
+  return x < kSigmoidZeroBelow ? splat<F>(0.0f) : s;
 }
 
 template <typename F>
@@ -134,9 +145,9 @@ TK_VM F tanhV(F x) {
   p = p * x2 + 0.13333304f;
   p = p * x2 - 0.33333334f;
   const F small = (a * x2) * p + a;  // on |x|: the sign is x's, -0 included
-  const F e = expClamped<false>(minF(a + a, splat<F>(40.0f)));
+  const F e = expClamped<false>(clampF(a + a, 0.0f, 40.0f));
   const F large = 1.0f - 2.0f / (e + 1.0f);
-  return quietNaNOr(x, copySign(select<F>(a < 0.625f, small, large), x));
+  return copySign(a < 0.625f ? small : large, x);
 }
 
 template <typename F>
@@ -150,7 +161,7 @@ TK_VM F erfV(F x) {
   p = p * x2 - 0.37612626f;
   p = p * x2 + 1.1283791f;
   const F small = x * p;
-  const F ac = minF(a, splat<F>(4.0f)), t = 1.0f / ac;
+  const F ac = clampF(a, 1.0f, 4.0f), t = 1.0f / ac;
   F q = splat<F>(-0.01869008f);
   q = q * t + 0.12443532f;
   q = q * t - 0.36112645f;
@@ -160,7 +171,7 @@ TK_VM F erfV(F x) {
   q = q * t + 0.55753726f;
   q = q * t + 0.00036385292f;
   const F large = copySign(1.0f - expClamped<false>(-(ac * ac)) * q, x);
-  return quietNaNOr(x, select<F>(a < 1.0f, small, large));
+  return a < 1.0f ? small : large;
 }
 
 enum class Fn { Exp, Sigmoid, Silu, Tanh, Erf };
@@ -175,22 +186,26 @@ TK_VM F apply(F x) {
   return x;
 }
 
-// Whole vectors in place; the last partial one through a padded copy (zeros: every function is defined there).
+// Two vectors per iteration (independent chains side by side: a few % on AVX2), then whole vectors, then the
+// last partial one through a padded copy (zeros: every function is defined there). `out` may be `x`. Loads
+// and stores through the may_alias unaligned vector type: memcpy into a vector variable made GCC bounce
+// every vector through the stack (0.3 G elements/s).
 template <Fn fn, int W>
 TK_VECTOR_BODY void rowBody(const float* x, float* out, int64_t n) {
   using F = typename Vec<W>::F;
+  constexpr int kU = 2;
   int64_t i = 0;
-  for (; i + W <= n; i += W) {
-    F v;
-    std::memcpy(&v, x + i, sizeof v);
-    v = apply<fn>(v);
-    std::memcpy(out + i, &v, sizeof v);
+  for (; i + kU * W <= n; i += kU * W) {
+    F v[kU];
+    for (int u = 0; u < kU; ++u) v[u] = apply<fn>(load<W>(x + i + u * W));
+    for (int u = 0; u < kU; ++u) store<W>(out + i + u * W, v[u]);
   }
+  for (; i + W <= n; i += W) store<W>(out + i, apply<fn>(load<W>(x + i)));
   if (i == n) return;
-  F v = splat<F>(0.0f);
-  std::memcpy(&v, x + i, size_t(n - i) * sizeof(float));
-  v = apply<fn>(v);
-  std::memcpy(out + i, &v, size_t(n - i) * sizeof(float));
+  float pad[W] = {};
+  std::memcpy(pad, x + i, size_t(n - i) * sizeof(float));
+  store<W>(pad, apply<fn>(load<W>(pad)));
+  std::memcpy(out + i, pad, size_t(n - i) * sizeof(float));
 }
 
 template <Fn fn>
