@@ -187,6 +187,22 @@ void applyFloatClamp(float* acc, int64_t n, float lo, float hi) {
   TK_ISA_DISPATCH(applyFloatClampBody(acc, n, lo, hi));
 }
 
+bool isTranscendental(Ew e) {
+  return e == Ew::Exp || e == Ew::Sigmoid || e == Ew::Silu || e == Ew::Tanh || e == Ew::Erf;
+}
+
+// out[0, n) = op(x[0, n)) for a transcendental op (x may be out).
+void applyTranscendental(Ew op, const float* x, float* out, int64_t n) {
+  switch (op) {
+    case Ew::Exp: vmath::exp(x, out, n); return;
+    case Ew::Sigmoid: vmath::sigmoid(x, out, n); return;
+    case Ew::Silu: vmath::silu(x, out, n); return;
+    case Ew::Tanh: vmath::tanh(x, out, n); return;
+    case Ew::Erf: vmath::erf(x, out, n); return;
+    default: return;
+  }
+}
+
 void applyFloatUnary(Ew op, float* acc, int64_t n) {
   // reciprocal and rsqrt in fp64 rounded once to fp32, as the reference computes them; the transcendentals
   // in fp32 within the spec's bounds (vmath.h).
@@ -204,12 +220,7 @@ void applyFloatUnary(Ew op, float* acc, int64_t n) {
       for (int64_t i = 0; i < n; ++i)
         acc[i] = acc[i] < 0 ? std::numeric_limits<float>::quiet_NaN() : float(1.0 / std::sqrt(double(acc[i])));
       return;
-    case Ew::Exp: vmath::exp(acc, acc, n); return;
-    case Ew::Sigmoid: vmath::sigmoid(acc, acc, n); return;
-    case Ew::Silu: vmath::silu(acc, acc, n); return;
-    case Ew::Tanh: vmath::tanh(acc, acc, n); return;
-    case Ew::Erf: vmath::erf(acc, acc, n); return;
-    default: return;
+    default: applyTranscendental(op, acc, acc, n); return;
   }
 }
 
@@ -380,11 +391,17 @@ class FloatChainKernel : public OpKernel {
         fusedChainTile(acc, at(first_), stride(first_), n, steps_, others, strides);
         return;
       }
-      if (stride(first_))
+      size_t k = 0;
+      if (stride(first_) && isTranscendental(steps_[0].op)) {  // the first step reads the operand itself
+        applyTranscendental(steps_[0].op, at(first_), acc, n);
+        k = 1;
+      } else if (stride(first_)) {
         std::memcpy(acc, at(first_), size_t(n) * sizeof(float));
-      else
+      } else {
         std::fill(acc, acc + n, at(first_)[0]);
-      for (const EwStep& s : steps_) {
+      }
+      for (; k < steps_.size(); ++k) {
+        const EwStep& s = steps_[k];
         if (s.op == Ew::Clamp)
           applyFloatClamp(acc, n, float(s.lo), float(s.hi));
         else if (s.other >= 0)
