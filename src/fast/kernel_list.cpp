@@ -73,6 +73,7 @@ const std::vector<Implementation>& implementations() {
       {"tosa.exp", "fast:eltwise", Needs::Baseline, compileElementwise},
       {"tosa.sigmoid", "fast:eltwise", Needs::Baseline, compileElementwise},
       {"tosa.tanh", "fast:eltwise", Needs::Baseline, compileElementwise},
+      {"tosa.erf", "fast:eltwise", Needs::Baseline, compileElementwise},  // fp32 (GELU)
       // ---- data movement, resize, reductions (any element type) ----
       {"tosa.transpose", "fast:transpose", Needs::Baseline, compileTranspose},
       {"tosa.concat", "fast:concat", Needs::Baseline, compileConcat},

@@ -2,8 +2,9 @@
 // channels of one output pixel are one AVX-512 vector: a block of up to 8 output pixels of one row is
 // accumulated in registers over the kernel taps (one weight vector per tap, reused by the block), the epilogue
 // runs on the registers and the result is stored once. Pixels whose taps leave the input (the borders) take a
-// checked path. Work is split over (output row, 64-channel chunk) across the OpenMP threads. CPUs without
-// AVX-512 run a plain loop version the compiler vectorizes for AVX2 or baseline x86-64.
+// checked path. Work is split over (output row, 64-channel chunk) across the OpenMP threads. The rows are
+// written once (depthwise_rows.inc) for a vector of channels and compiled for AVX-512 (16 channels, blocks of
+// 8 pixels) and AVX2 (8 channels, blocks of 4: 16 registers); the baseline runs a plain loop version.
 //
 // oneDNN 2.6's brdgmm_dw ran these layers at 1-17 GFLOP/s on NHWC tensors (mobilenet_v2, PP-OCR); this pass
 // reads the input once per tap row from L1/L2 and writes the output once, epilogue included.
@@ -41,59 +42,6 @@ struct Epilogue {
   bool mulPerChannel = false, addPerChannel = false;
 };
 
-// ---- AVX-512 ----
-#define TOSAKIT_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")))
-
-// Loads/stores of 16 channels: plain when the vector is full (masked stores are slow on some CPUs), masked
-// for the channel tail.
-template <bool kFull>
-TOSAKIT_AVX512 inline __m512 load16(const float* p, __mmask16 m) {
-  if constexpr (kFull) return _mm512_loadu_ps(p);
-  return _mm512_maskz_loadu_ps(m, p);
-}
-template <bool kFull>
-TOSAKIT_AVX512 inline void store16(float* p, __m512 v, __mmask16 m) {
-  if constexpr (kFull)
-    _mm512_storeu_ps(p, v);
-  else
-    _mm512_mask_storeu_ps(p, m, v);
-}
-
-// vmaxps/vminps return their second source when either is NaN: (lo, v) and (hi, t) propagate NaN, and on
-// equal values (-0, +0) return v, as apply_clip_f's min(max(v, lo), hi). The all-lanes zero-masking forms are the
-// same instructions; GCC 12's unmasked intrinsics pass an "undefined" vector that -Wuninitialized reports.
-TOSAKIT_AVX512 inline __m512 clampPropagate(__m512 v, __m512 lo, __m512 hi) {
-  return _mm512_maskz_min_ps(__mmask16(0xFFFF), hi, _mm512_maskz_max_ps(__mmask16(0xFFFF), lo, v));
-}
-
-// The epilogue on 16 channels starting at channel c; `offset` is the flat output index of lane 0. The clamp of
-// kClamp/kAffine has nan_mode PROPAGATE, [lo, hi] = [-inf, inf] when there is none (every value, NaN and
-// infinities included, passes unchanged). The mul and the add are separate roundings (this file is built
-// with -ffp-contract=off: GCC would otherwise contract them into one FMA).
-template <bool kFull, int kMode>
-TOSAKIT_AVX512 inline __m512 epilogue16(__m512 v, const Epilogue& e, int64_t offset, int64_t c, __mmask16 m) {
-  if constexpr (kMode == kClamp) return clampPropagate(v, _mm512_set1_ps(e.lo), _mm512_set1_ps(e.hi));
-  if constexpr (kMode == kAffine) {
-    const __m512 s = e.mulPerChannel ? load16<kFull>(e.mul + c, m) : _mm512_set1_ps(e.mul[0]);
-    const __m512 t = e.addPerChannel ? load16<kFull>(e.add + c, m) : _mm512_set1_ps(e.add[0]);
-    return clampPropagate(_mm512_add_ps(_mm512_mul_ps(v, s), t), _mm512_set1_ps(e.lo), _mm512_set1_ps(e.hi));
-  }
-  for (size_t i = 0; i < e.ops.size(); ++i) {
-    const FloatEpilogueOp& op = e.ops[i];
-    if (op.kind == Kind::Clamp) {
-      const __m512 lo = _mm512_set1_ps(op.lo), t = clampPropagate(v, lo, _mm512_set1_ps(op.hi));
-      v = op.ignoreNan ? _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), t, lo) : t;
-      continue;
-    }
-    const float* q = e.operands[i];
-    const __m512 o = op.operand == Operand::Full ? load16<kFull>(q + offset, m)
-        : op.operand == Operand::PerChannel      ? load16<kFull>(q + c, m)
-                                                 : _mm512_set1_ps(q[0]);
-    v = op.kind == Kind::Add ? _mm512_add_ps(v, o) : _mm512_mul_ps(v, o);
-  }
-  return v;
-}
-
 struct RowContext {
   const DepthwiseF32Geometry& g;
   const float* x;  // image n
@@ -104,91 +52,6 @@ struct RowContext {
   int64_t oy;
 };
 
-// B adjacent output pixels starting at ox whose taps are all inside the row (no checks on x). kUnitX (stride
-// and dilation 1 along x, K unrolled): pixel i's tap kx reads input pixel i + kx, so a row's B + K - 1 input
-// vectors are loaded once and reused by the K taps (the general form loads B * K: the loads, not the FMAs,
-// bound the 3x3 layers, as in the int8 kernel). Each accumulator sees the same taps in the same order.
-template <int B, int K, bool kFull, int kMode, bool kUnitX = false>
-TOSAKIT_AVX512 inline void interiorBlock(const RowContext& r, const Epilogue& e, int64_t ox, int64_t c, __mmask16 m) {
-  const DepthwiseF32Geometry& g = r.g;
-  const int64_t KH = K ? K : g.KH, KW = K ? K : g.KW, C = g.C;
-  __m512 acc[B];
-  const __m512 b = load16<kFull>(r.bias + c, m);
-  for (int i = 0; i < B; ++i) acc[i] = b;
-  const int64_t stepX = g.strideX * C;
-  for (int64_t ky = 0; ky < KH; ++ky) {
-    const int64_t iy = r.oy * g.strideY - g.padTop + ky * g.dilationY;
-    if (iy < 0 || iy >= g.IH) continue;
-    const float* xr = r.x + (iy * g.IW + ox * g.strideX - g.padLeft) * C + c;
-    const float* wr = r.w + ky * KW * C + c;
-    if constexpr (kUnitX && K != 0) {
-      __m512 xv[B + K - 1];
-      for (int j = 0; j < B + K - 1; ++j) xv[j] = load16<kFull>(xr + j * C, m);
-      for (int kx = 0; kx < K; ++kx) {
-        const __m512 wv = load16<kFull>(wr + kx * C, m);
-        for (int i = 0; i < B; ++i) acc[i] = _mm512_fmadd_ps(xv[i + kx], wv, acc[i]);
-      }
-      continue;
-    }
-    for (int64_t kx = 0; kx < KW; ++kx) {
-      const __m512 wv = load16<kFull>(wr + kx * C, m);
-      const float* p = xr + kx * g.dilationX * C;
-      for (int i = 0; i < B; ++i) acc[i] = _mm512_fmadd_ps(load16<kFull>(p + i * stepX, m), wv, acc[i]);
-    }
-  }
-  for (int i = 0; i < B; ++i) {
-    const int64_t at = (ox + i) * C + c;
-    store16<kFull>(r.y + at, epilogue16<kFull, kMode>(acc[i], e, r.yOffset + at, c, m), m);
-  }
-}
-
-// One output pixel with every tap checked against the input's bounds.
-template <bool kFull, int kMode>
-TOSAKIT_AVX512 inline void borderPixel(const RowContext& r, const Epilogue& e, int64_t ox, int64_t c, __mmask16 m) {
-  const DepthwiseF32Geometry& g = r.g;
-  const int64_t C = g.C;
-  __m512 acc = load16<kFull>(r.bias + c, m);
-  for (int64_t ky = 0; ky < g.KH; ++ky) {
-    const int64_t iy = r.oy * g.strideY - g.padTop + ky * g.dilationY;
-    if (iy < 0 || iy >= g.IH) continue;
-    for (int64_t kx = 0; kx < g.KW; ++kx) {
-      const int64_t ix = ox * g.strideX - g.padLeft + kx * g.dilationX;
-      if (ix < 0 || ix >= g.IW) continue;
-      acc = _mm512_fmadd_ps(load16<kFull>(r.x + (iy * g.IW + ix) * C + c, m),
-                            load16<kFull>(r.w + (ky * g.KW + kx) * C + c, m), acc);
-    }
-  }
-  const int64_t at = ox * C + c;
-  store16<kFull>(r.y + at, epilogue16<kFull, kMode>(acc, e, r.yOffset + at, c, m), m);
-}
-
-// One output pixel, NV full vectors of channels from c, every tap checked: NV independent accumulators (the
-// single-accumulator form waits on each FMA's latency: 9 or 25 in a chain). Same taps in the same order per
-// lane as borderPixel, so the same results.
-template <int NV, int kMode>
-TOSAKIT_AVX512 inline void borderPixelVectors(const RowContext& r, const Epilogue& e, int64_t ox, int64_t c) {
-  const DepthwiseF32Geometry& g = r.g;
-  const int64_t C = g.C;
-  __m512 acc[NV];
-  for (int v = 0; v < NV; ++v) acc[v] = _mm512_loadu_ps(r.bias + c + 16 * v);
-  for (int64_t ky = 0; ky < g.KH; ++ky) {
-    const int64_t iy = r.oy * g.strideY - g.padTop + ky * g.dilationY;
-    if (iy < 0 || iy >= g.IH) continue;
-    for (int64_t kx = 0; kx < g.KW; ++kx) {
-      const int64_t ix = ox * g.strideX - g.padLeft + kx * g.dilationX;
-      if (ix < 0 || ix >= g.IW) continue;
-      const float* px = r.x + (iy * g.IW + ix) * C + c;
-      const float* pw = r.w + (ky * g.KW + kx) * C + c;
-      for (int v = 0; v < NV; ++v)
-        acc[v] = _mm512_fmadd_ps(_mm512_loadu_ps(px + 16 * v), _mm512_loadu_ps(pw + 16 * v), acc[v]);
-    }
-  }
-  const int64_t at = ox * C + c;
-  for (int v = 0; v < NV; ++v)
-    _mm512_storeu_ps(r.y + at + 16 * v,
-                     epilogue16<true, kMode>(acc[v], e, r.yOffset + at + 16 * v, c + 16 * v, 0xffff));
-}
-
 // Output pixels [oxA, oxB) have all taps inside the input row.
 void interiorRange(const DepthwiseF32Geometry& g, int64_t& oxA, int64_t& oxB) {
   const int64_t span = (g.KW - 1) * g.dilationX;
@@ -197,49 +60,115 @@ void interiorRange(const DepthwiseF32Geometry& g, int64_t& oxA, int64_t& oxB) {
   oxB = last < 0 ? oxA : std::clamp(last / g.strideX + 1, oxA, g.OW);
 }
 
-// The row in blocks of output pixels; within a block, every 16-channel vector of the chunk (the block's input
-// pixels stay in L1 while their channels are swept; the tail vector masked).
-template <int K, int kMode, bool kUnitX = false>
-TOSAKIT_AVX512 void rowAvx512(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
-  int64_t oxA, oxB;
-  interiorRange(r.g, oxA, oxB);
-  const int64_t cFull = c0 + (c1 - c0) / 16 * 16;
-  const __mmask16 tail = __mmask16((1u << ((c1 - c0) % 16)) - 1);
-  auto border = [&](int64_t ox) {
-    int64_t c = c0;
-    for (; c + 64 <= cFull; c += 64) borderPixelVectors<4, kMode>(r, e, ox, c);
-    for (; c + 32 <= cFull; c += 32) borderPixelVectors<2, kMode>(r, e, ox, c);
-    for (; c < cFull; c += 16) borderPixel<true, kMode>(r, e, ox, c, 0xffff);
-    if (cFull < c1) borderPixel<false, kMode>(r, e, ox, cFull, tail);
-  };
-  int64_t ox = 0;
-  for (; ox < oxA; ++ox) border(ox);
-  for (; ox + 8 <= oxB; ox += 8) {
-    for (int64_t c = c0; c < cFull; c += 16) interiorBlock<8, K, true, kMode, kUnitX>(r, e, ox, c, 0xffff);
-    if (cFull < c1) interiorBlock<8, K, false, kMode, kUnitX>(r, e, ox, cFull, tail);
-  }
-  for (; ox + 4 <= oxB; ox += 4) {
-    for (int64_t c = c0; c < cFull; c += 16) interiorBlock<4, K, true, kMode, kUnitX>(r, e, ox, c, 0xffff);
-    if (cFull < c1) interiorBlock<4, K, false, kMode, kUnitX>(r, e, ox, cFull, tail);
-  }
-  for (; ox < oxB; ++ox) border(ox);  // the last 1-3 interior pixels: the channel vectors side by side
-  for (; ox < r.g.OW; ++ox) border(ox);
-}
+// ---- the vector ISAs: depthwise_rows.inc once per width ----
+// vmaxps/vminps return their second source when either is NaN: (lo, v) and (hi, t) propagate NaN, and on
+// equal values (-0, +0) return v, as apply_clip_f's min(max(v, lo), hi). Loads/stores: plain when the vector
+// is full (masked stores are slow on some CPUs), masked for the channel tail.
+#define TOSAKIT_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")))
 
-template <int kMode>
-void rowAvx512(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
-  const bool unitX = r.g.strideX == 1 && r.g.dilationX == 1;
-  if (unitX && r.g.KH == 3 && r.g.KW == 3)
-    rowAvx512<3, kMode, true>(r, e, c0, c1);
-  else if (unitX && r.g.KH == 5 && r.g.KW == 5)
-    rowAvx512<5, kMode, true>(r, e, c0, c1);
-  else if (r.g.KH == 3 && r.g.KW == 3)
-    rowAvx512<3, kMode>(r, e, c0, c1);
-  else if (r.g.KH == 5 && r.g.KW == 5)
-    rowAvx512<5, kMode>(r, e, c0, c1);
+struct Avx512Vec {
+  using V = __m512;
+  using M = __mmask16;
+  static constexpr int kLanes = 16, kBlock = 8;  // 8 accumulators + up to 12 inputs of 32 registers
+  static TOSAKIT_AVX512 inline M all() { return 0xFFFF; }
+  static TOSAKIT_AVX512 inline M tailMask(int64_t n) { return M((1u << n) - 1); }
+  template <bool kFull>
+  static TOSAKIT_AVX512 inline V load(const float* p, M m) {
+    if constexpr (kFull) return _mm512_loadu_ps(p);
+    return _mm512_maskz_loadu_ps(m, p);
+  }
+  template <bool kFull>
+  static TOSAKIT_AVX512 inline void store(float* p, V v, M m) {
+    if constexpr (kFull)
+      _mm512_storeu_ps(p, v);
+    else
+      _mm512_mask_storeu_ps(p, m, v);
+  }
+  static TOSAKIT_AVX512 inline V loadu(const float* p) { return _mm512_loadu_ps(p); }
+  static TOSAKIT_AVX512 inline void storeu(float* p, V v) { _mm512_storeu_ps(p, v); }
+  static TOSAKIT_AVX512 inline V set1(float v) { return _mm512_set1_ps(v); }
+  static TOSAKIT_AVX512 inline V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static TOSAKIT_AVX512 inline V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static TOSAKIT_AVX512 inline V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  // The all-lanes zero-masking forms are the same instructions; GCC 12's unmasked intrinsics pass an
+  // "undefined" vector that -Wuninitialized reports.
+  static TOSAKIT_AVX512 inline V clampPropagate(V v, V lo, V hi) {
+    return _mm512_maskz_min_ps(all(), hi, _mm512_maskz_max_ps(all(), lo, v));
+  }
+  // t, or lo where v is NaN (a clamp with nan_mode IGNORE).
+  static TOSAKIT_AVX512 inline V nanTo(V v, V t, V lo) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), t, lo);
+  }
+};
+
+struct Avx2Vec {
+  using V = __m256;
+  using M = __m256i;                            // lanes -1 (load/store) or 0
+  static constexpr int kLanes = 8, kBlock = 4;  // 4 accumulators + up to 8 inputs of 16 registers
+  static TK_TARGET_AVX2 inline M all() { return _mm256_set1_epi32(-1); }
+  static TK_TARGET_AVX2 inline M tailMask(int64_t n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  template <bool kFull>
+  static TK_TARGET_AVX2 inline V load(const float* p, M m) {
+    if constexpr (kFull) return _mm256_loadu_ps(p);
+    return _mm256_maskload_ps(p, m);
+  }
+  template <bool kFull>
+  static TK_TARGET_AVX2 inline void store(float* p, V v, M m) {
+    if constexpr (kFull)
+      _mm256_storeu_ps(p, v);
+    else
+      _mm256_maskstore_ps(p, m, v);
+  }
+  static TK_TARGET_AVX2 inline V loadu(const float* p) { return _mm256_loadu_ps(p); }
+  static TK_TARGET_AVX2 inline void storeu(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static TK_TARGET_AVX2 inline V set1(float v) { return _mm256_set1_ps(v); }
+  static TK_TARGET_AVX2 inline V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static TK_TARGET_AVX2 inline V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static TK_TARGET_AVX2 inline V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static TK_TARGET_AVX2 inline V clampPropagate(V v, V lo, V hi) { return _mm256_min_ps(hi, _mm256_max_ps(lo, v)); }
+  static TK_TARGET_AVX2 inline V nanTo(V v, V t, V lo) {
+    return _mm256_blendv_ps(t, lo, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+  }
+};
+
+namespace avx512 {
+using Vec = Avx512Vec;
+#define TK_DW_TARGET TOSAKIT_AVX512
+#include "fast/kernels/f32/depthwise_rows.inc"
+#undef TK_DW_TARGET
+}  // namespace avx512
+
+namespace avx2 {
+using Vec = Avx2Vec;
+#define TK_DW_TARGET TK_TARGET_AVX2
+#include "fast/kernels/f32/depthwise_rows.inc"
+#undef TK_DW_TARGET
+}  // namespace avx2
+
+// The row of a vector ISA in the epilogue's mode.
+template <typename Rows>
+void rowVecInMode(Mode mode, const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
+  if (mode == kGeneral)
+    Rows::template row<kGeneral>(r, e, c0, c1);
+  else if (mode == kAffine)
+    Rows::template row<kAffine>(r, e, c0, c1);
   else
-    rowAvx512<0, kMode>(r, e, c0, c1);
+    Rows::template row<kClamp>(r, e, c0, c1);
 }
+struct Avx512Rows {
+  template <int kMode>
+  static void row(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
+    avx512::rowVec<kMode>(r, e, c0, c1);
+  }
+};
+struct Avx2Rows {
+  template <int kMode>
+  static void row(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
+    avx2::rowVec<kMode>(r, e, c0, c1);
+  }
+};
 
 // The mode of an epilogue (see Mode), filling e's clamp bounds and affine operands.
 Mode chooseMode(const std::vector<FloatEpilogueOp>& ops, const std::vector<const float*>& operands, Epilogue& e) {
@@ -261,7 +190,7 @@ Mode chooseMode(const std::vector<FloatEpilogueOp>& ops, const std::vector<const
   return affine ? kAffine : kClamp;
 }
 
-// ---- portable (AVX2 / baseline): plain loops over a chunk of channels, vectorized by the compiler ----
+// ---- baseline: plain loops over a chunk of channels, vectorized by the compiler ----
 
 TK_VECTOR_BODY void rowPortableBody(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1) {
   const DepthwiseF32Geometry& g = r.g;
@@ -311,7 +240,7 @@ void rowPortable(const RowContext& r, const Epilogue& e, int64_t c0, int64_t c1)
 
 void depthwiseF32(const DepthwiseF32Geometry& g, const float* x, const float* w, const float* bias, float* y,
                   const std::vector<FloatEpilogueOp>& epilogue, const std::vector<const float*>& operands) {
-  const bool avx512 = cpu::has(cpu::Isa::Avx512);
+  const bool avx512 = cpu::has(cpu::Isa::Avx512), avx2 = cpu::has(cpu::Isa::Avx2);
   Epilogue e{epilogue, operands};
   // The common forms (nothing, relu6-style clamp with NaN propagation, BatchNorm's mul/add) run without the
   // general loop.
@@ -323,14 +252,12 @@ void depthwiseF32(const DepthwiseF32Geometry& g, const float* x, const float* w,
     const int64_t n = row / g.OH, oy = row % g.OH;
     const RowContext r{g, x + n * g.IH * g.IW * g.C, w, bias, y + row * g.OW * g.C, row * g.OW * g.C, oy};
     const int64_t c0 = chunk * kChunk, c1 = std::min(g.C, c0 + kChunk);
-    if (!avx512)
-      rowPortable(r, e, c0, c1);
-    else if (mode == kGeneral)
-      rowAvx512<kGeneral>(r, e, c0, c1);
-    else if (mode == kAffine)
-      rowAvx512<kAffine>(r, e, c0, c1);
+    if (avx512)
+      rowVecInMode<Avx512Rows>(mode, r, e, c0, c1);
+    else if (avx2)
+      rowVecInMode<Avx2Rows>(mode, r, e, c0, c1);
     else
-      rowAvx512<kClamp>(r, e, c0, c1);
+      rowPortable(r, e, c0, c1);
   });
 }
 

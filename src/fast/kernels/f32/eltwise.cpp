@@ -3,9 +3,10 @@
 // broadcasting of the other operands by a per-row base offset (inner stride 0 or 1), or — when every operand
 // is full-size, a scalar or a per-channel vector — over flat tiles of whole rows. fp32 + - * are
 // IEEE-correctly rounded exactly as the reference's fp64-then-round, max/min/clamp follow apply_max_f /
-// apply_min_f (NaN -> canonical NaN, the tie order that decides a zero's sign), exp/sigmoid are recomputed
-// with the reference's formula wherever the fast polynomial could round differently: float results are
-// identical. Integer results are computed in int64 and checked: any overflow (a REQUIRE of the spec) reruns
+// apply_min_f (NaN -> canonical NaN, the tie order that decides a zero's sign): those float results are
+// identical. exp, sigmoid, tanh and erf are fp32 vector code within the spec's accuracy bounds (vmath.h; not
+// bit-identical to the reference's fp64 libm), a sigmoid whose result multiplies its own input (SiLU) one
+// fused step. Integer results are computed in int64 and checked: any overflow (a REQUIRE of the spec) reruns
 // the step on the reference kernels, which give the spec's verdict.
 #include <immintrin.h>
 
@@ -19,13 +20,15 @@
 #include "fast/isa_dispatch.h"
 #include "fast/kernel_factories.h"
 #include "fast/kernels/common.h"
+#include "fast/kernels/f32/vmath.h"
 #include "fast/op_kernel.h"
 #include "fast/parallel_items.h"
 
 namespace tosakit::fast {
 namespace {
 
-enum class Ew { Add, Sub, Mul, Max, Min, Clamp, Abs, Negate, Reciprocal, Rsqrt, Exp, Sigmoid, Tanh };
+// Silu is no TOSA op: a sigmoid and the multiply of its result by the sigmoid's input, fused (one pass).
+enum class Ew { Add, Sub, Mul, Max, Min, Clamp, Abs, Negate, Reciprocal, Rsqrt, Exp, Sigmoid, Tanh, Erf, Silu };
 
 struct EwStep {
   Ew op;
@@ -75,7 +78,7 @@ std::optional<Ew> ewKind(const std::string& name) {
       {"tosa.maximum", Ew::Max}, {"tosa.minimum", Ew::Min},     {"tosa.clamp", Ew::Clamp},
       {"tosa.abs", Ew::Abs},     {"tosa.negate", Ew::Negate},   {"tosa.reciprocal", Ew::Reciprocal},
       {"tosa.exp", Ew::Exp},     {"tosa.sigmoid", Ew::Sigmoid}, {"tosa.tanh", Ew::Tanh},
-      {"tosa.rsqrt", Ew::Rsqrt}};
+      {"tosa.rsqrt", Ew::Rsqrt}, {"tosa.erf", Ew::Erf}};
   auto it = kinds.find(name);
   if (it == kinds.end()) return std::nullopt;
   return it->second;
@@ -83,7 +86,7 @@ std::optional<Ew> ewKind(const std::string& name) {
 
 bool isUnary(Ew e) {
   return e == Ew::Abs || e == Ew::Negate || e == Ew::Reciprocal || e == Ew::Rsqrt || e == Ew::Exp || e == Ew::Sigmoid ||
-      e == Ew::Tanh || e == Ew::Clamp;
+      e == Ew::Tanh || e == Ew::Erf || e == Ew::Silu || e == Ew::Clamp;
 }
 
 // fp32 kernel of one row: the chain applied to `inner` elements.
@@ -184,97 +187,25 @@ void applyFloatClamp(float* acc, int64_t n, float lo, float hi) {
   TK_ISA_DISPATCH(applyFloatClampBody(acc, n, lo, hi));
 }
 
-// exp and sigmoid, vectorized, identical to the reference's float(std::exp(double(x))) and
-// float(1.0 / (1.0 + std::exp(-double(x)))). A polynomial exp in fp64 (argument reduction by ln 2, Taylor to
-// degree 13: truncation < 1e-17, a few fp64 ulps of rounding) lands within ~10 fp64 ulps of the libm-based
-// reference value; both round to the same fp32 number unless an fp32 rounding midpoint lies within that
-// distance. So a result whose fp64 value is within 64 fp64 ulps of a midpoint (about 1 in 4 million), or
-// whose fp32 value would be subnormal, or whose input is NaN, is recomputed with the reference's own
-// formula. Outside the polynomial's range the result is an exact constant (0, 1 or inf), as in the reference.
-template <bool sigmoid>
-TK_VECTOR_BODY int64_t expSigmoidPassBody(const float* __restrict x, float* __restrict out, int32_t* __restrict hard,
-                                          int64_t n) {
-  int64_t hardCount = 0;
-  constexpr double kLog2e = 1.4426950408889634, kLn2Hi = 0.693147180369123816490, kLn2Lo = 1.90821492927058770002e-10;
-  constexpr double kShifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer in the low bits
-  for (int64_t i = 0; i < n; ++i) {
-    const double v = double(x[i]);
-    const double t = sigmoid ? -v : v;  // exp's argument
-    // Range of the polynomial path: exp(t) a normal fp32 (exp) or sigmoid a normal fp32 and 1 + exp(t) > 1.
-    const double lo = sigmoid ? -37.5 : -87.0, hi = sigmoid ? 87.0 : 88.0;
-    const int32_t inRange = int32_t(t > lo) & int32_t(t < hi);
-    const int32_t under = int32_t(t < lo), over = int32_t(t > hi);
-    const double tc = under ? lo : (over ? hi : t);  // any value in range; others are replaced below
-    const double k = tc * kLog2e + kShifter;
-    const double nd = k - kShifter;
-    const double r = (tc - nd * kLn2Hi) - nd * kLn2Lo;
-    double p = 1.0 / 6227020800.0;
-    p = p * r + 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    int64_t kb;
-    std::memcpy(&kb, &k, 8);
-    const int64_t scaleBits = (int64_t(int32_t(kb)) + 1023) << 52;  // 2^n, n = round(t / ln 2)
-    double scale;
-    std::memcpy(&scale, &scaleBits, 8);
-    const double e = p * scale;
-    const double d = sigmoid ? 1.0 / (1.0 + e) : e;
-    int64_t db;
-    std::memcpy(&db, &d, 8);
-    const int64_t low = (db & ((int64_t(1) << 29) - 1)) - (int64_t(1) << 28);  // distance to an fp32 midpoint
-    const int32_t nearMidpoint = int32_t(low >= -64) & int32_t(low <= 64);
-    // Constant results beyond the range: exp -> 0 below -104 (under half the least subnormal) and inf above
-    // 89; sigmoid -> 1 when exp(-x) < 2^-54 (1 + e rounds to 1) and 0 when exp(-x) > e^105.
-    const double below = sigmoid ? 1.0 : 0.0, above = sigmoid ? 0.0 : std::numeric_limits<double>::infinity();
-    const int32_t isBelow = int32_t(t <= (sigmoid ? -37.5 : -104.0));
-    const int32_t isAbove = int32_t(t >= (sigmoid ? 105.0 : 89.0));
-    const double constant = isBelow ? below : above;
-    int64_t cb, rb;
-    std::memcpy(&cb, &constant, 8);
-    const int64_t inMask = -int64_t(inRange);
-    rb = (db & inMask) | (cb & ~inMask);
-    double res;
-    std::memcpy(&res, &rb, 8);
-    out[i] = float(res);
-    hard[i] = (inRange & nearMidpoint) | (1 - inRange - isBelow - isAbove);  // the middle band, NaN
-    hardCount += hard[i];
-  }
-  return hardCount;
-}
-template <bool sigmoid>
-int64_t expSigmoidPass(const float* __restrict x, float* __restrict out, int32_t* __restrict hard, int64_t n) {
-  TK_ISA_DISPATCH(expSigmoidPassBody<sigmoid>(x, out, hard, n));
+bool isTranscendental(Ew e) {
+  return e == Ew::Exp || e == Ew::Sigmoid || e == Ew::Silu || e == Ew::Tanh || e == Ew::Erf;
 }
 
-void applyExpSigmoid(float* acc, int64_t n, bool sigmoid) {
-  constexpr int64_t kChunk = 1024;
-  float in[kChunk];
-  int32_t hard[kChunk];
-  for (int64_t begin = 0; begin < n; begin += kChunk) {
-    const int64_t m = std::min(kChunk, n - begin);
-    float* a = acc + begin;
-    std::memcpy(in, a, size_t(m) * sizeof(float));
-    const int64_t hardCount = sigmoid ? expSigmoidPass<true>(in, a, hard, m) : expSigmoidPass<false>(in, a, hard, m);
-    for (int64_t i = 0; hardCount && i < m; ++i) {
-      if (!hard[i]) continue;
-      const double v = double(in[i]);
-      a[i] = sigmoid ? float(1.0 / (1.0 + std::exp(-v))) : float(std::exp(v));
-    }
+// out[0, n) = op(x[0, n)) for a transcendental op (x may be out).
+void applyTranscendental(Ew op, const float* x, float* out, int64_t n) {
+  switch (op) {
+    case Ew::Exp: vmath::exp(x, out, n); return;
+    case Ew::Sigmoid: vmath::sigmoid(x, out, n); return;
+    case Ew::Silu: vmath::silu(x, out, n); return;
+    case Ew::Tanh: vmath::tanh(x, out, n); return;
+    case Ew::Erf: vmath::erf(x, out, n); return;
+    default: return;
   }
 }
 
 void applyFloatUnary(Ew op, float* acc, int64_t n) {
-  // Transcendentals in fp64 rounded once to fp32, as the reference computes them.
+  // reciprocal and rsqrt in fp64 rounded once to fp32, as the reference computes them; the transcendentals
+  // in fp32 within the spec's bounds (vmath.h).
   switch (op) {
     case Ew::Abs:
       for (int64_t i = 0; i < n; ++i) acc[i] = std::fabs(acc[i]);
@@ -289,12 +220,7 @@ void applyFloatUnary(Ew op, float* acc, int64_t n) {
       for (int64_t i = 0; i < n; ++i)
         acc[i] = acc[i] < 0 ? std::numeric_limits<float>::quiet_NaN() : float(1.0 / std::sqrt(double(acc[i])));
       return;
-    case Ew::Exp: applyExpSigmoid(acc, n, false); return;
-    case Ew::Sigmoid: applyExpSigmoid(acc, n, true); return;
-    case Ew::Tanh:
-      for (int64_t i = 0; i < n; ++i) acc[i] = float(std::tanh(double(acc[i])));
-      return;
-    default: return;
+    default: applyTranscendental(op, acc, acc, n); return;
   }
 }
 
@@ -465,11 +391,17 @@ class FloatChainKernel : public OpKernel {
         fusedChainTile(acc, at(first_), stride(first_), n, steps_, others, strides);
         return;
       }
-      if (stride(first_))
+      size_t k = 0;
+      if (stride(first_) && isTranscendental(steps_[0].op)) {  // the first step reads the operand itself
+        applyTranscendental(steps_[0].op, at(first_), acc, n);
+        k = 1;
+      } else if (stride(first_)) {
         std::memcpy(acc, at(first_), size_t(n) * sizeof(float));
-      else
+      } else {
         std::fill(acc, acc + n, at(first_)[0]);
-      for (const EwStep& s : steps_) {
+      }
+      for (; k < steps_.size(); ++k) {
+        const EwStep& s = steps_[k];
         if (s.op == Ew::Clamp)
           applyFloatClamp(acc, n, float(s.lo), float(s.hi));
         else if (s.other >= 0)
@@ -532,6 +464,16 @@ bool clampBounds(const ir::Operation& op, double& lo, double& hi) {
   return lo <= hi;
 }
 
+// Whether op k, a mul, multiplies the chain's first op — a sigmoid, the only step so far — by that sigmoid's
+// own input: x * sigmoid(x), computed as one step (the mul's operand map stays unused).
+bool fusesIntoSilu(const OpChain& chain, size_t k, const std::vector<EwStep>& steps) {
+  if (k != 1 || steps.size() != 1 || steps[0].op != Ew::Sigmoid || chain.ops[1]->name != "tosa.mul") return false;
+  const ir::Operation& mul = *chain.ops[1];
+  const ir::Value* x = chain.ops[0]->operands[0];
+  const ir::Value* sig = chain.ops[0]->results[0];
+  return (mul.operands[0] == x && mul.operands[1] == sig) || (mul.operands[0] == sig && mul.operands[1] == x);
+}
+
 // The prefix of the chain this kernel can compute in fp32: every op elementwise over fp32 with the chain value
 // keeping the output's shape after the first op.
 Result<CompiledKernel> compileFloatChain(const OpChain& chain) {
@@ -592,7 +534,10 @@ Result<CompiledKernel> compileFloatChain(const OpChain& chain) {
         break;
       }
     }
-    steps.push_back(s);
+    if (fusesIntoSilu(chain, k, steps))
+      steps.back().op = Ew::Silu;
+    else
+      steps.push_back(s);
   }
   if (k == 0) return CompiledKernel{};
   auto kernel = std::make_unique<FloatChainKernel>(std::move(steps), outShape, std::move(maps), first, std::move(refs));
