@@ -23,6 +23,8 @@ PACKAGES=(
   python3-sklearn chromium fonts-dejavu-core
   # Real photos for the torchvision accuracy test (tests/scripts/torchvision_quantize.sh).
   python3-skimage
+  # Arm's TOSA flatbuffer (.tosa, src/formats/tosafb): flatc generates the C++ of tosa.fbs at build time.
+  libflatbuffers-dev flatbuffers-compiler
   # The Python package (python/, pybind11) and its pytest suite.
   pybind11-dev python3-dev python3-pytest
   # The fuzz smoke (ctest label fuzz, scripts/fuzz_smoke.sh): libFuzzer harnesses built with clang, ASan + UBSan.

@@ -1,4 +1,5 @@
-// Load and save models by file extension: .mlir (MLIR TOSA text), .spv (SPIR-V TOSA.001000.1 graph).
+// Load and save models by file extension: .mlir (MLIR TOSA text), .spv (SPIR-V TOSA.001000.1 graph), .tosa
+// (Arm's TOSA flatbuffer, serialization schema 1.0).
 #pragma once
 #include <memory>
 #include <string>
