@@ -14,21 +14,57 @@ namespace {
 // ---- operators ----
 
 // Operators whose 1.0 attribute table has no field: (Op suffix, table name prefix).
-#define TOSAFB_EMPTY_TABLES(X)                                                                                         \
-  X(MATMUL, MatMul)                                                                                                    \
-  X(ERF, Erf)                                                                                                          \
-  X(SIGMOID, Sigmoid)                                                                                                  \
-  X(TANH, Tanh) X(ADD, Add) X(BITWISE_AND, BitwiseAnd) X(BITWISE_OR, BitwiseOr) X(BITWISE_XOR, BitwiseXor)             \
-      X(INTDIV, IntDiv) X(LOGICAL_AND, LogicalAnd) X(LOGICAL_LEFT_SHIFT, LogicalLeftShift)                             \
-          X(LOGICAL_RIGHT_SHIFT, LogicalRightShift) X(LOGICAL_OR, LogicalOr) X(LOGICAL_XOR, LogicalXor) X(MUL, Mul)    \
-              X(POW, Pow) X(SUB, Sub) X(TABLE, Table) X(ABS, Abs) X(BITWISE_NOT, BitwiseNot) X(CEIL, Ceil) X(CLZ, Clz) \
-                  X(COS, Cos) X(EXP, Exp) X(FLOOR, Floor) X(LOG, Log) X(LOGICAL_NOT, LogicalNot) X(NEGATE, Negate)     \
-                      X(RECIPROCAL, Reciprocal) X(RSQRT, Rsqrt) X(SIN, Sin) X(SELECT, Select) X(EQUAL, Equal)          \
-                          X(GREATER, Greater) X(GREATER_EQUAL, GreaterEqual) X(PAD, Pad) X(RESHAPE, Reshape)           \
-                              X(SLICE, Slice) X(TILE, Tile) X(GATHER, Gather) X(SCATTER, Scatter) X(CAST, Cast)        \
-                                  X(CONST, Const) X(IDENTITY, Identity) X(VARIABLE, Variable)                          \
-                                      X(VARIABLE_WRITE, VariableWrite) X(VARIABLE_READ, VariableRead)                  \
-                                          X(CONST_SHAPE, ConstShape)
+// clang-format off
+#define TOSAFB_EMPTY_TABLES(X) \
+  X(MATMUL, MatMul) \
+  X(ERF, Erf) \
+  X(SIGMOID, Sigmoid) \
+  X(TANH, Tanh) \
+  X(ADD, Add) \
+  X(BITWISE_AND, BitwiseAnd) \
+  X(BITWISE_OR, BitwiseOr) \
+  X(BITWISE_XOR, BitwiseXor) \
+  X(INTDIV, IntDiv) \
+  X(LOGICAL_AND, LogicalAnd) \
+  X(LOGICAL_LEFT_SHIFT, LogicalLeftShift) \
+  X(LOGICAL_RIGHT_SHIFT, LogicalRightShift) \
+  X(LOGICAL_OR, LogicalOr) \
+  X(LOGICAL_XOR, LogicalXor) \
+  X(MUL, Mul) \
+  X(POW, Pow) \
+  X(SUB, Sub) \
+  X(TABLE, Table) \
+  X(ABS, Abs) \
+  X(BITWISE_NOT, BitwiseNot) \
+  X(CEIL, Ceil) \
+  X(CLZ, Clz) \
+  X(COS, Cos) \
+  X(EXP, Exp) \
+  X(FLOOR, Floor) \
+  X(LOG, Log) \
+  X(LOGICAL_NOT, LogicalNot) \
+  X(NEGATE, Negate) \
+  X(RECIPROCAL, Reciprocal) \
+  X(RSQRT, Rsqrt) \
+  X(SIN, Sin) \
+  X(SELECT, Select) \
+  X(EQUAL, Equal) \
+  X(GREATER, Greater) \
+  X(GREATER_EQUAL, GreaterEqual) \
+  X(PAD, Pad) \
+  X(RESHAPE, Reshape) \
+  X(SLICE, Slice) \
+  X(TILE, Tile) \
+  X(GATHER, Gather) \
+  X(SCATTER, Scatter) \
+  X(CAST, Cast) \
+  X(CONST, Const) \
+  X(IDENTITY, Identity) \
+  X(VARIABLE, Variable) \
+  X(VARIABLE_WRITE, VariableWrite) \
+  X(VARIABLE_READ, VariableRead) \
+  X(CONST_SHAPE, ConstShape)
+// clang-format on
 
 enum class Fld {
   Axis,
