@@ -54,4 +54,11 @@ Status saveModel(const ir::Module& m, const std::string& path) {
   return Status::invalid(path + ": unknown model format '" + ext + "' (expected .mlir, .spv or .tosa)");
 }
 
+Result<std::string> disassembleModel(const std::string& path) {
+  std::string ext = extensionOf(path);
+  if (ext == ".spv") return spirv::disassemble(path);
+  if (ext == ".tosa") return tosafb::disassembleTosa(path);
+  return Status::invalid(path + ": dis reads .spv and .tosa files, not '" + ext + "'");
+}
+
 }  // namespace tosakit

@@ -1,9 +1,7 @@
 // tosakit dis MODEL.spv|MODEL.tosa: print a SPIR-V graph module or a TOSA flatbuffer as text (validated first).
-#include <filesystem>
 #include <iostream>
 
-#include "formats/spirv/spirv_io.h"
-#include "formats/tosafb/tosafb_io.h"
+#include "tosakit/model_io.h"
 #include "verbs.h"
 
 namespace tosakit::cli {
@@ -14,8 +12,7 @@ VerbAction addDisVerb(CLI::App& app) {
   cmd->add_option("model", *in, "SPIR-V module (.spv) or TOSA flatbuffer (.tosa)")->required();
   return [cmd, in]() -> int {
     if (!cmd->parsed()) return -1;
-    bool flatbuffer = std::filesystem::path(*in).extension() == ".tosa";
-    auto text = flatbuffer ? tosafb::disassembleTosa(*in) : spirv::disassemble(*in);
+    auto text = disassembleModel(*in);
     if (!text) return report(text.status());
     std::cout << *text;
     return kExitOk;
