@@ -5,12 +5,12 @@
 # tests/scripts/fuzz_smoke.cmake); `ctest -LE fuzz` leaves it out.
 #   scripts/fuzz_smoke.sh build BUILD_DIR        configure + build every harness whose dependencies exist
 #   scripts/fuzz_smoke.sh run BUILD_DIR NAME     run NAME_fuzz for SMOKE_SECONDS (default 20)
-#   scripts/fuzz_smoke.sh [BUILD_DIR]            both, for npy spirv mlir onnx compliance
+#   scripts/fuzz_smoke.sh [BUILD_DIR]            both, for npy spirv mlir onnx compliance tosafb
 # Exit 77 (ctest: skipped) when clang with libFuzzer is not installed (Debian: clang-14, libclang-rt-14-dev) or
 # the harness was not built; non-zero on any crash, leak, sanitizer report, timeout or RSS/malloc-limit hit.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-FUZZERS=(npy spirv mlir onnx compliance tflite)
+FUZZERS=(npy spirv mlir onnx compliance tflite tosafb)
 
 # The first clang++ that links a libFuzzer target (clang++-14 is Debian 12's), or nothing.
 find_fuzz_cxx() {

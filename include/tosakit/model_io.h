@@ -1,4 +1,5 @@
-// Load and save models by file extension: .mlir (MLIR TOSA text), .spv (SPIR-V TOSA.001000.1 graph).
+// Load and save models by file extension: .mlir (MLIR TOSA text), .spv (SPIR-V TOSA.001000.1 graph), .tosa
+// (Arm's TOSA flatbuffer, serialization schema 1.0).
 #pragma once
 #include <memory>
 #include <string>
@@ -15,5 +16,7 @@ namespace tosakit {
 Result<std::unique_ptr<ir::Module>> loadModel(const std::string& path, std::vector<std::string>* notes = nullptr);
 // Writes atomically (temporary file + rename): a failure leaves no partial file.
 Status saveModel(const ir::Module& m, const std::string& path);
+// Readable text of a binary model file (`tosakit dis`): .spv disassembly or a dump of a .tosa flatbuffer.
+Result<std::string> disassembleModel(const std::string& path);
 
 }  // namespace tosakit

@@ -122,7 +122,7 @@ void bindModel(py::module_& m) {
         std::string p = pathArgument(path);
         return ModuleHandle{std::shared_ptr<ir::Module>(take(loadModel(p))), p};
       },
-      py::arg("path"), "Load a model (.mlir MLIR TOSA text or .spv SPIR-V) by extension.");
+      py::arg("path"), "Load a model (.mlir MLIR TOSA text, .spv SPIR-V, .tosa TOSA flatbuffer) by extension.");
   m.def(
       "save",
       [](const ModuleHandle& h, py::handle path) {
@@ -133,14 +133,17 @@ void bindModel(py::module_& m) {
         }();
         check(s);  // raising needs the GIL
       },
-      py::arg("module"), py::arg("path"), "Save a model by extension (.mlir or .spv); atomic.");
+      py::arg("module"), py::arg("path"), "Save a model by extension (.mlir, .spv or .tosa); atomic.");
   m.def(
       "convert",
       [](py::handle in, py::handle out) {
         auto mod = take(loadModel(pathArgument(in)));
         check(saveModel(*mod, pathArgument(out)));
       },
-      py::arg("input"), py::arg("output"), "Convert between .mlir and .spv (the `convert` verb).");
+      py::arg("input"), py::arg("output"), "Convert between .mlir, .spv and .tosa (the `convert` verb).");
+  m.def(
+      "dis", [](py::handle path) { return take(disassembleModel(pathArgument(path))); }, py::arg("path"),
+      "Readable text of a .spv or .tosa file (the `dis` verb).");
   m.def(
       "validate",
       [](py::handle model) {

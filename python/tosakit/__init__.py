@@ -6,14 +6,14 @@ out. The functions mirror the CLI verbs and call the same C++ library functions;
 """
 
 from . import _tosakit, errors
-from ._tosakit import Module, Session, convert, gen_data, import_onnx, import_tflite, load, save, validate, version
+from ._tosakit import Module, Session, convert, dis, gen_data, import_onnx, import_tflite, load, save, validate, version
 from .errors import BadInput, Error, InternalError, SpecError, Unpredictable, Unsupported
 
 __version__ = version()
 
 __all__ = [
     "Error", "BadInput", "SpecError", "Unpredictable", "Unsupported", "InternalError", "errors",
-    "Module", "Session", "load", "save", "convert", "validate", "version", "import_onnx", "import_tflite", "gen_data",
+    "Module", "Session", "load", "save", "convert", "dis", "validate", "version", "import_onnx", "import_tflite", "gen_data",
 ]
 
 # Parts built only with their libraries (quantization, compliance checking, the operator API).

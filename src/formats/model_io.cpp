@@ -9,6 +9,7 @@
 
 #include "formats/mlir/mlir_io.h"
 #include "formats/spirv/spirv_io.h"
+#include "formats/tosafb/tosafb_io.h"
 
 namespace tosakit {
 
@@ -32,8 +33,9 @@ Result<std::unique_ptr<ir::Module>> loadModel(const std::string& path, std::vect
   std::string ext = extensionOf(path);
   Result<std::unique_ptr<ir::Module>> loaded = ext == ".mlir" ? loadMlir(path, notes)
       : ext == ".spv"                                         ? spirv::readSpirv(path)
-                                                              : Result<std::unique_ptr<ir::Module>>(
-                            Status::invalid(path + ": unknown model format '" + ext + "' (expected .mlir or .spv)"));
+      : ext == ".tosa"                                        ? tosafb::readTosa(path)
+                       : Result<std::unique_ptr<ir::Module>>(Status::invalid(path + ": unknown model format '" + ext +
+                                                                             "' (expected .mlir, .spv or .tosa)"));
   // The parser's temporaries (MLIR context, text buffers) are freed by now; without this glibc keeps their pages
   // resident for the rest of the process (~50 MB for resnet18's text).
   returnFreedHeapToOs();
@@ -48,7 +50,15 @@ Status saveModel(const ir::Module& m, const std::string& path) {
     return writeFileAtomic(path, *text);
   }
   if (ext == ".spv") return spirv::writeSpirv(m, path);
-  return Status::invalid(path + ": unknown model format '" + ext + "' (expected .mlir or .spv)");
+  if (ext == ".tosa") return tosafb::writeTosa(m, path);
+  return Status::invalid(path + ": unknown model format '" + ext + "' (expected .mlir, .spv or .tosa)");
+}
+
+Result<std::string> disassembleModel(const std::string& path) {
+  std::string ext = extensionOf(path);
+  if (ext == ".spv") return spirv::disassemble(path);
+  if (ext == ".tosa") return tosafb::disassembleTosa(path);
+  return Status::invalid(path + ": dis reads .spv and .tosa files, not '" + ext + "'");
 }
 
 }  // namespace tosakit

@@ -14,6 +14,9 @@
 // so are negative tests whose model.mlir upstream MLIR cannot parse either (test.json mlir_parse=fail) when
 // the import error is a syntax error rather than a verifier diagnostic; both are listed separately.
 // Each vector runs in a child process, so a crash or hang in a kernel fails that vector only.
+// --via tosa: each model is first written as a TOSA flatbuffer (.tosa, src/formats/tosafb), read back from
+// that file (which must give a structurally identical module, ir::modulesEqual, with every 1.0 attribute in
+// the schema's own fields) and run from it; a negative model the .tosa reader rejects counts as rejected.
 // Output: one line per op group, totals, the most common failure reasons, and a last line
 // "N passed, N failed, N skipped" (skipped = not applicable). Failures go to the log file.
 #include <poll.h>
@@ -36,6 +39,7 @@
 #include "conformance_vectors.h"
 #include "formats/mlir/mlir_io.h"
 #include "formats/npy/npy.h"
+#include "formats/tosafb/tosafb_io.h"
 #include "tosakit/model_io.h"
 #include "tosakit/session.h"
 
@@ -118,6 +122,43 @@ Outcome judgeOutputs(const fs::path& dir, const json& tj, const RunResult& rr) {
 // Backend the vectors run on (--backend): "ref" (the golden model) or "fast" (compiled plans).
 std::string g_backend = "ref";
 
+// Interchange format the models go through before they run (--via): "" (none) or "tosa".
+std::string g_via;
+
+// Writes the module as .tosa, reads it back from the file and checks the round trip. On failure returns null
+// with `why` set (`rejected`: the reader refused the file, as opposed to a round trip that differs).
+std::unique_ptr<ir::Module> viaTosa(const ir::Module& m, std::string& why, bool& rejected) {
+  rejected = false;
+  auto enc = tosafb::encodeTosa(m);
+  if (!enc) {
+    why = "tosa write: " + enc.status().toString();
+    return nullptr;
+  }
+  for (const std::string& a : enc->extensionAttrs)
+    if (a.find(": tosakit.") == std::string::npos) {
+      why = "tosa write: attribute outside the 1.0 tables: " + a;
+      return nullptr;
+    }
+  fs::path tmp = fs::temp_directory_path() / ("run_conformance_" + std::to_string(getpid()) + ".tosa");
+  {
+    std::ofstream os(tmp, std::ios::binary);
+    os.write(reinterpret_cast<const char*>(enc->bytes.data()), std::streamsize(enc->bytes.size()));
+  }
+  auto back = loadModel(tmp.string());
+  fs::remove(tmp);
+  if (!back) {
+    rejected = true;
+    why = "tosa read: " + back.status().toString();
+    return nullptr;
+  }
+  std::string diff;
+  if (!ir::modulesEqual(m, **back, &diff)) {
+    why = "tosa round trip differs: " + diff;
+    return nullptr;
+  }
+  return std::move(*back);
+}
+
 // Runs a module on the vector's inputs; returns the run status (module errors included).
 Status runModule(std::unique_ptr<ir::Module> module, const fs::path& dir, const json& tj, RunResult& rr,
                  std::string& stage) {
@@ -169,6 +210,14 @@ Outcome judgeVector(const fs::path& dir) {
       if (runModule(std::move(*raw), dir, tj, rr, stage).code() == StatusCode::SpecError) by += "+tosakit-" + stage;
     }
     return {Verdict::Pass, oneLine(mod.status().message()), by};
+  }
+  if (g_via == "tosa") {
+    std::string why;
+    bool rejected = false;
+    auto back = viaTosa(**mod, why, rejected);
+    if (!back && negative && rejected) return {Verdict::Pass, oneLine(why), "tosa-reader"};
+    if (!back) return failed(why);
+    *mod = std::move(back);
   }
   RunResult rr;
   std::string stage;
@@ -293,15 +342,21 @@ int main(int argc, char** argv) {
       timeoutSec = std::stoi(next());
     else if (a == "--backend")
       g_backend = next();
+    else if (a == "--via")
+      g_via = next();
     else if (a == "--help" || a == "-h") {
       std::cout << "usage: run_conformance [VECTORS_DIR] [--filter SUBSTRING] [--verbose] [--log FILE] "
-                   "[--timeout SECONDS] [--backend ref|fast]\n";
+                   "[--timeout SECONDS] [--backend ref|fast] [--via tosa]\n";
       return 0;
     } else if (!a.empty() && a[0] == '-') {
       std::cerr << "run_conformance: unknown option " << a << "\n";
       return 2;
     } else
       root = a;
+  }
+  if (!g_via.empty() && g_via != "tosa") {
+    std::cerr << "run_conformance: --via takes tosa\n";
+    return 2;
   }
   auto found = conformance::findVectors(root, filter);
   if (!found) {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Bounded libFuzzer runs of tosakit's readers (docs/FUZZING.md).
 #   tests/fuzz/run_fuzz.sh [SECONDS] [BUILD_DIR] [FUZZER...]   build tests/fuzz standalone with clang, then run
-#       each FUZZER (npy spirv mlir onnx compliance; default: all that were built) for SECONDS (default 300),
+#       each FUZZER (npy spirv mlir onnx compliance tosafb; default: all that were built) for SECONDS (default 300),
 #       one after the other, single process.
 #   tests/fuzz/run_fuzz.sh --smoke BIN_DIR FUZZER                no build: a short run of BIN_DIR/FUZZER_fuzz
 #       (ctest's fuzz_smoke_* tests, scripts/fuzz_smoke.sh; SMOKE_SECONDS, default 15); exit 77 when not built.
@@ -48,7 +48,7 @@ fi
 SECONDS_TO_RUN=${1:-300}
 BUILD=${2:-$ROOT/build-fuzz}
 [ $# -ge 2 ] && shift 2 || shift $#
-FUZZERS=${*:-npy spirv mlir onnx compliance tflite}
+FUZZERS=${*:-npy spirv mlir onnx compliance tflite tosafb}
 CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S "$FUZZ" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 targets=""
 for f in $FUZZERS; do  # targets whose dependencies (MLIR, ONNX) were not found are not defined

@@ -53,6 +53,23 @@ def test_save_and_convert_round_trip(tmp_path, tool):
     assert tosakit.load(tmp_path / "b.mlir").input_types() == m.input_types()
 
 
+def test_tosa_flatbuffer_save_load_dis(tmp_path, tool):
+    m = tosakit.load(DEFAULT_MODEL)
+    tosakit.save(m, tmp_path / "a.tosa")
+    back = tosakit.load(tmp_path / "a.tosa")
+    assert back.input_types() == m.input_types()
+    assert back.output_types() == m.output_types()
+    tosakit.convert(tmp_path / "a.tosa", tmp_path / "b.mlir")
+    assert tosakit.load(tmp_path / "b.mlir").to_mlir() == m.to_mlir()
+    text = tosakit.dis(tmp_path / "a.tosa")
+    code, out, err = run_cli(tool, "dis", tmp_path / "a.tosa")
+    assert code == 0, err
+    assert text == out and "CONV2D(x, " in text
+    (tmp_path / "bad.tosa").write_bytes(b"\x10\x00\x00\x00TOSA" + b"\x00" * 8)
+    with pytest.raises(tosakit.BadInput, match="bad.tosa"):
+        tosakit.load(tmp_path / "bad.tosa")
+
+
 @pytest.mark.parametrize("name, text, kind, exit_code", [
     ("missing.mlir", None, "I/O error", 4),
     ("bad.mlir", "func.func @main( {", "parse error", 4),
