@@ -36,3 +36,8 @@ add_test(NAME tflite_int8_ops_vs_tflite
   COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/tflite/gen_quant_ops.py --tosakit $<TARGET_FILE:tosakit>
           --out ${CMAKE_BINARY_DIR}/tflite-tests/int8 --repeats 3)
 set_tests_properties(tflite_int8_ops_vs_tflite PROPERTIES TIMEOUT 900 LABELS tflite SKIP_RETURN_CODE 77)
+# Float operators one by one (tests/tflite/gen_float_ops.py), against TFLite 2.9 on both backends.
+add_test(NAME tflite_float_ops_vs_tflite
+  COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/tflite/gen_float_ops.py --tosakit $<TARGET_FILE:tosakit>
+          --out ${CMAKE_BINARY_DIR}/tflite-tests/float)
+set_tests_properties(tflite_float_ops_vs_tflite PROPERTIES TIMEOUT 900 LABELS tflite SKIP_RETURN_CODE 77)

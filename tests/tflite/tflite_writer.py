@@ -52,7 +52,7 @@ class ModelWriter:
         self.tensors = []  # dicts
         self.buffers = [b""]
         self.ops = []
-        self.opcodes = []  # (builtin code, custom code)
+        self.opcodes = []  # (builtin code, custom code, version)
         # tensor index -> dict(order=[traversal order], block_map=[...] (optional),
         #                      dims=[("dense", size) | ("csr", segments, indices), ...]): TFLite's sparse format
         self.sparse = {}
@@ -66,9 +66,9 @@ class ModelWriter:
                                  zero_point=zero_point, qdim=qdim))
         return len(self.tensors) - 1
 
-    def op(self, name, inputs, outputs, options=None, custom_code=None, custom_options=None, **fields):
+    def op(self, name, inputs, outputs, options=None, custom_code=None, custom_options=None, version=1, **fields):
         code = builtin_code(name)
-        key = (code, custom_code)
+        key = (code, custom_code, version)
         if key not in self.opcodes:
             self.opcodes.append(key)
         self.ops.append(dict(opcode=self.opcodes.index(key), inputs=list(inputs), outputs=list(outputs),
@@ -200,12 +200,12 @@ class ModelWriter:
                 O.AddCustomOptions(b, cv)
             ops.append(O.End(b))
         codes = []
-        for code, custom in self.opcodes:
+        for code, custom, version in self.opcodes:
             cs = b.CreateString(custom) if custom else None
             OC.Start(b)
             OC.AddDeprecatedBuiltinCode(b, min(code, 127))
             OC.AddBuiltinCode(b, code)
-            OC.AddVersion(b, 1)
+            OC.AddVersion(b, version)
             if cs is not None:
                 OC.AddCustomCode(b, cs)
             codes.append(OC.End(b))

@@ -33,6 +33,7 @@ const HandlerTable& handlers() {
     HandlerTable t;
     registerConstOps(t);
     registerFloatOps(t);
+    registerDataOps(t);
     registerQuantOps(t);
     return t;
   }();

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "frontends/common/float_arith.h"
 #include "frontends/tflite/tflite_internal.h"
 
 namespace tosakit::tflite {
@@ -551,6 +552,202 @@ Status opConvolution2DTransposeBias(Importer& im) {
                        fb::ActivationFunctionType::NONE);
 }
 
+// Two broadcast float operands at the output's rank (for the elementwise lowerings below).
+Result<std::pair<Value*, Value*>> binaryOperands(Importer& im, DType type = DType::FP32) {
+  for (int i = 0; i < 2; ++i)
+    if (im.in(i).dtype != type)
+      return Status::unsupported("input " + std::to_string(i) + " is " + std::string(dtypeName(im.in(i).dtype)));
+  auto shape = broadcastShapes(im.in(0).shape, im.in(1).shape);
+  if (!shape) return Status::invalid("operands do not broadcast");
+  auto a = im.get(0);
+  if (!a) return a.status();
+  auto c = im.get(1);
+  if (!c) return c.status();
+  return std::make_pair(im.toRank(*a, shape->size()), im.toRank(*c, shape->size()));
+}
+
+// DIV: the correctly rounded quotient (TFLite divides in float), then the fused activation.
+Status opDiv(Importer& im) {
+  auto ops = binaryOperands(im);
+  if (!ops) return ops.status();
+  Value* q = frontends::divideF32(im.b, ops->first, ops->second, im.aux("div"));
+  auto act = im.activation(q, fusedOf<fb::DivOptions>(im));
+  if (!act) return act.status();
+  return im.setOut(0, *act);
+}
+
+Status opSquaredDifference(Importer& im) {
+  auto ops = binaryOperands(im);
+  if (!ops) return ops.status();
+  Value* d = im.b.sub(ops->first, ops->second, im.aux("difference"));
+  return im.setOut(0, im.b.mul(d, d, 0, im.loc));
+}
+
+Status opPow(Importer& im) {
+  auto ops = binaryOperands(im);
+  if (!ops) return ops.status();
+  auto s = broadcastShapes(im.in(0).shape, im.in(1).shape);
+  return im.setOut(0, im.b.op1("tosa.pow", {ops->first, ops->second}, ValueType::tensor(DType::FP32, *s), {}, im.loc));
+}
+
+// Comparisons: TOSA has greater, greater_equal and equal; LESS and LESS_EQUAL swap the operands, NOT_EQUAL
+// negates EQUAL. Float or int32 operands, bool result.
+Status opCompare(Importer& im, const std::string& tosaOp, bool swap, bool negate) {
+  const DType t = im.in(0).dtype;
+  auto ops = binaryOperands(im, t == DType::I32 ? DType::I32 : DType::FP32);
+  if (!ops) return ops.status();
+  Value* a = swap ? ops->second : ops->first;
+  Value* c = swap ? ops->first : ops->second;
+  auto s = broadcastShapes(im.in(0).shape, im.in(1).shape);
+  const ValueType bt = ValueType::tensor(DType::Bool, *s);
+  Value* r = im.b.op1(tosaOp, {a, c}, bt, {}, negate ? im.aux("equal") : im.loc);
+  if (negate) r = im.b.op1("tosa.logical_not", {r}, bt, {}, im.loc);
+  return im.setOut(0, r);
+}
+
+Status opLogical(Importer& im, const std::string& tosaOp) {
+  if (tosaOp == "tosa.logical_not") {
+    if (im.in(0).dtype != DType::Bool) return Status::invalid("LOGICAL_NOT of a non-bool tensor");
+    auto x = im.get(0);
+    if (!x) return x.status();
+    return im.setOut(0, im.b.op1(tosaOp, {*x}, (*x)->type, {}, im.loc));
+  }
+  auto ops = binaryOperands(im, DType::Bool);
+  if (!ops) return ops.status();
+  auto s = broadcastShapes(im.in(0).shape, im.in(1).shape);
+  return im.setOut(0, im.b.op1(tosaOp, {ops->first, ops->second}, ValueType::tensor(DType::Bool, *s), {}, im.loc));
+}
+
+// SELECT / SELECT_V2: condition, then-values, else-values, broadcast to the output.
+Status opSelect(Importer& im) {
+  if (im.in(0).dtype != DType::Bool) return Status::invalid("SELECT condition is not bool");
+  const Shape& out = im.out(0).shape;
+  std::vector<Value*> v;
+  for (int i = 0; i < 3; ++i) {
+    auto x = im.get(i);
+    if (!x) return x.status();
+    v.push_back(im.toRank(*x, out.size()));
+  }
+  if (v[1]->type.dtype != v[2]->type.dtype) return Status::invalid("SELECT values of different types");
+  return im.setOut(0, im.b.op1("tosa.select", v, ValueType::tensor(v[1]->type.dtype, out), {}, im.loc));
+}
+
+Status unaryFloat(Importer& im, const std::function<Value*(Value*)>& f) {
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  auto x = im.get(0);
+  if (!x) return x.status();
+  return im.setOut(0, f(*x));
+}
+
+Status opLeakyRelu(Importer& im) {
+  const auto* o = im.options<fb::LeakyReluOptions>();
+  const double alpha = o ? o->alpha() : 0.2;
+  return unaryFloat(im, [&](Value* x) {
+    const size_t rank = x->type.dims.size();
+    Value* scaled = im.b.mul(x, im.scalarOf(DType::FP32, alpha, rank), 0, im.aux("scaled"));
+    Value* neg = im.b.op1("tosa.greater", {im.scalarOf(DType::FP32, 0, rank), x},
+                          ValueType::tensor(DType::Bool, x->type.dims), {}, im.aux("negative"));
+    return im.b.op1("tosa.select", {neg, scaled, x}, x->type, {}, im.loc);
+  });
+}
+
+// PRELU: x < 0 ? alpha * x : x, alpha broadcast (a constant or run-time tensor).
+Status opPrelu(Importer& im) {
+  auto ops = binaryOperands(im);
+  if (!ops) return ops.status();
+  auto s = broadcastShapes(im.in(0).shape, im.in(1).shape);
+  if (*s != im.in(0).shape) return Status::invalid("PRELU alpha broadcasts beyond the input");
+  Value* x = ops->first;
+  Value* scaled = im.b.mul(x, ops->second, 0, im.aux("scaled"));
+  Value* neg = im.b.op1("tosa.greater", {im.scalarOf(DType::FP32, 0, s->size()), x}, ValueType::tensor(DType::Bool, *s),
+                        {}, im.aux("negative"));
+  return im.setOut(0, im.b.op1("tosa.select", {neg, scaled, x}, x->type, {}, im.loc));
+}
+
+Status opElu(Importer& im) {
+  return unaryFloat(im, [&](Value* x) {
+    const size_t rank = x->type.dims.size();
+    Value* e = im.b.sub(im.b.op1("tosa.exp", {x}, x->type, {}, im.aux("exp")), im.scalarOf(DType::FP32, 1, rank),
+                        im.aux("expm1"));
+    Value* neg = im.b.op1("tosa.greater", {im.scalarOf(DType::FP32, 0, rank), x},
+                          ValueType::tensor(DType::Bool, x->type.dims), {}, im.aux("negative"));
+    return im.b.op1("tosa.select", {neg, e, x}, x->type, {}, im.loc);
+  });
+}
+
+// GELU: 0.5 x (1 + erf(x / sqrt 2)), or with approximate the tanh form 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+Status opGelu(Importer& im) {
+  const auto* o = im.options<fb::GeluOptions>();
+  const bool approximate = o && o->approximate();
+  return unaryFloat(im, [&](Value* x) {
+    const size_t rank = x->type.dims.size();
+    auto c = [&](double v) { return im.scalarOf(DType::FP32, v, rank); };
+    Value* inner = nullptr;
+    if (approximate) {
+      Value* x3 = im.b.mul(im.b.mul(x, x, 0, im.aux("x2")), x, 0, im.aux("x3"));
+      Value* arg = im.b.mul(im.b.add(x, im.b.mul(x3, c(0.044715), 0, im.aux("cubic")), im.aux("sum")),
+                            c(0.7978845608028654), 0, im.aux("arg"));
+      inner = im.b.op1("tosa.tanh", {arg}, x->type, {}, im.aux("tanh"));
+    } else {
+      inner =
+          im.b.op1("tosa.erf", {im.b.mul(x, c(0.7071067811865476), 0, im.aux("scaled"))}, x->type, {}, im.aux("erf"));
+    }
+    Value* h = im.b.mul(im.b.mul(x, c(0.5), 0, im.aux("half")), im.b.add(inner, c(1), im.aux("one_plus")), 0, im.loc);
+    return h;
+  });
+}
+
+// LOG_SOFTMAX over the last axis: (x - max) - log(sum(exp(x - max))).
+Status opLogSoftmax(Importer& im) {
+  return unaryFloat(im, [&](Value* x) {
+    const Shape& s = x->type.dims;
+    Shape rs = s;
+    rs.back() = 1;
+    const ir::Attribute ax = ir::Attribute::integer(int64_t(s.size()) - 1, DType::I32);
+    Value* mx = im.b.op1("tosa.reduce_max", {x}, ValueType::tensor(DType::FP32, rs), {{"axis", ax}}, im.aux("max"));
+    Value* d = im.b.sub(x, mx, im.aux("shift"));
+    Value* sum = im.b.op1("tosa.reduce_sum", {im.b.op1("tosa.exp", {d}, d->type, {}, im.aux("exp"))},
+                          ValueType::tensor(DType::FP32, rs), {{"axis", ax}}, im.aux("sum"));
+    return im.b.sub(d, im.b.op1("tosa.log", {sum}, sum->type, {}, im.aux("log")), im.loc);
+  });
+}
+
+// BATCH_MATMUL: operands of equal rank >= 2 with equal batch dims, adj_x / adj_y transposes, as a rank-3
+// tosa.matmul over the flattened batch.
+Status opBatchMatmul(Importer& im) {
+  const auto* o = im.options<fb::BatchMatMulOptions>();
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  TK_RETURN_IF_ERROR(requireFloat(im, 1));
+  Shape as = im.in(0).shape, bs = im.in(1).shape;
+  if (as.size() < 2 || as.size() != bs.size()) return Status::unsupported("BATCH_MATMUL operands of different ranks");
+  const size_t r = as.size();
+  for (size_t d = 0; d + 2 < r; ++d)
+    if (as[d] != bs[d]) return Status::unsupported("BATCH_MATMUL with broadcast batch dimensions");
+  auto a = im.get(0);
+  if (!a) return a.status();
+  auto c = im.get(1);
+  if (!c) return c.status();
+  auto swapLast = [&](Value* v, const std::string& what) {
+    std::vector<int64_t> p(r);
+    std::iota(p.begin(), p.end(), 0);
+    std::swap(p[r - 1], p[r - 2]);
+    return im.b.transpose(v, p, im.aux(what));
+  };
+  Value* va = o && o->adj_x() ? swapLast(*a, "adj_x") : *a;
+  Value* vb = o && o->adj_y() ? swapLast(*c, "adj_y") : *c;
+  const Shape& sa = va->type.dims;
+  const Shape& sb = vb->type.dims;
+  const int64_t M = sa[r - 2], K = sa[r - 1], N = sb[r - 1];
+  if (sb[r - 2] != K) return Status::invalid("BATCH_MATMUL inner dimensions differ");
+  const int64_t batch = numElements(sa) / (M * K);
+  Value* zp = im.b.scalar1(DType::FP32, 0, im.aux("zp"));
+  Value* y =
+      im.b.op1("tosa.matmul",
+               {im.b.reshape(va, {batch, M, K}, im.aux("a3")), im.b.reshape(vb, {batch, K, N}, im.aux("b3")), zp, zp},
+               ValueType::tensor(DType::FP32, {batch, M, N}), {}, im.aux("matmul"));
+  return im.setOut(0, im.b.reshape(y, im.out(0).shape, im.loc));
+}
+
 }  // namespace
 
 void registerFloatOps(HandlerTable& t) {
@@ -587,6 +784,40 @@ void registerFloatOps(HandlerTable& t) {
   add(Op::RESIZE_NEAREST_NEIGHBOR, [](Importer& im) { return opResize(im, false); });
   add(Op::DEPTH_TO_SPACE, opDepthToSpace);
   add(Op::TRANSPOSE_CONV, opTransposeConv);
+  add(Op::DIV, opDiv);
+  add(Op::SQUARED_DIFFERENCE, opSquaredDifference);
+  add(Op::POW, opPow);
+  add(Op::LESS, [](Importer& im) { return opCompare(im, "tosa.greater", true, false); });
+  add(Op::LESS_EQUAL, [](Importer& im) { return opCompare(im, "tosa.greater_equal", true, false); });
+  add(Op::GREATER, [](Importer& im) { return opCompare(im, "tosa.greater", false, false); });
+  add(Op::GREATER_EQUAL, [](Importer& im) { return opCompare(im, "tosa.greater_equal", false, false); });
+  add(Op::EQUAL, [](Importer& im) { return opCompare(im, "tosa.equal", false, false); });
+  add(Op::NOT_EQUAL, [](Importer& im) { return opCompare(im, "tosa.equal", false, true); });
+  add(Op::LOGICAL_AND, [](Importer& im) { return opLogical(im, "tosa.logical_and"); });
+  add(Op::LOGICAL_OR, [](Importer& im) { return opLogical(im, "tosa.logical_or"); });
+  add(Op::LOGICAL_NOT, [](Importer& im) { return opLogical(im, "tosa.logical_not"); });
+  add(Op::SELECT, opSelect);
+  add(Op::SELECT_V2, opSelect);
+  add(Op::LOG, [](Importer& im) { return unaryOp(im, "tosa.log"); });
+  add(Op::SIN, [](Importer& im) { return unaryOp(im, "tosa.sin"); });
+  add(Op::COS, [](Importer& im) { return unaryOp(im, "tosa.cos"); });
+  add(Op::RSQRT, [](Importer& im) { return unaryOp(im, "tosa.rsqrt"); });
+  add(Op::SQRT, [](Importer& im) {
+    return unaryFloat(im, [&](Value* x) {
+      return im.b.op1("tosa.reciprocal", {im.b.op1("tosa.rsqrt", {x}, x->type, {}, im.aux("rsqrt"))}, x->type, {},
+                      im.loc);
+    });
+  });
+  add(Op::NEG, [](Importer& im) {
+    return unaryFloat(im,
+                      [&](Value* x) { return im.b.sub(im.scalarOf(DType::FP32, 0, x->type.dims.size()), x, im.loc); });
+  });
+  add(Op::LEAKY_RELU, opLeakyRelu);
+  add(Op::PRELU, opPrelu);
+  add(Op::ELU, opElu);
+  add(Op::GELU, opGelu);
+  add(Op::LOG_SOFTMAX, opLogSoftmax);
+  add(Op::BATCH_MATMUL, opBatchMatmul);
   t.custom["Convolution2DTransposeBias"] = opConvolution2DTransposeBias;
 }
 

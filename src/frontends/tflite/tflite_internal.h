@@ -67,7 +67,9 @@ struct HandlerTable {
 };
 void registerFloatOps(HandlerTable& t);  // ops_float.cpp
 void registerConstOps(HandlerTable& t);  // ops_const.cpp: DEQUANTIZE of constants, DENSIFY
-void registerQuantOps(HandlerTable& t);  // ops_quant.cpp: pre-quantized int8 operators
+void registerQuantOps(HandlerTable& t);
+void registerDataOps(
+    HandlerTable& t);  // ops_data.cpp: data movement, reductions, CAST  // ops_quant.cpp: pre-quantized int8 operators
 
 class Importer {
  public:
