@@ -45,6 +45,21 @@ int CheckReport::count(Verdict v) const {
   return n;
 }
 
+Verdict CheckReport::verdict() const {
+  if (count(Verdict::NotCompliant) > 0) return Verdict::NotCompliant;
+  if (count(Verdict::NotJudged) > 0 && !allowNotJudged) return Verdict::NotJudged;
+  return Verdict::Compliant;
+}
+
+int CheckReport::exitCode() const {
+  switch (verdict()) {
+    case Verdict::Compliant: return 0;
+    case Verdict::NotCompliant: return 1;
+    case Verdict::NotJudged: return 7;
+  }
+  return 1;
+}
+
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -867,6 +882,7 @@ Result<CheckReport> checkResults(const CheckOptions& options) {
   Context c;
   TK_RETURN_IF_ERROR(loadContext(o, c));
   CheckReport rep;
+  rep.allowNotJudged = o.allowNotJudged;
   if (!o.mode.empty()) {
     TK_RETURN_IF_ERROR(checkForced(c, rep));
     return rep;
@@ -887,6 +903,30 @@ Result<CheckReport> checkResults(const CheckOptions& options) {
 }
 
 // ---- Report formatting ----
+
+namespace {
+
+const char* verdictKey(Verdict v) {
+  switch (v) {
+    case Verdict::Compliant: return "compliant";
+    case Verdict::NotCompliant: return "not_compliant";
+    case Verdict::NotJudged: return "not_judged";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string CheckReport::notJudgedSummary() const {
+  int n = count(Verdict::NotJudged);
+  std::string what = std::to_string(n) + (perOp ? " result(s)" : " output(s)");
+  if (allowNotJudged) return "not judged: " + what + " without a verdict, accepted by --allow-not-judged";
+  std::string hint = perOp ? "dump every op's result (`tosakit run --dump-intermediates`)"
+                           : "give --intermediates (as `tosakit run --dump-intermediates` writes them) to judge "
+                             "op by op";
+  return "not judged: " + what + " without a verdict (reasons above; exit 7): " + hint +
+      ", or --allow-not-judged to accept them";
+}
 
 std::string CheckReport::toText() const {
   std::vector<std::vector<std::string>> rows;
@@ -911,6 +951,7 @@ std::string CheckReport::toText() const {
     if (e.verdict != Verdict::Compliant) o << e.name << ": " << verdictName(e.verdict) << ": " << e.reason << "\n";
   o << count(Verdict::Compliant) << " compliant, " << count(Verdict::NotCompliant) << " not compliant, "
     << count(Verdict::NotJudged) << " not judged\n";
+  if (count(Verdict::NotJudged) > 0) o << notJudgedSummary() << "\n";
   return o.str();
 }
 
@@ -927,9 +968,7 @@ std::string CheckReport::toJson() const {
     x["location"] = e.location;
     x["rule"] = e.rule;
     x["section"] = e.section;
-    x["verdict"] = e.verdict == Verdict::Compliant ? "compliant"
-        : e.verdict == Verdict::NotCompliant       ? "not_compliant"
-                                                   : "not_judged";
+    x["verdict"] = verdictKey(e.verdict);
     if (std::isnan(e.worst))
       x["worst"] = nullptr;
     else if (std::isinf(e.worst))
@@ -941,6 +980,10 @@ std::string CheckReport::toJson() const {
     arr.push_back(std::move(x));
   }
   j["entries"] = std::move(arr);
+  j["overall_verdict"] = verdictKey(verdict());
+  j["exit_code"] = exitCode();
+  j["allow_not_judged"] = allowNotJudged;
+  if (count(Verdict::NotJudged) > 0) j["not_judged_summary"] = notJudgedSummary();
   j["counts"] = {{"compliant", count(Verdict::Compliant)},
                  {"not_compliant", count(Verdict::NotCompliant)},
                  {"not_judged", count(Verdict::NotJudged)}};
