@@ -26,7 +26,7 @@ struct TensorSource {
 
 struct CheckOptions {
   std::string model;                   // .mlir / .spv (ignored when `module` is set)
-  const ir::Module* module = nullptr;  // an already loaded module (not owned; copied via MLIR text)
+  const ir::Module* module = nullptr;  // an already loaded module (not owned; deep-copied, ir/clone.h)
   std::string function = "main";
   TensorSource inputs;  // the graph's inputs (needed for the reference and the bounds)
   TensorSource result;  // the implementation's outputs (required unless `backend` is set)

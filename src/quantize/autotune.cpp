@@ -5,8 +5,8 @@
 #include <set>
 
 #include "compliance/similarity.h"
+#include "ir/clone.h"
 #include "quantize/calibrate_internal.h"
-#include "quantize/module_clone.h"
 
 namespace tosakit::quantize {
 
@@ -75,7 +75,7 @@ Status autoTune(const CalibrateOptions& o, const ir::Function& fn, const std::ve
   }
   if (candidates.empty()) return Status::ok();
 
-  auto session = Session::create(cloneModule(*fn.module), o.session);
+  auto session = Session::create(ir::cloneModule(*fn.module), o.session);
   if (!session) return session.status();
   OpRunner runner(o.session);
   size_t done = 0, total = tuneSamples.size() * candidates.size();

@@ -3,8 +3,8 @@
 #include <chrono>
 #include <ctime>
 
+#include "ir/clone.h"
 #include "quantize/calibrate_internal.h"
-#include "quantize/module_clone.h"
 #include "quantize/thresholds.h"
 
 namespace tosakit {
@@ -54,7 +54,7 @@ class Calibrator {
   Calibrator(const CalibrateOptions& o, ir::Function& fn) : o_(o), fn_(fn) {}
 
   Status collect(const std::vector<std::string>& samples, bool histograms) {
-    auto module = cloneModule(*o_.module);
+    auto module = ir::cloneModule(*o_.module);
     auto session = Session::create(std::move(module), o_.session);
     if (!session) return session.status();
     // Pass 1: ranges; pass 2 (when a method needs them): histograms over [0, absmax] and central moments.

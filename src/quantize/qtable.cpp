@@ -9,7 +9,7 @@
 #include <set>
 
 #include "compliance/similarity.h"
-#include "quantize/module_clone.h"
+#include "ir/clone.h"
 
 namespace tosakit {
 
@@ -96,7 +96,7 @@ class Evaluator {
   Status init() {
     const ir::Function* fn = o_.module->function(o_.quantize.function);
     if (!fn) return Status::invalid("no function '" + o_.quantize.function + "' in the model");
-    auto session = Session::create(quantize::cloneModule(*o_.module), o_.session);
+    auto session = Session::create(ir::cloneModule(*o_.module), o_.session);
     if (!session) return session.status();
     RunOptions ro;
     ro.function = o_.quantize.function;

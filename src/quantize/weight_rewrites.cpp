@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ir/clone.h"
 #include "quantize/calibrate_internal.h"
-#include "quantize/module_clone.h"
 
 namespace tosakit::quantize {
 
@@ -134,7 +134,7 @@ Result<int> correctBiases(const CalibrateOptions& o, ir::Function& fn, const std
     if (bias) targets.push_back({op.get(), bias, std::vector<double>(size_t(bias->attr("values")->tensor->size()), 0)});
   }
   if (targets.empty() || samples.empty()) return 0;
-  auto session = Session::create(cloneModule(*fn.module), o.session);
+  auto session = Session::create(ir::cloneModule(*fn.module), o.session);
   if (!session) return session.status();
   OpRunner runner(o.session);
   for (size_t si = 0; si < samples.size(); ++si) {

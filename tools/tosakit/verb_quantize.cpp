@@ -11,7 +11,7 @@
 #include "backend_flags.h"
 #include "core/file_io.h"
 #include "formats/npy/npy.h"
-#include "quantize/module_clone.h"
+#include "ir/clone.h"
 #include "tosakit/calibrate.h"
 #include "tosakit/compare.h"
 #include "tosakit/model_io.h"
@@ -91,7 +91,7 @@ Status verifyQuantized(const QuantizeArgs& a, const ir::Module& quantized) {
     t = std::move(q);
   }
   NamedTensors quantLayers, floatLayers;
-  auto quantOut = runModel(quantize::cloneModule(quantized), *quantInputs, true, &quantLayers);
+  auto quantOut = runModel(ir::cloneModule(quantized), *quantInputs, true, &quantLayers);
   if (!quantOut) return quantOut.status().withContext("quantized model");
   auto floatOut = runModel(std::move(*floatModel), *floatInputs, true, &floatLayers);
   if (!floatOut) return floatOut.status().withContext(a.model);

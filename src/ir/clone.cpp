@@ -1,57 +1,57 @@
-#include "quantize/module_clone.h"
+#include "ir/clone.h"
 
 #include <map>
 
-namespace tosakit::quantize {
+namespace tosakit::ir {
 
 namespace {
 
 class Cloner {
  public:
-  explicit Cloner(ir::Module& dst) : dst_(dst) {}
+  explicit Cloner(Module& dst) : dst_(dst) {}
 
-  ir::Value* copyValue(const ir::Value* v) {
-    ir::Value* c = dst_.newValue(v->type, v->name);
+  Value* copyValue(const Value* v) {
+    Value* c = dst_.newValue(v->type, v->name);
     c->id = v->id;  // keeps intermediateName() stable
     c->index = v->index;
     map_[v] = c;
     return c;
   }
 
-  ir::Value* mapped(ir::Value* v) {
+  Value* mapped(Value* v) {
     auto it = map_.find(v);
     return it == map_.end() ? v : it->second;  // values defined outside (never for a whole module)
   }
 
-  void copyBlock(const ir::Block& src, ir::Block& dst, ir::Region* parent) {
+  void copyBlock(const Block& src, Block& dst, Region* parent) {
     dst.parent = parent;
-    for (const ir::Value* a : src.args) {
-      ir::Value* c = copyValue(a);
+    for (const Value* a : src.args) {
+      Value* c = copyValue(a);
       c->ownerBlock = &dst;
       dst.args.push_back(c);
     }
     for (const auto& op : src.ops) dst.ops.push_back(copyOp(*op, dst));
   }
 
-  std::unique_ptr<ir::Operation> copyOp(const ir::Operation& src, ir::Block& parent) {
-    auto op = std::make_unique<ir::Operation>();
+  std::unique_ptr<Operation> copyOp(const Operation& src, Block& parent) {
+    auto op = std::make_unique<Operation>();
     op->name = src.name;
     op->attrs = src.attrs;
     op->loc = src.loc;
     op->parent = &parent;
-    for (ir::Value* v : src.operands) op->operands.push_back(mapped(v));
+    for (Value* v : src.operands) op->operands.push_back(mapped(v));
     for (const auto& region : src.regions) {
-      auto r = std::make_unique<ir::Region>();
+      auto r = std::make_unique<Region>();
       r->parent = op.get();
       for (const auto& b : region->blocks) {
-        auto nb = std::make_unique<ir::Block>();
+        auto nb = std::make_unique<Block>();
         copyBlock(*b, *nb, r.get());
         r->blocks.push_back(std::move(nb));
       }
       op->regions.push_back(std::move(r));
     }
-    for (const ir::Value* v : src.results) {
-      ir::Value* c = copyValue(v);
+    for (const Value* v : src.results) {
+      Value* c = copyValue(v);
       c->definingOp = op.get();
       op->results.push_back(c);
     }
@@ -59,27 +59,28 @@ class Cloner {
   }
 
  private:
-  ir::Module& dst_;
-  std::map<const ir::Value*, ir::Value*> map_;
+  Module& dst_;
+  std::map<const Value*, Value*> map_;
 };
 
 }  // namespace
 
-std::unique_ptr<ir::Module> cloneModule(const ir::Module& m) {
-  auto out = std::make_unique<ir::Module>();
+std::unique_ptr<Module> cloneModule(const Module& m) {
+  auto out = std::make_unique<Module>();
   out->variables = m.variables;
   out->target = m.target;
   Cloner cloner(*out);
   for (const auto& f : m.functions) {
-    ir::Function& nf = out->addFunction(f->name);
+    Function& nf = out->addFunction(f->name);
     nf.resultTypes = f->resultTypes;
     nf.resultNames = f->resultNames;
     nf.argAttrs = f->argAttrs;
     nf.resultAttrs = f->resultAttrs;
+    nf.attrs = f->attrs;
     nf.loc = f->loc;
     cloner.copyBlock(f->body, nf.body, nullptr);
   }
   return out;
 }
 
-}  // namespace tosakit::quantize
+}  // namespace tosakit::ir
