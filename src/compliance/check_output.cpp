@@ -275,8 +275,9 @@ void judgeParts(const Context& c, std::vector<SourcePart>& parts, const Tensor& 
   };
   e.op = join(ops);
   e.location = join(locs);
-  e.rule = join(rules) + (exactToo ? " + EXACT" : "");
+  e.rule = rules.empty() ? "EXACT" : join(rules) + (exactToo ? " + EXACT" : "");
   e.section = join(sections);
+  if (ops.empty()) e.op = "(exact sources)";  // several inputs, constants or exact ops: no deciding op
   e.verdict = Verdict::Compliant;
   e.worst = 0;
   for (SourcePart& p : parts) {
