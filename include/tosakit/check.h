@@ -26,7 +26,7 @@ struct TensorSource {
 
 struct CheckOptions {
   std::string model;                   // .mlir / .spv (ignored when `module` is set)
-  const ir::Module* module = nullptr;  // an already loaded module (not owned; copied via MLIR text)
+  const ir::Module* module = nullptr;  // an already loaded module (not owned; deep-copied, ir/clone.h)
   std::string function = "main";
   TensorSource inputs;  // the graph's inputs (needed for the reference and the bounds)
   TensorSource result;  // the implementation's outputs (required unless `backend` is set)
@@ -43,6 +43,9 @@ struct CheckOptions {
   std::string mode;            // forced compliance mode for every output ("" = per operator)
   int testSet = -1;            // Appendix A test set S (0..5) of the inputs; -1: detect gen-data
                                // provenance (else none: no dot-product mean/variance tests)
+  // A result with no verdict ("not judged": no single operator's rule applies, a dump is missing, ...) makes
+  // the report's verdict NotJudged (exit 7) unless this is set: then only NOT compliant results fail.
+  bool allowNotJudged = false;
 };
 
 enum class Verdict { Compliant, NotCompliant, NotJudged };
@@ -62,13 +65,20 @@ struct CheckEntry {
 };
 
 struct CheckReport {
-  bool perOp = false;  // entries are ops (with intermediates), else graph outputs
+  bool perOp = false;           // entries are ops (with intermediates), else graph outputs
+  bool allowNotJudged = false;  // CheckOptions::allowNotJudged
   std::vector<CheckEntry> entries;
   std::vector<std::string> notes;  // e.g. "test set S3 detected (gen-data layout)"
   int count(Verdict v) const;
-  bool compliant() const { return count(Verdict::NotCompliant) == 0; }
-  std::string toText() const;  // the table `tosakit check` prints
-  std::string toJson() const;  // `tosakit check --json`
+  bool compliant() const { return count(Verdict::NotCompliant) == 0; }  // no entry NOT compliant
+  // The whole report's verdict: NotCompliant when any entry is; else NotJudged when any entry is not judged
+  // (unless allowNotJudged); else Compliant. A "not judged" result is never a silent pass.
+  Verdict verdict() const;
+  // The exit code `tosakit check` gives for it: 0 compliant, 1 NOT compliant, 7 not judged.
+  int exitCode() const;
+  std::string notJudgedSummary() const;  // why results are not judged and what to give, one line
+  std::string toText() const;            // the table `tosakit check` prints
+  std::string toJson() const;            // `tosakit check --json`
 };
 
 // Judges the implementation's results. Errors (bad files, names, shapes, dtypes) are returned as Status;

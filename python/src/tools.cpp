@@ -284,15 +284,21 @@ void bindCheck(py::module_& m) {
       .def_readonly("per_op", &CheckReport::perOp)
       .def_readonly("entries", &CheckReport::entries)
       .def_readonly("notes", &CheckReport::notes)
-      .def_property_readonly("compliant", &CheckReport::compliant)
+      .def_property_readonly("compliant", &CheckReport::compliant)  // no result NOT compliant
+      .def_property_readonly(
+          "verdict", [](const CheckReport& r) { return std::string(verdictName(r.verdict())); },
+          "The report's verdict: 'compliant', 'NOT compliant', or 'not judged' (a result without a verdict, "
+          "unless allow_not_judged)")
+      .def_property_readonly("exit_code", &CheckReport::exitCode, "What `tosakit check` exits with: 0, 1 or 7")
+      .def_readonly("allow_not_judged", &CheckReport::allowNotJudged)
       .def("to_text", &CheckReport::toText)
       .def("to_json", &CheckReport::toJson)
-      .def("__bool__", &CheckReport::compliant);
+      .def("__bool__", [](const CheckReport& r) { return r.verdict() == Verdict::Compliant; });
   m.def(
       "check",
       [](py::handle model, py::handle result, py::handle inputs, py::handle reference, py::handle bounds,
          py::handle intermediates, const std::string& mode, int testSet, const std::string& function,
-         const std::string& backend, int threads, bool perOp) {
+         const std::string& backend, int threads, bool perOp, bool allowNotJudged) {
         CheckOptions o;
         std::shared_ptr<ir::Module> keep;
         if (py::isinstance<ModuleHandle>(model)) {
@@ -312,6 +318,7 @@ void bindCheck(py::module_& m) {
         o.backend = backend;  // set instead of `result`: judge that backend's own run on `inputs`
         o.threads = threads;
         o.backendIntermediates = perOp;
+        o.allowNotJudged = allowNotJudged;
         auto report = [&] {
           py::gil_scoped_release release;
           return checkResults(o);
@@ -321,7 +328,7 @@ void bindCheck(py::module_& m) {
       py::arg("model"), py::arg("result") = py::none(), py::arg("inputs") = py::none(),
       py::arg("reference") = py::none(), py::arg("bounds") = py::none(), py::arg("intermediates") = py::none(),
       py::arg("mode") = "", py::arg("test_set") = -1, py::arg("function") = "main", py::arg("backend") = "",
-      py::arg("threads") = 0, py::arg("per_op") = false);
+      py::arg("threads") = 0, py::arg("per_op") = false, py::arg("allow_not_judged") = false);
 }
 #endif
 

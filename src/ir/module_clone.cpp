@@ -76,6 +76,7 @@ std::unique_ptr<Module> cloneModule(const Module& m) {
     nf.resultNames = f->resultNames;
     nf.argAttrs = f->argAttrs;
     nf.resultAttrs = f->resultAttrs;
+    nf.attrs = f->attrs;
     nf.loc = f->loc;
     cloner.copyBlock(f->body, nf.body, nullptr);
   }

@@ -417,12 +417,23 @@ TEST_F(CheckVerbTest, MultiOpOutputNotJudgedWithoutIntermediates) {
                              {"y", Tensor::fromDoubles(DType::FP32, {1, 4, 4, 3}, ramp(48, 0.125, -0.05))}}));
   ASSERT_EQ(runTool("run " + path("chain.mlir") + " --inputs " + path("xin.npz") + " -o " + path("out.npz")).exitCode,
             0);
-  auto r =
-      runTool("check --model " + path("chain.mlir") + " --inputs " + path("xin.npz") + " --result " + path("out.npz"));
-  EXPECT_EQ(r.exitCode, 0) << r.out;
+  std::string cmd =
+      "check --model " + path("chain.mlir") + " --inputs " + path("xin.npz") + " --result " + path("out.npz");
+  auto r = runTool(cmd);
+  EXPECT_EQ(r.exitCode, 7) << r.out;  // never a silent pass
   EXPECT_ROW(r.out, "out0", "not judged");
   EXPECT_NE(r.out.find("--intermediates"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("'conv'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not judged: 1 output(s) without a verdict"), std::string::npos) << r.out;
+  auto j = runTool(cmd + " --json");
+  EXPECT_EQ(j.exitCode, 7) << j.out;
+  EXPECT_NE(j.out.find("\"overall_verdict\": \"not_judged\""), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"exit_code\": 7"), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"not_judged_summary\""), std::string::npos) << j.out;
+  auto allowed = runTool(cmd + " --allow-not-judged");
+  EXPECT_EQ(allowed.exitCode, 0) << allowed.out;
+  EXPECT_ROW(allowed.out, "out0", "not judged");
+  EXPECT_NE(allowed.out.find("accepted by --allow-not-judged"), std::string::npos) << allowed.out;
 }
 
 // An output reached through exact data movement keeps the rule of the op that produced its data: conv2d ->
@@ -528,7 +539,8 @@ TEST_F(CheckVerbTest, IntermediatesWrongOrMissing) {
   EXPECT_EQ(w.exitCode, 4) << w.out;
   EXPECT_NE(w.out.find("wrong.npz: 'conv'"), std::string::npos) << w.out;
   auto m = runTool(base + path("missing.npz"));
-  EXPECT_EQ(m.exitCode, 0) << m.out;
+  EXPECT_EQ(m.exitCode, 7) << m.out;  // ops without a verdict
+  EXPECT_EQ(runTool(base + path("missing.npz") + " --allow-not-judged").exitCode, 0);
   EXPECT_ROW(m.out, "add", "not judged");
   EXPECT_ROW(m.out, "sig", "not judged");
   EXPECT_ROW(m.out, "conv", "compliant");

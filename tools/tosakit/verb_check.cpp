@@ -28,7 +28,7 @@ int checkVerb(CheckArgs& a) {
   auto rep = checkResults(o);
   if (!rep) return report(rep.status());
   std::cout << (a.json ? rep->toJson() : rep->toText());
-  return rep->compliant() ? kExitOk : 1;
+  return rep->exitCode();
 }
 
 }  // namespace
@@ -43,7 +43,9 @@ VerbAction addCheckVerb(CLI::App& app) {
       "exact and correctly rounded ops (add, sub, mul, ...) exactly against the run in the declared types "
       "(1.10.3 operator sequence); with --intermediates every op is re-run in fp64 on the implementation's "
       "own inputs to that op and judged by its rule. --backend judges tosakit's own run on that backend instead "
-      "of a --result file. Exit 0 when nothing is NOT compliant, 1 otherwise");
+      "of a --result file. Exit 0 when every result is compliant, 1 when one is NOT compliant, 7 when one is not "
+      "judged (no single operator's rule applies, a dump is missing: give --intermediates) unless "
+      "--allow-not-judged");
   CheckOptions& o = args->options;
   cmd->add_option("--model", o.model, "Model file (.mlir, .spv)")->required();
   cmd->add_option("--function", o.function, "Function")->capture_default_str();
@@ -72,6 +74,8 @@ VerbAction addCheckVerb(CLI::App& app) {
                   "Appendix A test set S (0..5) the inputs come from: adds the dot-product mean/variance tests "
                   "(default: detected when the inputs are gen-data's layout)")
       ->check(CLI::Range(0, 5));
+  cmd->add_flag("--allow-not-judged", o.allowNotJudged,
+                "Accept results that cannot be judged (exit 0 instead of 7 when nothing is NOT compliant)");
   cmd->add_flag("--json", args->json, "Print the report as JSON");
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
