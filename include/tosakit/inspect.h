@@ -102,4 +102,23 @@ Result<std::unique_ptr<ir::Module>> cutModel(const ir::Module& module, const Cut
 // behind on failure.
 Status saveModelWithQuantParams(ir::Module& module, const std::string& path, const std::string& function = "main");
 
+struct GraphOptions {
+  std::string function = "main";
+  // Constants are always folded into their consumer (a line per constant operand: its spec argument and type);
+  // with collapseConstants they become one summary line per consumer ("3 constants, 9.47 K elements").
+  bool collapseConstants = false;
+  // svg/html layouts of more nodes than this are refused (Graphviz's layout time grows faster than linearly).
+  int64_t maxLayoutNodes = 20000;
+};
+
+// The function as Graphviz DOT, top to bottom: a node per argument, per op (type, name as `run
+// --dump-intermediates` writes it, result types, recorded scale/zero point, folded constants) and per result;
+// an edge per use of a non-constant value; cond_if/while_loop regions as clusters.
+Result<std::string> graphDot(const ir::Module& module, const GraphOptions& options = {});
+// DOT laid out by Graphviz's dot into SVG (in process, cgraph/gvc).
+Result<std::string> dotToSvg(const std::string& dot, const std::string& context);
+// Writes .dot, .svg or .html (the SVG in one self-contained page: pan, zoom, search by name) by extension;
+// atomically.
+Status writeGraph(const ir::Module& module, const std::string& path, const GraphOptions& options = {});
+
 }  // namespace tosakit

@@ -43,6 +43,21 @@ ModuleHandle cutBinding(py::handle model, const std::vector<std::string>& inputs
   return ModuleHandle{std::shared_ptr<ir::Module>(std::move(sub)), "<cut>"};
 }
 
+py::object graphBinding(py::handle model, py::handle output, const std::string& function, bool collapseConstants) {
+  auto module = inspectableModel(model);
+  GraphOptions opts;
+  opts.function = function;
+  opts.collapseConstants = collapseConstants;
+  if (output.is_none()) return py::str(take(graphDot(*module, opts)));
+  const std::string path = pathArgument(output);
+  Status s = [&] {
+    py::gil_scoped_release release;
+    return writeGraph(*module, path, opts);
+  }();
+  check(s);
+  return py::none();
+}
+
 }  // namespace
 
 void bindInspect(py::module_& m) {
@@ -50,6 +65,9 @@ void bindInspect(py::module_& m) {
         "What a model contains (the `info` verb's --json object as a dict).");
   m.def("cut", &cutBinding, py::arg("model"), py::arg("inputs"), py::arg("outputs"), py::arg("function") = "main",
         "The subgraph from the named tensors to the named outputs (the `cut` verb), as a new Module.");
+  m.def("graph", &graphBinding, py::arg("model"), py::arg("output") = py::none(), py::arg("function") = "main",
+        py::arg("collapse_constants") = false,
+        "Draw the graph (the `graph` verb) to output (.svg, .dot, .html); without output, return the DOT text.");
 }
 #else
 void bindInspect(py::module_&) {}

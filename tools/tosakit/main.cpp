@@ -122,6 +122,7 @@ int main(int argc, char** argv) {
   actions.push_back(addBenchVerb(app));
   actions.push_back(addInfoVerb(app));
   actions.push_back(addCutVerb(app));
+  actions.push_back(addGraphVerb(app));
   // --max-memory on every verb that reads models or data (all but version), new verbs included.
   for (CLI::App* verb : app.get_subcommands({}))
     if (verb->get_name() != "version") addMaxMemoryFlag(verb);

@@ -26,6 +26,7 @@ VerbAction addCompareVerb(CLI::App& app);
 VerbAction addBenchVerb(CLI::App& app);
 VerbAction addInfoVerb(CLI::App& app);
 VerbAction addCutVerb(CLI::App& app);
+VerbAction addGraphVerb(CLI::App& app);
 
 // Exit codes (documented in README.md):
 enum ExitCode {
