@@ -13,6 +13,8 @@
 
 #include "core/status.h"
 #include "ir/graph.h"
+#include "tosakit/calibrate.h"
+#include "tosakit/session.h"
 
 namespace tosakit {
 
@@ -120,5 +122,26 @@ Result<std::string> dotToSvg(const std::string& dot, const std::string& context)
 // Writes .dot, .svg or .html (the SVG in one self-contained page: pan, zoom, search by name) by extension;
 // atomically.
 Status writeGraph(const ir::Module& module, const std::string& path, const GraphOptions& options = {});
+
+struct VisualOptions {
+  std::string function = "main";
+  std::string backend = "fast";  // runs both models ("ref" for the golden model)
+  int threads = 0;
+  double minCosine = 0.99, minEuclidean = 0.9;    // the slider's start and the table's pass/fail
+  const CalibrationTable* calibration = nullptr;  // optional: each tensor's threshold/min/max in the details
+  int scatterPoints = 400;                        // float vs dequantized pairs kept per tensor (evenly strided)
+  int histogramBins = 40;
+  GraphOptions graph;  // layout of the float model's graph
+};
+
+// TPU-MLIR's visual.py as one self-contained HTML page: both models run on every sample (inputs by name, the
+// float model's), every tensor they share (op results by intermediateName, outputs by name; integer tensors
+// dequantized with the scales the quantized model records) compared; the float graph coloured by cosine with a
+// legend and a tolerance slider; a click on a node shows the tensor's figures and plots (float vs dequantized
+// scatter, both histograms, the error histogram) of the first sample; a sortable table of the worst layers;
+// with several samples, each tensor's mean and worst cosine over them. Errors: the runs' own (missing or
+// mis-typed inputs), no samples, no tensor in common.
+Result<std::string> visualReport(const ir::Module& floatModel, const ir::Module& quantModel,
+                                 const std::vector<NamedTensors>& samples, const VisualOptions& options = {});
 
 }  // namespace tosakit

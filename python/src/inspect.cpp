@@ -5,6 +5,7 @@
 #include "bindings.h"
 
 #if defined(HAVE_TOSAKIT_INSPECT)
+#include "core/file_io.h"
 #include "tosakit/inspect.h"
 #endif
 
@@ -58,6 +59,32 @@ py::object graphBinding(py::handle model, py::handle output, const std::string& 
   return py::none();
 }
 
+py::object visualBinding(py::handle floatModel, py::handle quantModel, py::handle samples, py::handle output,
+                         double minCosine, double minEuclidean, const std::string& function,
+                         const std::string& backend) {
+  auto f = inspectableModel(floatModel);
+  auto q = inspectableModel(quantModel);
+  std::vector<NamedTensors> sampleSets;
+  if (py::isinstance<py::dict>(samples))
+    sampleSets.push_back(tensorsFromDict(samples, "samples"));
+  else
+    for (py::handle s : samples) sampleSets.push_back(tensorsFromDict(s, "samples"));
+  VisualOptions opts;
+  opts.function = function;
+  opts.graph.function = function;
+  opts.backend = backend;
+  opts.minCosine = minCosine;
+  opts.minEuclidean = minEuclidean;
+  auto html = [&] {
+    py::gil_scoped_release release;
+    return visualReport(*f, *q, sampleSets, opts);
+  }();
+  std::string page = take(std::move(html));
+  if (output.is_none()) return py::str(page);
+  check(writeFileAtomic(pathArgument(output), page));
+  return py::none();
+}
+
 }  // namespace
 
 void bindInspect(py::module_& m) {
@@ -68,6 +95,11 @@ void bindInspect(py::module_& m) {
   m.def("graph", &graphBinding, py::arg("model"), py::arg("output") = py::none(), py::arg("function") = "main",
         py::arg("collapse_constants") = false,
         "Draw the graph (the `graph` verb) to output (.svg, .dot, .html); without output, return the DOT text.");
+  m.def("visual", &visualBinding, py::arg("float_model"), py::arg("quant_model"), py::arg("samples"),
+        py::arg("output") = py::none(), py::arg("min_cosine") = 0.99, py::arg("min_euclidean") = 0.9,
+        py::arg("function") = "main", py::arg("backend") = "fast",
+        "Float vs quantized report (the `visual` verb) on samples (a dict of arrays or a list of them); "
+        "writes output (.html) or returns the page.");
 }
 #else
 void bindInspect(py::module_&) {}

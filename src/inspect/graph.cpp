@@ -77,13 +77,14 @@ class DotWriter {
       node(id,
            fn_.inputName(i) + "\n" + v->type.toString() +
                quantLine(fn_.argAttr(i, "tosakit.qscale"), fn_.argAttr(i, "tosakit.qzp")),
-           "ellipse", "#fff3cd", fn_.inputName(i));
+           "ellipse", "#fff3cd", fn_.inputName(i), "  ", "in:" + fn_.inputName(i));
     }
     block(fn_.body, "  ");
     const std::vector<ir::Value*> outs = fn_.outputs();
     for (size_t i = 0; i < outs.size(); ++i) {
       const std::string id = newNode();
-      node(id, fn_.outputName(i) + "\n" + fn_.resultTypes[i].toString(), "ellipse", "#fff3cd", fn_.outputName(i));
+      node(id, fn_.outputName(i) + "\n" + fn_.resultTypes[i].toString(), "ellipse", "#fff3cd", fn_.outputName(i), "  ",
+           "out:" + fn_.outputName(i));
       edgeFrom(outs[i], id);
     }
     // Edges at the root: an edge statement inside a cluster would make both its ends members of the cluster.
@@ -104,10 +105,13 @@ class DotWriter {
 
   std::string newNode() { return "n" + std::to_string(nextNode_++); }
 
+  // `svgId` ("op:NAME", "in:NAME", "out:NAME") becomes the SVG group's id, for the HTML pages' scripts.
   void node(const std::string& id, const std::string& label, const std::string& shape, const std::string& color,
-            const std::string& name, const std::string& indent = "  ") {
+            const std::string& name, const std::string& indent = "  ", const std::string& svgId = "") {
     out_ << indent << id << " [label=\"" << escaped(label) << "\", shape=" << shape << ", fillcolor=\"" << color
-         << "\", tooltip=\"" << escaped(name) << "\"];\n";
+         << "\", tooltip=\"" << escaped(name) << "\"";
+    if (!svgId.empty()) out_ << ", id=\"" << escaped(svgId) << "\"";
+    out_ << "];\n";
   }
 
   void edgeFrom(const ir::Value* v, const std::string& to) {
@@ -166,7 +170,7 @@ class DotWriter {
   void operation(const ir::Operation& op, const std::string& indent) {
     const std::string id = newNode();
     const std::string name = nameOf(op);
-    node(id, opLabel(op, name), "box", fillColor(op.name), name, indent);
+    node(id, opLabel(op, name), "box", fillColor(op.name), name, indent, "op:" + name);
     for (const ir::Value* v : op.operands) edgeFrom(v, id);
     for (const ir::Value* r : op.results) producer_[r] = id;
     static const char* const kRegionNames[2][2] = {{"then", "else"}, {"cond", "body"}};
@@ -204,47 +208,10 @@ std::mutex& graphvizMutex() {
 }
 
 std::string htmlPage(const std::string& title, const std::string& svg) {
-  std::string page = R"(<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>)" +
-      title + R"(</title>
-<style>
-body{margin:0;font-family:Helvetica,Arial,sans-serif}
-#bar{position:fixed;top:0;left:0;right:0;background:#f8f9fa;border-bottom:1px solid #ccc;padding:6px;z-index:1}
-#view{position:absolute;top:40px;left:0;right:0;bottom:0;overflow:hidden;cursor:grab}
-#view svg{width:100%;height:100%}
-.hit polygon,.hit ellipse,.hit path{stroke:#d63384!important;stroke-width:4px!important}
-</style></head><body>
-<div id="bar"><b>)" +
-      title + R"(</b> &nbsp; <input id="q" placeholder="search a layer name" size="40">
-<button id="go">find</button> <span id="msg"></span> &nbsp; wheel: zoom, drag: pan</div>
-<div id="view">)" +
-      svg + R"(</div>
-<script>
-(function(){
-var svg=document.querySelector('#view svg');svg.removeAttribute('width');svg.removeAttribute('height');
-var vb=svg.viewBox.baseVal,full={x:vb.x,y:vb.y,w:vb.width,h:vb.height};
-function set(x,y,w,h){svg.setAttribute('viewBox',x+' '+y+' '+w+' '+h);}
-svg.addEventListener('wheel',function(e){e.preventDefault();var r=svg.getBoundingClientRect();
-var f=e.deltaY>0?1.2:1/1.2,v=svg.viewBox.baseVal,px=v.x+(e.clientX-r.left)/r.width*v.width,
-py=v.y+(e.clientY-r.top)/r.height*v.height;set(px-(px-v.x)*f,py-(py-v.y)*f,v.width*f,v.height*f);},{passive:false});
-var drag=null;svg.addEventListener('mousedown',function(e){drag={x:e.clientX,y:e.clientY};});
-window.addEventListener('mouseup',function(){drag=null;});
-window.addEventListener('mousemove',function(e){if(!drag)return;var r=svg.getBoundingClientRect(),v=svg.viewBox.baseVal;
-set(v.x-(e.clientX-drag.x)*v.width/r.width,v.y-(e.clientY-drag.y)*v.height/r.height,v.width,v.height);
-drag={x:e.clientX,y:e.clientY};});
-function find(){var q=document.getElementById('q').value.trim(),hits=[];
-document.querySelectorAll('g.node').forEach(function(g){g.classList.remove('hit');
-var t=g.querySelector('title'),a=g.querySelector('a');var name=a?(a.getAttribute('xlink:title')||a.getAttribute('title')):'';
-if(q&&((name||'').indexOf(q)>=0||g.textContent.indexOf(q)>=0)){g.classList.add('hit');hits.push(g);}});
-document.getElementById('msg').textContent=q?hits.length+' match(es)':'';
-if(hits.length){var b=hits[0].getBBox(),w=Math.max(b.width*4,full.w/8),h=w*full.h/full.w;
-set(b.x+b.width/2-w/2,b.y+b.height/2-h/2,w,h);}else set(full.x,full.y,full.w,full.h);}
-document.getElementById('go').addEventListener('click',find);
-document.getElementById('q').addEventListener('keydown',function(e){if(e.key==='Enter')find();});
-})();
-</script></body></html>
-)";
-  return page;
+  return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + title + "</title>\n<style>\n" +
+      inspect::graphViewStyle() + "</style></head><body>\n<div id=\"bar\"><b>" + title + "</b> &nbsp; " +
+      inspect::graphSearchBox() + "</div>\n<div id=\"view\">" + svg + "</div>\n<script>\n" +
+      inspect::graphViewScript() + "</script></body></html>\n";
 }
 
 std::string extensionOf(const std::string& path) {
@@ -289,27 +256,84 @@ Result<std::string> dotToSvg(const std::string& dot, const std::string& context)
   return svg;
 }
 
-Status writeGraph(const ir::Module& module, const std::string& path, const GraphOptions& options) {
-  const std::string ext = extensionOf(path);
-  if (ext != ".dot" && ext != ".svg" && ext != ".html")
-    return Status::invalid(path + ": unknown graph format '" + ext + "' (expected .dot, .svg or .html)");
+namespace inspect {
+
+std::string graphViewStyle() {
+  return R"(body{margin:0;font-family:Helvetica,Arial,sans-serif}
+#bar{position:fixed;top:0;left:0;right:0;height:30px;background:#f8f9fa;border-bottom:1px solid #ccc;padding:6px;z-index:1}
+#view{position:absolute;top:43px;left:0;right:0;bottom:0;overflow:hidden;cursor:grab}
+#view svg{width:100%;height:100%}
+.hit polygon,.hit ellipse,.hit path{stroke:#d63384!important;stroke-width:4px!important}
+)";
+}
+
+std::string graphSearchBox() {
+  return R"(<input id="q" placeholder="search a layer name" size="24"> <button id="go">find</button>
+<span id="msg"></span> &nbsp; wheel: zoom, drag: pan)";
+}
+
+// Pan (drag), zoom (wheel) and search over the inline SVG in #view; tkView.focus(g) zooms to a node.
+std::string graphViewScript() {
+  return R"(var tkView=(function(){
+var svg=document.querySelector('#view svg');svg.removeAttribute('width');svg.removeAttribute('height');
+var vb=svg.viewBox.baseVal,full={x:vb.x,y:vb.y,w:vb.width,h:vb.height};
+function set(x,y,w,h){svg.setAttribute('viewBox',x+' '+y+' '+w+' '+h);}
+svg.addEventListener('wheel',function(e){e.preventDefault();var r=svg.getBoundingClientRect();
+var f=e.deltaY>0?1.2:1/1.2,v=svg.viewBox.baseVal,px=v.x+(e.clientX-r.left)/r.width*v.width,
+py=v.y+(e.clientY-r.top)/r.height*v.height;set(px-(px-v.x)*f,py-(py-v.y)*f,v.width*f,v.height*f);},{passive:false});
+var drag=null;svg.addEventListener('mousedown',function(e){drag={x:e.clientX,y:e.clientY};});
+window.addEventListener('mouseup',function(){drag=null;});
+window.addEventListener('mousemove',function(e){if(!drag)return;var r=svg.getBoundingClientRect(),v=svg.viewBox.baseVal;
+set(v.x-(e.clientX-drag.x)*v.width/r.width,v.y-(e.clientY-drag.y)*v.height/r.height,v.width,v.height);
+drag={x:e.clientX,y:e.clientY};});
+function focus(g){var b=g.getBBox(),root=svg.querySelector('g.graph'),m=root.transform.baseVal.consolidate();
+m=m?m.matrix:{a:1,d:1,e:0,f:0};var cx=m.a*(b.x+b.width/2)+m.e,cy=m.d*(b.y+b.height/2)+m.f;
+var w=Math.max(b.width*m.a*4,Math.min(full.w,800)),h=w*svg.clientHeight/Math.max(1,svg.clientWidth);
+set(cx-w/2,cy-h/2,w,h);}
+function find(){var q=document.getElementById('q').value.trim(),hits=[];
+document.querySelectorAll('g.node').forEach(function(g){g.classList.remove('hit');
+if(q&&(g.id.indexOf(q)>=0||g.textContent.indexOf(q)>=0)){g.classList.add('hit');hits.push(g);}});
+document.getElementById('msg').textContent=q?hits.length+' match(es)':'';
+if(hits.length)focus(hits[0]);else set(full.x,full.y,full.w,full.h);return hits;}
+document.getElementById('go').addEventListener('click',find);
+document.getElementById('q').addEventListener('keydown',function(e){if(e.key==='Enter')find();});
+return {svg:svg,focus:focus,find:find};
+})();
+)";
+}
+
+Result<std::string> layoutInlineSvg(const ir::Module& module, const GraphOptions& options, const std::string& context) {
   const ir::Function* fn = module.function(options.function);
   if (!fn) return Status::invalid("the model has no function '" + options.function + "'");
   DotWriter writer(*fn, options);
   const std::string dot = writer.write();
-  if (ext == ".dot") return writeFileAtomic(path, dot);
   if (writer.nodes() > options.maxLayoutNodes)
     return Status::invalid("function '" + options.function + "' has " + std::to_string(writer.nodes()) +
                            " graph nodes, more than " + std::to_string(options.maxLayoutNodes) +
                            " for a layout: write .dot, or cut the model first (tosakit cut)");
-  auto svg = dotToSvg(dot, path);
+  auto svg = dotToSvg(dot, context);
   if (!svg) return svg.status();
-  if (ext == ".svg") return writeFileAtomic(path, *svg);
   // The XML prolog and doctype of Graphviz's SVG are not allowed inside HTML.
-  std::string inline_ = *svg;
-  const size_t start = inline_.find("<svg");
-  if (start != std::string::npos) inline_ = inline_.substr(start);
-  return writeFileAtomic(path, htmlPage("tosakit graph: " + options.function, inline_));
+  const size_t start = svg->find("<svg");
+  return start == std::string::npos ? *svg : svg->substr(start);
+}
+
+}  // namespace inspect
+
+Status writeGraph(const ir::Module& module, const std::string& path, const GraphOptions& options) {
+  const std::string ext = extensionOf(path);
+  if (ext != ".dot" && ext != ".svg" && ext != ".html")
+    return Status::invalid(path + ": unknown graph format '" + ext + "' (expected .dot, .svg or .html)");
+  if (ext == ".dot") {
+    auto dot = graphDot(module, options);
+    if (!dot) return dot.status();
+    return writeFileAtomic(path, *dot);
+  }
+  auto svg = inspect::layoutInlineSvg(module, options, path);
+  if (!svg) return svg.status();
+  if (ext == ".svg")
+    return writeFileAtomic(path, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n" + *svg);
+  return writeFileAtomic(path, htmlPage("tosakit graph: " + options.function, *svg));
 }
 
 }  // namespace tosakit

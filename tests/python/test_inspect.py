@@ -64,3 +64,14 @@ def test_graph_dot_text_and_files(tool, tmp_path):
     assert (tmp_path / "g.svg").read_text().count('class="node"') == 10
     with pytest.raises(tosakit.BadInput):
         tosakit.graph(DEFAULT, tmp_path / "g.png")
+
+
+def test_visual_page_of_the_default_model_against_itself(tmp_path):
+    inputs = dict(np.load(SOURCE_DIR / "models/default/inputs.npz"))
+    page = tosakit.visual(DEFAULT, DEFAULT, inputs, backend="ref")
+    data = json.loads(page.split('<script type="application/json" id="data">', 1)[1].split("</script>", 1)[0])
+    # The same model on both sides: every shared tensor identical (cosine 1), the two outputs included.
+    assert {t["name"] for t in data["tensors"]} >= {"out0", "out1"}
+    assert all(t["cos"] == 1 and t["maxdiff"] == 0 for t in data["tensors"])
+    tosakit.visual(DEFAULT, DEFAULT, [inputs, inputs], tmp_path / "r.html", backend="ref")
+    assert '"samples":2' in (tmp_path / "r.html").read_text()
