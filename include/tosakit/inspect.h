@@ -13,6 +13,8 @@
 
 #include "core/status.h"
 #include "ir/graph.h"
+#include "tosakit/calibrate.h"
+#include "tosakit/session.h"
 
 namespace tosakit {
 
@@ -101,5 +103,45 @@ Result<std::unique_ptr<ir::Module>> cutModel(const ir::Module& module, const Cut
 // OUT.spv.qparams.json sidecar `tosakit quantize` writes (SPIR-V has no place for them). Nothing is left
 // behind on failure.
 Status saveModelWithQuantParams(ir::Module& module, const std::string& path, const std::string& function = "main");
+
+struct GraphOptions {
+  std::string function = "main";
+  // Constants are always folded into their consumer (a line per constant operand: its spec argument and type);
+  // with collapseConstants they become one summary line per consumer ("3 constants, 9.47 K elements").
+  bool collapseConstants = false;
+  // svg/html layouts of more nodes than this are refused (Graphviz's layout time grows faster than linearly).
+  int64_t maxLayoutNodes = 20000;
+};
+
+// The function as Graphviz DOT, top to bottom: a node per argument, per op (type, name as `run
+// --dump-intermediates` writes it, result types, recorded scale/zero point, folded constants) and per result;
+// an edge per use of a non-constant value; cond_if/while_loop regions as clusters.
+Result<std::string> graphDot(const ir::Module& module, const GraphOptions& options = {});
+// DOT laid out by Graphviz's dot into SVG (in process, cgraph/gvc).
+Result<std::string> dotToSvg(const std::string& dot, const std::string& context);
+// Writes .dot, .svg or .html (the SVG in one self-contained page: pan, zoom, search by name) by extension;
+// atomically.
+Status writeGraph(const ir::Module& module, const std::string& path, const GraphOptions& options = {});
+
+struct VisualOptions {
+  std::string function = "main";
+  std::string backend = "fast";  // runs both models ("ref" for the golden model)
+  int threads = 0;
+  double minCosine = 0.99, minEuclidean = 0.9;    // the slider's start and the table's pass/fail
+  const CalibrationTable* calibration = nullptr;  // optional: each tensor's threshold/min/max in the details
+  int scatterPoints = 400;                        // float vs dequantized pairs kept per tensor (evenly strided)
+  int histogramBins = 40;
+  GraphOptions graph;  // layout of the float model's graph
+};
+
+// TPU-MLIR's visual.py as one self-contained HTML page: both models run on every sample (inputs by name, the
+// float model's), every tensor they share (op results by intermediateName, outputs by name; integer tensors
+// dequantized with the scales the quantized model records) compared; the float graph coloured by cosine with a
+// legend and a tolerance slider; a click on a node shows the tensor's figures and plots (float vs dequantized
+// scatter, both histograms, the error histogram) of the first sample; a sortable table of the worst layers;
+// with several samples, each tensor's mean and worst cosine over them. Errors: the runs' own (missing or
+// mis-typed inputs), no samples, no tensor in common.
+Result<std::string> visualReport(const ir::Module& floatModel, const ir::Module& quantModel,
+                                 const std::vector<NamedTensors>& samples, const VisualOptions& options = {});
 
 }  // namespace tosakit

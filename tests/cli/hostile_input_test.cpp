@@ -407,6 +407,10 @@ TEST_F(HostileInput, EveryVerbReportsAnOversizedRequestAsBadInput) {
       {"compare", path("a.npz") + " " + path("a.npz"), "a.npz", {}},
       {"bench", mf + " --warmup 0 --iterations 1", mf, {}},
       {"bench", mf + " --backend ref --warmup 0 --iterations 1", mf, {}},
+      {"info", m, m, {}},
+      {"cut", m + " --inputs x --outputs out0 -o " + path("c.mlir"), m, {"c.mlir"}},
+      {"graph", m + " -o " + path("g.svg"), m, {"g.svg"}},
+      {"visual", mf + " " + mf + data + " -o " + path("v.html"), mf, {"v.html"}},
   };
   std::set<std::string> covered = {"version"};  // reads no file: nothing to inject
   for (const auto& c : cases) {
@@ -421,8 +425,9 @@ TEST_F(HostileInput, EveryVerbReportsAnOversizedRequestAsBadInput) {
     for (const auto& o : c.outputs) EXPECT_FALSE(exists(o)) << c.verb << ": " << o;
   }
   const std::vector<std::string> verbs = registeredVerbs();
-  EXPECT_EQ(verbs.size(), 13u);  // version validate run convert dis gen-data check import calibrate qtable
-                                 // quantize compare bench: a new verb needs a case here and below
+  EXPECT_EQ(verbs.size(), 17u);  // version validate run convert dis gen-data check import calibrate qtable
+                                 // quantize compare bench info cut graph visual: a new verb needs a case here
+                                 // and below
   for (const auto& v : verbs) EXPECT_TRUE(covered.count(v)) << "verb '" << v << "' has no oversized case";
 }
 
@@ -507,6 +512,10 @@ TEST_F(HostileInput, EveryVerbTurnsAnAllocationFailureIntoInternalError) {
       {"quantize", m + " --quantize BF16 -o " + path("o.mlir"), {"o.mlir"}},
       {"compare", path("two_gb.npz") + " " + path("two_gb.npz"), {}},
       {"bench", m + " --warmup 0 --iterations 1", {}},
+      {"info", m, {}},
+      {"cut", m + " --outputs out0 -o " + path("c.mlir"), {"c.mlir"}},
+      {"graph", m + " -o " + path("g.svg"), {"g.svg"}},
+      {"visual", m + " " + m + data + " -o " + path("v.html"), {"v.html"}},
   };
   std::set<std::string> covered = {"version"};  // reads no file, allocates nothing sized by input
   for (const auto& c : cases) {

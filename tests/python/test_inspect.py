@@ -51,3 +51,27 @@ def test_cut_equals_cli_and_reproduces_the_output(tool, tmp_path):
 def test_cut_unknown_name_raises():
     with pytest.raises(tosakit.BadInput, match="nosuch"):
         tosakit.cut(DEFAULT, ["nosuch"], ["out0"])
+
+
+def test_graph_dot_text_and_files(tool, tmp_path):
+    dot = tosakit.graph(DEFAULT)
+    assert dot.count(" -> ") == 8 and "weight: tensor<3x3x3x2xi8>" in dot  # as tests/inspect/graph_test.cpp
+    tosakit.graph(DEFAULT, tmp_path / "g.dot")
+    code, _, err = run_cli(tool, "graph", DEFAULT, "-o", tmp_path / "cli.dot")
+    assert code == 0, err
+    assert (tmp_path / "g.dot").read_text() == (tmp_path / "cli.dot").read_text() == dot
+    tosakit.graph(DEFAULT, tmp_path / "g.svg", collapse_constants=True)
+    assert (tmp_path / "g.svg").read_text().count('class="node"') == 10
+    with pytest.raises(tosakit.BadInput):
+        tosakit.graph(DEFAULT, tmp_path / "g.png")
+
+
+def test_visual_page_of_the_default_model_against_itself(tmp_path):
+    inputs = dict(np.load(SOURCE_DIR / "models/default/inputs.npz"))
+    page = tosakit.visual(DEFAULT, DEFAULT, inputs, backend="ref")
+    data = json.loads(page.split('<script type="application/json" id="data">', 1)[1].split("</script>", 1)[0])
+    # The same model on both sides: every shared tensor identical (cosine 1), the two outputs included.
+    assert {t["name"] for t in data["tensors"]} >= {"out0", "out1"}
+    assert all(t["cos"] == 1 and t["maxdiff"] == 0 for t in data["tensors"])
+    tosakit.visual(DEFAULT, DEFAULT, [inputs, inputs], tmp_path / "r.html", backend="ref")
+    assert '"samples":2' in (tmp_path / "r.html").read_text()

@@ -90,7 +90,7 @@ bool machineIsBusy(int argc, char** argv) {
 }
 
 void preferPassiveOpenMpWait(int argc, char** argv) {
-  static const char* const kRunsModels[] = {"run", "bench", "calibrate", "qtable", "compare", "quantize"};
+  static const char* const kRunsModels[] = {"run", "bench", "calibrate", "qtable", "compare", "quantize", "visual"};
   if (argc < 2 || std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
   bool runsModels = false;
   for (const char* verb : kRunsModels) runsModels = runsModels || std::strcmp(argv[1], verb) == 0;
@@ -122,6 +122,8 @@ int main(int argc, char** argv) {
   actions.push_back(addBenchVerb(app));
   actions.push_back(addInfoVerb(app));
   actions.push_back(addCutVerb(app));
+  actions.push_back(addGraphVerb(app));
+  actions.push_back(addVisualVerb(app));
   // --max-memory on every verb that reads models or data (all but version), new verbs included.
   for (CLI::App* verb : app.get_subcommands({}))
     if (verb->get_name() != "version") addMaxMemoryFlag(verb);

@@ -26,6 +26,8 @@ VerbAction addCompareVerb(CLI::App& app);
 VerbAction addBenchVerb(CLI::App& app);
 VerbAction addInfoVerb(CLI::App& app);
 VerbAction addCutVerb(CLI::App& app);
+VerbAction addGraphVerb(CLI::App& app);
+VerbAction addVisualVerb(CLI::App& app);
 
 // Exit codes (documented in README.md):
 enum ExitCode {
