@@ -34,10 +34,10 @@ set_tests_properties(tflite_hostile_files PROPERTIES TIMEOUT 300 LABELS tflite)
 # and run on both backends; the outputs must equal TFLite's bit for bit.
 add_test(NAME tflite_int8_ops_vs_tflite
   COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/tflite/gen_quant_ops.py --tosakit $<TARGET_FILE:tosakit>
-          --out ${CMAKE_BINARY_DIR}/tflite-tests/int8 --repeats 3)
-set_tests_properties(tflite_int8_ops_vs_tflite PROPERTIES TIMEOUT 900 LABELS tflite SKIP_RETURN_CODE 77)
+          --out ${CMAKE_BINARY_DIR}/tflite-tests/int8 --repeats 2)
+set_tests_properties(tflite_int8_ops_vs_tflite PROPERTIES TIMEOUT 1800 LABELS tflite SKIP_RETURN_CODE 77)
 # Float operators one by one (tests/tflite/gen_float_ops.py), against TFLite 2.9 on both backends.
 add_test(NAME tflite_float_ops_vs_tflite
   COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/tflite/gen_float_ops.py --tosakit $<TARGET_FILE:tosakit>
           --out ${CMAKE_BINARY_DIR}/tflite-tests/float)
-set_tests_properties(tflite_float_ops_vs_tflite PROPERTIES TIMEOUT 900 LABELS tflite SKIP_RETURN_CODE 77)
+set_tests_properties(tflite_float_ops_vs_tflite PROPERTIES TIMEOUT 1800 LABELS tflite SKIP_RETURN_CODE 77)
