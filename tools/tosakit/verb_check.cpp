@@ -39,7 +39,9 @@ VerbAction addCheckVerb(CLI::App& app) {
       "check",
       "Judge an implementation's results with the TOSA compliance rules. Each output is judged by the accuracy "
       "rule of the operator that produced it (spec 1.10.3 and the operator's precision requirements), against "
-      "the reference backend's precise (fp64) result on --inputs; outputs of loops, branches and chains of "
+      "the reference backend's precise (fp64) result on --inputs; after data movement (pad, concat, reshape, "
+      "slice, transpose, tile, reverse, gather, scatter) each element by the rule and bound of the element it "
+      "was copied from; outputs of loops, branches and chains of "
       "exact and correctly rounded ops (add, sub, mul, ...) exactly against the run in the declared types "
       "(1.10.3 operator sequence); with --intermediates every op is re-run in fp64 on the implementation's "
       "own inputs to that op and judged by its rule. --backend judges tosakit's own run on that backend instead "
