@@ -19,7 +19,8 @@
 namespace tosakit {
 
 // A model by file extension: .mlir/.spv through loadModel (model_io.h), .onnx imported with default options
-// (static shapes, batch 1, NCHW at the boundary; `tosakit import` for anything else).
+// (static shapes, batch 1, NCHW at the boundary; `tosakit import` for anything else). A .spv's
+// OUT.spv.qparams.json sidecar (tosakit quantize, cut) puts its scales back where the .mlir form records them.
 Result<std::unique_ptr<ir::Module>> loadInspectableModel(const std::string& path,
                                                          std::vector<std::string>* notes = nullptr);
 

@@ -50,6 +50,9 @@ for model in int8 float; do
   done
 done
 # Quantization records kept: the cut's argument carries the scale its tensor had in the quantized model.
-"$TK" info "$W/int8.sub1.mlir" --json --no-plan > "$W/int8.sub1.info.json"
-$PY -c "import json, sys; i = json.load(open(sys.argv[1]))['inputs'][0]; assert 'scale' in i, i; print('argument', i)" "$W/int8.sub1.info.json"
+# The .spv keeps them in its sidecar, which info reads back.
+for sub in sub1.mlir sub1.spv; do
+  "$TK" info "$W/int8.$sub" --json --no-plan > "$W/int8.$sub.info.json"
+  $PY -c "import json, sys; i = json.load(open(sys.argv[1]))['inputs'][0]; assert 'scale' in i, i; print(sys.argv[1], 'argument', i)" "$W/int8.$sub.info.json"
+done
 echo "cut ppocr_cls: PASS"
