@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "formats/tosafb/tosafb_internal.h"
 #include "formats/tosafb/tosafb_io.h"
@@ -214,6 +215,18 @@ std::vector<uint8_t> constGraph(std::vector<int32_t> shape, std::vector<uint8_t>
   auto g = tosa::CreateTosaGraphDirect(fbb, tosa::CreateVersion(fbb, 1, 0, 0, false), &regions);
   fbb.Finish(g, tosa::TosaGraphIdentifier());
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+// tosafb_fuzz finding 1: an operator whose union names an attribute table but holds none (a null offset the
+// verifier accepts) was read through a null table.
+TEST(TosaFb, FuzzRegressionUnionWithoutTable) {
+  fs::path f = fs::path(TOSAKIT_SOURCE_DIR) / "tests/fuzz/regressions/tosafb_union_without_table.tosa";
+  std::ifstream is(f, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(bytes.empty());
+  Status s = decodeStatus(bytes);
+  EXPECT_TRUE(badFile(s)) << s.toString();
+  (void)tosafb::disassembleTosaBytes(bytes.data(), bytes.size(), "evil.tosa");  // must not crash either
 }
 
 TEST(TosaFb, PlainFileWithoutExtensionReads) {

@@ -353,6 +353,10 @@ Status fieldsFromFb(const tosa::TosaOperator& op, AttrFields& f, const std::stri
   using namespace tosa;
   Attribute type = op.attribute_type();
   if (type == Attribute_NONE) return Status::ok();  // every field at its default
+  // The verifier accepts a union type without its table (a null offset): no typed accessor may be called then.
+  if (!op.attribute())
+    return Status::parse(where + ": operator " + std::string(EnumNameOp(op.op())) +
+                         " names an attribute table it does not hold");
   if (uint32_t(type) != uint32_t(op.op()))
     return Status::parse(where + ": operator " + EnumNameOp(op.op()) + " carries the attribute table of " +
                          (isValidOp(uint32_t(type)) ? EnumNameOp(Op(type)) : "an unknown operator"));
