@@ -149,11 +149,13 @@ TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w
   const int n0 = int(std::min<int64_t>(8, OC - cb)), n1 = int(std::min<int64_t>(8, OC - cb - 8));
   const EpiRegs8 r0 = loadEpi8(l, l.bias.data(), cb);
 #pragma GCC unroll 8
-  for (int p = 0; p < P; ++p) epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(acc[p][0], r0, y + p * OC + cb, n0, f);
+  for (int p = 0; p < P; ++p)
+    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(acc[p][0], r0, y + p * OC + cb, n0, f);
   if (n1 <= 0) return;
   const EpiRegs8 r1 = loadEpi8(l, l.bias.data(), cb + 8);  // the lanes are padded to 16 channels
 #pragma GCC unroll 8
-  for (int p = 0; p < P; ++p) epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(acc[p][1], r1, y + p * OC + cb + 8, n1, f);
+  for (int p = 0; p < P; ++p)
+    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(acc[p][1], r1, y + p * OC + cb + 8, n1, f);
 }
 
 // rows x panels [j0, j1) of a band into y (its first row; rows OC apart), the epilogue applied; false: a
@@ -168,13 +170,24 @@ TK_TARGET_AVX2 bool gemmBand(const PackedWeights& pw, const IntEpilogueLanes& l,
     const int64_t cb = j * kPanel;
     int64_t r = 0;
     for (; r + kPixels <= rows; r += kPixels)
-      block<kPixels, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f);
+      block<kPixels, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb,
+                                                                 f);
     switch (rows - r) {
-      case 1: block<1, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
-      case 2: block<2, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
-      case 3: block<3, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
-      case 4: block<4, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
-      case 5: block<5, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
+      case 1:
+        block<1, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f);
+        break;
+      case 2:
+        block<2, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f);
+        break;
+      case 3:
+        block<3, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f);
+        break;
+      case 4:
+        block<4, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f);
+        break;
+      case 5:
+        block<5, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f);
+        break;
       default: break;
     }
   }
