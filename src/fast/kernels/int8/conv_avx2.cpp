@@ -8,7 +8,7 @@
 // The layer is a GEMM: one row per output pixel, K = KH * KW * IC columns in the order of TOSA's weights
 // [OC, KH, KW, IC]. A band of output pixels is gathered into i16 rows (im2col; a 1x1 layer with stride 1 only
 // widens its input rows), the padding holding the input zero point, and multiplied by the weights packed at
-// compile time in panels of 16 output channels, 6 pixels x 16 channels of i32 accumulators in registers over
+// compile time in panels of 16 output channels, 4 pixels x 16 channels of i32 accumulators in registers over
 // the whole reduction. The input zero point is folded into the bias: sum (x - zp) * w = sum x * w - zp * sum w
 // over every tap, padding included (it holds zp), computed in int64 at compile time (a bias that leaves i32
 // declines the layer), so the epilogue's i32 overflow check of acc + bias is the reference's REQUIRE on the true
@@ -40,8 +40,8 @@ namespace {
 
 using namespace dnn;
 
-constexpr int kPixels = 6;                   // 6 x 2 accumulators + 2 weight vectors + 1 broadcast: 15 of 16 ymm
-constexpr int64_t kPanel = 16;               // output channels per panel: two vectors of 8 i32
+constexpr int kPixels = 4;      // 4 x 2 accumulators + 2 weight vectors + broadcasts (GCC 12 spilled a 6-pixel block)
+constexpr int64_t kPanel = 16;  // output channels per panel: two vectors of 8 i32
 constexpr int64_t kBandBytes = 64 * 1024;    // the i16 rows of one band (L2)
 constexpr int64_t kMaxK = int64_t(1) << 16;  // |acc| <= 2^14 * K < 2^31
 
