@@ -698,15 +698,56 @@ TK_TARGET_AVX2 inline void pixelBlockAvx2(const Geometry& g, const float* const*
                                                           n1, f);
 }
 
-// One output row: chunks of kChunk channels (their input pixels stay in L1), blocks of 4 pixels; false: a
-// REQUIRE of the epilogue failed.
+// Stride and dilation 1 along x, a K x K kernel: B adjacent output pixels from ox, the 8 channels from c. Output
+// pixel i's tap kx reads input pixel i + kx, so each kernel row's B + K - 1 input vectors are loaded once and
+// each feeds the taps that read it (the general block loads B * K); the same FMAs in the same order per output.
+template <int B, int K, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
+TK_TARGET_AVX2 inline void unitBlockAvx2(const Geometry& g, const float* const* rows, const float* w,
+                                         const float* start, const IntEpilogueLanes& l, int64_t ox, int64_t c, OutT* y,
+                                         EpiFlags8& f) {
+  const int64_t Cp = g.Cp;
+  __m256 a[B];
+#pragma GCC unroll 8
+  for (int i = 0; i < B; ++i) a[i] = _mm256_loadu_ps(start + c);
+  for (int64_t ky = 0; ky < K; ++ky) {
+    const float* xr = rows[ky] + ox * Cp + c;
+    const float* wr = w + ky * K * Cp + c;
+    __m256 wv[K];
+#pragma GCC unroll 8
+    for (int kx = 0; kx < K; ++kx) wv[kx] = _mm256_loadu_ps(wr + kx * Cp);
+      // Taps in the order kx = 0..K-1 for every output (input j feeds output j - kx through tap kx).
+#pragma GCC unroll 8
+    for (int kx = 0; kx < K; ++kx) {
+#pragma GCC unroll 8
+      for (int i = 0; i < B; ++i) a[i] = _mm256_fmadd_ps(_mm256_loadu_ps(xr + (i + kx) * Cp), wv[kx], a[i]);
+    }
+  }
+  const int n = int(std::min<int64_t>(8, g.C - c));
+  const EpiRegs8 r = loadEpi8(l, l.bias.data(), c);
+#pragma GCC unroll 8
+  for (int i = 0; i < B; ++i)
+    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(a[i]), r, y + (ox + i) * g.C + c, n, f);
+}
+
+// One output row: chunks of kChunk channels (their input pixels stay in L1), blocks of 4 pixels (8 with the
+// unit-step 3x3/5x5 blocks); false: a REQUIRE of the epilogue failed.
 template <typename OutT, bool kRescale, bool kDouble = true, bool kRange = true, bool kOverflow = true>
 TK_TARGET_AVX2 bool outputRowAvx2(const Geometry& g, const float* const* rows, const float* w, const float* start,
                                   const IntEpilogueLanes& l, OutT* y) {
   EpiFlags8 f = epiFlags8();
+  const bool unit = g.strideX == 1 && g.dilationX == 1 && g.KH == g.KW && (g.KW == 3 || g.KW == 5);
   for (int64_t c0 = 0; c0 < g.C; c0 += kChunk) {
     const int64_t c1 = std::min(g.C, c0 + kChunk);
     int64_t ox = 0;
+    if (unit) {
+      for (; ox + 8 <= g.OW; ox += 8)
+        for (int64_t c = c0; c < c1; c += 8) {
+          if (g.KW == 3)
+            unitBlockAvx2<8, 3, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, c, y, f);
+          else
+            unitBlockAvx2<8, 5, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, c, y, f);
+        }
+    }
     for (; ox + 4 <= g.OW; ox += 4)
       for (int64_t cb = c0; cb < c1; cb += 16)
         pixelBlockAvx2<4, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, cb, y, f);
