@@ -1,12 +1,12 @@
 // The exact AVX2 int8 convolution and matmul (src/fast/kernels/int8/conv_avx2.cpp: i16 x i16 -> i32 `vpmaddwd`
-// sums, the shared epilogue) through the Session as users run it, vs the reference backend: random layers (1x1,
-// 3x3, 5x5, 1x7, 7x1; strides 1-2, dilations 1-2, any padding; input channels odd and even, output channels
-// with and without a 16-channel tail; pixel counts not a multiple of the 6-pixel block; N > 1; input zero
-// points (the padding holds them); per-channel / per-tensor, single / double rounding rescales, shifts <= 31
-// (the range check); i8/i16/i32 results; clamps; 1 and 2 threads; few-pixel layers split by channels),
-// bit-identical. At a level with AVX2 and without VNNI (tests/scripts/isa_levels.cmake runs these at avx2 and
-// avx512) the layer must have been taken by the kernel with its epilogue fused; with VNNI oneDNN or the VNNI
-// kernel come first (kernel_list.cpp) and the kernel must not have run; below AVX2 it cannot.
+// sums, the epilogue on the registers) through the Session as users run it, vs the reference backend: random
+// layers (1x1, 3x3, 5x5, 1x7, 7x1; strides 1-2, dilations 1-2, any padding; input channels odd and even, output
+// channels with and without a 16-channel tail, 8 or fewer; pixel counts not a multiple of the 4-pixel block;
+// N > 1; input zero points (the padding holds them); per-channel / per-tensor, single / double rounding
+// rescales, shifts <= 31 (the range check); i8/i16/i32 results; clamps; 1 and 2 threads; few-pixel layers split
+// by channels), bit-identical. At a level with AVX2 and without VNNI (tests/scripts/isa_levels.cmake runs these
+// at avx2 and avx512) the layer must have been taken by the kernel with its epilogue fused; with VNNI oneDNN or
+// the VNNI kernel come first (kernel_list.cpp) and the kernel must not have run; below AVX2 it cannot.
 #include <gtest/gtest.h>
 
 #include <random>

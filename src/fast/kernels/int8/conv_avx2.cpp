@@ -8,7 +8,7 @@
 // The layer is a GEMM: one row per output pixel, K = KH * KW * IC columns in the order of TOSA's weights
 // [OC, KH, KW, IC]. A band of output pixels is gathered into i16 rows (im2col; a 1x1 layer with stride 1 only
 // widens its input rows), the padding holding the input zero point, and multiplied by the weights packed at
-// compile time in panels of 16 output channels, 6 pixels x 16 channels of i32 accumulators in registers over
+// compile time in panels of 16 output channels, 4 pixels x 16 channels of i32 accumulators in registers over
 // the whole reduction. The input zero point is folded into the bias: sum (x - zp) * w = sum x * w - zp * sum w
 // over every tap, padding included (it holds zp), computed in int64 at compile time (a bias that leaves i32
 // declines the layer), so the epilogue's i32 overflow check of acc + bias is the reference's REQUIRE on the true
@@ -40,8 +40,8 @@ namespace {
 
 using namespace dnn;
 
-constexpr int kPixels = 6;                   // 6 x 2 accumulators + 2 weight vectors + 1 broadcast: 15 of 16 ymm
-constexpr int64_t kPanel = 16;               // output channels per panel: two vectors of 8 i32
+constexpr int kPixels = 4;      // 4 x 2 accumulators + 2 weight vectors + broadcasts (GCC 12 spilled a 6-pixel block)
+constexpr int64_t kPanel = 16;  // output channels per panel: two vectors of 8 i32
 constexpr int64_t kBandBytes = 64 * 1024;    // the i16 rows of one band (L2)
 constexpr int64_t kMaxK = int64_t(1) << 16;  // |acc| <= 2^14 * K < 2^31
 
@@ -124,36 +124,55 @@ TK_TARGET_AVX2 void gatherRows(const Gather& g, const int8_t* x, int64_t m0, int
   widen(bytes, a, (m1 - m0) * lda);
 }
 
-// P rows of a (lda apart) x one panel of weights (output channels cb..cb+15): the reduction in registers, then
-// the epilogue (kernels/int8/simd_avx2.h) on each accumulator, stored to y (rows OC apart; the channels that
-// exist).
-template <int P, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
+// P rows of a (lda apart) x one panel of weights (output channels cb..cb+15; NV = 1: only cb..cb+7 exist, the
+// last panel of a layer with 8 or fewer channels left): the reduction in registers, then the epilogue
+// (kernels/int8/simd_avx2.h) on each accumulator, stored to y (rows OC apart; the channels that exist).
+template <int P, int NV, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
 TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w, int64_t pairs,
                                  const IntEpilogueLanes& l, OutT* y, int64_t OC, int64_t cb, EpiFlags8& f) {
   // Fully unrolled so the accumulators stay in registers.
-  __m256i acc[P][2];
+  __m256i acc[P][NV];
 #pragma GCC unroll 8
-  for (int p = 0; p < P; ++p) acc[p][0] = acc[p][1] = _mm256_setzero_si256();
+  for (int p = 0; p < P; ++p)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) acc[p][v] = _mm256_setzero_si256();
   for (int64_t g = 0; g < pairs; ++g) {
-    const __m256i w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32));
-    const __m256i w1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32 + 16));
+    __m256i wv[NV];
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) wv[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32 + 16 * v));
 #pragma GCC unroll 8
     for (int p = 0; p < P; ++p) {
       int32_t pair;
       std::memcpy(&pair, a + p * lda + 2 * g, 4);
       const __m256i x = _mm256_set1_epi32(pair);
-      acc[p][0] = _mm256_add_epi32(acc[p][0], _mm256_madd_epi16(x, w0));
-      acc[p][1] = _mm256_add_epi32(acc[p][1], _mm256_madd_epi16(x, w1));
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) acc[p][v] = _mm256_add_epi32(acc[p][v], _mm256_madd_epi16(x, wv[v]));
     }
   }
-  const int n0 = int(std::min<int64_t>(8, OC - cb)), n1 = int(std::min<int64_t>(8, OC - cb - 8));
-  const EpiRegs8 r0 = loadEpi8(l, l.bias.data(), cb);
+#pragma GCC unroll 2
+  for (int v = 0; v < NV; ++v) {
+    const int n = int(std::min<int64_t>(8, OC - cb - 8 * v));
+    if (n <= 0) return;
+    const EpiRegs8 r = loadEpi8(l, l.bias.data(), cb + 8 * v);  // the lanes are padded to 16 channels
 #pragma GCC unroll 8
-  for (int p = 0; p < P; ++p) epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(acc[p][0], r0, y + p * OC + cb, n0, f);
-  if (n1 <= 0) return;
-  const EpiRegs8 r1 = loadEpi8(l, l.bias.data(), cb + 8);  // the lanes are padded to 16 channels
-#pragma GCC unroll 8
-  for (int p = 0; p < P; ++p) epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(acc[p][1], r1, y + p * OC + cb + 8, n1, f);
+    for (int p = 0; p < P; ++p)
+      epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(acc[p][v], r, y + p * OC + cb + 8 * v, n, f);
+  }
+}
+
+// rows x one panel: blocks of kPixels rows, then the 1-3 rows left.
+template <int NV, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
+TK_TARGET_AVX2 void panelRows(const int16_t* a, int64_t lda, const int16_t* w, int64_t pairs, const IntEpilogueLanes& l,
+                              OutT* y, int64_t OC, int64_t cb, int64_t rows, EpiFlags8& f) {
+  int64_t r = 0;
+  for (; r + kPixels <= rows; r += kPixels)
+    block<kPixels, NV, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pairs, l, y + r * OC, OC, cb,
+                                                                   f);
+  const int16_t* ar = a + r * lda;
+  OutT* yr = y + r * OC;
+  if (rows - r == 1) block<1, NV, OutT, kRescale, kDouble, kRange, kOverflow>(ar, lda, w, pairs, l, yr, OC, cb, f);
+  if (rows - r == 2) block<2, NV, OutT, kRescale, kDouble, kRange, kOverflow>(ar, lda, w, pairs, l, yr, OC, cb, f);
+  if (rows - r == 3) block<3, NV, OutT, kRescale, kDouble, kRange, kOverflow>(ar, lda, w, pairs, l, yr, OC, cb, f);
 }
 
 // rows x panels [j0, j1) of a band into y (its first row; rows OC apart), the epilogue applied; false: a
@@ -161,22 +180,16 @@ TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w
 template <typename OutT, bool kRescale, bool kDouble = true, bool kRange = true, bool kOverflow = true>
 TK_TARGET_AVX2 bool gemmBand(const PackedWeights& pw, const IntEpilogueLanes& l, const int16_t* a, int64_t lda,
                              int64_t rows, int64_t j0, int64_t j1, OutT* y) {
+  static_assert(kPixels == 4, "panelRows handles the 1-3 rows after the blocks");
   const int64_t OC = pw.OC, panelSize = pw.pairs * kPanel * 2;
   EpiFlags8 f = epiFlags8();
   for (int64_t j = j0; j < j1; ++j) {
     const int16_t* w = pw.w.data() + j * panelSize;
     const int64_t cb = j * kPanel;
-    int64_t r = 0;
-    for (; r + kPixels <= rows; r += kPixels)
-      block<kPixels, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f);
-    switch (rows - r) {
-      case 1: block<1, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
-      case 2: block<2, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
-      case 3: block<3, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
-      case 4: block<4, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
-      case 5: block<5, OutT, kRescale, kDouble, kRange, kOverflow>(a + r * lda, lda, w, pw.pairs, l, y + r * OC, OC, cb, f); break;
-      default: break;
-    }
+    if (OC - cb <= 8)
+      panelRows<1, OutT, kRescale, kDouble, kRange, kOverflow>(a, lda, w, pw.pairs, l, y, OC, cb, rows, f);
+    else
+      panelRows<2, OutT, kRescale, kDouble, kRange, kOverflow>(a, lda, w, pw.pairs, l, y, OC, cb, rows, f);
   }
   return epiFlags8Ok(f);
 }

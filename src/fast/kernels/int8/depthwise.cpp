@@ -36,6 +36,7 @@
 #include "fast/isa_dispatch.h"
 #include "fast/kernels/common.h"
 #include "fast/kernels/int8/simd.h"
+#include "fast/kernels/int8/simd_avx2.h"
 #include "fast/onednn/common.h"
 #include "fast/parallel_items.h"
 
@@ -629,9 +630,9 @@ std::optional<Geometry> parseGeometry(const OpChain& c) {
   return g;
 }
 
-// ---- AVX2 (no AVX-512): the same exact fp32 tap sums on 8 lanes; each output row's sums, converted to i32,
-// then go through the shared epilogue (runIntEpilogueRows: bias with its overflow check, RESCALE with its
-// range check, CLAMP) while they are in L1. Any stride, dilation and padding; one band of output rows per
+// ---- AVX2 (no AVX-512): the same exact fp32 tap sums on 8 lanes, converted to i32 in registers and through the
+// epilogue's 8-lane form (kernels/int8/simd_avx2.h: bias with its overflow check, RESCALE with its range check,
+// CLAMP). Any stride, dilation and padding; one band of output rows per
 // thread (per image when there are enough images).
 
 // Padded row py of image n as fp32 (as convertRow: input_zp outside the input, 0 in the channel padding).
@@ -659,11 +660,13 @@ TK_TARGET_AVX2 void convertRowAvx2(const Geometry& g, const int8_t* x, int64_t n
   }
 }
 
-// B adjacent output pixels from ox, 16 channels from cb: the taps' exact sums, stored as i32 to acc (the output
-// row's sums, C per pixel; the channels that exist).
-template <int B>
+// B adjacent output pixels from ox, 16 channels from cb: the taps' exact sums, converted to i32 (exact: they
+// are integers) and through the epilogue (kernels/int8/simd_avx2.h) into the output row y (the channels that
+// exist).
+template <int B, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
 TK_TARGET_AVX2 inline void pixelBlockAvx2(const Geometry& g, const float* const* rows, const float* w,
-                                          const float* start, int64_t ox, int64_t cb, int32_t* acc) {
+                                          const float* start, const IntEpilogueLanes& l, int64_t ox, int64_t cb,
+                                          OutT* y, EpiFlags8& f) {
   const int64_t Cp = g.Cp, stepX = g.strideX * Cp, stepK = g.dilationX * Cp;
   __m256 a[B][2];
 #pragma GCC unroll 8
@@ -681,35 +684,78 @@ TK_TARGET_AVX2 inline void pixelBlockAvx2(const Geometry& g, const float* const*
       }
     }
   }
-  const int64_t n = std::min<int64_t>(16, g.C - cb);
+  const int n0 = int(std::min<int64_t>(8, g.C - cb)), n1 = int(std::min<int64_t>(8, g.C - cb - 8));
+  const EpiRegs8 r0 = loadEpi8(l, l.bias.data(), cb);
 #pragma GCC unroll 8
-  for (int i = 0; i < B; ++i) {
-    int32_t* out = acc + (ox + i) * g.C + cb;
-    // The sums are integers: the conversion is exact in any rounding mode.
-    const __m256i lo = _mm256_cvtps_epi32(a[i][0]), hi = _mm256_cvtps_epi32(a[i][1]);
-    if (n == 16) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), lo);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), hi);
-      continue;
-    }
-    alignas(32) int32_t tmp[16];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), lo);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp + 8), hi);
-    std::memcpy(out, tmp, size_t(n) * 4);
-  }
+  for (int i = 0; i < B; ++i)
+    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(a[i][0]), r0, y + (ox + i) * g.C + cb, n0,
+                                                          f);
+  if (n1 <= 0) return;
+  const EpiRegs8 r1 = loadEpi8(l, l.bias.data(), cb + 8);  // the lanes are padded to 16 channels
+#pragma GCC unroll 8
+  for (int i = 0; i < B; ++i)
+    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(a[i][1]), r1, y + (ox + i) * g.C + cb + 8,
+                                                          n1, f);
 }
 
-// One output row's sums: chunks of kChunk channels (their input pixels stay in L1), blocks of 4 pixels.
-TK_TARGET_AVX2 void outputRowAvx2(const Geometry& g, const float* const* rows, const float* w, const float* start,
-                                  int32_t* acc) {
+// Stride and dilation 1 along x, a K x K kernel: B adjacent output pixels from ox, the 8 channels from c. Output
+// pixel i's tap kx reads input pixel i + kx, so each kernel row's B + K - 1 input vectors are loaded once and
+// each feeds the taps that read it (the general block loads B * K); the same FMAs in the same order per output.
+template <int B, int K, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
+TK_TARGET_AVX2 inline void unitBlockAvx2(const Geometry& g, const float* const* rows, const float* w,
+                                         const float* start, const IntEpilogueLanes& l, int64_t ox, int64_t c, OutT* y,
+                                         EpiFlags8& f) {
+  const int64_t Cp = g.Cp;
+  __m256 a[B];
+#pragma GCC unroll 8
+  for (int i = 0; i < B; ++i) a[i] = _mm256_loadu_ps(start + c);
+  for (int64_t ky = 0; ky < K; ++ky) {
+    const float* xr = rows[ky] + ox * Cp + c;
+    const float* wr = w + ky * K * Cp + c;
+    __m256 wv[K];
+#pragma GCC unroll 8
+    for (int kx = 0; kx < K; ++kx) wv[kx] = _mm256_loadu_ps(wr + kx * Cp);
+      // Taps in the order kx = 0..K-1 for every output (input j feeds output j - kx through tap kx).
+#pragma GCC unroll 8
+    for (int kx = 0; kx < K; ++kx) {
+#pragma GCC unroll 8
+      for (int i = 0; i < B; ++i) a[i] = _mm256_fmadd_ps(_mm256_loadu_ps(xr + (i + kx) * Cp), wv[kx], a[i]);
+    }
+  }
+  const int n = int(std::min<int64_t>(8, g.C - c));
+  const EpiRegs8 r = loadEpi8(l, l.bias.data(), c);
+#pragma GCC unroll 8
+  for (int i = 0; i < B; ++i)
+    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(a[i]), r, y + (ox + i) * g.C + c, n, f);
+}
+
+// One output row: chunks of kChunk channels (their input pixels stay in L1), blocks of 4 pixels (8 with the
+// unit-step 3x3/5x5 blocks); false: a REQUIRE of the epilogue failed.
+template <typename OutT, bool kRescale, bool kDouble = true, bool kRange = true, bool kOverflow = true>
+TK_TARGET_AVX2 bool outputRowAvx2(const Geometry& g, const float* const* rows, const float* w, const float* start,
+                                  const IntEpilogueLanes& l, OutT* y) {
+  EpiFlags8 f = epiFlags8();
+  const bool unit = g.strideX == 1 && g.dilationX == 1 && g.KH == g.KW && (g.KW == 3 || g.KW == 5);
   for (int64_t c0 = 0; c0 < g.C; c0 += kChunk) {
     const int64_t c1 = std::min(g.C, c0 + kChunk);
     int64_t ox = 0;
+    if (unit) {
+      for (; ox + 8 <= g.OW; ox += 8)
+        for (int64_t c = c0; c < c1; c += 8) {
+          if (g.KW == 3)
+            unitBlockAvx2<8, 3, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, c, y, f);
+          else
+            unitBlockAvx2<8, 5, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, c, y, f);
+        }
+    }
     for (; ox + 4 <= g.OW; ox += 4)
-      for (int64_t cb = c0; cb < c1; cb += 16) pixelBlockAvx2<4>(g, rows, w, start, ox, cb, acc);
+      for (int64_t cb = c0; cb < c1; cb += 16)
+        pixelBlockAvx2<4, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, cb, y, f);
     for (; ox < g.OW; ++ox)
-      for (int64_t cb = c0; cb < c1; cb += 16) pixelBlockAvx2<1>(g, rows, w, start, ox, cb, acc);
+      for (int64_t cb = c0; cb < c1; cb += 16)
+        pixelBlockAvx2<1, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, cb, y, f);
   }
+  return epiFlags8Ok(f);
 }
 
 class DepthwiseInt8Avx2Kernel : public OpKernel {
@@ -745,6 +791,7 @@ class DepthwiseInt8Avx2Kernel : public OpKernel {
     epi_.accBound = *std::max_element(tw->accBound.begin(), tw->accBound.end());
     if (epi_.runtimeBias || !epi_.rowClass.empty()) return false;
     prepareIntEpilogue(epi_);
+    buildIntEpilogueLanes(epi_, epi_.biasTable.data(), 1);  // also under setIntEpilogueGenericForTesting
     return true;
   }
 
@@ -756,7 +803,6 @@ class DepthwiseInt8Avx2Kernel : public OpKernel {
   bool band(const int8_t* x, int64_t n, int64_t oy0, int64_t oy1, void* y) const {
     const int64_t rowFloats = g_.rowFloats();
     float* ring = ringScratch(g_.ring * rowFloats);
-    int32_t* acc = accScratch(g_.OW * g_.C);
     std::vector<const float*> rows(size_t(g_.KH));
     int64_t next = 0;
     for (int64_t oy = oy0; oy < oy1; ++oy) {
@@ -766,10 +812,31 @@ class DepthwiseInt8Avx2Kernel : public OpKernel {
       next = bottom + 1;
       for (int64_t ky = 0; ky < g_.KH; ++ky)
         rows[size_t(ky)] = ring + ((top + ky * g_.dilationY) % g_.ring) * rowFloats;
-      outputRowAvx2(g_, rows.data(), weights_.data(), start_.data(), acc);
-      if (!runIntEpilogueRows(epi_, acc, g_.OW, y, (n * g_.OH + oy) * g_.OW)) return false;
+      if (!row(rows.data(), y, ((n * g_.OH + oy) * g_.OW) * g_.C)) return false;
     }
     return true;
+  }
+
+  // One output row's sums through the epilogue into y (typed by the result) from element `first`; the i8 results
+  // of the quantized graph without the checks and rounding terms that cannot matter.
+  bool row(const float* const* rows, void* y, int64_t first) const {
+    const IntEpilogueLanes& l = epi_.simd;
+    const float *w = weights_.data(), *st = start_.data();
+    switch (epi_.outType) {
+      case DType::I8: {
+        int8_t* o = static_cast<int8_t*>(y) + first;
+        const bool dbl = epi_.doubleRound, range = epi_.rangeCheck, ovf = !l.noOverflow;
+        if (dbl) return outputRowAvx2<int8_t, true>(g_, rows, w, st, l, o);
+        if (range) return outputRowAvx2<int8_t, true, false, true, true>(g_, rows, w, st, l, o);
+        return ovf ? outputRowAvx2<int8_t, true, false, false, true>(g_, rows, w, st, l, o)
+                   : outputRowAvx2<int8_t, true, false, false, false>(g_, rows, w, st, l, o);
+      }
+      case DType::I16: return outputRowAvx2<int16_t, true>(g_, rows, w, st, l, static_cast<int16_t*>(y) + first);
+      default:
+        int32_t* o = static_cast<int32_t*>(y) + first;
+        return epi_.rescale ? outputRowAvx2<int32_t, true>(g_, rows, w, st, l, o)
+                            : outputRowAvx2<int32_t, false>(g_, rows, w, st, l, o);
+    }
   }
 
   Geometry g_;

@@ -28,6 +28,15 @@ TK_TARGET_AVX2 inline EpiRegs8 loadEpi8(const IntEpilogueLanes& e, const int32_t
   r.rpE = load8(e.roundPosE.data() + h), r.rpO = load8(e.roundPosO.data() + h);
   r.rnE = load8(e.roundNegE.data() + h), r.rnO = load8(e.roundNegO.data() + h);
   r.zp = _mm256_set1_epi32(e.zp), r.lo = _mm256_set1_epi32(e.lo), r.hi = _mm256_set1_epi32(e.hi);
+  // AVX2 shifts 64-bit lanes only logically: the rounding terms carry 2^62, which makes every v * m + round
+  // positive and below 2^63 (|v * m| < 2^62, 0 <= round <= 2^61 + 2^30), so the logical shift is the arithmetic
+  // one of the true sum plus 2^62 >> shift, taken off again with the zero point (modulo 2^32: only the low 32
+  // bits are kept).
+  const __m256i bias62 = _mm256_set1_epi64x(int64_t(1) << 62);
+  r.rpE = _mm256_add_epi64(r.rpE, bias62), r.rpO = _mm256_add_epi64(r.rpO, bias62);
+  r.rnE = _mm256_add_epi64(r.rnE, bias62), r.rnO = _mm256_add_epi64(r.rnO, bias62);
+  const __m256i offE = _mm256_srlv_epi64(bias62, r.shE), offO = _mm256_srlv_epi64(bias62, r.shO);
+  r.zp = _mm256_sub_epi32(r.zp, _mm256_blend_epi32(offE, _mm256_slli_epi64(offO, 32), 0xaa));
   return r;
 }
 
@@ -39,12 +48,6 @@ struct EpiFlags8 {
 TK_TARGET_AVX2 inline EpiFlags8 epiFlags8() { return {_mm256_setzero_si256(), _mm256_setzero_si256()}; }
 TK_TARGET_AVX2 inline bool epiFlags8Ok(const EpiFlags8& f) {
   return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(f.ovf, f.outside))) == 0;
-}
-
-// x >> s for 64-bit lanes, arithmetic (AVX2 shifts 64-bit lanes only logically): ~(~x >> s) for negative x.
-TK_TARGET_AVX2 inline __m256i sra64(__m256i x, __m256i s) {
-  const __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
-  return _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(x, sign), s), sign);
 }
 
 // n (1..8) narrowed values to out (the lanes that exist).
@@ -102,8 +105,10 @@ TK_TARGET_AVX2 inline void epilogue8(__m256i acc, const EpiRegs8& r, OutT* out, 
       const __m256i negO = _mm256_shuffle_epi32(neg, _MM_SHUFFLE(3, 3, 1, 1));
       roundE = _mm256_blendv_epi8(r.rpE, r.rnE, negE), roundO = _mm256_blendv_epi8(r.rpO, r.rnO, negO);
     }
-    const __m256i e = sra64(_mm256_add_epi64(_mm256_mul_epi32(v, r.mE), roundE), r.shE);
-    const __m256i o = sra64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), r.mO), roundO), r.shO);
+    // (the rounding terms carry 2^62: loadEpi8)
+    const __m256i e = _mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epi32(v, r.mE), roundE), r.shE);
+    const __m256i o =
+        _mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), r.mO), roundO), r.shO);
     v = _mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xaa);
     v = _mm256_add_epi32(v, r.zp);
   }
