@@ -1,8 +1,8 @@
-// The elementwise chain kernel's register-fused path (AVX-512: a chain of + - * max min clamp abs negate over
-// flat tiles, 64 values per block through every step, then a masked tail) vs the reference backend: random
-// chains with full, scalar and per-channel operands on either side, lengths that leave every tail size,
-// infinities, NaNs and zeros of both signs; 1 and 2 threads. Every op is one IEEE fp32 operation with the
-// reference's NaN and tie rules, so results must be identical bit for bit. (On a CPU without AVX-512 the
+// The elementwise chain kernel's register-fused path (a chain of + - * max min clamp abs negate over flat
+// tiles, 64 values per block through every step on AVX-512, 32 on AVX2, then a masked tail) vs the reference
+// backend: random chains with full, scalar and per-channel operands on either side, lengths that leave every
+// tail size, infinities, NaNs and zeros of both signs; 1 and 2 threads. Every op is one IEEE fp32 operation
+// with the reference's NaN and tie rules, so results must be identical bit for bit. (At the baseline level the
 // same graphs check the per-op passes.)
 #include <gtest/gtest.h>
 

@@ -89,6 +89,36 @@ TEST(OneDnnPoolTest, AvgPoolFloatRandom) {
   }
 }
 
+// fp32 average pools run our own kernel (fast:avg_pool2d_f32), which sums each window in the reference's order
+// (row-major, from +0) and divides in fp32: results bit-identical to the reference, infinities and NaN (any NaN)
+// included; random geometries with padding and the squeeze-and-excite global pool (56x56x144 -> 1x1).
+TEST(OneDnnPoolTest, AvgPoolFp32IdenticalToReference) {
+  for (uint32_t seed = 201; seed <= 216; ++seed) {
+    Rng r(seed);
+    PoolCase p = randomCase(r);
+    if (seed % 4 == 0) {
+      p = PoolCase{};
+      p.N = 1, p.IH = p.IW = seed % 8 == 0 ? 56 : 7, p.C = seed % 8 == 0 ? 144 : 37;
+      p.KY = p.KX = p.IH, p.SY = p.SX = 1, p.OH = p.OW = 1, p.pad = {0, 0, 0, 0};
+    }
+    Tensor x = r.floats(DType::FP32, {p.N, p.IH, p.IW, p.C});
+    if (seed % 3 == 0)
+      for (int i = 0; i < 3; ++i) x.setFloat(r.uniform(0, x.size() - 1), i == 0 ? NAN : i == 1 ? INFINITY : -INFINITY);
+    const GraphFn g = avgPoolGraph(p, DType::FP32, DType::FP32, 0, 0);
+    const std::string what = "seed " + std::to_string(seed) + " " + describe(p);
+    FastResult f = runFast(g, {{"x", x}});
+    ASSERT_TRUE(f.compiled) << what;
+    EXPECT_EQ(f.impl, "fast:avg_pool2d_f32") << what;
+    const Tensor ref = runReference(g, {{"x", x}}, false);
+    ASSERT_EQ(ref.size(), f.output.size()) << what;
+    for (int64_t i = 0; i < ref.size(); ++i) {
+      const double a = ref.getFloat(i), b = f.output.getFloat(i);
+      if (std::isnan(a) && std::isnan(b)) continue;
+      ASSERT_TRUE(a == b && std::signbit(a) == std::signbit(b)) << what << " element " << i << ": " << a << " vs " << b;
+    }
+  }
+}
+
 TEST(OneDnnPoolTest, AvgPoolIntRandom) {
   for (uint32_t seed = 21; seed <= 32; ++seed) {
     Rng r(seed);

@@ -289,14 +289,14 @@ TEST(FastPlan, StaticMemoryPlanReusesBytes) {
   EXPECT_GE(stats.arenaBytes, one);
 }
 
-// tosa.reverse and tosa.erf have no fast kernel of their own (today): they run their reference kernel inside
+// tosa.reverse and tosa.log have no fast kernel of their own (today): they run their reference kernel inside
 // the plan and are listed as fallbacks.
 std::unique_ptr<ir::Module> withFallbackOps() {
   auto m = std::make_unique<ir::Module>();
   ir::Builder b(*m, "main");
   auto* x = b.input(ValueType::tensor(DType::FP32, {2, 3, 4}), "x");
   auto* r = b.op1("tosa.reverse", {x}, x->type, {{"axis", ir::Attribute::integer(1, DType::I32)}}, "rev");
-  auto* e = b.op1("tosa.erf", {r}, x->type, {}, "erf");
+  auto* e = b.op1("tosa.log", {r}, x->type, {}, "log");
   auto* t = b.reshape(e, {6, 4}, "view");
   b.output({t}, {"y"});
   return m;

@@ -224,7 +224,7 @@ void applyFloatUnary(Ew op, float* acc, int64_t n) {
   }
 }
 
-// ---- a whole chain of simple ops (+ - * max min clamp abs negate) per register (AVX-512) ----
+// ---- a whole chain of simple ops (+ - * max min clamp abs negate) per register (AVX-512, AVX2 below) ----
 // The per-step passes above load and store the tile once per op; here 64 values at a time go through every
 // step in registers (one load of each operand, one store). Each op is the same IEEE fp32 operation with the
 // same NaN/tie rules as the scalar loops above (apply_max_f/apply_min_f/apply_clip_f), so results are identical.
@@ -312,6 +312,82 @@ TOSAKIT_EW_AVX512 void fusedChainTile(float* dst, const float* first, int64_t fi
   }
 }
 
+// ---- the same on AVX2: 8 values per register, 32 at a time (the same operations, so the same results) ----
+
+// a >= b ? a : b (isMax) or a < b ? a : b, the canonical NaN when either is NaN (extremeOf).
+template <bool isMax>
+TK_TARGET_AVX2 __attribute__((always_inline)) inline __m256 extreme8(__m256 a, __m256 b) {
+  const __m256 m = _mm256_blendv_ps(b, a, _mm256_cmp_ps(a, b, isMax ? _CMP_GE_OQ : _CMP_LT_OQ));
+  return _mm256_blendv_ps(m, _mm256_set1_ps(qNaN()), _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+}
+
+template <int kV>
+TK_TARGET_AVX2 __attribute__((always_inline)) inline __m256 operand8(const float* o, int64_t stride, int j,
+                                                                     __m256i tail) {
+  if (stride == 0) return _mm256_set1_ps(o[0]);
+  return kV == 1 ? _mm256_maskload_ps(o, tail) : _mm256_loadu_ps(o + 8 * j);
+}
+
+template <int kV>
+TK_TARGET_AVX2 __attribute__((always_inline)) inline void step8(const EwStep& s, __m256* v, const float* o,
+                                                                int64_t stride, __m256i tail) {
+#define TOSAKIT_EACH(expr)                    \
+  for (int j = 0; j < kV; ++j) v[j] = (expr); \
+  return
+#define other(j) operand8<kV>(o, stride, j, tail)
+  const bool first = s.chainOperand == 0;
+  switch (s.op) {
+    case Ew::Add: TOSAKIT_EACH(_mm256_add_ps(v[j], other(j)));
+    case Ew::Mul: TOSAKIT_EACH(_mm256_mul_ps(v[j], other(j)));
+    case Ew::Sub:
+      if (first) { TOSAKIT_EACH(_mm256_sub_ps(v[j], other(j))); }
+      TOSAKIT_EACH(_mm256_sub_ps(other(j), v[j]));
+    case Ew::Max:
+      if (first) { TOSAKIT_EACH(extreme8<true>(v[j], other(j))); }
+      TOSAKIT_EACH(extreme8<true>(other(j), v[j]));
+    case Ew::Min:
+      if (first) { TOSAKIT_EACH(extreme8<false>(v[j], other(j))); }
+      TOSAKIT_EACH(extreme8<false>(other(j), v[j]));
+    case Ew::Clamp: {  // x >= lo ? x : lo, then m < hi ? m : hi; NaN -> the canonical NaN
+      const __m256 lo = _mm256_set1_ps(float(s.lo)), hi = _mm256_set1_ps(float(s.hi)), nan = _mm256_set1_ps(qNaN());
+      for (int j = 0; j < kV; ++j) {
+        const __m256 m = _mm256_blendv_ps(lo, v[j], _mm256_cmp_ps(v[j], lo, _CMP_GE_OQ));
+        const __m256 c = _mm256_blendv_ps(hi, m, _mm256_cmp_ps(m, hi, _CMP_LT_OQ));
+        v[j] = _mm256_blendv_ps(c, nan, _mm256_cmp_ps(v[j], v[j], _CMP_UNORD_Q));
+      }
+      return;
+    }
+    case Ew::Abs: TOSAKIT_EACH(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), v[j]));
+    case Ew::Negate: TOSAKIT_EACH(_mm256_xor_ps(v[j], _mm256_set1_ps(-0.0f)));
+    default: return;
+  }
+#undef other
+#undef TOSAKIT_EACH
+}
+
+TK_TARGET_AVX2 void fusedChainTileAvx2(float* dst, const float* first, int64_t firstStride, int64_t n,
+                                       const std::vector<EwStep>& steps, const float* const* others,
+                                       const int64_t* strides) {
+  const size_t ns = steps.size();
+  const __m256i all = _mm256_set1_epi32(-1);
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m256 v[4];
+    for (int j = 0; j < 4; ++j) v[j] = firstStride ? _mm256_loadu_ps(first + i + 8 * j) : _mm256_set1_ps(first[0]);
+    for (size_t k = 0; k < ns; ++k)
+      step8<4>(steps[k], v, others[k] ? others[k] + i * strides[k] : nullptr, strides[k], all);
+    for (int j = 0; j < 4; ++j) _mm256_storeu_ps(dst + i + 8 * j, v[j]);
+  }
+  for (; i < n; i += 8) {
+    const __m256i tail = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(std::min<int64_t>(n - i, 8))),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256 v[1] = {firstStride ? _mm256_maskload_ps(first + i, tail) : _mm256_set1_ps(first[0])};
+    for (size_t k = 0; k < ns; ++k)
+      step8<1>(steps[k], v, others[k] ? others[k] + i * strides[k] : nullptr, strides[k], tail);
+    _mm256_maskstore_ps(dst + i, tail, v[0]);
+  }
+}
+
 // How an operand of a flat (tiled) chain is addressed: the output's own layout, one element, or one row of
 // `inner` elements repeated for every row (a per-channel vector broadcast over NHW).
 enum class Flat { Full, Scalar, Channel };
@@ -388,7 +464,10 @@ class FloatChainKernel : public OpKernel {
           others[k] = steps_[k].other >= 0 ? at(steps_[k].other) : nullptr;
           strides[k] = steps_[k].other >= 0 ? stride(steps_[k].other) : 0;
         }
-        fusedChainTile(acc, at(first_), stride(first_), n, steps_, others, strides);
+        if (cpuHasAvx512())
+          fusedChainTile(acc, at(first_), stride(first_), n, steps_, others, strides);
+        else
+          fusedChainTileAvx2(acc, at(first_), stride(first_), n, steps_, others, strides);
         return;
       }
       size_t k = 0;
@@ -437,14 +516,14 @@ class FloatChainKernel : public OpKernel {
     flat_ = kinds;
     tile_ = channel ? std::max<int64_t>(1, kTile / inner) * inner : kTile;
     repeated_.assign(maps_.size(), {});
-    registerFused_ = cpuHasAvx512() && steps_.size() <= kMaxFusedSteps &&
+    registerFused_ = (cpuHasAvx512() || cpu::has(cpu::Isa::Avx2)) && steps_.size() <= kMaxFusedSteps &&
         std::all_of(steps_.begin(), steps_.end(), [](const EwStep& s) { return isRegisterFusable(s.op); });
   }
 
  private:
   static constexpr size_t kMaxFusedSteps = 32;
   std::vector<Flat> flat_;      // empty: the row path
-  bool registerFused_ = false;  // flat, AVX-512 and only simple ops: fusedChainTile
+  bool registerFused_ = false;  // flat, AVX-512 or AVX2 and only simple ops: fusedChainTile[Avx2]
   int64_t tile_ = 2048;
   std::vector<std::vector<float>> repeated_;  // channel operands repeated to the tile's length (per run)
   std::vector<EwStep> steps_;

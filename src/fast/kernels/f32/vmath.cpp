@@ -127,7 +127,8 @@ TK_VM F expV(F x) {
   return expClamped<true>(clampF(x, -104.0f, 89.0f));
 }
 
-constexpr float kSigmoidZeroBelow = -87.3365f;  // sigmoid(x) < 2^-126 (subnormal) below
+// The least fp32 x whose sigmoid (fp64) is a normal fp32 (>= 2^-126); below it the results are subnormal.
+constexpr float kSigmoidZeroBelow = -0x1.5d589ep+6f;  // -87.33654
 
 template <typename F>
 TK_VM F sigmoidV(F x) {
