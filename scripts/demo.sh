@@ -13,19 +13,23 @@ STAGES=()
 START=$(date +%s)
 stage_start=$START
 stage_cpu=0
-# CPU seconds (user + system) of every child process so far, from bash's `times`.
-children_cpu() {
-  times | tail -1 | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%d", t }'
+TIMES="$(mktemp)"
+trap 'rm -f "$TIMES"' EXIT
+# Sets CPU_NOW to the CPU seconds (user + system) of every child process so far: bash's `times`, run in this
+# shell (in a command substitution it would count the subshell's children only).
+cpu_now() {
+  times >"$TIMES"
+  CPU_NOW=$(tail -1 "$TIMES" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%d", t }')
 }
 # Records the wall time (and the CPU time, which a machine shared with other jobs does not inflate) since the
 # previous stage ended under the name $1.
 stage_done() {
-  local now cpu
+  local now
   now=$(date +%s)
-  cpu=$(children_cpu)
-  STAGES+=("$(printf '%-8s %4d s  (CPU %d s)' "$1" $((now - stage_start)) $((cpu - stage_cpu)))")
+  cpu_now
+  STAGES+=("$(printf '%-8s %4d s  (CPU %d s)' "$1" $((now - stage_start)) $((CPU_NOW - stage_cpu)))")
   stage_start=$now
-  stage_cpu=$cpu
+  stage_cpu=$CPU_NOW
 }
 
 "$ROOT/scripts/install-deps.sh" --demo
@@ -71,5 +75,6 @@ echo "== int8 TOSA model: tosakit run models/default/model.mlir"
 stage_done run
 echo "demo: time per stage"
 printf '  %s\n' "${STAGES[@]}"
-printf '  %-8s %4d s  (CPU %d s)\n' total $(($(date +%s) - START)) "$(children_cpu)"
+cpu_now
+printf '  %-8s %4d s  (CPU %d s)\n' total $(($(date +%s) - START)) "$CPU_NOW"
 echo "demo: PASS"
