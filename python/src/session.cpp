@@ -7,9 +7,9 @@
 
 #include "bindings.h"
 #include "compliance/datagen.h"
+#include "frontends/tflite/tflite_import.h"
 #include "tosakit/import.h"
 #include "tosakit/npz.h"
-#include "frontends/tflite/tflite_import.h"
 #if __has_include("tosakit/io_adapt.h")
 #include "tosakit/io_adapt.h"
 #define TOSAKIT_PY_IO_ADAPT 1
