@@ -36,6 +36,9 @@ struct OnnxImportOptions {
   bool convertOpset = true;
   // Run the ONNX checker and shape inference (failures are reported as parse errors / ignored).
   bool runChecker = true;
+  // Fold DequantizeLinear -> op -> QuantizeLinear patterns (pre-quantized QDQ models) into integer TOSA ops
+  // (docs/ONNX.md "Pre-quantized QDQ models"); false keeps each Q/DQ node as its explicit float lowering.
+  bool foldQdq = true;
   std::string functionName = "main";
 };
 
