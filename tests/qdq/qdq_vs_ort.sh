@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# qdq_vs_ort.sh MODEL (small_cnn, resnet18, mobilenet_v2): a PyTorch eager-mode post-training-quantized model
+# exported in QDQ form (tests/qdq/make_qdq_models.py) is imported with QDQ folding; every conv/matmul must take
+# i8, and the fast and reference backends' outputs on a real photograph must be within 1 LSB of live ONNX
+# Runtime's (its integer kernels requantize in float: docs/ONNX.md "Pre-quantized QDQ models"). Exit 77
+# (ctest: skipped) without python3-torch/torchvision/skimage or onnxruntime-node (scripts/install-deps.sh).
+set -euo pipefail
+MODEL="$1"
+PY=/usr/bin/python3
+DIR="$OUT/qdq"
+mkdir -p "$DIR"
+if ! "$PY" -c "import torch, torchvision, skimage, onnx" 2>/dev/null; then
+  echo "SKIP: python3-torch / python3-torchvision / python3-skimage / python3-onnx not installed"; exit 77
+fi
+if ! (cd "$ROOT/tools/ort" && node -e "require('onnxruntime-node')") 2>/dev/null; then
+  echo "SKIP: onnxruntime-node not installed (scripts/install-deps.sh runs npm ci in tools/ort)"; exit 77
+fi
+M="$DIR/${MODEL}_qdq"
+"$PY" "$ROOT/tests/qdq/make_qdq_models.py" "$DIR" "$MODEL"
+size=224
+[ "$MODEL" = small_cnn ] && size=32
+"$PY" "$ROOT/tests/qdq/photo_input.py" "$M.input.npz" "$size"
+node "$ROOT/tools/ort/run_ort.js" "$M.onnx" "$M.ort.npz" "$M.input.npz"
+rm -f "$M.mlir"
+"$TK" import "$M.onnx" -o "$M.mlir"
+"$TK" validate "$M.mlir"
+if grep -E "tosa\.(conv2d|depthwise_conv2d|matmul) .*xf32>" "$M.mlir"; then
+  echo "FAIL: a float conv/matmul is left after QDQ folding"; exit 1
+fi
+for backend in fast ref; do
+  "$TK" run "$M.mlir" --backend "$backend" --inputs "$M.input.npz" -o "$M.$backend.npz"
+  echo "$backend backend:"
+  "$PY" "$ROOT/tests/qdq/qdq_compare.py" "$M.onnx" "$M.$backend.npz" "$M.ort.npz" --max-lsb 1
+done
+echo "$MODEL: PASS"
