@@ -2,8 +2,9 @@
 """Makes pre-quantized (QDQ) ONNX test models the way PyTorch users do.
 
 Eager-mode post-training static quantization (torch.ao.quantization, fbgemm qconfig) of a small CNN and of
-torchvision's quantizable resnet18 / mobilenet_v2 (random weights, seeded), calibrated on seeded random
-images, exported with torch.onnx.export (opset 13). torch 1.13 exports quantized modules in QDQ form
+torchvision's quantizable resnet18 / mobilenet_v2 (default-initialized weights, seeded; BatchNorm running
+statistics recomputed on real photographs so that activations look like a trained network's), calibrated on
+real photographs (scikit-image's bundled ones; not 'chelsea', the test photo: photo_input.py), exported with torch.onnx.export (opset 13). torch 1.13 exports quantized modules in QDQ form
 (QuantizeLinear/DequantizeLinear around float Conv/Gemm/Add/...).
 
 usage: make_qdq_models.py OUT_DIR [small_cnn resnet18 mobilenet_v2]
@@ -12,8 +13,10 @@ import os
 import sys
 import warnings
 
+import numpy as np
 import torch
 import torch.nn as nn
+from skimage import data, transform
 import torch.ao.quantization as tq
 
 warnings.filterwarnings("ignore")
@@ -50,15 +53,37 @@ def build(name):
     return ctor(weights=None, quantize=False), (1, 3, 224, 224)
 
 
+PHOTOS = ["astronaut", "rocket", "coffee", "immunohistochemistry"]
+MEAN = np.array([0.485, 0.456, 0.406], np.float32)
+STD = np.array([0.229, 0.224, 0.225], np.float32)
+
+
+def photo_batch(size):
+    """The calibration photos and their mirror images, resized, ImageNet-normalized, NCHW."""
+    images = []
+    for name in PHOTOS:
+        img = transform.resize(getattr(data, name)(), (size, size), anti_aliasing=True).astype(np.float32)
+        for im in (img, img[:, ::-1]):
+            images.append(((im - MEAN) / STD).transpose(2, 0, 1))
+    return torch.from_numpy(np.ascontiguousarray(np.stack(images)))
+
+
 def quantize(model, shape):
+    batch = photo_batch(shape[-1])
+    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    if bns:  # running statistics of these photos (a cumulative average), as a trained network has them
+        for bn in bns:
+            bn.reset_running_stats()
+            bn.momentum = None
+        model.train()
+        with torch.no_grad():
+            model(batch)
     model.eval()
     model.fuse_model()
     model.qconfig = tq.get_default_qconfig("fbgemm")
     tq.prepare(model, inplace=True)
-    g = torch.Generator().manual_seed(1)
     with torch.no_grad():
-        for _ in range(4):
-            model(torch.rand(shape, generator=g) * 2 - 1)
+        model(batch)
     tq.convert(model, inplace=True)
     return model
 

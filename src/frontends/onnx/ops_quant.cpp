@@ -377,15 +377,17 @@ Status opDynamicQuantizeLinear(Importer& im, const NodeProto& n) {
 
 }  // namespace
 
-// Σ (x - x_zp)(w - w_zp) as a TOSA i8 conv2d with an i32 accumulator (2-D, group 1). Inputs: x (run-time
+// Σ (x - x_zp)(w - w_zp) as a TOSA i8 conv2d (group 1) or depthwise_conv2d with an i32 accumulator (2-D). Inputs: x (run-time
 // uint8/int8), the constant weight [M, C, KH, KW], zero points, and an optional i32 bias.
 Result<Value*> integerConv(Importer& im, const NodeProto& n, OVal& x, const Tensor& w, int64_t xZp, int64_t wZp,
                            const Tensor* bias, const std::string& locName) {
   if (x.shape.size() != 4) return Status::unsupported("only 2-D quantized convolution is supported");
   if (!isQuantType(x.dtype) || !isQuantType(w.dtype())) return Status::unsupported("conv operand types must be 8-bit");
-  if (im.attrInt(n, "group", 1) != 1) return Status::unsupported("grouped quantized convolution");
   const Shape& ws = w.shape();
-  if (ws.size() != 4 || ws[1] != x.shape[1]) return Status::invalid("weight shape does not match the input channels");
+  const int64_t group = im.attrInt(n, "group", 1), C = x.shape[1];
+  const bool depthwise = group > 1 && group == C && ws.size() == 4 && ws[1] == 1 && ws[0] % C == 0;
+  if (group != 1 && !depthwise) return Status::unsupported("grouped quantized convolution (other than depthwise)");
+  if (ws.size() != 4 || ws[1] * group != C) return Status::invalid("weight shape does not match the input channels");
   std::vector<int64_t> strides = im.attrInts(n, "strides").value_or(std::vector<int64_t>{1, 1});
   std::vector<int64_t> dil = im.attrInts(n, "dilations").value_or(std::vector<int64_t>{1, 1});
   std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
@@ -413,9 +415,26 @@ Result<Value*> integerConv(Importer& im, const NodeProto& n, OVal& x, const Tens
   ca.accType = DType::I32;
   ca.inputZp = xZp - (x.dtype == DType::U8 ? 128 : 0);
   ca.weightZp = wZp - (w.dtype() == DType::U8 ? 128 : 0);
-  Value* wv = im.b.constant(permuteTensor(toSignedI8(w), {0, 2, 3, 1}), im.aux("weight"));  // OIHW -> OHWI
   Value* bv = im.b.constant(bias ? *bias : Tensor(DType::I32, {ws[0]}), im.aux("bias"));
-  return im.b.conv2d(xs, wv, bv, ca, locName);
+  if (!depthwise) {
+    Value* wv = im.b.constant(permuteTensor(toSignedI8(w), {0, 2, 3, 1}), im.aux("weight"));  // OIHW -> OHWI
+    return im.b.conv2d(xs, wv, bv, ca, locName);
+  }
+  // Depthwise: output channel c*mult + m reads input channel c; TOSA's weight is [KH, KW, C, mult].
+  const int64_t mult = ws[0] / C;
+  Tensor hwcm = permuteTensor(reshapeTensor(toSignedI8(w), {C, mult, ws[2], ws[3]}), {2, 3, 0, 1});
+  Value* wv = im.b.constant(std::move(hwcm), im.aux("weight"));
+  const Shape& s = xs->type.dims;
+  const int64_t oh = (s[1] - 1 + pt + pb - (k[0] - 1) * dil[0]) / strides[0] + 1;
+  const int64_t ow = (s[2] - 1 + pl + pr - (k[1] - 1) * dil[1]) / strides[1] + 1;
+  Value* izp = im.b.scalar1(DType::I8, double(ca.inputZp), im.aux("input_zp"));
+  Value* wzp = im.b.scalar1(DType::I8, double(ca.weightZp), im.aux("weight_zp"));
+  return im.b.op1("tosa.depthwise_conv2d", {xs, wv, bv, izp, wzp}, ValueType::tensor(DType::I32, {s[0], oh, ow, ws[0]}),
+                  {{"pad", ir::Attribute::intArray(ca.pad)},
+                   {"stride", ir::Attribute::intArray(strides)},
+                   {"dilation", ir::Attribute::intArray(dil)},
+                   {"acc_type", ir::Attribute::type(DType::I32)}},
+                  locName);
 }
 
 // The single zero point of a weight (TOSA's weight_zp is per tensor).

@@ -148,10 +148,12 @@ std::vector<double> outputScales(float xScale, const std::vector<double>& wScale
 Result<bool> foldConv(Importer& im, const NodeProto& n) {
   const Importer::DequantSource* dx = dequantizedInput(im, n, 0, true);
   const Importer::DequantSource* dw = dequantizedInput(im, n, 1, false);
-  if (!dx || !dw || !sourceOf(im, *dw).isConst() || im.attrInt(n, "group", 1) != 1) return false;
+  if (!dx || !dw || !sourceOf(im, *dw).isConst()) return false;
   OVal& x = sourceOf(im, *dx);
   const Tensor& w = *sourceOf(im, *dw).c;
   if (x.shape.size() != 4 || w.shape().size() != 4 || !isQuantType(w.dtype())) return false;
+  const int64_t group = im.attrInt(n, "group", 1);
+  if (group != 1 && !(group == x.shape[1] && w.shape()[1] == 1)) return false;  // group 1 or depthwise
   if (dw->scales.size() > 1 && dw->axis != 0) return false;
   const int64_t m = w.shape()[0];
   std::optional<Tensor> bias;

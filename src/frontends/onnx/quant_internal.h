@@ -20,7 +20,8 @@ Value* toSignedI8(Importer& im, Value* x, DType onnxType);
 // dim) and zero point `zp`, clamped to [lo, hi] (output-type values; an absorbed Relu/Clip narrows the range).
 Result<Value*> requantize(Importer& im, Value* acc, const std::vector<double>& scales, int64_t zp, DType outType,
                           int64_t lo = INT64_MIN, int64_t hi = INT64_MAX);
-// Σ (x - x_zp)(w - w_zp) + bias as an i8 TOSA conv2d (i32 accumulator, NHWC) with node n's conv attributes.
+// Σ (x - x_zp)(w - w_zp) + bias as an i8 TOSA conv2d or depthwise_conv2d (i32 accumulator, NHWC) with node
+// n's conv attributes.
 Result<Value*> integerConv(Importer& im, const NodeProto& n, OVal& x, const Tensor& w, int64_t xZp, int64_t wZp,
                            const Tensor* bias, const std::string& locName);
 // Σ_k (a - a_zp)(b - b_zp) on tosa.matmul: an i32 [batch, M, N] value; `outShape` the ONNX result shape.
