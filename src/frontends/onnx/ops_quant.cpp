@@ -79,9 +79,30 @@ Tensor toSignedI8(const Tensor& t) {
 
 }  // namespace
 
+Value* roundToQuantized(Importer& im, Value* f, int64_t zp, int64_t lo, int64_t hi) {
+  const size_t rank = f->type.dims.size();
+  Value* r = im.b.add(im.castTo(f, DType::I32), im.scalarOf(DType::I32, double(zp), rank), im.aux("zero_point"));
+  Value* clamped = clampI32(im, r, lo, hi);
+  return im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, clamped->type.dims), {}, im.loc);
+}
+
 // i32 accumulator -> uint8 (as i8 bits) or int8 with `scales` (one, or one per channel of the last dim).
 Result<Value*> requantize(Importer& im, Value* acc, const std::vector<double>& scales, int64_t zp, DType outType,
                           int64_t lo, int64_t hi) {
+  const int64_t qmin = outType == DType::U8 ? 0 : -128;
+  lo = std::max(lo, qmin);
+  hi = std::min(hi, qmin + 255);
+  if (im.opts.requantizeLikeOrt) {
+    // ONNX Runtime (MlasRequantizeOutput): float(acc) * scale in float32, rounded half to even (CAST), + zp.
+    const size_t rank = acc->type.dims.size();
+    Shape s(rank, 1);
+    s.back() = int64_t(scales.size());
+    std::vector<double> fs;
+    for (double x : scales) fs.push_back(double(float(x)));
+    Value* prod = im.b.mul(im.castTo(acc, DType::FP32), im.constF(Tensor::fromDoubles(DType::FP32, s, fs)), 0,
+                           im.aux("requantize"));
+    return roundToQuantized(im, prod, zp, lo, hi);
+  }
   RescaleAttrs a;
   for (double s : scales) {
     auto ms = scaleToMultiplierShift(s);

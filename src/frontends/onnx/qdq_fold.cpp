@@ -248,6 +248,23 @@ Result<bool> foldAdd(Importer& im, const NodeProto& n) {
   if (!av) return av.status();
   auto bv = im.get(b, l);
   if (!bv) return bv.status();
+  if (im.opts.requantizeLikeOrt) {
+    // ONNX Runtime's QLinearAdd: (a - za) * (sa / sc) + (b - zb) * (sb / sc) in float32, rounded half to even.
+    const size_t rank = a.shape.size();
+    auto term = [&](Value* v, const Importer::DequantSource& d, DType t) -> Result<Value*> {
+      auto w = widen(im, v, t, d.zps[0], 1.0);
+      if (!w) return w.status();
+      const float ratio = float(d.scales[0]) / (*st)->scale;
+      return im.b.mul(im.castTo(*w, DType::FP32), im.scalarF(ratio, rank), 0, im.aux("scale"));
+    };
+    auto fa = term(*av, *da, a.dtype);
+    if (!fa) return fa.status();
+    auto fb = term(*bv, *db, b.dtype);
+    if (!fb) return fb.status();
+    Value* sum = im.b.add(*fa, *fb, im.aux("add"));
+    finish(im, **st, roundToQuantized(im, sum, (*st)->zp, (*st)->lo, (*st)->hi), l);
+    return true;
+  }
   const double twiceMax = 2 * std::max(da->scales[0], db->scales[0]);
   const double unit = double(1 << 20);
   auto a32 = widen(im, *av, a.dtype, da->zps[0], unit * da->scales[0] / twiceMax);

@@ -20,6 +20,8 @@ Value* toSignedI8(Importer& im, Value* x, DType onnxType);
 // dim) and zero point `zp`, clamped to [lo, hi] (output-type values; an absorbed Relu/Clip narrows the range).
 Result<Value*> requantize(Importer& im, Value* acc, const std::vector<double>& scales, int64_t zp, DType outType,
                           int64_t lo = INT64_MIN, int64_t hi = INT64_MAX);
+// fp32 value -> 8-bit (i8 bits): saturate(round_half_even(f) + zp) clamped to [lo, hi] (output-type values).
+Value* roundToQuantized(Importer& im, Value* f, int64_t zp, int64_t lo, int64_t hi);
 // Σ (x - x_zp)(w - w_zp) + bias as an i8 TOSA conv2d or depthwise_conv2d (i32 accumulator, NHWC) with node
 // n's conv attributes.
 Result<Value*> integerConv(Importer& im, const NodeProto& n, OVal& x, const Tensor& w, int64_t xZp, int64_t wZp,
