@@ -11,3 +11,8 @@ foreach(qdq_case small_cnn:1 resnet18:1 mobilenet_v2:4)
             bash ${CMAKE_SOURCE_DIR}/tests/qdq/qdq_vs_ort.sh ${qdq_model} ${qdq_lsb})
   set_tests_properties(qdq_${qdq_model}_vs_onnxruntime PROPERTIES TIMEOUT 1200 LABELS models SKIP_RETURN_CODE 77)
 endforeach()
+# Malformed QDQ parameters: one-line error, exit 4, no output (tests/qdq/malformed_qdq.sh).
+add_test(NAME qdq_malformed_cli
+  COMMAND ${CMAKE_COMMAND} -E env TK=$<TARGET_FILE:tosakit> ROOT=${CMAKE_SOURCE_DIR} OUT=${CMAKE_BINARY_DIR}/model-tests
+          bash ${CMAKE_SOURCE_DIR}/tests/qdq/malformed_qdq.sh)
+set_tests_properties(qdq_malformed_cli PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)

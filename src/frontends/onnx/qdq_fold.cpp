@@ -62,7 +62,8 @@ int64_t quantizeScalar(double v, float scale, int64_t zp, int64_t qmin, int64_t 
 
 Status checkScale(double s, const NodeProto& n) {
   if (s > 0 && std::isfinite(s)) return Status::ok();
-  return Status::invalid(n.op_type() + " '" + n.name() + "': scale " + std::to_string(s) +
+  const std::string name = n.name().empty() ? n.output(0) : n.name();
+  return Status::invalid(n.op_type() + " '" + name + "': scale " + std::to_string(s) +
                          " (a quantization scale must be positive and finite)");
 }
 
