@@ -6,9 +6,9 @@
 // and its zero point moves by -128 with it, so (x - zp) is unchanged. The i32 accumulator is requantized with
 // RESCALE (SINGLE_ROUND) by multiplier/shift pairs derived from the float scales; RESCALE cannot write uint8
 // from i32 (spec 2.13.2 ERROR_IF), so uint8 outputs take a second exact RESCALE from int8 (output_zp 128).
-#include <cmath>
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 
 #include "frontends/onnx/importer.h"

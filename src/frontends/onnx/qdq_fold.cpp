@@ -273,8 +273,8 @@ Result<bool> foldAdd(Importer& im, const NodeProto& n) {
   auto b32 = widen(im, *bv, b.dtype, db->zps[0], unit * db->scales[0] / twiceMax);
   if (!b32) return b32.status();
   Value* sum = im.b.add(*a32, *b32, im.aux("add"));
-  auto y = requantize(im, sum, {twiceMax / (unit * double((*st)->scale))}, (*st)->zp, (*st)->type, (*st)->lo,
-                      (*st)->hi);
+  auto y =
+      requantize(im, sum, {twiceMax / (unit * double((*st)->scale))}, (*st)->zp, (*st)->type, (*st)->lo, (*st)->hi);
   if (!y) return y.status();
   finish(im, **st, *y, l);
   return true;
