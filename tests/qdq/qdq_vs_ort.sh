@@ -33,6 +33,10 @@ if grep -E "tosa\.(conv2d|depthwise_conv2d|matmul) .*xf32>" "$M.mlir"; then
   echo "FAIL: a float conv/matmul is left after QDQ folding"; exit 1
 fi
 "$TK" import "$M.onnx" -o "$M.ort-mode.mlir" --qdq fold-ort
+# --qdq keep: the float graph (fake quantization around float convs), as before QDQ folding.
+rm -f "$M.keep.mlir"
+"$TK" import "$M.onnx" -o "$M.keep.mlir" --qdq keep
+grep -qE "tosa\.conv2d .*xf32>" "$M.keep.mlir" || { echo "FAIL: --qdq keep left no float conv2d"; exit 1; }
 for backend in fast ref; do
   "$TK" run "$M.mlir" --backend "$backend" --inputs "$M.input.npz" -o "$M.$backend.npz" >/dev/null
   echo "--qdq fold, $backend backend:"
