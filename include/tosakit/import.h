@@ -37,6 +37,12 @@ struct OnnxImportOptions {
   bool convertOpset = true;
   // Run the ONNX checker and shape inference (failures are reported as parse errors / ignored).
   bool runChecker = true;
+  // Fold DequantizeLinear -> op -> QuantizeLinear patterns (pre-quantized QDQ models) into integer TOSA ops
+  // (docs/ONNX.md "Pre-quantized QDQ models"); false keeps each Q/DQ node as its explicit float lowering.
+  bool foldQdq = true;
+  // Folded and QOperator requantization in float32 the way ONNX Runtime's CPU kernels do it (round(float(acc)
+  // * float scale), half to even): bit-identical to ORT, but the graph is no longer integer-only (PRO-INT).
+  bool requantizeLikeOrt = false;
   std::string functionName = "main";
 };
 

@@ -32,6 +32,7 @@ struct ImportArgs {
   bool keepNchwIo = false;
   bool noCheck = false;
   bool noConvert = false;
+  std::string qdq = "fold";
   std::string testInput;
   std::string testReference;
   std::string tolerance = "0.99,0.99";
@@ -154,6 +155,8 @@ int importVerb(const ImportArgs& a) {
   opts.keepNchwIo = !a.nhwcIo;
   opts.runChecker = !a.noCheck;
   opts.convertOpset = !a.noConvert;
+  opts.foldQdq = a.qdq != "keep";
+  opts.requantizeLikeOrt = a.qdq == "fold-ort";
   opts.outputNames = a.outputs;
   for (const auto& spec : a.inputShapes) {
     std::string name;
@@ -212,6 +215,10 @@ VerbAction addImportVerb(CLI::App& app) {
       ->excludes(nchw);
   cmd->add_flag("--no-check", args->noCheck, "Skip the ONNX checker and shape inference");
   cmd->add_flag("--no-opset-convert", args->noConvert, "Do not convert opsets older than 17");
+  cmd->add_option("--qdq", args->qdq,
+                  "ONNX QuantizeLinear/DequantizeLinear patterns: fold (integer TOSA ops, default), fold-ort (fold, "
+                  "requantizing in float32 like ONNX Runtime: bit-identical to it, not PRO-INT) or keep (float ops)")
+      ->check(CLI::IsMember({"fold", "fold-ort", "keep"}));
   cmd->add_option("--test-input", args->testInput,
                   "Verify the import: run the TOSA graph on these inputs (.npz keyed by input name)");
   cmd->add_option("--test-reference", args->testReference,

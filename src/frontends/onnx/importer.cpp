@@ -661,6 +661,7 @@ Status Importer::lowerNodes(const google::protobuf::RepeatedPtrField<NodeProto>&
     loc = n.name();
     for (int o = 0; loc.empty() && o < n.output_size(); ++o) loc = n.output(o);
     if (loc.empty()) loc = n.op_type() + std::to_string(idx);
+    if (foldedAway.count(&n)) continue;  // absorbed by a QDQ pattern lowered earlier
     const std::string label = "'" + loc + "' (" + n.op_type() + ")";
     bool poisoned = false;
     for (const auto& i : n.input()) {
@@ -691,7 +692,13 @@ Status Importer::lowerNodes(const google::protobuf::RepeatedPtrField<NodeProto>&
       // A lowering that reads an input the node does not have (an empty optional name, too few inputs) meets
       // std::out_of_range from val(): a malformed node, not a crash (onnx_fuzz finding).
       try {
-        s = h->second(*this, n);
+        bool folded = false;
+        if (opts.foldQdq && &nodes == &g.node()) {
+          auto f = foldQdqPattern(*this, n);
+          s = f ? Status::ok() : f.status();
+          folded = f && *f;
+        }
+        if (s.isOk() && !folded) s = h->second(*this, n);
       } catch (const std::out_of_range&) {
         s = Status::invalid("reads an input or attribute the node does not have (missing or empty input name)");
       }
@@ -891,6 +898,10 @@ Result<std::unique_ptr<ir::Module>> Importer::run() {
   if (outputs.empty()) return Status::parse(file + ": the graph has no outputs");
   countUses(g.node(), uses);
   for (const auto& o : outputs) uses[o]++;
+  for (const auto& n : g.node()) {
+    for (const auto& i : n.input()) consumers[i].push_back(&n);
+    for (const auto& o : n.output()) producers[o] = &n;
+  }
 
   TK_RETURN_IF_ERROR(lowerNodes(g.node()));
 
@@ -927,6 +938,7 @@ Result<std::unique_ptr<ir::Module>> Importer::run() {
     return Status::unsupported(msg);
   }
   b.output(results, outputs);
+  if (foldedAny) removeDeadOps(b.block());
   recordIoTypes(outputs);
   return std::move(m);
 }

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -226,6 +227,21 @@ class Importer {
   std::vector<std::string> errors;     // unsupported nodes: "'name' (Op): reason"
   std::vector<std::string> malformed;  // malformed nodes, same form
 
+  // ---- QDQ folding (qdq_fold.cpp) ----
+  // A DequantizeLinear output with constant parameters: its integer input (a name in `vals`) and parameters.
+  struct DequantSource {
+    std::string src;
+    std::vector<double> scales;  // one, or one per index of `axis`
+    std::vector<int64_t> zps;    // same length as scales
+    int64_t axis = 1;
+    DType type = DType::U8;  // ONNX type of the integer input
+  };
+  std::map<std::string, DequantSource> dequantized;
+  std::map<std::string, std::vector<const NodeProto*>> consumers;  // top-level graph nodes reading each value
+  std::map<std::string, const NodeProto*> producers;               // top-level graph node defining each value
+  std::set<const NodeProto*> foldedAway;                           // nodes a folded pattern absorbed
+  bool foldedAny = false;
+
  private:
   // Evaluates, on the reference backend, the TOSA ops a node with only constant inputs emitted from block
   // index `firstOp` on, and turns its outputs into constants (shape computations the handler did not fold).
@@ -263,5 +279,11 @@ class Importer {
 // value; `xs` its NCHW shape) by run-time w [M, C/group, KH, KW] and bias [M] (fp32 plain values; bias may be
 // null). The NHWC result. Used by the quantized convs whose parameters are run-time values.
 Result<Value*> floatConv2dNhwc(Importer& im, const NodeProto& n, Value* x, const Shape& xs, Value* w, Value* bias);
+
+// qdq_fold.cpp: lowers node n of the top-level graph as the start of a QDQ pattern (DequantizeLinear -> op ->
+// [Relu/Clip] -> QuantizeLinear) on the integers; false when n does not start one (lower it as usual).
+Result<bool> foldQdqPattern(Importer& im, const NodeProto& n);
+// Removes ops whose results nothing reads (the float DequantizeLinear lowerings a folded pattern bypassed).
+void removeDeadOps(ir::Block& block);
 
 }  // namespace tosakit::onnx

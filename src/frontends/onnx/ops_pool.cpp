@@ -243,7 +243,7 @@ Status poolOp(Importer& im, const NodeProto& n, bool isMax) {
     return Status::unsupported(std::to_string(int(rank) - 2) + "-D pooling (1-D, 2-D and 3-D are supported)");
   const bool wantIndices = isMax && im.hasOutput(n, 1);
   const bool u8 = x.dtype == DType::U8;
-  if (!(isMax && u8)) TK_RETURN_IF_ERROR(im.requireFloat(n, x));
+  if (!(isMax && (u8 || x.dtype == DType::I8))) TK_RETURN_IF_ERROR(im.requireFloat(n, x));
   auto a = poolAttrs(im, n, x.shape, !isMax);
   if (!a) return a.status();
   bool dilated = false;

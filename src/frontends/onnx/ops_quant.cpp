@@ -6,13 +6,15 @@
 // and its zero point moves by -128 with it, so (x - zp) is unchanged. The i32 accumulator is requantized with
 // RESCALE (SINGLE_ROUND) by multiplier/shift pairs derived from the float scales; RESCALE cannot write uint8
 // from i32 (spec 2.13.2 ERROR_IF), so uint8 outputs take a second exact RESCALE from int8 (output_zp 128).
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 
 #include "frontends/onnx/importer.h"
+#include "frontends/onnx/quant_internal.h"
 
 namespace tosakit::onnx {
-namespace {
 
 using ir::RescaleAttrs;
 
@@ -36,6 +38,8 @@ Result<std::pair<int64_t, int64_t>> scaleToMultiplierShift(double scale) {
   return std::make_pair(multiplier, shift);
 }
 
+namespace {
+
 RescaleAttrs identityRescale() {
   RescaleAttrs a;
   a.multiplier = {int64_t(1) << 30};
@@ -50,6 +54,8 @@ Value* clampI32(Importer& im, Value* v, int64_t lo, int64_t hi) {
   return im.binary("tosa.minimum", ge, im.scalarOf(DType::I32, double(hi), rank), DType::I32);
 }
 
+}  // namespace
+
 bool isQuantType(DType t) { return t == DType::U8 || t == DType::I8; }
 
 // A run-time uint8/int8 value as int8 with the same (x - zp) differences: uint8 moves by -128.
@@ -61,6 +67,8 @@ Value* toSignedI8(Importer& im, Value* x, DType onnxType) {
   return im.b.rescale(x, DType::I8, a, im.aux("to_int8"));
 }
 
+namespace {
+
 // A constant uint8/int8 tensor as int8 (uint8 moves by -128).
 Tensor toSignedI8(const Tensor& t) {
   Tensor out(DType::I8, t.shape());
@@ -69,8 +77,32 @@ Tensor toSignedI8(const Tensor& t) {
   return out;
 }
 
+}  // namespace
+
+Value* roundToQuantized(Importer& im, Value* f, int64_t zp, int64_t lo, int64_t hi) {
+  const size_t rank = f->type.dims.size();
+  Value* r = im.b.add(im.castTo(f, DType::I32), im.scalarOf(DType::I32, double(zp), rank), im.aux("zero_point"));
+  Value* clamped = clampI32(im, r, lo, hi);
+  return im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, clamped->type.dims), {}, im.loc);
+}
+
 // i32 accumulator -> uint8 (as i8 bits) or int8 with `scales` (one, or one per channel of the last dim).
-Result<Value*> requantize(Importer& im, Value* acc, const std::vector<double>& scales, int64_t zp, DType outType) {
+Result<Value*> requantize(Importer& im, Value* acc, const std::vector<double>& scales, int64_t zp, DType outType,
+                          int64_t lo, int64_t hi) {
+  const int64_t qmin = outType == DType::U8 ? 0 : -128;
+  lo = std::max(lo, qmin);
+  hi = std::min(hi, qmin + 255);
+  if (im.opts.requantizeLikeOrt) {
+    // ONNX Runtime (MlasRequantizeOutput): float(acc) * scale in float32, rounded half to even (CAST), + zp.
+    const size_t rank = acc->type.dims.size();
+    Shape s(rank, 1);
+    s.back() = int64_t(scales.size());
+    std::vector<double> fs;
+    for (double x : scales) fs.push_back(double(float(x)));
+    Value* prod = im.b.mul(im.castTo(acc, DType::FP32), im.constF(Tensor::fromDoubles(DType::FP32, s, fs)), 0,
+                           im.aux("requantize"));
+    return roundToQuantized(im, prod, zp, lo, hi);
+  }
   RescaleAttrs a;
   for (double s : scales) {
     auto ms = scaleToMultiplierShift(s);
@@ -79,17 +111,23 @@ Result<Value*> requantize(Importer& im, Value* acc, const std::vector<double>& s
     a.shift.push_back(ms->second);
   }
   a.perChannel = scales.size() > 1;
-  if (outType == DType::I8) {
-    a.outputZp = zp;
-    return im.b.rescale(acc, DType::I8, a, im.loc);
-  }
-  a.outputZp = zp - 128;  // clip to [-128, 127] here, then +128 exactly: clip(round(acc * s) + zp, 0, 255)
+  // uint8 is computed as int8 (clip to [-128, 127] with zp - 128), then moved by +128 exactly.
+  const int64_t offset = outType == DType::I8 ? 0 : 128;
+  const int64_t loS = std::max<int64_t>(lo, offset - 128) - offset;
+  const int64_t hiS = std::min<int64_t>(hi, offset + 127) - offset;
+  const bool narrowed = loS > -128 || hiS < 127;
+  a.outputZp = zp - offset;
+  if (outType == DType::I8 && !narrowed) return im.b.rescale(acc, DType::I8, a, im.loc);
   Value* s8 = im.b.rescale(acc, DType::I8, a, im.aux("requantize"));
+  if (narrowed) s8 = im.b.clamp(s8, double(loS), double(hiS), outType == DType::I8 ? im.loc : im.aux("clamp"));
+  if (outType == DType::I8) return s8;
   RescaleAttrs u = identityRescale();
   u.outputZp = 128;
   u.outputUnsigned = true;
   return im.b.rescale(s8, DType::I8, u, im.loc);
 }
+
+namespace {
 
 // A constant scalar or 1-element input as a double; `what` names it in errors.
 Result<std::vector<double>> constFloats(Importer& im, const NodeProto& n, int i, const char* what) {
@@ -99,6 +137,14 @@ Result<std::vector<double>> constFloats(Importer& im, const NodeProto& n, int i,
   std::vector<double> v;
   for (int64_t k = 0; k < (*t)->size(); ++k) v.push_back((*t)->getFloat(k));
   return v;
+}
+
+// A quantization scale that is zero, negative, NaN or infinite makes the model malformed.
+Status checkScales(const std::vector<double>& scales, const NodeProto& n) {
+  for (double s : scales)
+    if (!(s > 0) || !std::isfinite(s))
+      return Status::invalid(n.op_type() + " scale " + std::to_string(s) + " (must be positive and finite)");
+  return Status::ok();
 }
 
 // Zero point input i (optional: 0 of `defaultType`); returns the values and the ONNX type.
@@ -219,6 +265,7 @@ Status opQuantizeLinear(Importer& im, const NodeProto& n) {
   if (!im.val(n, 1).isConst() || (im.hasInput(n, 2) && !im.val(n, 2).isConst())) return quantizeLinearRunTime(im, n);
   auto scale = constFloats(im, n, 1, "y_scale");
   if (!scale) return scale.status();
+  TK_RETURN_IF_ERROR(checkScales(*scale, n));
   auto zp = zeroPoints(im, n, 2, DType::U8);
   if (!zp) return zp.status();
   const DType outType = zp->second;
@@ -267,6 +314,7 @@ Status opDequantizeLinear(Importer& im, const NodeProto& n) {
   if (anyRunTime(im, n, {1, 2})) return dequantizeLinearRunTime(im, n);
   auto scale = constFloats(im, n, 1, "x_scale");
   if (!scale) return scale.status();
+  TK_RETURN_IF_ERROR(checkScales(*scale, n));
   auto zp = zeroPoints(im, n, 2, x.dtype);
   if (!zp) return zp.status();
   const int64_t rank = int64_t(x.shape.size());
@@ -274,9 +322,16 @@ Status opDequantizeLinear(Importer& im, const NodeProto& n) {
   const size_t channels = scale->size();
   if (channels > 1 && (axis < 0 || axis >= rank || x.shape[size_t(axis)] != int64_t(channels)))
     return Status::invalid("DequantizeLinear scale length does not match the axis");
+  if (zp->first.size() != 1 && zp->first.size() != channels)
+    return Status::invalid("DequantizeLinear zero point length does not match the scale");
+  if (zp->second != x.dtype) return Status::invalid("DequantizeLinear zero point type differs from the input type");
   std::vector<double> zps;
   for (int64_t z : zp->first) zps.push_back(double(z));
   if (zps.size() != channels) zps.assign(channels, zps[0]);
+  // Recorded for QDQ folding (qdq_fold.cpp): the integer input and its parameters.
+  Importer::DequantSource& d = im.dequantized[n.output(0)];
+  d = {n.input(0), *scale, {}, axis, x.dtype};
+  for (double z : zps) d.zps.push_back(int64_t(z));
   if (x.isConst()) {
     // y = (x - zp) * scale in float32 (x - zp is exact; the product rounds once, as the reference does).
     const Tensor& t = *x.c;
@@ -341,15 +396,19 @@ Status opDynamicQuantizeLinear(Importer& im, const NodeProto& n) {
 
 // ---- integer products ----
 
-// Σ (x - x_zp)(w - w_zp) as a TOSA i8 conv2d with an i32 accumulator (2-D, group 1). Inputs: x (run-time
+}  // namespace
+
+// Σ (x - x_zp)(w - w_zp) as a TOSA i8 conv2d (group 1) or depthwise_conv2d with an i32 accumulator (2-D). Inputs: x (run-time
 // uint8/int8), the constant weight [M, C, KH, KW], zero points, and an optional i32 bias.
 Result<Value*> integerConv(Importer& im, const NodeProto& n, OVal& x, const Tensor& w, int64_t xZp, int64_t wZp,
                            const Tensor* bias, const std::string& locName) {
   if (x.shape.size() != 4) return Status::unsupported("only 2-D quantized convolution is supported");
   if (!isQuantType(x.dtype) || !isQuantType(w.dtype())) return Status::unsupported("conv operand types must be 8-bit");
-  if (im.attrInt(n, "group", 1) != 1) return Status::unsupported("grouped quantized convolution");
   const Shape& ws = w.shape();
-  if (ws.size() != 4 || ws[1] != x.shape[1]) return Status::invalid("weight shape does not match the input channels");
+  const int64_t group = im.attrInt(n, "group", 1), C = x.shape[1];
+  const bool depthwise = group > 1 && group == C && ws.size() == 4 && ws[1] == 1 && ws[0] % C == 0;
+  if (group != 1 && !depthwise) return Status::unsupported("grouped quantized convolution (other than depthwise)");
+  if (ws.size() != 4 || ws[1] * group != C) return Status::invalid("weight shape does not match the input channels");
   std::vector<int64_t> strides = im.attrInts(n, "strides").value_or(std::vector<int64_t>{1, 1});
   std::vector<int64_t> dil = im.attrInts(n, "dilations").value_or(std::vector<int64_t>{1, 1});
   std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
@@ -377,9 +436,26 @@ Result<Value*> integerConv(Importer& im, const NodeProto& n, OVal& x, const Tens
   ca.accType = DType::I32;
   ca.inputZp = xZp - (x.dtype == DType::U8 ? 128 : 0);
   ca.weightZp = wZp - (w.dtype() == DType::U8 ? 128 : 0);
-  Value* wv = im.b.constant(permuteTensor(toSignedI8(w), {0, 2, 3, 1}), im.aux("weight"));  // OIHW -> OHWI
   Value* bv = im.b.constant(bias ? *bias : Tensor(DType::I32, {ws[0]}), im.aux("bias"));
-  return im.b.conv2d(xs, wv, bv, ca, locName);
+  if (!depthwise) {
+    Value* wv = im.b.constant(permuteTensor(toSignedI8(w), {0, 2, 3, 1}), im.aux("weight"));  // OIHW -> OHWI
+    return im.b.conv2d(xs, wv, bv, ca, locName);
+  }
+  // Depthwise: output channel c*mult + m reads input channel c; TOSA's weight is [KH, KW, C, mult].
+  const int64_t mult = ws[0] / C;
+  Tensor hwcm = permuteTensor(reshapeTensor(toSignedI8(w), {C, mult, ws[2], ws[3]}), {2, 3, 0, 1});
+  Value* wv = im.b.constant(std::move(hwcm), im.aux("weight"));
+  const Shape& s = xs->type.dims;
+  const int64_t oh = (s[1] - 1 + pt + pb - (k[0] - 1) * dil[0]) / strides[0] + 1;
+  const int64_t ow = (s[2] - 1 + pl + pr - (k[1] - 1) * dil[1]) / strides[1] + 1;
+  Value* izp = im.b.scalar1(DType::I8, double(ca.inputZp), im.aux("input_zp"));
+  Value* wzp = im.b.scalar1(DType::I8, double(ca.weightZp), im.aux("weight_zp"));
+  return im.b.op1("tosa.depthwise_conv2d", {xs, wv, bv, izp, wzp}, ValueType::tensor(DType::I32, {s[0], oh, ow, ws[0]}),
+                  {{"pad", ir::Attribute::intArray(ca.pad)},
+                   {"stride", ir::Attribute::intArray(strides)},
+                   {"dilation", ir::Attribute::intArray(dil)},
+                   {"acc_type", ir::Attribute::type(DType::I32)}},
+                  locName);
 }
 
 // The single zero point of a weight (TOSA's weight_zp is per tensor).
@@ -388,6 +464,8 @@ Result<int64_t> perTensorZp(const std::vector<int64_t>& zps, const char* what) {
     return Status::unsupported(std::string("per-channel ") + what + " (TOSA's zero points are per tensor)");
   return zps[0];
 }
+
+namespace {
 
 // Float conv of (x - x_zp) by (w - w_zp) (+ bias): the exact integer accumulator as fp32, NHWC. Inputs: x, w and
 // their zero points at indices xi, xzpi, wi, wzpi; bias at bi (< 0: none).
@@ -493,6 +571,8 @@ Status opQLinearConv(Importer& im, const NodeProto& n) {
   return Status::ok();
 }
 
+}  // namespace
+
 // Σ_k (a - a_zp)(b - b_zp) on tosa.matmul (i8 x i8 -> i32): same-batch or 2-D B forms of numpy matmul.
 Result<Value*> integerMatmul(Importer& im, OVal& a, OVal& bm, int64_t aZp, int64_t bZp, Shape& outShape) {
   if (!isQuantType(a.dtype) || !isQuantType(bm.dtype)) return Status::unsupported("matmul operand types must be 8-bit");
@@ -527,6 +607,8 @@ Result<Value*> integerMatmul(Importer& im, OVal& a, OVal& bm, int64_t aZp, int64
   outShape.push_back(N);
   return y;
 }
+
+namespace {
 
 // Float matmul of (a - a_zp) by (b - b_zp): the exact integer accumulator as fp32 in the ONNX output shape.
 // a_zp: one value (or one per row of a); b_zp: one value or one per column of b.

@@ -1,0 +1,366 @@
+// QDQ folding (docs/ONNX.md "Pre-quantized QDQ models"): DequantizeLinear -> op -> [Relu/Clip] ->
+// QuantizeLinear patterns of the top-level graph become integer TOSA at import, the way ONNX Runtime fuses
+// them into its integer kernels (QLinearConv, QLinearMatMul, QGemm, QLinearAdd, QLinearGlobalAveragePool, and
+// dropped Q/DQ pairs around data movement).
+//
+// The pass works while lowering: opDequantizeLinear records each DequantizeLinear output with its integer
+// source and parameters (Importer::dequantized); when the walk reaches an op whose inputs are recorded and
+// whose only consumer chain ends in a QuantizeLinear with constant per-tensor parameters, the op is lowered on
+// the integers and defines the QuantizeLinear's output; the absorbed Relu/Clip and the QuantizeLinear are
+// skipped. The float DequantizeLinear ops left without consumers are removed at the end (removeDeadOps).
+// Anything else (a Q/DQ pair outside a pattern) keeps its explicit float lowering.
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+
+#include "frontends/onnx/importer.h"
+#include "frontends/onnx/quant_internal.h"
+
+namespace tosakit::onnx {
+namespace {
+
+using ir::RescaleAttrs;
+
+// The QuantizeLinear that ends a pattern, the activations it absorbs and the output range they leave.
+struct QuantizeStep {
+  const NodeProto* q = nullptr;
+  std::vector<const NodeProto*> absorbed;  // Relu/Clip between the op and q
+  float scale = 1;
+  int64_t zp = 0;
+  DType type = DType::U8;
+  int64_t lo = 0, hi = 255;  // output range in the output type
+};
+
+const NodeProto* soleConsumer(Importer& im, const std::string& value) {
+  auto it = im.consumers.find(value);
+  if (it == im.consumers.end() || it->second.size() != 1 || im.uses[value] != 1) return nullptr;
+  return it->second[0];
+}
+
+// Constant input i; a Constant node placed later in the graph (exporters put them next to their consumer) is
+// lowered now. Null when the input is absent or not a constant.
+const Tensor* constAhead(Importer& im, const NodeProto& n, int i) {
+  if (!im.hasInput(n, i)) return nullptr;
+  const std::string& name = n.input(i);
+  auto it = im.vals.find(name);
+  if (it == im.vals.end()) {
+    auto p = im.producers.find(name);
+    if (p == im.producers.end() || p->second->op_type() != "Constant" || !im.lowerSynthetic(*p->second).isOk())
+      return nullptr;
+    it = im.vals.find(name);
+    if (it == im.vals.end()) return nullptr;
+  }
+  return it->second.isConst() ? it->second.c.get() : nullptr;
+}
+
+// ONNX QuantizeLinear of one float value (round half to even, saturate).
+int64_t quantizeScalar(double v, float scale, int64_t zp, int64_t qmin, int64_t qmax) {
+  const double q = std::nearbyint(double(float(v) / scale)) + double(zp);
+  return int64_t(std::min(std::max(q, double(qmin)), double(qmax)));
+}
+
+Status checkScale(double s, const NodeProto& n) {
+  if (s > 0 && std::isfinite(s)) return Status::ok();
+  const std::string name = n.name().empty() ? n.output(0) : n.name();
+  return Status::invalid(n.op_type() + " '" + name + "': scale " + std::to_string(s) +
+                         " (a quantization scale must be positive and finite)");
+}
+
+// The [Relu/Clip ->] QuantizeLinear chain that is the only consumer of op's output 0, with constant per-tensor
+// parameters; nullopt when op's output goes anywhere else. Q is monotone, so Q(clip(y, a, b)) =
+// clip(Q(y), Q(a), Q(b)): Relu and Clip become bounds of the output range.
+Result<std::optional<QuantizeStep>> quantizeAfter(Importer& im, const NodeProto& op) {
+  QuantizeStep st;
+  double clipLo = -std::numeric_limits<double>::infinity(), clipHi = std::numeric_limits<double>::infinity();
+  const NodeProto* c = soleConsumer(im, op.output(0));
+  while (c && c->domain().empty() && (c->op_type() == "Relu" || c->op_type() == "Clip")) {
+    if (c->op_type() == "Relu") {
+      clipLo = std::max(clipLo, 0.0);
+    } else {
+      for (int i : {1, 2}) {
+        if (!im.hasInput(*c, i)) continue;
+        const Tensor* t = constAhead(im, *c, i);
+        if (!t || t->size() != 1) return std::optional<QuantizeStep>();
+        (i == 1 ? clipLo : clipHi) = t->getFloat(0);
+      }
+    }
+    st.absorbed.push_back(c);
+    c = soleConsumer(im, c->output(0));
+  }
+  if (!c || !c->domain().empty() || c->op_type() != "QuantizeLinear") return std::optional<QuantizeStep>();
+  const Tensor* s = constAhead(im, *c, 1);
+  if (!s || s->size() != 1) return std::optional<QuantizeStep>();
+  if (im.hasInput(*c, 2)) {
+    const Tensor* z = constAhead(im, *c, 2);
+    if (!z || z->size() != 1) return std::optional<QuantizeStep>();
+    st.type = z->dtype();
+    st.zp = z->getInt(0);
+  }
+  if (!isQuantType(st.type)) return std::optional<QuantizeStep>();
+  TK_RETURN_IF_ERROR(checkScale(s->getFloat(0), *c));
+  st.q = c;
+  st.scale = float(s->getFloat(0));
+  const int64_t qmin = st.type == DType::U8 ? 0 : -128, qmax = qmin + 255;
+  st.lo = std::isfinite(clipLo) ? quantizeScalar(clipLo, st.scale, st.zp, qmin, qmax) : qmin;
+  st.hi = std::isfinite(clipHi) ? quantizeScalar(clipHi, st.scale, st.zp, qmin, qmax) : qmax;
+  return std::optional<QuantizeStep>(st);
+}
+
+// Input i when it is a recorded DequantizeLinear output (per tensor when `perTensor`).
+const Importer::DequantSource* dequantizedInput(Importer& im, const NodeProto& n, int i, bool perTensor) {
+  if (!im.hasInput(n, i)) return nullptr;
+  auto it = im.dequantized.find(n.input(i));
+  if (it == im.dequantized.end() || (perTensor && it->second.scales.size() != 1)) return nullptr;
+  return &it->second;
+}
+
+OVal& sourceOf(Importer& im, const Importer::DequantSource& d) { return im.vals.at(d.src); }
+
+// Defines the QuantizeLinear's output and skips it and the absorbed activations.
+void finish(Importer& im, const QuantizeStep& st, Value* y, Layout layout) {
+  im.setValue(*st.q, 0, y, layout, st.type);
+  for (const NodeProto* a : st.absorbed) im.foldedAway.insert(a);
+  im.foldedAway.insert(st.q);
+  im.foldedAny = true;
+}
+
+// The int32 bias of an integer conv/gemm: DequantizeLinear of an int32 constant with zero point 0 (its scale is
+// x_scale * w_scale by construction; ONNX Runtime adds the integers as they are too).
+Result<std::optional<Tensor>> int32Bias(Importer& im, const NodeProto& n, int i, int64_t channels) {
+  const Importer::DequantSource* d = dequantizedInput(im, n, i, false);
+  if (!d || d->type != DType::I32 || !sourceOf(im, *d).isConst()) return std::optional<Tensor>();
+  for (int64_t z : d->zps)
+    if (z != 0) return std::optional<Tensor>();
+  const Tensor& t = *sourceOf(im, *d).c;
+  if (t.size() != channels) return Status::invalid("bias length does not match the output channels");
+  return std::optional<Tensor>(reshapeTensor(t, {channels}));
+}
+
+// x_scale * w_scale[c] / y_scale in float32, in the order ONNX Runtime's integer kernels compute it, so that
+// RESCALE multiplies by exactly the float scale they use (a float's 24-bit mantissa fits the 31-bit multiplier).
+std::vector<double> outputScales(float xScale, const std::vector<double>& wScales, float yScale) {
+  std::vector<double> s;
+  for (double w : wScales) s.push_back(double(xScale * float(w) / yScale));
+  return s;
+}
+
+// DQ(x) , DQ(w const) [, DQ(bias int32)] -> Conv -> [Relu/Clip] -> Q  =>  i8 conv2d + RESCALE.
+Result<bool> foldConv(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* dx = dequantizedInput(im, n, 0, true);
+  const Importer::DequantSource* dw = dequantizedInput(im, n, 1, false);
+  if (!dx || !dw || !sourceOf(im, *dw).isConst()) return false;
+  OVal& x = sourceOf(im, *dx);
+  const Tensor& w = *sourceOf(im, *dw).c;
+  if (x.shape.size() != 4 || w.shape().size() != 4 || !isQuantType(w.dtype())) return false;
+  const int64_t group = im.attrInt(n, "group", 1);
+  if (group != 1 && !(group == x.shape[1] && w.shape()[1] == 1)) return false;  // group 1 or depthwise
+  if (dw->scales.size() > 1 && dw->axis != 0) return false;
+  const int64_t m = w.shape()[0];
+  std::optional<Tensor> bias;
+  if (im.hasInput(n, 2)) {
+    auto b = int32Bias(im, n, 2, m);
+    if (!b) return b.status();
+    if (!*b) return false;
+    bias = std::move(*b);
+  }
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  auto wz = perTensorZp(dw->zps, "weight zero point");
+  if (!wz) return false;
+  auto acc = integerConv(im, n, x, w, dx->zps[0], *wz, bias ? &*bias : nullptr, im.aux("conv"));
+  if (!acc) return acc.status();
+  auto y = requantize(im, *acc, outputScales(float(dx->scales[0]), dw->scales, (*st)->scale), (*st)->zp, (*st)->type,
+                      (*st)->lo, (*st)->hi);
+  if (!y) return y.status();
+  finish(im, **st, *y, Layout::Nhwc);
+  return true;
+}
+
+// DQ(a) , DQ(b) [, DQ(bias int32)] -> Gemm / MatMul -> [Relu/Clip] -> Q  =>  i8 matmul + bias + RESCALE.
+Result<bool> foldMatmul(Importer& im, const NodeProto& n) {
+  const bool gemm = n.op_type() == "Gemm";
+  const Importer::DequantSource* da = dequantizedInput(im, n, 0, true);
+  const Importer::DequantSource* db = dequantizedInput(im, n, 1, false);
+  if (!da || !db) return false;
+  OVal& a = sourceOf(im, *da);
+  OVal b = sourceOf(im, *db);
+  if (gemm && (im.attrInt(n, "transA", 0) != 0 || im.attrFloat(n, "alpha", 1) != 1 || im.attrFloat(n, "beta", 1) != 1))
+    return false;
+  const bool transB = gemm && im.attrInt(n, "transB", 0) != 0;
+  if (b.shape.size() < 2 || (transB && (!b.isConst() || b.shape.size() != 2))) return false;
+  // Per-channel scales must run along the output columns.
+  const int64_t colAxis = transB ? 0 : int64_t(b.shape.size()) - 1;
+  if (db->scales.size() > 1 && db->axis != colAxis) return false;
+  if (transB) {
+    b.c = std::make_shared<const Tensor>(permuteTensor(*b.c, {1, 0}));
+    b.shape = b.c->shape();
+  }
+  const int64_t cols = b.shape.back();
+  std::optional<Tensor> bias;
+  if (gemm && im.hasInput(n, 2)) {
+    auto t = int32Bias(im, n, 2, cols);
+    if (!t) return t.status();
+    if (!*t) return false;
+    bias = std::move(*t);
+  }
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  auto bz = perTensorZp(db->zps, "weight zero point");
+  if (!bz) return false;
+  Shape out;
+  auto acc = integerMatmul(im, a, b, da->zps[0], *bz, out);
+  if (!acc) return acc.status();
+  Value* sum = *acc;
+  if (bias) sum = im.b.add(sum, im.b.constant(reshapeTensor(*bias, {1, 1, cols}), im.aux("bias")), im.aux("add_bias"));
+  auto y = requantize(im, sum, outputScales(float(da->scales[0]), db->scales, (*st)->scale), (*st)->zp, (*st)->type,
+                      (*st)->lo, (*st)->hi);
+  if (!y) return y.status();
+  finish(im, **st, im.b.reshape(*y, out, im.aux("reshape")), Layout::Plain);
+  return true;
+}
+
+// An 8-bit value (x - zp) as i32 times `scale` (RESCALE i8 -> i32, SINGLE_ROUND).
+Result<Value*> widen(Importer& im, Value* v, DType type, int64_t zp, double scale) {
+  auto ms = scaleToMultiplierShift(scale);
+  if (!ms) return ms.status();
+  RescaleAttrs a;
+  a.multiplier = {ms->first};
+  a.shift = {ms->second};
+  a.inputZp = zp - (type == DType::U8 ? 128 : 0);
+  return im.b.rescale(toSignedI8(im, v, type), DType::I32, a, im.aux("widen"));
+}
+
+// DQ(a) + DQ(b) -> Add -> [Relu/Clip] -> Q (QLinearAdd): both operands move to a common i32 scale with 20
+// fraction bits (the largest input scale maps to 2^19), are added exactly, and the sum is requantized.
+Result<bool> foldAdd(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* da = dequantizedInput(im, n, 0, true);
+  const Importer::DequantSource* db = dequantizedInput(im, n, 1, true);
+  if (!da || !db) return false;
+  OVal &a = sourceOf(im, *da), &b = sourceOf(im, *db);
+  if (a.isConst() || b.isConst() || a.shape != b.shape) return false;
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  const Layout l = a.shape.size() == 4 && (a.prefersNhwc() || b.prefersNhwc()) ? Layout::Nhwc : Layout::Plain;
+  auto av = im.get(a, l);
+  if (!av) return av.status();
+  auto bv = im.get(b, l);
+  if (!bv) return bv.status();
+  if (im.opts.requantizeLikeOrt) {
+    // ONNX Runtime's QLinearAdd: (a - za) * (sa / sc) + (b - zb) * (sb / sc) in float32, rounded half to even.
+    const size_t rank = a.shape.size();
+    auto term = [&](Value* v, const Importer::DequantSource& d, DType t) -> Result<Value*> {
+      auto w = widen(im, v, t, d.zps[0], 1.0);
+      if (!w) return w.status();
+      const float ratio = float(d.scales[0]) / (*st)->scale;
+      return im.b.mul(im.castTo(*w, DType::FP32), im.scalarF(ratio, rank), 0, im.aux("scale"));
+    };
+    auto fa = term(*av, *da, a.dtype);
+    if (!fa) return fa.status();
+    auto fb = term(*bv, *db, b.dtype);
+    if (!fb) return fb.status();
+    Value* sum = im.b.add(*fa, *fb, im.aux("add"));
+    finish(im, **st, roundToQuantized(im, sum, (*st)->zp, (*st)->lo, (*st)->hi), l);
+    return true;
+  }
+  const double twiceMax = 2 * std::max(da->scales[0], db->scales[0]);
+  const double unit = double(1 << 20);
+  auto a32 = widen(im, *av, a.dtype, da->zps[0], unit * da->scales[0] / twiceMax);
+  if (!a32) return a32.status();
+  auto b32 = widen(im, *bv, b.dtype, db->zps[0], unit * db->scales[0] / twiceMax);
+  if (!b32) return b32.status();
+  Value* sum = im.b.add(*a32, *b32, im.aux("add"));
+  auto y =
+      requantize(im, sum, {twiceMax / (unit * double((*st)->scale))}, (*st)->zp, (*st)->type, (*st)->lo, (*st)->hi);
+  if (!y) return y.status();
+  finish(im, **st, *y, l);
+  return true;
+}
+
+// DQ(x) -> GlobalAveragePool -> Q: the i32 sum over H and W, requantized by x_scale / (y_scale * H * W).
+Result<bool> foldGlobalAveragePool(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* dx = dequantizedInput(im, n, 0, true);
+  if (!dx || sourceOf(im, *dx).shape.size() != 4 || sourceOf(im, *dx).isConst()) return false;
+  OVal& x = sourceOf(im, *dx);
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  auto xv = im.get(x, Layout::Nhwc);
+  if (!xv) return xv.status();
+  auto v = widen(im, *xv, x.dtype, dx->zps[0], 1.0);
+  if (!v) return v.status();
+  Value* sum = *v;
+  for (int64_t axis : {1, 2}) {
+    Shape s = sum->type.dims;
+    s[size_t(axis)] = 1;
+    sum = im.b.op1("tosa.reduce_sum", {sum}, ValueType::tensor(DType::I32, s),
+                   {{"axis", ir::Attribute::integer(axis, DType::I32)}}, im.aux("reduce_sum"));
+  }
+  const float count = float(x.shape[2] * x.shape[3]);
+  const double scale = double(float(dx->scales[0]) / ((*st)->scale * count));
+  auto y = requantize(im, sum, {scale}, (*st)->zp, (*st)->type, (*st)->lo, (*st)->hi);
+  if (!y) return y.status();
+  finish(im, **st, *y, Layout::Nhwc);
+  return true;
+}
+
+// DQ(x) -> MaxPool / Reshape / Flatten / Transpose / Squeeze / Unsqueeze -> Q with the same parameters: the op
+// on the integers (ONNX Runtime drops such Q/DQ pairs; max and data movement commute with quantization).
+Result<bool> foldPassThrough(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* dx = dequantizedInput(im, n, 0, true);
+  if (!dx || sourceOf(im, *dx).isConst()) return false;
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st || !(*st)->absorbed.empty()) return false;
+  if (float(dx->scales[0]) != (*st)->scale || dx->zps[0] != (*st)->zp || dx->type != (*st)->type) return false;
+  NodeProto copy = n;
+  copy.set_input(0, dx->src);
+  copy.set_output(0, (*st)->q->output(0));
+  for (int i = 1; i < copy.output_size(); ++i) copy.set_output(i, "");
+  TK_RETURN_IF_ERROR(im.lowerSynthetic(copy));
+  im.foldedAway.insert((*st)->q);
+  im.foldedAny = true;
+  return true;
+}
+
+}  // namespace
+
+Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
+  if (!n.domain().empty() || n.output_size() < 1) return false;
+  const std::string& op = n.op_type();
+  if (op == "Conv") return foldConv(im, n);
+  if (op == "Gemm" || op == "MatMul") return foldMatmul(im, n);
+  if (op == "Add") return foldAdd(im, n);
+  if (op == "GlobalAveragePool") return foldGlobalAveragePool(im, n);
+  if (op == "MaxPool" || op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Squeeze" ||
+      op == "Unsqueeze")
+    return foldPassThrough(im, n);
+  return false;
+}
+
+void removeDeadOps(ir::Block& block) {
+  std::map<Value*, int> uses;
+  std::function<void(const ir::Block&)> count = [&](const ir::Block& b) {
+    for (const auto& op : b.ops) {
+      for (Value* v : op->operands) uses[v]++;
+      for (const auto& r : op->regions)
+        for (const auto& rb : r->blocks) count(*rb);
+    }
+  };
+  count(block);
+  // Reverse order: an op's users come after it, so one sweep removes whole dead chains.
+  for (size_t i = block.ops.size(); i-- > 0;) {
+    ir::Operation* op = block.ops[i].get();
+    if (op == block.terminator() || !op->regions.empty() || op->name.rfind("tosa.variable", 0) == 0) continue;
+    bool dead = true;
+    for (Value* r : op->results) dead &= uses[r] == 0;
+    if (!dead) continue;
+    for (Value* v : op->operands) uses[v]--;
+    block.ops.erase(block.ops.begin() + std::ptrdiff_t(i));
+  }
+}
+
+}  // namespace tosakit::onnx

@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""Makes pre-quantized (QDQ) ONNX test models the way PyTorch users do.
+
+Eager-mode post-training static quantization (torch.ao.quantization, fbgemm qconfig) of a small CNN and of
+torchvision's quantizable resnet18 / mobilenet_v2 (default-initialized weights, seeded; BatchNorm running
+statistics recomputed on real photographs so that activations look like a trained network's), calibrated on
+real photographs (scikit-image's bundled ones; not 'chelsea', the test photo: photo_input.py), exported with torch.onnx.export (opset 13). torch 1.13 exports quantized modules in QDQ form
+(QuantizeLinear/DequantizeLinear around float Conv/Gemm/Add/...).
+
+usage: make_qdq_models.py OUT_DIR [small_cnn resnet18 mobilenet_v2]
+"""
+import os
+import sys
+import warnings
+
+import numpy as np
+import torch
+import torch.nn as nn
+from skimage import data, transform
+import torch.ao.quantization as tq
+
+warnings.filterwarnings("ignore")
+
+
+class SmallCnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant = tq.QuantStub()
+        self.conv1 = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.relu1 = nn.ReLU()
+        self.conv2 = nn.Conv2d(8, 16, 3, padding=1)
+        self.relu2 = nn.ReLU()
+        self.pool = nn.MaxPool2d(2)
+        self.fc = nn.Linear(16 * 8 * 8, 10)
+        self.dequant = tq.DeQuantStub()
+
+    def forward(self, x):
+        x = self.quant(x)
+        x = self.relu1(self.conv1(x))
+        x = self.pool(self.relu2(self.conv2(x)))
+        x = torch.flatten(x, 1)
+        return self.dequant(self.fc(x))
+
+    def fuse_model(self):
+        tq.fuse_modules(self, [["conv1", "relu1"], ["conv2", "relu2"]], inplace=True)
+
+
+def build(name):
+    if name == "small_cnn":
+        return SmallCnn(), (1, 3, 32, 32)
+    import torchvision.models.quantization as qm
+    ctor = {"resnet18": qm.resnet18, "mobilenet_v2": qm.mobilenet_v2}[name]
+    return ctor(weights=None, quantize=False), (1, 3, 224, 224)
+
+
+PHOTOS = ["astronaut", "rocket", "coffee", "immunohistochemistry"]
+MEAN = np.array([0.485, 0.456, 0.406], np.float32)
+STD = np.array([0.229, 0.224, 0.225], np.float32)
+
+
+def photo_batch(size):
+    """The calibration photos and their mirror images, resized, ImageNet-normalized, NCHW."""
+    images = []
+    for name in PHOTOS:
+        img = transform.resize(getattr(data, name)(), (size, size), anti_aliasing=True).astype(np.float32)
+        for im in (img, img[:, ::-1]):
+            images.append(((im - MEAN) / STD).transpose(2, 0, 1))
+    return torch.from_numpy(np.ascontiguousarray(np.stack(images)))
+
+
+def quantize(model, shape):
+    batch = photo_batch(shape[-1])
+    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    if bns:  # running statistics of these photos (a cumulative average), as a trained network has them
+        for bn in bns:
+            bn.reset_running_stats()
+            bn.momentum = None
+        model.train()
+        with torch.no_grad():
+            model(batch)
+    model.eval()
+    model.fuse_model()
+    model.qconfig = tq.get_default_qconfig("fbgemm")
+    tq.prepare(model, inplace=True)
+    with torch.no_grad():
+        model(batch)
+    tq.convert(model, inplace=True)
+    return model
+
+
+def main():
+    out = sys.argv[1]
+    names = sys.argv[2:] or ["small_cnn", "resnet18", "mobilenet_v2"]
+    os.makedirs(out, exist_ok=True)
+    for name in names:
+        torch.manual_seed(0)
+        model, shape = build(name)
+        model = quantize(model, shape)
+        path = os.path.join(out, name + "_qdq.onnx")
+        torch.onnx.export(model, torch.zeros(shape), path, opset_version=13, input_names=["input"],
+                          output_names=["output"])
+        print(path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# qdq_vs_ort.sh MODEL MAX_LSB (small_cnn, resnet18, mobilenet_v2): a PyTorch eager-mode post-training-quantized
+# model exported in QDQ form (tests/qdq/make_qdq_models.py) is imported with QDQ folding, and the fast and
+# reference backends' outputs on a real photograph are compared with live ONNX Runtime's, in output LSB:
+# - `--qdq fold` (integer-only: every conv/matmul takes i8, requantization by RESCALE): within MAX_LSB. ONNX
+#   Runtime requantizes in float32 (round(float(acc) * scale)), which differs from the exact product by one
+#   step when it lies within a float ulp of a rounding tie; deep networks carry such steps on
+#   (docs/ONNX.md "Pre-quantized QDQ models" gives the measured counts);
+# - `--qdq fold-ort` (the same requantization as ONNX Runtime, in float32): bit-identical (0 LSB).
+# Exit 77 (ctest: skipped) without python3-torch/torchvision/skimage/onnx or onnxruntime-node.
+set -euo pipefail
+MODEL="$1"
+MAX_LSB="$2"
+PY=/usr/bin/python3
+DIR="$OUT/qdq"
+mkdir -p "$DIR"
+if ! "$PY" -c "import torch, torchvision, skimage, onnx" 2>/dev/null; then
+  echo "SKIP: python3-torch / python3-torchvision / python3-skimage / python3-onnx not installed"; exit 77
+fi
+if ! (cd "$ROOT/tools/ort" && node -e "require('onnxruntime-node')") 2>/dev/null; then
+  echo "SKIP: onnxruntime-node not installed (scripts/install-deps.sh runs npm ci in tools/ort)"; exit 77
+fi
+M="$DIR/${MODEL}_qdq"
+"$PY" "$ROOT/tests/qdq/make_qdq_models.py" "$DIR" "$MODEL"
+size=224
+[ "$MODEL" = small_cnn ] && size=32
+"$PY" "$ROOT/tests/qdq/photo_input.py" "$M.input.npz" "$size"
+node "$ROOT/tools/ort/run_ort.js" "$M.onnx" "$M.ort.npz" "$M.input.npz"
+rm -f "$M.mlir" "$M.ort-mode.mlir"
+"$TK" import "$M.onnx" -o "$M.mlir"
+"$TK" validate "$M.mlir"
+if grep -E "tosa\.(conv2d|depthwise_conv2d|matmul) .*xf32>" "$M.mlir"; then
+  echo "FAIL: a float conv/matmul is left after QDQ folding"; exit 1
+fi
+"$TK" import "$M.onnx" -o "$M.ort-mode.mlir" --qdq fold-ort
+# --qdq keep: the float graph (fake quantization around float convs), as before QDQ folding.
+rm -f "$M.keep.mlir"
+"$TK" import "$M.onnx" -o "$M.keep.mlir" --qdq keep
+grep -qE "tosa\.conv2d .*xf32>" "$M.keep.mlir" || { echo "FAIL: --qdq keep left no float conv2d"; exit 1; }
+for backend in fast ref; do
+  "$TK" run "$M.mlir" --backend "$backend" --inputs "$M.input.npz" -o "$M.$backend.npz" >/dev/null
+  echo "--qdq fold, $backend backend:"
+  "$PY" "$ROOT/tests/qdq/qdq_compare.py" "$M.onnx" "$M.$backend.npz" "$M.ort.npz" --max-lsb "$MAX_LSB"
+  "$TK" run "$M.ort-mode.mlir" --backend "$backend" --inputs "$M.input.npz" -o "$M.$backend.ort-mode.npz" >/dev/null
+  echo "--qdq fold-ort, $backend backend:"
+  "$PY" "$ROOT/tests/qdq/qdq_compare.py" "$M.onnx" "$M.$backend.ort-mode.npz" "$M.ort.npz" --max-lsb 0
+done
+echo "$MODEL: PASS"
