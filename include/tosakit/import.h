@@ -43,6 +43,10 @@ struct OnnxImportOptions {
   // Folded and QOperator requantization in float32 the way ONNX Runtime's CPU kernels do it (round(float(acc)
   // * float scale), half to even): bit-identical to ORT, but the graph is no longer integer-only (PRO-INT).
   bool requantizeLikeOrt = false;
+  // Integer I/O of a QDQ model: a graph input read only by QuantizeLinear nodes (constant per-tensor parameters)
+  // becomes an input of the quantized type, a graph output made by DequantizeLinear returns the integers; both
+  // record their scale and zero point ("tosakit.qscale" / "tosakit.qzp", like `quantize --quant-input/output`).
+  bool qdqIntegerIo = false;
   std::string functionName = "main";
 };
 

@@ -3,6 +3,7 @@
 
 Compares tosakit's outputs of a QDQ model with ONNX Runtime's, in output quantization steps (LSB): each graph
 output of a QDQ model is a DequantizeLinear, so both results are (q - zp) * scale and differ by whole steps.
+Integer tosakit outputs (`import --qdq-integer-io`) are dequantized with the DequantizeLinear's parameters first.
 Prints the count of differing elements and the largest difference; exits 1 above --max-lsb (default 1).
 """
 import argparse
@@ -23,7 +24,8 @@ def output_scales(model):
     scales = {}
     for n in model.graph.node:
         if n.op_type == "DequantizeLinear" and n.input[1] in consts:
-            scales[n.output[0]] = float(np.asarray(consts[n.input[1]]).reshape(-1)[0])
+            zp = int(np.asarray(consts.get(n.input[2], 0)).reshape(-1)[0]) if len(n.input) > 2 else 0
+            scales[n.output[0]] = (float(np.asarray(consts[n.input[1]]).reshape(-1)[0]), zp)
     return scales
 
 
@@ -41,15 +43,18 @@ def main():
         if name not in scales:
             print(f"{name}: not a DequantizeLinear output", file=sys.stderr)
             return 1
+        scale, zp = scales[name]
         x, y = got[name].astype(np.float64), want[name].astype(np.float64)
+        if np.issubdtype(got[name].dtype, np.integer):
+            x = (x - zp) * np.float64(np.float32(scale))
         if x.shape != y.shape:
             print(f"{name}: shape {x.shape} vs ONNX Runtime {y.shape}", file=sys.stderr)
             return 1
-        lsb = np.rint(np.abs(x - y) / scales[name]).astype(np.int64)
+        lsb = np.rint(np.abs(x - y) / scale).astype(np.int64)
         differing = int(np.count_nonzero(lsb))
         worst = max(worst, int(lsb.max(initial=0)))
         print(f"{name}: {differing} of {lsb.size} elements differ from ONNX Runtime, max {int(lsb.max(initial=0))} LSB"
-              f" (scale {scales[name]:.6g}); argmax equal: {bool(np.argmax(x) == np.argmax(y))}")
+              f" (scale {scale:.6g}); argmax equal: {bool(np.argmax(x) == np.argmax(y))}")
     return 0 if worst <= a.max_lsb else 1
 
 

@@ -6,7 +6,8 @@
 #   Runtime requantizes in float32 (round(float(acc) * scale)), which differs from the exact product by one
 #   step when it lies within a float ulp of a rounding tie; deep networks carry such steps on
 #   (docs/ONNX.md "Pre-quantized QDQ models" gives the measured counts);
-# - `--qdq fold-ort` (the same requantization as ONNX Runtime, in float32): bit-identical (0 LSB).
+# - `--qdq fold-ort` (the same requantization as ONNX Runtime, in float32): bit-identical (0 LSB);
+# - `--qdq-integer-io` (uint8 input and output, `validate --profile pro_int`): like `--qdq fold`.
 # Exit 77 (ctest: skipped) without python3-torch/torchvision/skimage/onnx or onnxruntime-node.
 set -euo pipefail
 MODEL="$1"
@@ -44,5 +45,15 @@ for backend in fast ref; do
   "$TK" run "$M.ort-mode.mlir" --backend "$backend" --inputs "$M.input.npz" -o "$M.$backend.ort-mode.npz" >/dev/null
   echo "--qdq fold-ort, $backend backend:"
   "$PY" "$ROOT/tests/qdq/qdq_compare.py" "$M.onnx" "$M.$backend.ort-mode.npz" "$M.ort.npz" --max-lsb 0
+done
+# --qdq-integer-io: uint8 in, uint8 out, PRO-INT; the quantized photo gives the same integers.
+rm -f "$M.int-io.mlir"
+"$TK" import "$M.onnx" -o "$M.int-io.mlir" --qdq-integer-io
+"$TK" validate "$M.int-io.mlir" --profile pro_int
+"$PY" "$ROOT/tests/qdq/quantize_input.py" "$M.onnx" "$M.input.npz" "$M.input-q.npz"
+for backend in fast ref; do
+  "$TK" run "$M.int-io.mlir" --backend "$backend" --inputs "$M.input-q.npz" -o "$M.$backend.int-io.npz" >/dev/null
+  echo "--qdq-integer-io, $backend backend:"
+  "$PY" "$ROOT/tests/qdq/qdq_compare.py" "$M.onnx" "$M.$backend.int-io.npz" "$M.ort.npz" --max-lsb "$MAX_LSB"
 done
 echo "$MODEL: PASS"

@@ -33,6 +33,7 @@ struct ImportArgs {
   bool noCheck = false;
   bool noConvert = false;
   std::string qdq = "fold";
+  bool qdqIntegerIo = false;
   std::string testInput;
   std::string testReference;
   std::string tolerance = "0.99,0.99";
@@ -157,6 +158,7 @@ int importVerb(const ImportArgs& a) {
   opts.convertOpset = !a.noConvert;
   opts.foldQdq = a.qdq != "keep";
   opts.requantizeLikeOrt = a.qdq == "fold-ort";
+  opts.qdqIntegerIo = a.qdqIntegerIo;
   opts.outputNames = a.outputs;
   for (const auto& spec : a.inputShapes) {
     std::string name;
@@ -219,6 +221,9 @@ VerbAction addImportVerb(CLI::App& app) {
                   "ONNX QuantizeLinear/DequantizeLinear patterns: fold (integer TOSA ops, default), fold-ort (fold, "
                   "requantizing in float32 like ONNX Runtime: bit-identical to it, not PRO-INT) or keep (float ops)")
       ->check(CLI::IsMember({"fold", "fold-ort", "keep"}));
+  cmd->add_flag("--qdq-integer-io", args->qdqIntegerIo,
+                "QDQ model: inputs read only by QuantizeLinear take the quantized type, DequantizeLinear outputs "
+                "return the integers (scale/zero point recorded, like quantize --quant-input/--quant-output)");
   cmd->add_option("--test-input", args->testInput,
                   "Verify the import: run the TOSA graph on these inputs (.npz keyed by input name)");
   cmd->add_option("--test-reference", args->testReference,

@@ -910,6 +910,7 @@ Result<std::unique_ptr<ir::Module>> Importer::run() {
   for (const auto& o : outputs) {
     auto it = vals.find(o);
     if (it == vals.end()) return Status::invalid(file + ": output '" + o + "' is not a value of the graph");
+    if (opts.qdqIntegerIo) it = integerOutput(*this, o, results.size());
     if (it->second.poisoned) {
       if (errors.empty() && malformed.empty())
         errors.push_back("output '" + o + "': produced by an optional output that is not supported");
@@ -938,8 +939,9 @@ Result<std::unique_ptr<ir::Module>> Importer::run() {
     return Status::unsupported(msg);
   }
   b.output(results, outputs);
-  if (foldedAny) removeDeadOps(b.block());
   recordIoTypes(outputs);
+  if (opts.qdqIntegerIo) integerInputs(*this, b.function());
+  if (foldedAny) removeDeadOps(b.block());
   return std::move(m);
 }
 

@@ -241,6 +241,13 @@ class Importer {
   std::map<std::string, const NodeProto*> producers;               // top-level graph node defining each value
   std::set<const NodeProto*> foldedAway;                           // nodes a folded pattern absorbed
   bool foldedAny = false;
+  struct QuantIo {
+    size_t index;
+    DType type;
+    double scale;
+    int64_t zp;
+  };
+  std::vector<QuantIo> integerResults;  // results returned as integers (qdqIntegerIo)
 
  private:
   // Evaluates, on the reference backend, the TOSA ops a node with only constant inputs emitted from block
@@ -283,6 +290,11 @@ Result<Value*> floatConv2dNhwc(Importer& im, const NodeProto& n, Value* x, const
 // qdq_fold.cpp: lowers node n of the top-level graph as the start of a QDQ pattern (DequantizeLinear -> op ->
 // [Relu/Clip] -> QuantizeLinear) on the integers; false when n does not start one (lower it as usual).
 Result<bool> foldQdqPattern(Importer& im, const NodeProto& n);
+// OnnxImportOptions::qdqIntegerIo. integerOutput: the value to return for graph output `name` (result `index`):
+// a DequantizeLinear's integer input (recording its type, scale and zero point), else the output itself.
+// integerInputs: graph inputs read only by QuantizeLinear nodes become arguments of the quantized type.
+std::map<std::string, OVal>::iterator integerOutput(Importer& im, const std::string& name, size_t index);
+void integerInputs(Importer& im, ir::Function& fn);
 // Removes ops whose results nothing reads (the float DequantizeLinear lowerings a folded pattern bypassed).
 void removeDeadOps(ir::Block& block);
 

@@ -10,6 +10,7 @@
 // skipped. The float DequantizeLinear ops left without consumers are removed at the end (removeDeadOps).
 // Anything else (a Q/DQ pair outside a pattern) keeps its explicit float lowering.
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -339,6 +340,77 @@ Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
       op == "Unsqueeze")
     return foldPassThrough(im, n);
   return false;
+}
+
+namespace {
+
+const char* onnxTypeName8(DType t) { return t == DType::U8 ? "uint8" : "int8"; }
+
+void recordQuant(ir::Function& fn, bool argument, size_t i, DType type, double scale, int64_t zp) {
+  const ir::Attribute s = ir::Attribute::floating(scale, DType::FP64), z = ir::Attribute::integer(zp, DType::I64);
+  const ir::Attribute t = ir::Attribute::string(onnxTypeName8(type));
+  if (argument) {
+    fn.setArgAttr(i, "tosakit.qscale", s);
+    fn.setArgAttr(i, "tosakit.qzp", z);
+    fn.setArgAttr(i, "tosakit.onnx_type", t);
+  } else {
+    fn.setResultAttr(i, "tosakit.qscale", s);
+    fn.setResultAttr(i, "tosakit.qzp", z);
+    fn.setResultAttr(i, "tosakit.onnx_type", t);
+  }
+}
+
+}  // namespace
+
+std::map<std::string, OVal>::iterator integerOutput(Importer& im, const std::string& name, size_t index) {
+  auto out = im.vals.find(name);
+  auto d = im.dequantized.find(name);
+  if (d == im.dequantized.end() || d->second.scales.size() != 1 || d->second.type == DType::I32) return out;
+  auto src = im.vals.find(d->second.src);
+  if (src == im.vals.end() || src->second.isConst() || src->second.poisoned) return out;
+  im.integerResults.push_back({index, d->second.type, d->second.scales[0], d->second.zps[0]});
+  im.foldedAny = true;  // the DequantizeLinear's float ops are dead now
+  return src;
+}
+
+void integerInputs(Importer& im, ir::Function& fn) {
+  for (const Importer::QuantIo& r : im.integerResults) recordQuant(fn, false, r.index, r.type, r.scale, r.zp);
+  for (size_t i = 0; i < fn.inputs().size(); ++i) {
+    Value* arg = fn.inputs()[i];
+    auto users = im.consumers.find(arg->name);
+    if (!isFloat(arg->type.dtype) || users == im.consumers.end() || users->second.empty()) continue;
+    // Every reader a QuantizeLinear with the same constant per-tensor parameters, lowered to a plain value.
+    std::vector<Value*> quantized;
+    std::optional<std::pair<double, int64_t>> params;
+    DType type = DType::U8;
+    for (const NodeProto* q : users->second) {
+      if (q->op_type() != "QuantizeLinear" || !q->domain().empty() || !im.hasInput(*q, 1)) break;
+      const OVal& s = im.vals.at(q->input(1));
+      const OVal* z = im.hasInput(*q, 2) ? &im.vals.at(q->input(2)) : nullptr;
+      const OVal& y = im.vals.at(q->output(0));
+      if (!s.isConst() || s.c->size() != 1 || (z && (!z->isConst() || z->c->size() != 1)) || !y.plain) break;
+      const std::pair<double, int64_t> p(s.c->getFloat(0), z ? z->c->getInt(0) : 0);
+      if (params && *params != p) break;
+      params = p;
+      type = y.dtype;
+      quantized.push_back(y.plain);
+    }
+    if (quantized.size() != users->second.size() || arg->type.dims != quantized[0]->type.dims) continue;
+    // The argument takes the quantized value's place; the float QuantizeLinear ops are left dead.
+    arg->type = quantized[0]->type;
+    std::function<void(ir::Block&)> replace = [&](ir::Block& b) {
+      for (auto& op : b.ops) {
+        for (Value*& v : op->operands)
+          for (Value* q : quantized)
+            if (v == q) v = arg;
+        for (auto& r : op->regions)
+          for (auto& rb : r->blocks) replace(*rb);
+      }
+    };
+    replace(fn.body);
+    recordQuant(fn, true, i, type, params->first, params->second);
+    im.foldedAny = true;
+  }
 }
 
 void removeDeadOps(ir::Block& block) {
