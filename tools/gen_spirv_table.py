@@ -13,6 +13,7 @@ file is checked in; only a new specification text needs `extract` again. `emit` 
 table; `check` (ctest spirv_table_gen) emits and compares with the checked-in file.
 """
 import json
+import os
 import re
 import sys
 
@@ -123,35 +124,7 @@ def emit(facts_path):
     return "\n".join(out) + "\n"
 
 
-def check(facts_path, generated_path):
-    """Exit 1 when the checked-in generated file is not what `emit` makes from the checked-in facts."""
-    want = emit(facts_path)
-    have = open(generated_path, encoding="utf-8").read()
-    if want == have:
-        print("%s: matches %s" % (generated_path, facts_path))
-        return 0
-    import difflib
-    diff = list(difflib.unified_diff(have.splitlines(), want.splitlines(), generated_path, "emit", lineterm=""))
-    print("\n".join(diff[:40]))
-    print("%s differs from what tools/gen_spirv_table.py emits from %s (%d diff lines)"
-          % (generated_path, facts_path, len(diff)))
-    return 1
-
-
-def main():
-    usage = "usage: gen_spirv_table.py extract SPEC.txt | emit FACTS.json | check FACTS.json GENERATED.inc"
-    if len(sys.argv) < 3:
-        raise SystemExit(usage)
-    verb = sys.argv[1]
-    if verb == "extract":
-        sys.stdout.write(dump_facts(parse(sys.argv[2])))
-    elif verb == "emit":
-        sys.stdout.write(emit(sys.argv[2]))
-    elif verb == "check" and len(sys.argv) == 4:
-        sys.exit(check(sys.argv[2], sys.argv[3]))
-    else:
-        raise SystemExit(usage)
-
-
 if __name__ == "__main__":
-    main()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import spec_facts_cli
+    spec_facts_cli.main("gen_spirv_table.py", lambda spec: dump_facts(parse(spec)), emit, "inc")
