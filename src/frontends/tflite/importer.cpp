@@ -1,5 +1,7 @@
 // TFLite model -> ir::Module: verification, size budgets, tensors and constants, the operator walk.
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -49,6 +51,20 @@ std::string joined(const std::vector<std::string>& list) {
   std::string msg;
   for (size_t i = 0; i < list.size(); ++i) msg += (i ? "; " : "") + list[i];
   return msg;
+}
+
+// Scales must be positive and finite and zero points fit int32 (TFLite's own types) before any arithmetic uses
+// them; a float tensor's unused parameters are dropped instead (tflite_fuzz finding: NaN scales).
+Status checkQuantization(TVal& v, const std::string& what) {
+  bool valid = true;
+  for (double s : v.quant.scale) valid = valid && s > 0 && std::isfinite(s);
+  for (int64_t z : v.quant.zeroPoint) valid = valid && z >= INT32_MIN && z <= INT32_MAX;
+  if (valid) return Status::ok();
+  if (isFloat(v.dtype)) {
+    v.quant = {};
+    return Status::ok();
+  }
+  return Status::parse(what + " has a scale that is not positive and finite or a zero point outside int32");
 }
 
 }  // namespace
@@ -205,6 +221,7 @@ Status Importer::defineTensors() {
         return Status::parse(what + ": " + std::to_string(v.quant.scale.size()) + " scales but " +
                              std::to_string(v.quant.zeroPoint.size()) + " zero points");
       if (v.quant.zeroPoint.empty()) v.quant.zeroPoint.assign(v.quant.scale.size(), 0);
+      TK_RETURN_IF_ERROR(checkQuantization(v, what));
     }
     const fb::Buffer* buf = model.buffers() && tensor->buffer() < model.buffers()->size()
         ? model.buffers()->Get(tensor->buffer())

@@ -60,6 +60,7 @@ Result<Value*> requantize(Importer& im, Value* x, DType out, const std::vector<d
                           int64_t outZp, const std::string& what) {
   ir::RescaleAttrs ra;
   for (double s : scales) {
+    if (!std::isfinite(s)) return Status::unsupported(what + ": requantization scale overflows");
     int64_t q = 0, shift = 0;
     quantizeMultiplier(s, q, shift);
     const int64_t tosaShift = q == 0 ? 31 : 31 - shift;
@@ -82,6 +83,7 @@ Result<Value*> requantize(Importer& im, Value* x, DType out, const std::vector<d
 Result<Value*> requantizeHalfUp(Importer& im, Value* x, const std::vector<double>& scales, int64_t outZp) {
   ir::RescaleAttrs high, shiftDown;
   for (double s : scales) {
+    if (!std::isfinite(s)) return Status::unsupported("requantization scale of a fully connected layer overflows");
     int64_t q = 0, shift = 0;
     quantizeMultiplier(s, q, shift);
     if (shift > 0 || shift < -30)
@@ -110,7 +112,8 @@ Value* widen(Importer& im, Value* x, int64_t zp, int64_t leftShift, const std::s
 
 // TFLite's CalculateActivationRangeQuantized for int8.
 std::pair<int64_t, int64_t> activationRange(fb::ActivationFunctionType a, const QParams& q) {
-  auto quant = [&](double f) { return q.zp + int64_t(std::round(f / q.scale)); };
+  // In double and clamped before the conversion: a tiny scale puts 6 / scale far outside int64.
+  auto quant = [&](double f) { return int64_t(std::clamp(double(q.zp) + std::round(f / q.scale), -129.0, 128.0)); };
   int64_t lo = -128, hi = 127;
   switch (a) {
     case fb::ActivationFunctionType::RELU: lo = std::max(lo, quant(0)); break;
@@ -484,7 +487,7 @@ Status qTable(Importer& im, bool logistic) {
     const float dequantized = inScale * float(v - int32_t(x->zp));
     const float transformed = logistic ? 1.0f / (1.0f + std::exp(-dequantized)) : std::tanh(dequantized);
     const float rescaled = std::round(transformed * inverse);
-    const int32_t quantized = int32_t(rescaled + float(y->zp));
+    const int32_t quantized = int32_t(std::clamp(rescaled + float(y->zp), -129.0f, 128.0f));
     table.setInt(v + 128, std::clamp<int32_t>(quantized, -128, 127));
   }
   auto xv = im.get(0);
