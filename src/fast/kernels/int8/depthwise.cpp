@@ -377,7 +377,7 @@ struct Work {
 // Kernel rows whose input rows lie wholly in the padding add input_zp * (w - weight_zp) over their taps:
 // skipping them, an output row starts from start + input_zp * those rows' weight sums instead. The short
 // feature maps of PP-LCNet (2-3 rows under a 5x5 kernel padded by 2) spent over half their taps there. Both are
-// planned at compile time (DepthwiseInt8Kernel::planRowSkips): per output row its live kernel rows and, when
+// planned at compile time (planRowSkips): per output row its live kernel rows and, when
 // some are skipped, which of the partial starts (one per distinct live range) it begins from.
 struct RowPlan {
   int64_t ky0 = 0, ky1 = 0;  // the live kernel rows
@@ -397,6 +397,43 @@ inline std::pair<int64_t, int64_t> liveKernelRows(const Geometry& g, int64_t oy)
 }
 
 std::atomic<int64_t> skippedRows{0};  // depthwiseInt8SkippedRowsForTesting
+
+// The row skipping of a layer (RowSkip), planned at compile time: per output row its live kernel rows, and the
+// partial start of each distinct live range that leaves rows out: startInt + input_zp * the skipped rows' sums, an
+// integer below 2^24 (the callers' bound), so exact as a float.
+struct RowSkipPlan {
+  std::vector<RowPlan> rows;                    // per output row
+  std::vector<Aligned64<float>> partialStarts;  // [Cp] each (RowPlan::start)
+  RowSkip view() const { return {rows.empty() ? nullptr : rows.data(), partialStarts.data()}; }
+};
+RowSkipPlan planRowSkips(const Geometry& g, const std::vector<int64_t>& startInt, const std::vector<int64_t>& rowSums,
+                         int64_t inputZp) {
+  RowSkipPlan p;
+  const int64_t Cp = g.Cp;
+  std::vector<std::pair<int64_t, int64_t>> ranges;  // the live range of p.partialStarts[i]
+  for (int64_t oy = 0; oy < g.OH; ++oy) {
+    const auto [ky0, ky1] = liveKernelRows(g, oy);
+    RowPlan plan{ky0, ky1, -1};
+    if (ky1 - ky0 != g.KH) {
+      const auto found = std::find(ranges.begin(), ranges.end(), std::pair(ky0, ky1));
+      plan.start = int(found - ranges.begin());
+      if (found == ranges.end()) {
+        Aligned64<float> start;
+        start.assign(size_t(Cp), 0.0f);
+        for (int64_t c = 0; c < Cp; ++c) {
+          int64_t v = startInt[size_t(c)];
+          for (int64_t ky = 0; ky < g.KH; ++ky)
+            if (ky < ky0 || ky >= ky1) v += inputZp * rowSums[size_t(ky * Cp + c)];
+          start[size_t(c)] = float(v);
+        }
+        ranges.emplace_back(ky0, ky1);
+        p.partialStarts.push_back(std::move(start));
+      }
+    }
+    p.rows.push_back(plan);
+  }
+  return p;
+}
 
 // The work item on the calling thread; false: a REQUIRE of the epilogue failed.
 template <typename OutT, Path P>
@@ -481,7 +518,7 @@ class DepthwiseInt8Kernel : public OpKernel {
     bool skipRows = true;
     for (int64_t ch = 0; ch < g.C; ++ch)
       if (std::abs(startInt[size_t(ch)]) + 2 * partialBound[size_t(ch)] >= kExactLimit) skipRows = false;
-    if (skipRows) planRowSkips(startInt, rowSums, inputZp);
+    if (skipRows) rowSkip_ = planRowSkips(g, startInt, rowSums, inputZp);
     return true;
   }
 
@@ -561,40 +598,11 @@ class DepthwiseInt8Kernel : public OpKernel {
     }
   }
 
-  // Per output row its live kernel rows, and the partial start of each distinct live range that leaves rows
-  // out: startInt + input_zp * the skipped rows' sums, an integer below 2^24 (build()), so exact as a float.
-  void planRowSkips(const std::vector<int64_t>& startInt, const std::vector<int64_t>& rowSums, int64_t inputZp) {
-    const int64_t Cp = g_.Cp;
-    std::vector<std::pair<int64_t, int64_t>> ranges;  // the live range of partialStarts_[i]
-    for (int64_t oy = 0; oy < g_.OH; ++oy) {
-      const auto [ky0, ky1] = liveKernelRows(g_, oy);
-      RowPlan plan{ky0, ky1, -1};
-      if (ky1 - ky0 != g_.KH) {
-        const auto found = std::find(ranges.begin(), ranges.end(), std::pair(ky0, ky1));
-        plan.start = int(found - ranges.begin());
-        if (found == ranges.end()) {
-          Aligned64<float> start;
-          start.assign(size_t(Cp), 0.0f);
-          for (int64_t c = 0; c < Cp; ++c) {
-            int64_t v = startInt[size_t(c)];
-            for (int64_t ky = 0; ky < g_.KH; ++ky)
-              if (ky < ky0 || ky >= ky1) v += inputZp * rowSums[size_t(ky * Cp + c)];
-            start[size_t(c)] = float(v);
-          }
-          ranges.emplace_back(ky0, ky1);
-          partialStarts_.push_back(std::move(start));
-        }
-      }
-      rowPlans_.push_back(plan);
-    }
-  }
-
-  RowSkip skip() const { return {rowPlans_.empty() ? nullptr : rowPlans_.data(), partialStarts_.data()}; }
+  RowSkip skip() const { return rowSkip_.view(); }
 
   Geometry g_;
-  float zp_ = 0;                                 // input_zp: the padding's value
-  std::vector<RowPlan> rowPlans_;                // per output row when rows are skipped, else empty
-  std::vector<Aligned64<float>> partialStarts_;  // [Cp] each (RowPlan::start)
+  float zp_ = 0;         // input_zp: the padding's value
+  RowSkipPlan rowSkip_;  // empty when no row is skipped
   Aligned64<float> weights_;
   IntEpilogue epi_;
   Path path_ = kInteger;
@@ -635,6 +643,11 @@ std::optional<Geometry> parseGeometry(const OpChain& c) {
 // CLAMP). Any stride, dilation and padding; one band of output rows per
 // thread (per image when there are enough images).
 
+// The kernel rows [ky0, ky1) an output row reads (RowPlan: the others read only padding rows and are skipped).
+struct KyRange {
+  int64_t ky0 = 0, ky1 = 0;
+};
+
 // Padded row py of image n as fp32 (as convertRow: input_zp outside the input, 0 in the channel padding).
 TK_TARGET_AVX2 void convertRowAvx2(const Geometry& g, const int8_t* x, int64_t n, int64_t py, float zp, float* row) {
   const int64_t iy = py - g.padTop, Cp = g.Cp, C = g.C;
@@ -665,13 +678,13 @@ TK_TARGET_AVX2 void convertRowAvx2(const Geometry& g, const int8_t* x, int64_t n
 // exist).
 template <int B, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
 TK_TARGET_AVX2 inline void pixelBlockAvx2(const Geometry& g, const float* const* rows, const float* w,
-                                          const float* start, const IntEpilogueLanes& l, int64_t ox, int64_t cb,
-                                          OutT* y, EpiFlags8& f) {
+                                          const float* start, const IntEpilogueLanes& l, KyRange kr, int64_t ox,
+                                          int64_t cb, OutT* y, EpiFlags8& f) {
   const int64_t Cp = g.Cp, stepX = g.strideX * Cp, stepK = g.dilationX * Cp;
   __m256 a[B][2];
 #pragma GCC unroll 8
   for (int i = 0; i < B; ++i) a[i][0] = _mm256_loadu_ps(start + cb), a[i][1] = _mm256_loadu_ps(start + cb + 8);
-  for (int64_t ky = 0; ky < g.KH; ++ky) {
+  for (int64_t ky = kr.ky0; ky < kr.ky1; ++ky) {
     const float* xr = rows[ky] + ox * stepX + cb;
     const float* wr = w + ky * g.KW * Cp + cb;
     for (int64_t kx = 0; kx < g.KW; ++kx) {
@@ -703,13 +716,13 @@ TK_TARGET_AVX2 inline void pixelBlockAvx2(const Geometry& g, const float* const*
 // each feeds the taps that read it (the general block loads B * K); the same FMAs in the same order per output.
 template <int B, int K, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
 TK_TARGET_AVX2 inline void unitBlockAvx2(const Geometry& g, const float* const* rows, const float* w,
-                                         const float* start, const IntEpilogueLanes& l, int64_t ox, int64_t c, OutT* y,
-                                         EpiFlags8& f) {
+                                         const float* start, const IntEpilogueLanes& l, KyRange kr, int64_t ox,
+                                         int64_t c, OutT* y, EpiFlags8& f) {
   const int64_t Cp = g.Cp;
   __m256 a[B];
 #pragma GCC unroll 8
   for (int i = 0; i < B; ++i) a[i] = _mm256_loadu_ps(start + c);
-  for (int64_t ky = 0; ky < K; ++ky) {
+  for (int64_t ky = kr.ky0; ky < kr.ky1; ++ky) {
     const float* xr = rows[ky] + ox * Cp + c;
     const float* wr = w + ky * K * Cp + c;
     __m256 wv[K];
@@ -733,7 +746,7 @@ TK_TARGET_AVX2 inline void unitBlockAvx2(const Geometry& g, const float* const* 
 // unit-step 3x3/5x5 blocks); false: a REQUIRE of the epilogue failed.
 template <typename OutT, bool kRescale, bool kDouble = true, bool kRange = true, bool kOverflow = true>
 TK_TARGET_AVX2 bool outputRowAvx2(const Geometry& g, const float* const* rows, const float* w, const float* start,
-                                  const IntEpilogueLanes& l, OutT* y) {
+                                  const IntEpilogueLanes& l, KyRange kr, OutT* y) {
   EpiFlags8 f = epiFlags8();
   const bool unit = g.strideX == 1 && g.dilationX == 1 && g.KH == g.KW && (g.KW == 3 || g.KW == 5);
   for (int64_t c0 = 0; c0 < g.C; c0 += kChunk) {
@@ -743,17 +756,17 @@ TK_TARGET_AVX2 bool outputRowAvx2(const Geometry& g, const float* const* rows, c
       for (; ox + 8 <= g.OW; ox += 8)
         for (int64_t c = c0; c < c1; c += 8) {
           if (g.KW == 3)
-            unitBlockAvx2<8, 3, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, c, y, f);
+            unitBlockAvx2<8, 3, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, kr, ox, c, y, f);
           else
-            unitBlockAvx2<8, 5, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, c, y, f);
+            unitBlockAvx2<8, 5, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, kr, ox, c, y, f);
         }
     }
     for (; ox + 4 <= g.OW; ox += 4)
       for (int64_t cb = c0; cb < c1; cb += 16)
-        pixelBlockAvx2<4, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, cb, y, f);
+        pixelBlockAvx2<4, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, kr, ox, cb, y, f);
     for (; ox < g.OW; ++ox)
       for (int64_t cb = c0; cb < c1; cb += 16)
-        pixelBlockAvx2<1, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, cb, y, f);
+        pixelBlockAvx2<1, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, kr, ox, cb, y, f);
   }
   return epiFlags8Ok(f);
 }
@@ -785,7 +798,14 @@ class DepthwiseInt8Avx2Kernel : public OpKernel {
     if (!tw) return false;
     weights_ = std::move(tw->weights);
     start_.assign(size_t(g.Cp), 0.0f);
-    for (int64_t ch = 0; ch < g.C; ++ch) start_[size_t(ch)] = float(tw->zpStart[size_t(ch)]);
+    std::vector<int64_t> startInt(size_t(g.Cp), 0);
+    bool skipRows = true;  // the bound of the AVX-512 kernel's build
+    for (int64_t ch = 0; ch < g.C; ++ch) {
+      startInt[size_t(ch)] = tw->zpStart[size_t(ch)];
+      start_[size_t(ch)] = float(startInt[size_t(ch)]);
+      if (std::abs(startInt[size_t(ch)]) + 2 * tw->partialBound[size_t(ch)] >= kExactLimit) skipRows = false;
+    }
+    if (skipRows) rowSkip_ = planRowSkips(g, startInt, tw->rowSums, inputZp);
     epi_ = planIntEpilogue(c, g.C, &bias);
     // planIntEpilogue assumes no zero points (2^14 per product); the bound with them, from the weights.
     epi_.accBound = *std::max_element(tw->accBound.begin(), tw->accBound.end());
@@ -801,47 +821,58 @@ class DepthwiseInt8Avx2Kernel : public OpKernel {
   // Output rows [oy0, oy1) of image n on the calling thread (the ring as in the AVX-512 band); false: a REQUIRE
   // of the epilogue failed.
   bool band(const int8_t* x, int64_t n, int64_t oy0, int64_t oy1, void* y) const {
+    const RowSkip skip = rowSkip_.view();
     const int64_t rowFloats = g_.rowFloats();
     float* ring = ringScratch(g_.ring * rowFloats);
     std::vector<const float*> rows(size_t(g_.KH));
     int64_t next = 0;
     for (int64_t oy = oy0; oy < oy1; ++oy) {
       const int64_t top = oy * g_.strideY, bottom = top + (g_.KH - 1) * g_.dilationY;
-      for (int64_t py = std::max(next, top); py <= bottom; ++py)
-        convertRowAvx2(g_, x, n, py, zp_, ring + (py % g_.ring) * rowFloats);
+      // With RowSkip the padding rows are never read: not filled.
+      for (int64_t py = std::max(next, top); py <= bottom; ++py) {
+        const bool padding = py < g_.padTop || py >= g_.padTop + g_.IH;
+        if (!(skip.rows && padding)) convertRowAvx2(g_, x, n, py, zp_, ring + (py % g_.ring) * rowFloats);
+      }
       next = bottom + 1;
       for (int64_t ky = 0; ky < g_.KH; ++ky)
         rows[size_t(ky)] = ring + ((top + ky * g_.dilationY) % g_.ring) * rowFloats;
-      if (!row(rows.data(), y, ((n * g_.OH + oy) * g_.OW) * g_.C)) return false;
+      const RowPlan plan = skip.rows ? skip.rows[oy] : RowPlan{0, g_.KH, -1};
+      const float* start = start_.data();
+      if (plan.start >= 0) {
+        start = skip.partialStarts[plan.start].data();
+        skippedRows.fetch_add(1, std::memory_order_relaxed);
+      }
+      if (!row(rows.data(), start, {plan.ky0, plan.ky1}, y, ((n * g_.OH + oy) * g_.OW) * g_.C)) return false;
     }
     return true;
   }
 
   // One output row's sums through the epilogue into y (typed by the result) from element `first`; the i8 results
   // of the quantized graph without the checks and rounding terms that cannot matter.
-  bool row(const float* const* rows, void* y, int64_t first) const {
+  bool row(const float* const* rows, const float* st, KyRange kr, void* y, int64_t first) const {
     const IntEpilogueLanes& l = epi_.simd;
-    const float *w = weights_.data(), *st = start_.data();
+    const float* w = weights_.data();
     switch (epi_.outType) {
       case DType::I8: {
         int8_t* o = static_cast<int8_t*>(y) + first;
         const bool dbl = epi_.doubleRound, range = epi_.rangeCheck, ovf = !l.noOverflow;
-        if (dbl) return outputRowAvx2<int8_t, true>(g_, rows, w, st, l, o);
-        if (range) return outputRowAvx2<int8_t, true, false, true, true>(g_, rows, w, st, l, o);
-        return ovf ? outputRowAvx2<int8_t, true, false, false, true>(g_, rows, w, st, l, o)
-                   : outputRowAvx2<int8_t, true, false, false, false>(g_, rows, w, st, l, o);
+        if (dbl) return outputRowAvx2<int8_t, true>(g_, rows, w, st, l, kr, o);
+        if (range) return outputRowAvx2<int8_t, true, false, true, true>(g_, rows, w, st, l, kr, o);
+        return ovf ? outputRowAvx2<int8_t, true, false, false, true>(g_, rows, w, st, l, kr, o)
+                   : outputRowAvx2<int8_t, true, false, false, false>(g_, rows, w, st, l, kr, o);
       }
-      case DType::I16: return outputRowAvx2<int16_t, true>(g_, rows, w, st, l, static_cast<int16_t*>(y) + first);
+      case DType::I16: return outputRowAvx2<int16_t, true>(g_, rows, w, st, l, kr, static_cast<int16_t*>(y) + first);
       default:
         int32_t* o = static_cast<int32_t*>(y) + first;
-        return epi_.rescale ? outputRowAvx2<int32_t, true>(g_, rows, w, st, l, o)
-                            : outputRowAvx2<int32_t, false>(g_, rows, w, st, l, o);
+        return epi_.rescale ? outputRowAvx2<int32_t, true>(g_, rows, w, st, l, kr, o)
+                            : outputRowAvx2<int32_t, false>(g_, rows, w, st, l, kr, o);
     }
   }
 
   Geometry g_;
   float zp_ = 0;
   Aligned64<float> weights_, start_;
+  RowSkipPlan rowSkip_;  // empty when no row is skipped
   IntEpilogue epi_;
 };
 
