@@ -369,6 +369,40 @@ std::optional<TapWeights> tapWeights(const Geometry& g, const Tensor& w, int64_t
   return t;
 }
 
+// Whether the compile-time bounds prove the fp64 rescale exact for every channel (see ScaledRescale) and every
+// REQUIRE of the bias add and the rescale satisfied (the accumulators starting at bias - input_zp * sum(w)); the
+// parameters when they do.
+std::optional<ScaledRescale> planScaled(const IntEpilogue& epi, const Geometry& g, const TapWeights& tw,
+                                        const std::vector<int64_t>& bias) {
+  const int64_t C = g.C, Cp = g.Cp;
+  ScaledRescale sr;
+  sr.mult.assign(size_t(Cp), 0.0), sr.roundPos.assign(size_t(Cp), 0.0);
+  sr.roundNeg.assign(size_t(Cp), 0.0);
+  for (int64_t ch = 0; ch < C; ++ch) {
+    const size_t i = size_t(ch);
+    const int64_t bc = bias[bias.size() == 1 ? 0 : i], vBound = std::abs(bc) + tw.accBound[i];
+    // The accumulators start at bias - input_zp * sum(w): exact partial sums, and acc + bias far inside i32.
+    if (std::abs(bc + tw.zpStart[i]) + tw.partialBound[i] >= kExactLimit || vBound >= kExactLimit) return std::nullopt;
+    const int64_t m = epi.multiplier[i], sh = epi.shift[i];
+    const int64_t round = std::max(std::abs(epi.roundPos[i]), std::abs(epi.roundNeg[i]));
+    // vBound < 2^24, m < 2^31, round <= 2^61 + 2^30: no int64 overflow.
+    const int64_t top = vBound * m + round;
+    if (top >= kExactLimit64 || (top >> sh) >= (int64_t(1) << 30)) return std::nullopt;
+    if (epi.scale32 && sh <= 31 && vBound > (int64_t(1) << (sh - 1)) - 1)
+      return std::nullopt;  // apply_scale_32's range
+    // The output zero point joins the rounding term as zp * 2^shift: floor((N + zp * 2^shift) * 2^-shift) =
+    // (N >> shift) + zp, exact while |v * m + round + zp * 2^shift| < 2^53 too.
+    const __int128 zpTerm = __int128(epi.outputZp) * (__int128(1) << sh), vm = __int128(vBound) * m;
+    const __int128 rp = epi.roundPos[i] + zpTerm, rn = epi.roundNeg[i] + zpTerm;
+    if (vm + (rp < 0 ? -rp : rp) >= kExactLimit64 || vm + (rn < 0 ? -rn : rn) >= kExactLimit64) return std::nullopt;
+    const double scale = std::ldexp(1.0, -int(sh));
+    sr.mult[i] = double(m) * scale;
+    sr.roundPos[i] = double(int64_t(rp)) * scale;
+    sr.roundNeg[i] = double(int64_t(rn)) * scale;
+  }
+  return sr;
+}
+
 // One thread's share of a layer: output rows [oy0, oy1), channels [c0, c1) of image n.
 struct Work {
   int64_t n = 0, oy0 = 0, oy1 = 0, c0 = 0, c1 = 0;
@@ -506,7 +540,10 @@ class DepthwiseInt8Kernel : public OpKernel {
     const std::vector<int64_t> b = bias.toInts();
     start_.assign(size_t(g.Cp), 0.0f);
     std::vector<int64_t> startInt(size_t(g.Cp), 0);  // the accumulators' start as an integer
-    const bool scaled = epi_.rescale && planScaled(accBound, zpStart, partialBound, b);
+    std::optional<ScaledRescale> sr;
+    if (epi_.rescale) sr = planScaled(epi_, g, *tw, b);
+    const bool scaled = sr.has_value();
+    if (scaled) scaled_ = std::move(*sr);
     path_ = scaled ? (epi_.doubleRound ? kScaledDouble : kScaled) : epi_.rescale ? kInteger : kIntegerNoRescale;
     // The scaled paths start from the bias too; the integer ones add it in their epilogue.
     for (int64_t ch = 0; ch < g.C; ++ch)
@@ -544,39 +581,6 @@ class DepthwiseInt8Kernel : public OpKernel {
     s.rowBands = std::min(g_.OH, perImage);
     s.rowsPerBand = (g_.OH + s.rowBands - 1) / s.rowBands;
     return s;
-  }
-
-  // Whether the compile-time bounds prove the fp64 rescale exact for every channel (see ScaledRescale) and
-  // every REQUIRE of the bias add and the rescale satisfied; fills scaled_ when they do.
-  bool planScaled(const std::vector<int64_t>& accBound, const std::vector<int64_t>& zpStart,
-                  const std::vector<int64_t>& partialBound, const std::vector<int64_t>& bias) {
-    const int64_t C = g_.C, Cp = g_.Cp;
-    ScaledRescale sr;
-    sr.mult.assign(size_t(Cp), 0.0), sr.roundPos.assign(size_t(Cp), 0.0);
-    sr.roundNeg.assign(size_t(Cp), 0.0);
-    for (int64_t ch = 0; ch < C; ++ch) {
-      const size_t i = size_t(ch);
-      const int64_t bc = bias[bias.size() == 1 ? 0 : i], vBound = std::abs(bc) + accBound[i];
-      // The accumulators start at bias - input_zp * sum(w): exact partial sums, and acc + bias far inside i32.
-      if (std::abs(bc + zpStart[i]) + partialBound[i] >= kExactLimit || vBound >= kExactLimit) return false;
-      const int64_t m = epi_.multiplier[i], sh = epi_.shift[i];
-      const int64_t round = std::max(std::abs(epi_.roundPos[i]), std::abs(epi_.roundNeg[i]));
-      // vBound < 2^24, m < 2^31, round <= 2^61 + 2^30: no int64 overflow.
-      const int64_t top = vBound * m + round;
-      if (top >= kExactLimit64 || (top >> sh) >= (int64_t(1) << 30)) return false;
-      if (epi_.scale32 && sh <= 31 && vBound > (int64_t(1) << (sh - 1)) - 1) return false;  // apply_scale_32's range
-      // The output zero point joins the rounding term as zp * 2^shift: floor((N + zp * 2^shift) * 2^-shift) =
-      // (N >> shift) + zp, exact while |v * m + round + zp * 2^shift| < 2^53 too.
-      const __int128 zpTerm = __int128(epi_.outputZp) * (__int128(1) << sh), vm = __int128(vBound) * m;
-      const __int128 rp = epi_.roundPos[i] + zpTerm, rn = epi_.roundNeg[i] + zpTerm;
-      if (vm + (rp < 0 ? -rp : rp) >= kExactLimit64 || vm + (rn < 0 ? -rn : rn) >= kExactLimit64) return false;
-      const double scale = std::ldexp(1.0, -int(sh));
-      sr.mult[i] = double(m) * scale;
-      sr.roundPos[i] = double(int64_t(rp)) * scale;
-      sr.roundNeg[i] = double(int64_t(rn)) * scale;
-    }
-    scaled_ = std::move(sr);
-    return true;
   }
 
   template <Path P>
@@ -673,13 +677,54 @@ TK_TARGET_AVX2 void convertRowAvx2(const Geometry& g, const int8_t* x, int64_t n
   }
 }
 
-// B adjacent output pixels from ox, 16 channels from cb: the taps' exact sums, converted to i32 (exact: they
-// are integers) and through the epilogue (kernels/int8/simd_avx2.h) into the output row y (the channels that
-// exist).
-template <int B, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
+// The epilogue of 8 exact fp32 sums, two forms with the same interface (load the parameters of channels c..c+7,
+// apply them to one accumulator vector). IntEpi8: converted to i32 (exact: they are integers) and through the
+// integer epilogue (kernels/int8/simd_avx2.h) with its checks; ScaledEpi8: the bias already in the sums, the
+// rescale in fp64 as the AVX-512 form's kScaled paths (ScaledRescale: one FMA per 4 lanes and a floor, exact
+// under the compile-time bounds, which also prove every REQUIRE: no flags).
+template <typename OutT, bool kRescale, bool kDouble = true, bool kRange = true, bool kOverflow = true>
+struct IntEpi8 {
+  const IntEpilogueLanes& l;
+  TK_TARGET_AVX2 EpiRegs8 load(int64_t c) const { return loadEpi8(l, l.bias.data(), c); }
+  TK_TARGET_AVX2 void apply(__m256 acc, const EpiRegs8& r, OutT* out, int n, EpiFlags8& f) const {
+    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(acc), r, out, n, f);
+  }
+};
+struct ScaledRegs8 {
+  __m256d mLo, mHi, rpLo, rpHi, rnLo, rnHi;
+  __m256i lo, hi;
+};
+template <typename OutT, bool kDouble>
+struct ScaledEpi8 {
+  const ScaledRescale& sr;
+  int32_t lo, hi;
+  TK_TARGET_AVX2 ScaledRegs8 load(int64_t c) const {
+    const double *m = sr.mult.data() + c, *rp = sr.roundPos.data() + c, *rn = sr.roundNeg.data() + c;
+    return {_mm256_loadu_pd(m),  _mm256_loadu_pd(m + 4),  _mm256_loadu_pd(rp),   _mm256_loadu_pd(rp + 4),
+            _mm256_loadu_pd(rn), _mm256_loadu_pd(rn + 4), _mm256_set1_epi32(lo), _mm256_set1_epi32(hi)};
+  }
+  TK_TARGET_AVX2 void apply(__m256 acc, const ScaledRegs8& r, OutT* out, int n, EpiFlags8&) const {
+    const __m256d vLo = _mm256_cvtps_pd(_mm256_castps256_ps128(acc)),
+                  vHi = _mm256_cvtps_pd(_mm256_extractf128_ps(acc, 1));
+    __m256d rLo = r.rpLo, rHi = r.rpHi;
+    if constexpr (kDouble) {  // the rounding term of the value's sign
+      rLo = _mm256_blendv_pd(r.rpLo, r.rnLo, _mm256_cmp_pd(vLo, _mm256_setzero_pd(), _CMP_LT_OQ));
+      rHi = _mm256_blendv_pd(r.rpHi, r.rnHi, _mm256_cmp_pd(vHi, _mm256_setzero_pd(), _CMP_LT_OQ));
+    }
+    // floor, then an exact truncation (the output zero point is in the rounding term)
+    const __m128i yLo = _mm256_cvttpd_epi32(_mm256_floor_pd(_mm256_fmadd_pd(vLo, r.mLo, rLo)));
+    const __m128i yHi = _mm256_cvttpd_epi32(_mm256_floor_pd(_mm256_fmadd_pd(vHi, r.mHi, rHi)));
+    const __m256i y = _mm256_setr_m128i(yLo, yHi);
+    storeNarrow8(out, _mm256_min_epi32(_mm256_max_epi32(y, r.lo), r.hi), n);
+  }
+};
+
+// B adjacent output pixels from ox, 16 channels from cb: the taps' exact sums, through the epilogue E into the
+// output row y (the channels that exist).
+template <int B, typename OutT, typename E>
 TK_TARGET_AVX2 inline void pixelBlockAvx2(const Geometry& g, const float* const* rows, const float* w,
-                                          const float* start, const IntEpilogueLanes& l, KyRange kr, int64_t ox,
-                                          int64_t cb, OutT* y, EpiFlags8& f) {
+                                          const float* start, const E& e, KyRange kr, int64_t ox, int64_t cb, OutT* y,
+                                          EpiFlags8& f) {
   const int64_t Cp = g.Cp, stepX = g.strideX * Cp, stepK = g.dilationX * Cp;
   __m256 a[B][2];
 #pragma GCC unroll 8
@@ -698,26 +743,22 @@ TK_TARGET_AVX2 inline void pixelBlockAvx2(const Geometry& g, const float* const*
     }
   }
   const int n0 = int(std::min<int64_t>(8, g.C - cb)), n1 = int(std::min<int64_t>(8, g.C - cb - 8));
-  const EpiRegs8 r0 = loadEpi8(l, l.bias.data(), cb);
+  const auto r0 = e.load(cb);
 #pragma GCC unroll 8
-  for (int i = 0; i < B; ++i)
-    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(a[i][0]), r0, y + (ox + i) * g.C + cb, n0,
-                                                          f);
+  for (int i = 0; i < B; ++i) e.apply(a[i][0], r0, y + (ox + i) * g.C + cb, n0, f);
   if (n1 <= 0) return;
-  const EpiRegs8 r1 = loadEpi8(l, l.bias.data(), cb + 8);  // the lanes are padded to 16 channels
+  const auto r1 = e.load(cb + 8);  // the parameters are padded to 16 channels
 #pragma GCC unroll 8
-  for (int i = 0; i < B; ++i)
-    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(a[i][1]), r1, y + (ox + i) * g.C + cb + 8,
-                                                          n1, f);
+  for (int i = 0; i < B; ++i) e.apply(a[i][1], r1, y + (ox + i) * g.C + cb + 8, n1, f);
 }
 
 // Stride and dilation 1 along x, a K x K kernel: B adjacent output pixels from ox, the 8 channels from c. Output
 // pixel i's tap kx reads input pixel i + kx, so each kernel row's B + K - 1 input vectors are loaded once and
 // each feeds the taps that read it (the general block loads B * K); the same FMAs in the same order per output.
-template <int B, int K, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
+template <int B, int K, typename OutT, typename E>
 TK_TARGET_AVX2 inline void unitBlockAvx2(const Geometry& g, const float* const* rows, const float* w,
-                                         const float* start, const IntEpilogueLanes& l, KyRange kr, int64_t ox,
-                                         int64_t c, OutT* y, EpiFlags8& f) {
+                                         const float* start, const E& e, KyRange kr, int64_t ox, int64_t c, OutT* y,
+                                         EpiFlags8& f) {
   const int64_t Cp = g.Cp;
   __m256 a[B];
 #pragma GCC unroll 8
@@ -736,17 +777,16 @@ TK_TARGET_AVX2 inline void unitBlockAvx2(const Geometry& g, const float* const* 
     }
   }
   const int n = int(std::min<int64_t>(8, g.C - c));
-  const EpiRegs8 r = loadEpi8(l, l.bias.data(), c);
+  const auto r = e.load(c);
 #pragma GCC unroll 8
-  for (int i = 0; i < B; ++i)
-    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(a[i]), r, y + (ox + i) * g.C + c, n, f);
+  for (int i = 0; i < B; ++i) e.apply(a[i], r, y + (ox + i) * g.C + c, n, f);
 }
 
 // One output row: chunks of kChunk channels (their input pixels stay in L1), blocks of 4 pixels (8 with the
 // unit-step 3x3/5x5 blocks); false: a REQUIRE of the epilogue failed.
-template <typename OutT, bool kRescale, bool kDouble = true, bool kRange = true, bool kOverflow = true>
+template <typename OutT, typename E>
 TK_TARGET_AVX2 bool outputRowAvx2(const Geometry& g, const float* const* rows, const float* w, const float* start,
-                                  const IntEpilogueLanes& l, KyRange kr, OutT* y) {
+                                  const E& e, KyRange kr, OutT* y) {
   EpiFlags8 f = epiFlags8();
   const bool unit = g.strideX == 1 && g.dilationX == 1 && g.KH == g.KW && (g.KW == 3 || g.KW == 5);
   for (int64_t c0 = 0; c0 < g.C; c0 += kChunk) {
@@ -756,17 +796,15 @@ TK_TARGET_AVX2 bool outputRowAvx2(const Geometry& g, const float* const* rows, c
       for (; ox + 8 <= g.OW; ox += 8)
         for (int64_t c = c0; c < c1; c += 8) {
           if (g.KW == 3)
-            unitBlockAvx2<8, 3, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, kr, ox, c, y, f);
+            unitBlockAvx2<8, 3>(g, rows, w, start, e, kr, ox, c, y, f);
           else
-            unitBlockAvx2<8, 5, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, kr, ox, c, y, f);
+            unitBlockAvx2<8, 5>(g, rows, w, start, e, kr, ox, c, y, f);
         }
     }
     for (; ox + 4 <= g.OW; ox += 4)
-      for (int64_t cb = c0; cb < c1; cb += 16)
-        pixelBlockAvx2<4, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, kr, ox, cb, y, f);
+      for (int64_t cb = c0; cb < c1; cb += 16) pixelBlockAvx2<4>(g, rows, w, start, e, kr, ox, cb, y, f);
     for (; ox < g.OW; ++ox)
-      for (int64_t cb = c0; cb < c1; cb += 16)
-        pixelBlockAvx2<1, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, kr, ox, cb, y, f);
+      for (int64_t cb = c0; cb < c1; cb += 16) pixelBlockAvx2<1>(g, rows, w, start, e, kr, ox, cb, y, f);
   }
   return epiFlags8Ok(f);
 }
@@ -797,20 +835,24 @@ class DepthwiseInt8Avx2Kernel : public OpKernel {
     std::optional<TapWeights> tw = tapWeights(g, w, inputZp, weightZp);
     if (!tw) return false;
     weights_ = std::move(tw->weights);
-    start_.assign(size_t(g.Cp), 0.0f);
-    std::vector<int64_t> startInt(size_t(g.Cp), 0);
-    bool skipRows = true;  // the bound of the AVX-512 kernel's build
-    for (int64_t ch = 0; ch < g.C; ++ch) {
-      startInt[size_t(ch)] = tw->zpStart[size_t(ch)];
-      start_[size_t(ch)] = float(startInt[size_t(ch)]);
-      if (std::abs(startInt[size_t(ch)]) + 2 * tw->partialBound[size_t(ch)] >= kExactLimit) skipRows = false;
-    }
-    if (skipRows) rowSkip_ = planRowSkips(g, startInt, tw->rowSums, inputZp);
     epi_ = planIntEpilogue(c, g.C, &bias);
     // planIntEpilogue assumes no zero points (2^14 per product); the bound with them, from the weights.
     epi_.accBound = *std::max_element(tw->accBound.begin(), tw->accBound.end());
     if (epi_.runtimeBias || !epi_.rowClass.empty()) return false;
     prepareIntEpilogue(epi_);
+    const std::vector<int64_t> b = bias.toInts();
+    // An i32 result keeps the integer epilogue (its rescale may need the range checks).
+    if (epi_.rescale && epi_.outType != DType::I32) scaled_ = planScaled(epi_, g, *tw, b);
+    // The accumulators' start; the fp64 rescale's includes the bias (the integer epilogue adds it).
+    start_.assign(size_t(g.Cp), 0.0f);
+    std::vector<int64_t> startInt(size_t(g.Cp), 0);
+    bool skipRows = true;  // the bound of the AVX-512 kernel's build
+    for (int64_t ch = 0; ch < g.C; ++ch) {
+      startInt[size_t(ch)] = (scaled_ ? b[b.size() == 1 ? 0 : size_t(ch)] : 0) + tw->zpStart[size_t(ch)];
+      start_[size_t(ch)] = float(startInt[size_t(ch)]);
+      if (std::abs(startInt[size_t(ch)]) + 2 * tw->partialBound[size_t(ch)] >= kExactLimit) skipRows = false;
+    }
+    if (skipRows) rowSkip_ = planRowSkips(g, startInt, tw->rowSums, inputZp);
     buildIntEpilogueLanes(epi_, epi_.biasTable.data(), 1);  // also under setIntEpilogueGenericForTesting
     return true;
   }
@@ -847,33 +889,42 @@ class DepthwiseInt8Avx2Kernel : public OpKernel {
     return true;
   }
 
-  // One output row's sums through the epilogue into y (typed by the result) from element `first`; the i8 results
-  // of the quantized graph without the checks and rounding terms that cannot matter.
+  // One output row's sums through the epilogue into y (typed by the result) from element `first`: the fp64
+  // rescale where its bounds hold (scaled_), else the integer epilogue, the i8 results of the quantized graph
+  // without the checks and rounding terms that cannot matter.
   bool row(const float* const* rows, const float* st, KyRange kr, void* y, int64_t first) const {
-    const IntEpilogueLanes& l = epi_.simd;
-    const float* w = weights_.data();
     switch (epi_.outType) {
-      case DType::I8: {
-        int8_t* o = static_cast<int8_t*>(y) + first;
-        const bool dbl = epi_.doubleRound, range = epi_.rangeCheck, ovf = !l.noOverflow;
-        if (dbl) return outputRowAvx2<int8_t, true>(g_, rows, w, st, l, kr, o);
-        if (range) return outputRowAvx2<int8_t, true, false, true, true>(g_, rows, w, st, l, kr, o);
-        return ovf ? outputRowAvx2<int8_t, true, false, false, true>(g_, rows, w, st, l, kr, o)
-                   : outputRowAvx2<int8_t, true, false, false, false>(g_, rows, w, st, l, kr, o);
-      }
-      case DType::I16: return outputRowAvx2<int16_t, true>(g_, rows, w, st, l, kr, static_cast<int16_t*>(y) + first);
+      case DType::I8: return rowAs(rows, st, kr, static_cast<int8_t*>(y) + first);
+      case DType::I16: return rowAs(rows, st, kr, static_cast<int16_t*>(y) + first);
       default:
         int32_t* o = static_cast<int32_t*>(y) + first;
-        return epi_.rescale ? outputRowAvx2<int32_t, true>(g_, rows, w, st, l, kr, o)
-                            : outputRowAvx2<int32_t, false>(g_, rows, w, st, l, kr, o);
+        const IntEpilogueLanes& l = epi_.simd;
+        const float* w = weights_.data();
+        return epi_.rescale ? outputRowAvx2(g_, rows, w, st, IntEpi8<int32_t, true>{l}, kr, o)
+                            : outputRowAvx2(g_, rows, w, st, IntEpi8<int32_t, false>{l}, kr, o);
     }
+  }
+  template <typename OutT>
+  bool rowAs(const float* const* rows, const float* st, KyRange kr, OutT* o) const {
+    const IntEpilogueLanes& l = epi_.simd;
+    const float* w = weights_.data();
+    if (scaled_)
+      return epi_.doubleRound ? outputRowAvx2(g_, rows, w, st, ScaledEpi8<OutT, true>{*scaled_, l.lo, l.hi}, kr, o)
+                              : outputRowAvx2(g_, rows, w, st, ScaledEpi8<OutT, false>{*scaled_, l.lo, l.hi}, kr, o);
+    if (!std::is_same_v<OutT, int8_t>) return outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true>{l}, kr, o);
+    const bool dbl = epi_.doubleRound, range = epi_.rangeCheck, ovf = !l.noOverflow;
+    if (dbl) return outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true>{l}, kr, o);
+    if (range) return outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true, false, true, true>{l}, kr, o);
+    return ovf ? outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true, false, false, true>{l}, kr, o)
+               : outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true, false, false, false>{l}, kr, o);
   }
 
   Geometry g_;
   float zp_ = 0;
-  Aligned64<float> weights_, start_;
-  RowSkipPlan rowSkip_;  // empty when no row is skipped
+  Aligned64<float> weights_, start_;  // start_: the bias in it too with scaled_
+  RowSkipPlan rowSkip_;               // empty when no row is skipped
   IntEpilogue epi_;
+  std::optional<ScaledRescale> scaled_;  // the fp64 rescale, when its bounds hold
 };
 
 bool stridedForTesting = false;
