@@ -79,26 +79,48 @@ TK_TARGET_AVX2 void widen(const int8_t* src, int16_t* dst, int64_t n) {
   for (; i < n; ++i) dst[i] = src[i];
 }
 
+// n bytes from s to d: a 3-channel first layer's kernel rows are 9-15 bytes, which a memcpy call of variable size
+// costs more than the GEMM's share of them; below 16 bytes two overlapping fixed-size copies.
+inline void copyBytes(int8_t* d, const int8_t* s, int64_t n) {
+  if (n >= 16) {
+    std::memcpy(d, s, size_t(n));
+  } else if (n >= 8) {
+    std::memcpy(d, s, 8), std::memcpy(d + n - 8, s + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(d, s, 4), std::memcpy(d + n - 4, s + n - 4, 4);
+  } else {
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i];
+  }
+}
+
 // Rows [m0, m1) of the GEMM's left operand as i16, lda apart (the columns past K zero): the input bytes of each
 // row copied as bytes first (a 3-channel first layer's taps are 9 bytes each), then the whole band widened in one
-// stream. `bytes`: scratch of (m1 - m0) * lda bytes.
+// stream. `bytes`: scratch of (m1 - m0) * lda bytes. The output pixel (n, oy, ox) of row m is counted up from
+// m0's (no divisions per row).
 TK_TARGET_AVX2 void gatherRows(const Gather& g, const int8_t* x, int64_t m0, int64_t m1, int64_t K, int64_t lda,
                                int8_t* bytes, int16_t* a) {
   if (g.direct && K == lda) {  // the input rows are the band's bytes already
     widen(x + m0 * K, a, (m1 - m0) * K);
     return;
   }
+  if (g.direct) {  // rows of K bytes padded to lda
+    for (int64_t m = m0; m < m1; ++m) {
+      int8_t* row = bytes + (m - m0) * lda;
+      copyBytes(row, x + m * K, K);
+      for (int64_t k = K; k < lda; ++k) row[k] = 0;
+    }
+    widen(bytes, a, (m1 - m0) * lda);
+    return;
+  }
+  const int64_t rowTaps = g.KW * g.IC;
+  const int8_t zp = int8_t(g.zp);
+  int64_t n = m0 / (g.OH * g.OW), oy = m0 / g.OW % g.OH, ox = m0 % g.OW;
   for (int64_t m = m0; m < m1; ++m) {
     int8_t* row = bytes + (m - m0) * lda;
-    std::memset(row + K, 0, size_t(lda - K));
-    if (g.direct) {
-      std::memcpy(row, x + m * K, size_t(K));
-      continue;
-    }
-    const int64_t n = m / (g.OH * g.OW), oy = m / g.OW % g.OH, ox = m % g.OW;
+    for (int64_t k = K; k < lda; ++k) row[k] = 0;
     const int64_t iy0 = oy * g.strideY - g.padTop, ix0 = ox * g.strideX - g.padLeft;
-    const int64_t rowTaps = g.KW * g.IC;
-    const int8_t zp = int8_t(g.zp);
+    const int64_t ixLast = ix0 + (g.KW - 1) * g.dilationX;
+    const bool rowInside = g.dilationX == 1 && ix0 >= 0 && ixLast < g.IW;  // each kernel row's taps contiguous
     for (int64_t ky = 0; ky < g.KH; ++ky) {
       const int64_t iy = iy0 + ky * g.dilationY;
       int8_t* dst = row + ky * rowTaps;
@@ -107,9 +129,8 @@ TK_TARGET_AVX2 void gatherRows(const Gather& g, const int8_t* x, int64_t m0, int
         continue;
       }
       const int8_t* src = x + ((n * g.IH + iy) * g.IW) * g.IC;
-      const int64_t ixLast = ix0 + (g.KW - 1) * g.dilationX;
-      if (g.dilationX == 1 && ix0 >= 0 && ixLast < g.IW) {  // the row's taps are contiguous in the input
-        std::memcpy(dst, src + ix0 * g.IC, size_t(rowTaps));
+      if (rowInside) {
+        copyBytes(dst, src + ix0 * g.IC, rowTaps);
         continue;
       }
       for (int64_t kx = 0; kx < g.KW; ++kx) {
@@ -117,8 +138,12 @@ TK_TARGET_AVX2 void gatherRows(const Gather& g, const int8_t* x, int64_t m0, int
         if (ix < 0 || ix >= g.IW)
           std::memset(dst + kx * g.IC, zp, size_t(g.IC));
         else
-          std::memcpy(dst + kx * g.IC, src + ix * g.IC, size_t(g.IC));
+          copyBytes(dst + kx * g.IC, src + ix * g.IC, g.IC);
       }
+    }
+    if (++ox == g.OW) {
+      ox = 0;
+      if (++oy == g.OH) oy = 0, ++n;
     }
   }
   widen(bytes, a, (m1 - m0) * lda);
