@@ -149,29 +149,61 @@ TK_TARGET_AVX2 void gatherRows(const Gather& g, const int8_t* x, int64_t m0, int
   widen(bytes, a, (m1 - m0) * lda);
 }
 
+// Columns 2g, 2g + 1 of a row as one i32 broadcast to 8 lanes.
+TK_TARGET_AVX2 inline __m256i broadcastPair(const int16_t* p) {
+  int32_t pair;
+  std::memcpy(&pair, p, 4);
+  return _mm256_set1_epi32(pair);
+}
+
+// The 4 rows x 16 channels reduction (the common block) with named accumulators: with an array, GCC 12 put each
+// step's sums in fresh registers and copied all 8 back per step (8 moves to 16 vector operations; the loop is
+// bound by its instructions, not by vpmaddwd's two pipes). Not inlined: inside the block the epilogue's registers
+// brought the copies back; the 8 sums go through memory once per block instead.
+TK_TARGET_AVX2 __attribute__((noinline)) void reduce4x2(const int16_t* a, int64_t lda, const int16_t* w, int64_t pairs,
+                                                        __m256i (&acc)[4][2]) {
+  __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  const int16_t *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;
+  for (int64_t g = 0; g < pairs; ++g) {
+    const __m256i w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32));
+    const __m256i w1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32 + 16));
+    __m256i x = broadcastPair(a0 + 2 * g);
+    c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(x, w0)), c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(x, w1));
+    x = broadcastPair(a1 + 2 * g);
+    c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(x, w0)), c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(x, w1));
+    x = broadcastPair(a2 + 2 * g);
+    c20 = _mm256_add_epi32(c20, _mm256_madd_epi16(x, w0)), c21 = _mm256_add_epi32(c21, _mm256_madd_epi16(x, w1));
+    x = broadcastPair(a3 + 2 * g);
+    c30 = _mm256_add_epi32(c30, _mm256_madd_epi16(x, w0)), c31 = _mm256_add_epi32(c31, _mm256_madd_epi16(x, w1));
+  }
+  acc[0][0] = c00, acc[0][1] = c01, acc[1][0] = c10, acc[1][1] = c11;
+  acc[2][0] = c20, acc[2][1] = c21, acc[3][0] = c30, acc[3][1] = c31;
+}
+
 // P rows of a (lda apart) x one panel of weights (output channels cb..cb+15; NV = 1: only cb..cb+7 exist, the
 // last panel of a layer with 8 or fewer channels left): the reduction in registers, then the epilogue
 // (kernels/int8/simd_avx2.h) on each accumulator, stored to y (rows OC apart; the channels that exist).
 template <int P, int NV, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
 TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w, int64_t pairs,
                                  const IntEpilogueLanes& l, OutT* y, int64_t OC, int64_t cb, EpiFlags8& f) {
-  // Fully unrolled so the accumulators stay in registers.
   __m256i acc[P][NV];
+  if constexpr (P == 4 && NV == 2) {
+    reduce4x2(a, lda, w, pairs, acc);
+  } else {  // fully unrolled so the accumulators stay in registers
 #pragma GCC unroll 8
-  for (int p = 0; p < P; ++p)
+    for (int p = 0; p < P; ++p)
 #pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) acc[p][v] = _mm256_setzero_si256();
-  for (int64_t g = 0; g < pairs; ++g) {
-    __m256i wv[NV];
+      for (int v = 0; v < NV; ++v) acc[p][v] = _mm256_setzero_si256();
+    for (int64_t g = 0; g < pairs; ++g) {
+      __m256i wv[NV];
 #pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) wv[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32 + 16 * v));
+      for (int v = 0; v < NV; ++v) wv[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32 + 16 * v));
 #pragma GCC unroll 8
-    for (int p = 0; p < P; ++p) {
-      int32_t pair;
-      std::memcpy(&pair, a + p * lda + 2 * g, 4);
-      const __m256i x = _mm256_set1_epi32(pair);
+      for (int p = 0; p < P; ++p) {
+        const __m256i x = broadcastPair(a + p * lda + 2 * g);
 #pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[p][v] = _mm256_add_epi32(acc[p][v], _mm256_madd_epi16(x, wv[v]));
+        for (int v = 0; v < NV; ++v) acc[p][v] = _mm256_add_epi32(acc[p][v], _mm256_madd_epi16(x, wv[v]));
+      }
     }
   }
 #pragma GCC unroll 2
