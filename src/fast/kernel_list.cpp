@@ -41,6 +41,7 @@ const std::vector<Implementation>& implementations() {
       {"tosa.depthwise_conv2d", "fast:depthwise_f32", Needs::Baseline, compileDepthwiseF32},
       {"tosa.depthwise_conv2d", "onednn:(conv)", Needs::Baseline, compileOneDnnDepthwise},  // int8 only with VNNI
       {"tosa.depthwise_conv2d", "fast:depthwise_int8_avx2", Needs::Avx2, compileDepthwiseInt8Avx2},
+      {"tosa.depthwise_conv2d", "fast:depthwise_int8_generic", Needs::Baseline, compileDepthwiseInt8Generic},
       {"tosa.transpose_conv2d", "fast:transpose_conv_f32", Needs::Baseline, compileTransposeConvF32},
       {"tosa.transpose_conv2d", "onednn:... (transpose_conv2d as matmuls)", Needs::Baseline,
        compileTransposeConvAsMatmuls},

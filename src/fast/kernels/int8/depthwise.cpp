@@ -642,6 +642,29 @@ std::optional<Geometry> parseGeometry(const OpChain& c) {
   return g;
 }
 
+// The operands of an int8 depthwise_conv2d (i8 x i8 -> i32, constant weights and bias, zero points in range) the
+// kernels here take, with its geometry.
+struct Int8Depthwise {
+  Geometry g;
+  const Tensor *w = nullptr, *bias = nullptr;
+  int64_t inputZp = 0, weightZp = 0;
+};
+std::optional<Int8Depthwise> parseInt8Depthwise(const OpChain& c) {
+  const ir::Operation& op = *c.ops[0];
+  if (op.operands.size() != 5 || op.results.size() != 1) return std::nullopt;
+  if (operandType(c, 0, 0).dtype != DType::I8 || operandType(c, 0, 1).dtype != DType::I8 ||
+      resultType(c, 0).dtype != DType::I32)
+    return std::nullopt;
+  auto acc = accType(op);
+  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
+  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
+  if (!acc || *acc != DType::I32 || !w || !bias || bias->dtype() != DType::I32 || !izp || !wzp) return std::nullopt;
+  if (*izp < -128 || *izp > 127 || *wzp < -128 || *wzp > 127) return std::nullopt;
+  auto g = parseGeometry(c);
+  if (!g || (bias->size() != g->C && bias->size() != 1)) return std::nullopt;
+  return Int8Depthwise{*g, w, bias, *izp, *wzp};
+}
+
 // ---- AVX2 (no AVX-512): the same exact fp32 tap sums on 8 lanes, converted to i32 in registers and through the
 // epilogue's 8-lane form (kernels/int8/simd_avx2.h: bias with its overflow check, RESCALE with its range check,
 // CLAMP). Any stride, dilation and padding; one band of output rows per
@@ -927,29 +950,99 @@ class DepthwiseInt8Avx2Kernel : public OpKernel {
   std::optional<ScaledRescale> scaled_;  // the fp64 rescale, when its bounds hold
 };
 
+// ---- Any level (the baseline's int8 depthwise, and the layers the exact-fp32 forms decline): the sums in i32
+// (exact: |x - input_zp| <= 255 and |w - weight_zp| <= 255 per tap, the taps bounded below), a loop over the
+// channels written for the auto-vectorizer, then the shared integer epilogue (its checks: a REQUIRE reruns the
+// step on the reference). The padding holds input_zp, so its taps add (input_zp - input_zp) * w = 0: skipped.
+
+// acc[c] += (x[c] - zp) * w[c] over C channels.
+TK_VECTOR_BODY void tapRowBody(int32_t* __restrict acc, const int8_t* __restrict x, const int32_t* __restrict w,
+                               int32_t zp, int64_t C) {
+  for (int64_t c = 0; c < C; ++c) acc[c] += (int32_t(x[c]) - zp) * w[c];
+}
+void tapRow(int32_t* acc, const int8_t* x, const int32_t* w, int32_t zp, int64_t C) {
+  TK_ISA_DISPATCH(tapRowBody(acc, x, w, zp, C));
+}
+
+class DepthwiseInt8GenericKernel : public OpKernel {
+ public:
+  std::string implName() const override { return withVectorIsa("fast:depthwise_int8_generic"); }
+  double flops() const override { return 2.0 * double(g_.N * g_.OH * g_.OW * g_.C) * double(g_.KH * g_.KW); }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    const int8_t* x = in[0][0].as<const int8_t>();
+    const bool ok = parallelItems(g_.N * g_.OH, flops() >= kParallelFlops && omp_get_max_threads() > 1,
+                                  [&](int64_t item) { return outputRow(x, item / g_.OH, item % g_.OH, out[0].data); });
+    return ok ? Status::ok() : rerunOnReference();
+  }
+
+  bool build(const OpChain& c, const Geometry& g, const Tensor& w, int64_t inputZp, int64_t weightZp,
+             const Tensor& bias) {
+    g_ = g;
+    zp_ = int32_t(inputZp);
+    const int64_t taps = g.KH * g.KW;
+    if (taps * 255 * 255 >= (int64_t(1) << 31)) return false;  // the i32 sums' bound
+    const int8_t* wp = reinterpret_cast<const int8_t*>(w.data());
+    const int64_t maxAbsX = std::max(std::abs(-128 - inputZp), std::abs(127 - inputZp));
+    weights_.assign(size_t(taps * g.C), 0);
+    int64_t accBound = 0;
+    for (int64_t ch = 0; ch < g.C; ++ch) {
+      int64_t absSum = 0;
+      for (int64_t k = 0; k < taps; ++k) {
+        const int64_t v = int64_t(wp[k * g.C + ch]) - weightZp;  // TOSA [KH, KW, C, 1]
+        weights_[size_t(k * g.C + ch)] = int32_t(v);
+        absSum += std::abs(v);
+      }
+      accBound = std::max(accBound, absSum * maxAbsX);
+    }
+    epi_ = planIntEpilogue(c, g.C, &bias);
+    epi_.accBound = accBound;  // planIntEpilogue assumes no zero points
+    if (epi_.runtimeBias || !epi_.rowClass.empty()) return false;
+    prepareIntEpilogue(epi_);
+    return true;
+  }
+
+  int absorbed() const { return epi_.absorbed; }
+
+ private:
+  // Output row oy of image n: the i32 sums of its OW pixels, then the epilogue into the result.
+  bool outputRow(const int8_t* x, int64_t n, int64_t oy, void* y) const {
+    const int64_t C = g_.C, rowElems = g_.OW * C;
+    int32_t* acc = accScratch(rowElems);
+    std::fill(acc, acc + rowElems, 0);
+    for (int64_t ky = 0; ky < g_.KH; ++ky) {
+      const int64_t iy = oy * g_.strideY - g_.padTop + ky * g_.dilationY;
+      if (iy < 0 || iy >= g_.IH) continue;
+      const int8_t* xr = x + ((n * g_.IH + iy) * g_.IW) * C;
+      for (int64_t ox = 0; ox < g_.OW; ++ox)
+        for (int64_t kx = 0; kx < g_.KW; ++kx) {
+          const int64_t ix = ox * g_.strideX - g_.padLeft + kx * g_.dilationX;
+          if (ix >= 0 && ix < g_.IW) tapRow(acc + ox * C, xr + ix * C, weights_.data() + (ky * g_.KW + kx) * C, zp_, C);
+        }
+    }
+    return runIntEpilogueRows(epi_, acc, g_.OW, y, (n * g_.OH + oy) * g_.OW);
+  }
+
+  Geometry g_;
+  int32_t zp_ = 0;
+  std::vector<int32_t> weights_;  // [KH * KW][C] w - weight_zp
+  IntEpilogue epi_;
+};
+
 bool stridedForTesting = false;
 
 }  // namespace
 
 Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c) {
   if (!hasAvx512Epilogue()) return CompiledKernel{};
-  const ir::Operation& op = *c.ops[0];
-  if (op.operands.size() != 5 || op.results.size() != 1) return CompiledKernel{};
-  if (operandType(c, 0, 0).dtype != DType::I8 || operandType(c, 0, 1).dtype != DType::I8 ||
-      resultType(c, 0).dtype != DType::I32)
-    return CompiledKernel{};
-  auto acc = accType(op);
-  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
-  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
-  if (!acc || *acc != DType::I32 || !w || !bias || bias->dtype() != DType::I32 || !izp || !wzp) return CompiledKernel{};
-  if (*izp < -128 || *izp > 127 || *wzp < -128 || *wzp > 127) return CompiledKernel{};
-  auto g = parseGeometry(c);
-  if (!g || (bias->size() != g->C && bias->size() != 1)) return CompiledKernel{};
+  const std::optional<Int8Depthwise> d = parseInt8Depthwise(c);
+  if (!d) return CompiledKernel{};
+  const Geometry* g = &d->g;
   // A strided layer converts stride^2 input pixels per output: mobilenet_v2's four stride-2 layers ran at
   // 0.88-1.02x oneDNN jit_int8 + the epilogue pass at one thread (stride 1: 1.07-1.36x), so they stay on oneDNN.
   if (g->strideX != 1 && !stridedForTesting) return CompiledKernel{};
   auto k = std::make_unique<DepthwiseInt8Kernel>();
-  if (!k->build(c, *g, *w, *izp, *wzp, *bias)) return CompiledKernel{};
+  if (!k->build(c, *g, *d->w, d->inputZp, d->weightZp, *d->bias)) return CompiledKernel{};
   return compiledKernel(std::move(k));
 }
 
@@ -957,20 +1050,21 @@ Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c) {
 // form as compileDepthwiseInt8, any stride.
 Result<CompiledKernel> compileDepthwiseInt8Avx2(const OpChain& c) {
   if (!cpu::has(cpu::Isa::Avx2)) return CompiledKernel{};
-  const ir::Operation& op = *c.ops[0];
-  if (op.operands.size() != 5 || op.results.size() != 1) return CompiledKernel{};
-  if (operandType(c, 0, 0).dtype != DType::I8 || operandType(c, 0, 1).dtype != DType::I8 ||
-      resultType(c, 0).dtype != DType::I32)
-    return CompiledKernel{};
-  auto acc = accType(op);
-  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
-  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
-  if (!acc || *acc != DType::I32 || !w || !bias || bias->dtype() != DType::I32 || !izp || !wzp) return CompiledKernel{};
-  if (*izp < -128 || *izp > 127 || *wzp < -128 || *wzp > 127) return CompiledKernel{};
-  auto g = parseGeometry(c);
-  if (!g || (bias->size() != g->C && bias->size() != 1)) return CompiledKernel{};
+  const std::optional<Int8Depthwise> d = parseInt8Depthwise(c);
+  if (!d) return CompiledKernel{};
+  const Geometry* g = &d->g;
   auto k = std::make_unique<DepthwiseInt8Avx2Kernel>();
-  if (!k->build(c, *g, *w, *izp, *wzp, *bias)) return CompiledKernel{};
+  if (!k->build(c, *g, *d->w, d->inputZp, d->weightZp, *d->bias)) return CompiledKernel{};
+  return compiledKernel(std::move(k));
+}
+
+// depthwise_conv2d int8 on any level (the layers the kernels before it decline): DepthwiseInt8GenericKernel.
+Result<CompiledKernel> compileDepthwiseInt8Generic(const OpChain& c) {
+  const std::optional<Int8Depthwise> d = parseInt8Depthwise(c);
+  if (!d) return CompiledKernel{};
+  const Geometry* g = &d->g;
+  auto k = std::make_unique<DepthwiseInt8GenericKernel>();
+  if (!k->build(c, *g, *d->w, d->inputZp, d->weightZp, *d->bias)) return CompiledKernel{};
   return compiledKernel(std::move(k));
 }
 
