@@ -190,6 +190,81 @@ def quantize_ties(rng, scale):
     return c.finish([y])
 
 
+def same_params(c, t):
+    """scale and zero point of tensor t, for outputs TFLite requires to be quantized like their input."""
+    ts = c.w.tensors[t]
+    return dict(scale=ts["scale"], zp=ts["zero_point"])
+
+
+def data_movement(rng):
+    """TRANSPOSE, SLICE, STRIDED_SLICE, SPLIT, SPLIT_V, PACK, UNPACK, SQUEEZE, EXPAND_DIMS, TILE, GATHER on int8:
+    TFLite copies the raw values (output quantized like the input)."""
+    c = Case(rng)
+    x = c.act("x", [1, 4, 6, 3], is_input=True)
+    q = same_params(c, x)
+    i32 = lambda name, v: c.w.tensor(name, [len(v)], "int32", data=np.array(v, np.int32))  # noqa: E731
+    t = c.act("transposed", [1, 6, 4, 3], **q)
+    c.w.op("TRANSPOSE", [x, i32("perm", [0, 2, 1, 3])], [t])
+    s = c.act("sliced", [1, 3, 4, 2], **q)
+    c.w.op("SLICE", [t, i32("begin", [0, 1, 0, 1]), i32("size", [1, 3, -1, 2])], [s])
+    ss = c.act("strided", [2, 4, 3], **q)
+    c.w.op("STRIDED_SLICE", [x, i32("b", [0, 1, 1, 0]), i32("e", [1, 3, 5, 3]), i32("st", [1, 1, 1, 1])], [ss],
+           "StridedSliceOptions", begin_mask=8, end_mask=8, shrink_axis_mask=1)
+    a, b = c.act("split0", [2, 2, 3], **q), c.act("split1", [2, 2, 3], **q)
+    c.w.op("SPLIT", [c.w.tensor("axis", [], "int32", data=np.array(1, np.int32)), ss], [a, b], "SplitOptions",
+           num_splits=2)
+    v0, v1 = c.act("splitv0", [1, 4, 2, 3], **q), c.act("splitv1", [1, 4, 4, 3], **q)
+    c.w.op("SPLIT_V", [x, i32("sizes", [2, -1]), c.w.tensor("axis2", [], "int32", data=np.array(2, np.int32))],
+           [v0, v1], "SplitVOptions", num_splits=2)
+    pk = c.act("packed", [2, 2, 2, 3], **q)
+    c.w.op("PACK", [a, b], [pk], "PackOptions", values_count=2, axis=1)
+    u0, u1, u2 = (c.act(f"unpacked{i}", [1, 4, 6], **q) for i in range(3))
+    c.w.op("UNPACK", [x], [u0, u1, u2], "UnpackOptions", num=3, axis=3)
+    sq = c.act("squeezed", [4, 6, 3], **q)
+    c.w.op("SQUEEZE", [x], [sq], "SqueezeOptions", squeeze_dims=[0])
+    ed = c.act("expanded", [4, 1, 6, 3], **q)
+    c.w.op("EXPAND_DIMS", [sq, c.w.tensor("dim", [], "int32", data=np.array(1, np.int32))], [ed])
+    tl = c.act("tiled", [2, 3, 4, 2], **q)
+    c.w.op("TILE", [s, i32("multiples", [2, 1, 1, 1])], [tl])
+    return c.finish([t, s, ss, a, b, v0, v1, pk, u0, u2, ed, tl])
+
+
+def pad(rng, v2=False):
+    c = Case(rng)
+    x = c.act("x", [1, 3, 4, 2], is_input=True)
+    q = same_params(c, x)
+    y = c.act("y", [1, 5, 7, 2], **q)
+    paddings = c.w.tensor("paddings", [4, 2], "int32", data=np.array([[0, 0], [1, 1], [2, 1], [0, 0]], np.int32))
+    if v2:
+        value = c.w.tensor("value", [], "int8", data=np.array(int(rng.integers(-128, 128)), np.int8),
+                           scale=q["scale"], zero_point=q["zp"])
+        c.w.op("PADV2", [x, paddings, value], [y])
+    else:
+        c.w.op("PAD", [x, paddings], [y])
+    return c.finish([y])
+
+
+def max_min(rng, op):
+    """MAXIMUM / MINIMUM: TFLite compares the raw values; the converter gives inputs and output one quantization."""
+    c = Case(rng)
+    a = c.act("a", [1, 3, 4, 5], is_input=True)
+    q = same_params(c, a)
+    b = c.act("b", [1, 1, 4, 5], is_input=True, **q)
+    y = c.act("y", [1, 3, 4, 5], **q)
+    c.w.op(op, [a, b], [y])
+    return c.finish([y])
+
+
+def resize_nearest(rng, align=False, half=False):
+    c = Case(rng)
+    x = c.act("x", [1, 3, 5, 2], is_input=True)
+    y = c.act("y", [1, 7, 4, 2], **same_params(c, x))
+    size = c.w.tensor("size", [2], "int32", data=np.array([7, 4], np.int32))
+    c.w.op("RESIZE_NEAREST_NEIGHBOR", [x, size], [y], "ResizeNearestNeighborOptions", align_corners=align,
+           half_pixel_centers=half)
+    return c.finish([y])
+
+
 CASES = {
     "conv_same_relu6": lambda r: conv(r),
     "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
@@ -214,6 +289,14 @@ CASES = {
     "quantize_dequantize": quantize_dequantize,
     "quantize_ties_pow2": lambda r: quantize_ties(r, 0.25),
     "quantize_ties_odd": lambda r: quantize_ties(r, float(np.float32(1 / 255 * 3))),
+    "data_movement": data_movement,
+    "pad": lambda r: pad(r),
+    "padv2": lambda r: pad(r, True),
+    "maximum": lambda r: max_min(r, "MAXIMUM"),
+    "minimum": lambda r: max_min(r, "MINIMUM"),
+    "resize_nearest": lambda r: resize_nearest(r),
+    "resize_nearest_align": lambda r: resize_nearest(r, align=True),
+    "resize_nearest_half": lambda r: resize_nearest(r, half=True),
 }
 
 

@@ -535,6 +535,27 @@ Status qReshape(Importer& im) {
   return setQuantOut(im, 0, im.b.reshape(*xv, out, im.aux("reshape")), fb::ActivationFunctionType::NONE, *y);
 }
 
+// MAXIMUM / MINIMUM: TFLite compares the raw int8 values whatever the quantization (the converter gives
+// operands and result one). TOSA's maximum/minimum take i32: widened, compared, narrowed back exactly.
+Status qMaxMin(Importer& im, const char* tosaOp) {
+  TK_RETURN_IF_ERROR(requireInt8(im, 0));
+  TK_RETURN_IF_ERROR(requireInt8(im, 1));
+  if (im.out(0).dtype != DType::I8) return Status::unsupported("int8 operator with a non-int8 output");
+  auto shape = broadcastShapes(im.in(0).shape, im.in(1).shape);
+  if (!shape) return Status::invalid("operands do not broadcast");
+  auto a = im.get(0);
+  if (!a) return a.status();
+  auto b = im.get(1);
+  if (!b) return b.status();
+  auto widened = [&](Value* v, const char* what) {
+    Value* r = im.toRank(v, shape->size());
+    return im.b.op1("tosa.cast", {r}, ValueType::tensor(DType::I32, r->type.dims), {}, im.aux(what));
+  };
+  Value* m = im.b.op1(tosaOp, {widened(*a, "a_i32"), widened(*b, "b_i32")}, ValueType::tensor(DType::I32, *shape), {},
+                      im.aux("i32"));
+  return im.setOut(0, im.b.op1("tosa.cast", {m}, ValueType::tensor(DType::I8, *shape), {}, im.loc));
+}
+
 // DEQUANTIZE of a run-time int8 tensor: (q - zp) exactly in float, times the scale (one rounding, as TFLite).
 Status qDequantize(Importer& im) {
   TK_RETURN_IF_ERROR(requireInt8(im, 0));
@@ -609,6 +630,8 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::CONCATENATION, qConcatenation);
   add(Op::RESHAPE, qReshape);
   add(Op::DEQUANTIZE, qDequantize);
+  add(Op::MAXIMUM, [](Importer& im) { return qMaxMin(im, "tosa.maximum"); });
+  add(Op::MINIMUM, [](Importer& im) { return qMaxMin(im, "tosa.minimum"); });
   t.builtin[int(Op::QUANTIZE)] = qQuantize;  // float input: not a quantized lowering by its input type
 }
 
