@@ -265,6 +265,26 @@ def resize_nearest(rng, align=False, half=False):
     return c.finish([y])
 
 
+def unary_op(rng, op, options=None, out_scale=None, out_zp=None, **fields):
+    """An elementwise int8 operator on a random input (the output's parameters random unless given)."""
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 9)), int(rng.integers(1, 9))]
+    x = c.act("x", shape, scale=rng.uniform(0.01, 0.08), is_input=True)
+    y = c.act("y", shape, scale=out_scale if out_scale is not None else rng.uniform(0.01, 0.08), zp=out_zp)
+    c.w.op(op, [x], [y], options, **fields)
+    return c.finish([y])
+
+
+def softmax(rng, classes, beta=1.0):
+    """SOFTMAX int8 -> int8; TFLite fixes the output's parameters to 1/256 and -128."""
+    c = Case(rng)
+    shape = [int(rng.integers(1, 4)), int(rng.integers(1, 5)), classes]
+    x = c.act("x", shape, scale=rng.uniform(0.02, 0.2), is_input=True)
+    y = c.act("y", shape, scale=1 / 256, zp=-128)
+    c.w.op("SOFTMAX", [x], [y], "SoftmaxOptions", beta=beta)
+    return c.finish([y])
+
+
 CASES = {
     "conv_same_relu6": lambda r: conv(r),
     "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
@@ -297,6 +317,14 @@ CASES = {
     "resize_nearest": lambda r: resize_nearest(r),
     "resize_nearest_align": lambda r: resize_nearest(r, align=True),
     "resize_nearest_half": lambda r: resize_nearest(r, half=True),
+    "elu": lambda r: unary_op(r, "ELU"),
+    "leaky_relu": lambda r: unary_op(r, "LEAKY_RELU", "LeakyReluOptions", alpha=float(r.uniform(0.05, 0.4))),
+    "leaky_relu_steep": lambda r: unary_op(r, "LEAKY_RELU", "LeakyReluOptions", alpha=float(r.uniform(1.5, 4))),
+    "hard_swish": lambda r: unary_op(r, "HARD_SWISH"),
+    "hard_swish_wide": lambda r: unary_op(r, "HARD_SWISH", out_scale=r.uniform(0.001, 0.006)),
+    "softmax_small": lambda r: softmax(r, int(r.integers(2, 12))),
+    "softmax_classes": lambda r: softmax(r, int(r.integers(20, 120))),
+    "softmax_beta": lambda r: softmax(r, int(r.integers(5, 40)), float(r.uniform(0.3, 3))),
 }
 
 

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "frontends/common/float_arith.h"
+#include "frontends/tflite/tflite_fixedpoint.h"
 #include "frontends/tflite/tflite_internal.h"
 
 namespace tosakit::tflite {
@@ -19,28 +20,6 @@ namespace {
 
 constexpr const char* kScaleAttr = "tosakit.qscale";
 constexpr const char* kZpAttr = "tosakit.qzp";
-
-// TFLite's QuantizeMultiplier: m = q * 2^(shift - 31) with q in [2^30, 2^31).
-void quantizeMultiplier(double m, int64_t& q, int64_t& shift) {
-  if (m == 0) {
-    q = 0;
-    shift = 0;
-    return;
-  }
-  int exp = 0;
-  const double frac = std::frexp(m, &exp);
-  int64_t qf = int64_t(std::round(frac * double(int64_t(1) << 31)));
-  if (qf == (int64_t(1) << 31)) {
-    qf /= 2;
-    ++exp;
-  }
-  if (exp < -31) {
-    exp = 0;
-    qf = 0;
-  }
-  q = qf;
-  shift = exp;
-}
 
 struct QParams {
   double scale = 1;
@@ -62,7 +41,7 @@ Result<Value*> requantize(Importer& im, Value* x, DType out, const std::vector<d
   for (double s : scales) {
     if (!std::isfinite(s)) return Status::unsupported(what + ": requantization scale overflows");
     int64_t q = 0, shift = 0;
-    quantizeMultiplier(s, q, shift);
+    fixedpoint::quantizeMultiplier(s, q, shift);
     const int64_t tosaShift = q == 0 ? 31 : 31 - shift;
     if (tosaShift < 2 || tosaShift > 62)
       return Status::unsupported("requantization scale " + std::to_string(s) +
@@ -85,7 +64,7 @@ Result<Value*> requantizeHalfUp(Importer& im, Value* x, const std::vector<double
   for (double s : scales) {
     if (!std::isfinite(s)) return Status::unsupported("requantization scale of a fully connected layer overflows");
     int64_t q = 0, shift = 0;
-    quantizeMultiplier(s, q, shift);
+    fixedpoint::quantizeMultiplier(s, q, shift);
     if (shift > 0 || shift < -30)
       return Status::unsupported("requantization scale " + std::to_string(s) + " of a fully connected layer");
     high.multiplier.push_back(q);
@@ -474,26 +453,159 @@ Status qPool(Importer& im, bool isMax) {
   return setQuantOut(im, 0, v, o->fused_activation_function(), *y);
 }
 
-// LOGISTIC / TANH: TFLite's 256-entry lookup table, computed here as TFLite computes it (in float).
-Status qTable(Importer& im, bool logistic) {
+struct UnaryQ {
+  QParams x, y;
+};
+
+Result<UnaryQ> unaryParams(Importer& im) {
   TK_RETURN_IF_ERROR(requireInt8(im, 0));
+  if (im.out(0).dtype != DType::I8) return Status::unsupported("int8 operator with a non-int8 output");
   auto x = perTensor(im.in(0), "input");
   if (!x) return x.status();
   auto y = perTensor(im.out(0), "output");
   if (!y) return y.status();
+  return UnaryQ{*x, *y};
+}
+
+// An int8 elementwise operator as tosa.table: `f` maps each raw input value to TFLite's raw output, so the
+// table reproduces TFLite's arithmetic exactly whatever it is.
+Status tableOut(Importer& im, const QParams& y, const std::function<int32_t(int32_t)>& f) {
   Tensor table(DType::I8, {256});
-  const float inScale = float(x->scale), inverse = 1.0f / float(y->scale);
-  for (int32_t v = -128; v <= 127; ++v) {
-    const float dequantized = inScale * float(v - int32_t(x->zp));
-    const float transformed = logistic ? 1.0f / (1.0f + std::exp(-dequantized)) : std::tanh(dequantized);
-    const float rescaled = std::round(transformed * inverse);
-    const int32_t quantized = int32_t(std::clamp(rescaled + float(y->zp), -129.0f, 128.0f));
-    table.setInt(v + 128, std::clamp<int32_t>(quantized, -128, 127));
-  }
+  for (int32_t v = -128; v <= 127; ++v) table.setInt(v + 128, std::clamp<int32_t>(f(v), -128, 127));
   auto xv = im.get(0);
   if (!xv) return xv.status();
   Value* v = im.b.op1("tosa.table", {*xv, im.constant(std::move(table), "table")}, (*xv)->type, {}, im.aux("table"));
-  return setQuantOut(im, 0, v, fb::ActivationFunctionType::NONE, *y);
+  return setQuantOut(im, 0, v, fb::ActivationFunctionType::NONE, y);
+}
+
+// TFLite's PopulateLookupTable (LOGISTIC, TANH, ELU): dequantized in float, transformed, rounded half away from
+// zero, the zero point added in float.
+Status floatTable(Importer& im, float (*transform)(float)) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  const float inScale = float(q->x.scale), inverse = 1.0f / float(q->y.scale);
+  return tableOut(im, q->y, [&](int32_t v) {
+    const float rescaled = std::round(transform(inScale * float(v - int32_t(q->x.zp))) * inverse);
+    return int32_t(std::clamp(rescaled + float(q->y.zp), -129.0f, 128.0f));
+  });
+}
+
+float logisticF(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+float tanhF(float x) { return std::tanh(x); }
+float eluF(float x) { return x < 0.0f ? std::exp(x) - 1.0f : x; }
+
+// LEAKY_RELU: (x - zp) requantized by the identity multiplier or by alpha's (both from float scale products).
+Status qLeakyRelu(Importer& im) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  const auto* o = im.options<fb::LeakyReluOptions>();
+  const float alpha = o ? o->alpha() : 0.0f, inScale = float(q->x.scale), outScale = float(q->y.scale);
+  int64_t qa = 0, sa = 0, qi = 0, si = 0;
+  fixedpoint::quantizeMultiplier(double(inScale * alpha / outScale), qa, sa);
+  fixedpoint::quantizeMultiplier(double(inScale / outScale), qi, si);
+  return tableOut(im, q->y, [&](int32_t v) {
+    const int32_t x = v - int32_t(q->x.zp);
+    const bool positive = x >= 0;
+    return int32_t(q->y.zp) +
+        fixedpoint::multiplyByQuantizedMultiplier(x, int32_t(positive ? qi : qa), int(positive ? si : sa));
+  });
+}
+
+// HARD_SWISH: TFLite's int16 fixed-point evaluation (reference_ops::HardSwish): x on a "hires" scale (x 2^7),
+// a saturated "relu-ish" factor in [0, 1] as Q15, their high product, then the output shift.
+Status qHardSwish(Importer& im) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  const float hiresScale = (1.0f / 128.0f) * float(q->x.scale);
+  int64_t qo = 0, eo = 0, qr = 0, er = 0;
+  fixedpoint::quantizeMultiplier(double(hiresScale / float(q->y.scale)), qo, eo);
+  fixedpoint::quantizeMultiplier(double(hiresScale / (3.0f / 32768.0f)), qr, er);
+  if (eo > 0) return Status::unsupported("HARD_SWISH whose output scale is below input scale / 128 (TFLite refuses)");
+  const int16_t outMul = fixedpoint::downScaleMultiplier(int32_t(qo));
+  const int16_t reluishMul = fixedpoint::downScaleMultiplier(int32_t(qr));
+  return tableOut(im, q->y, [&](int32_t v) {
+    const int16_t hires = int16_t((v - int32_t(q->x.zp)) * 128);
+    const int16_t preshift = fixedpoint::roundingDoublingHighMul16(hires, outMul);
+    int16_t reluish = hires;
+    if (er > 0) reluish = fixedpoint::saturatingLeftShift16(reluish, int(er) - 1);
+    reluish = fixedpoint::roundingDoublingHighMul16(reluish, reluishMul);
+    if (er > 0) reluish = fixedpoint::saturatingLeftShift16(reluish, 1);
+    if (er < 0) reluish = int16_t(fixedpoint::roundingDivideByPOT(reluish, int(-er)));
+    reluish = int16_t((int32_t(reluish) + (1 << 15)) >> 1);
+    const int16_t product = fixedpoint::doublingHighMul16(reluish, preshift);
+    return fixedpoint::roundingDivideByPOT(product, int(-eo)) + int32_t(q->y.zp);
+  });
+}
+
+// Above this many classes the softmax denominator is one tosa.reduce_sum instead of TFLite's left-to-right
+// float sum (at most 1 LSB apart, docs/TFLITE.md): the sequential chain costs four ops per class.
+constexpr int64_t kSequentialSumLimit = 256;
+
+// The float sum of `e` along its last axis in TFLite's order, ((e0 + e1) + e2) + ..., shape [..., 1].
+Value* sumLastAxis(Importer& im, Value* e) {
+  const Shape& s = e->type.dims;
+  const size_t last = s.size() - 1;
+  Shape one = s;
+  one[last] = 1;
+  if (s[last] > kSequentialSumLimit)
+    return im.b.op1("tosa.reduce_sum", {e}, ValueType::tensor(DType::FP32, one),
+                    {{"axis", ir::Attribute::integer(int64_t(last), DType::I32)}}, im.aux("sum_exp"));
+  auto column = [&](int64_t j) {
+    Shape start(s.size(), 0);
+    start[last] = j;
+    const std::string what = "exp" + std::to_string(j);
+    return im.b.op1("tosa.slice",
+                    {e, im.b.constShape(start, im.aux(what + "_start")), im.b.constShape(one, im.aux(what + "_size"))},
+                    ValueType::tensor(DType::FP32, one), {}, im.aux(what));
+  };
+  Value* sum = column(0);
+  for (int64_t j = 1; j < s[last]; ++j) sum = im.b.add(sum, column(j), im.aux("sum_exp" + std::to_string(j)));
+  return sum;
+}
+
+// SOFTMAX int8 -> int8 as TFLite's x86 kernel computes it (optimized_ops::Softmax with the float table of
+// PopulateSoftmaxLookupTable): table[255 - d] = expf(-input_scale beta d) for d = max - x, the float sum in
+// order, 1 / (sum output_scale), each entry times that, rounded half away from zero, plus the zero point.
+Status qSoftmax(Importer& im) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  const auto* o = im.options<fb::SoftmaxOptions>();
+  const float beta = o ? o->beta() : 1.0f;
+  const Shape& xs = im.in(0).shape;
+  if (xs.empty() || xs.back() <= 0) return Status::invalid("SOFTMAX of an empty or rank-0 tensor");
+  Tensor table(DType::FP32, {1, 256, 1});
+  const float scale = -float(q->x.scale) * beta;
+  for (int32_t d = 0; d <= 255; ++d) table.setFloat(255 - d, std::exp(scale * float(d)));
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  const size_t rank = xs.size(), last = rank - 1;
+  Shape one = xs;
+  one[last] = 1;
+  const ValueType i32 = ValueType::tensor(DType::I32, xs), f32 = ValueType::tensor(DType::FP32, xs);
+  Value* x = im.b.op1("tosa.cast", {*xv}, i32, {}, im.aux("x_i32"));
+  Value* mx = im.b.op1("tosa.reduce_max", {x}, ValueType::tensor(DType::I32, one),
+                       {{"axis", ir::Attribute::integer(int64_t(last), DType::I32)}}, im.aux("max"));
+  // index 255 - (max - x) in [0, 255]
+  Value* index = im.b.add(im.b.sub(x, mx, im.aux("minus_max")), im.scalarOf(DType::I32, 255, rank), im.aux("index"));
+  const int64_t count = numElements(xs);
+  Value* gathered = im.b.op1(
+      "tosa.gather", {im.constant(std::move(table), "exp_table"), im.b.reshape(index, {1, count}, im.aux("flat"))},
+      ValueType::tensor(DType::FP32, {1, count, 1}), {}, im.aux("exp"));
+  Value* e = im.b.reshape(gathered, xs, im.aux("exp_shaped"));
+  Value* sum = sumLastAxis(im, e);
+  Value* denom = im.b.mul(sum, im.scalarOf(DType::FP32, float(q->y.scale), rank), 0, im.aux("denominator"));
+  Value* inv = frontends::divideF32(im.b, im.scalarOf(DType::FP32, 1.0, rank), denom, im.aux("inverse"));
+  Value* p = im.b.mul(e, inv, 0, im.aux("probability"));
+  // round half away from zero of p >= 0: floor, and up when the (exact) fraction is at least 1/2.
+  Value* fl = im.b.op1("tosa.floor", {p}, f32, {}, im.aux("floor"));
+  Value* up = im.b.op1("tosa.greater_equal", {im.b.sub(p, fl, im.aux("fraction")), im.scalarOf(DType::FP32, 0.5, rank)},
+                       ValueType::tensor(DType::Bool, xs), {}, im.aux("round_up"));
+  Value* rounded = im.b.op1("tosa.select", {up, im.b.add(fl, im.scalarOf(DType::FP32, 1, rank), im.aux("ceil")), fl},
+                            f32, {}, im.aux("rounded"));
+  Value* shifted = im.b.add(rounded, im.scalarOf(DType::FP32, double(q->y.zp), rank), im.aux("plus_zp"));
+  Value* clamped = im.clampF(shifted, -128, 127, "saturate");
+  Value* y = im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, xs), {}, im.aux("to_i8"));
+  return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
 }
 
 Status qConcatenation(Importer& im) {
@@ -625,8 +737,12 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::MUL, qMul);
   add(Op::MAX_POOL_2D, [](Importer& im) { return qPool(im, true); });
   add(Op::AVERAGE_POOL_2D, [](Importer& im) { return qPool(im, false); });
-  add(Op::LOGISTIC, [](Importer& im) { return qTable(im, true); });
-  add(Op::TANH, [](Importer& im) { return qTable(im, false); });
+  add(Op::LOGISTIC, [](Importer& im) { return floatTable(im, logisticF); });
+  add(Op::TANH, [](Importer& im) { return floatTable(im, tanhF); });
+  add(Op::ELU, [](Importer& im) { return floatTable(im, eluF); });
+  add(Op::LEAKY_RELU, qLeakyRelu);
+  add(Op::HARD_SWISH, qHardSwish);
+  add(Op::SOFTMAX, qSoftmax);
   add(Op::CONCATENATION, qConcatenation);
   add(Op::RESHAPE, qReshape);
   add(Op::DEQUANTIZE, qDequantize);
