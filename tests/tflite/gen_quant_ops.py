@@ -115,7 +115,11 @@ def binary(rng, op, broadcast=False, act=0):
     shape = [1, int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 5))]
     a = c.act("a", shape, is_input=True)
     b = c.act("b", [1, 1, 1, shape[3]] if broadcast else shape, is_input=True)
-    y = c.act("y", shape)
+    # squares reach (255 s)^2: a coarser output scale keeps most of them unsaturated
+    y = c.act("y", shape, scale=rng.uniform(0.5, 4) if op == "SQUARED_DIFFERENCE" else None)
+    if op == "SQUARED_DIFFERENCE":
+        c.w.op(op, [a, b], [y])
+        return c.finish([y])
     options = {"ADD": "AddOptions", "SUB": "SubOptions", "MUL": "MulOptions"}[op]
     c.w.op(op, [a, b], [y], options, fused_activation_function=act)
     return c.finish([y])
@@ -285,6 +289,18 @@ def softmax(rng, classes, beta=1.0):
     return c.finish([y])
 
 
+def prelu(rng):
+    """PRELU with a constant int8 alpha per channel (its own scale and zero point)."""
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 6))]
+    x = c.act("x", shape, is_input=True)
+    alpha = c.w.tensor("alpha", [1, 1, shape[3]], "int8", data=rng.integers(-128, 128, [1, 1, shape[3]]).astype(np.int8),
+                       scale=float(rng.uniform(0.002, 0.01)), zero_point=int(rng.integers(-20, 20)))
+    y = c.act("y", shape)
+    c.w.op("PRELU", [x, alpha], [y])
+    return c.finish([y])
+
+
 CASES = {
     "conv_same_relu6": lambda r: conv(r),
     "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
@@ -325,6 +341,9 @@ CASES = {
     "softmax_small": lambda r: softmax(r, int(r.integers(2, 12))),
     "softmax_classes": lambda r: softmax(r, int(r.integers(20, 120))),
     "softmax_beta": lambda r: softmax(r, int(r.integers(5, 40)), float(r.uniform(0.3, 3))),
+    "prelu": prelu,
+    "squared_difference": lambda r: binary(r, "SQUARED_DIFFERENCE"),
+    "squared_difference_broadcast": lambda r: binary(r, "SQUARED_DIFFERENCE", True),
 }
 
 

@@ -662,7 +662,7 @@ Status opPrelu(Importer& im) {
   auto ops = binaryOperands(im);
   if (!ops) return ops.status();
   auto s = broadcastShapes(im.in(0).shape, im.in(1).shape);
-  if (*s != im.in(0).shape) return Status::invalid("PRELU alpha broadcasts beyond the input");
+  if (!s || *s != im.in(0).shape) return Status::invalid("PRELU alpha broadcasts beyond the input");
   Value* x = ops->first;
   Value* scaled = im.b.mul(x, ops->second, 0, im.aux("scaled"));
   Value* neg = im.b.op1("tosa.greater", {im.scalarOf(DType::FP32, 0, s->size()), x}, ValueType::tensor(DType::Bool, *s),

@@ -384,6 +384,46 @@ Status qMul(Importer& im) {
   return setQuantOut(im, 0, *y, o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE, q->y);
 }
 
+// PRELU: x - zx >= 0 ? M1 (x - zx) : M2 (x - zx)(a - za), plus the output zero point (TFLite's
+// BroadcastPrelu4DSlow; M1 = sx / sy, M2 = sx sa / sy from float products, requantized as everywhere else).
+Status qPrelu(Importer& im) {
+  auto q = binaryParams(im);
+  if (!q) return q.status();
+  if (q->shape != im.in(0).shape) return Status::invalid("PRELU alpha broadcasts beyond the input");
+  const float sx = float(q->a.scale), sa = float(q->b.scale), sy = float(q->y.scale);
+  Value* x = widen(im, q->va, q->a.zp, 0, "x_i32");
+  Value* a = widen(im, q->vb, q->b.zp, 0, "alpha_i32");
+  auto pos = requantize(im, x, DType::I8, {double(sx / sy)}, 0, q->y.zp, "identity");
+  if (!pos) return pos.status();
+  auto neg =
+      requantize(im, im.b.mul(x, a, 0, im.aux("product")), DType::I8, {double(sx * sa / sy)}, 0, q->y.zp, "scaled");
+  if (!neg) return neg.status();
+  const size_t rank = q->shape.size();
+  Value* positive = im.b.op1("tosa.greater_equal", {x, im.scalarOf(DType::I32, 0, rank)},
+                             ValueType::tensor(DType::Bool, q->shape), {}, im.aux("positive"));
+  Value* y = im.b.op1("tosa.select", {positive, *pos, *neg}, ValueType::tensor(DType::I8, q->shape), {}, im.loc);
+  return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
+}
+
+// SQUARED_DIFFERENCE: both operands at 2^7 resolution on the common scale 2 max(sa, sb) (as ADD, with
+// left_shift 7), the difference squared in i32, requantized by (2 max)^2 / (2^14 sy).
+Status qSquaredDifference(Importer& im) {
+  auto q = binaryParams(im);
+  if (!q) return q.status();
+  const double twiceMax = 2 * std::max(q->a.scale, q->b.scale);
+  auto sa =
+      requantize(im, widen(im, q->va, q->a.zp, 7, "a_i32"), DType::I32, {q->a.scale / twiceMax}, 0, 0, "a_scaled");
+  if (!sa) return sa.status();
+  auto sb =
+      requantize(im, widen(im, q->vb, q->b.zp, 7, "b_i32"), DType::I32, {q->b.scale / twiceMax}, 0, 0, "b_scaled");
+  if (!sb) return sb.status();
+  Value* d = im.b.op1("tosa.sub", {*sa, *sb}, ValueType::tensor(DType::I32, q->shape), {}, im.aux("difference"));
+  Value* sq = im.b.mul(d, d, 0, im.aux("square"));
+  auto y = requantize(im, sq, DType::I8, {twiceMax * twiceMax / (double(1 << 14) * q->y.scale)}, 0, q->y.zp, "rescale");
+  if (!y) return y.status();
+  return setQuantOut(im, 0, *y, fb::ActivationFunctionType::NONE, q->y);
+}
+
 // Pools: TFLite requires the output's quantization to equal the input's.
 Status qPool(Importer& im, bool isMax) {
   const auto* o = im.options<fb::Pool2DOptions>();
@@ -743,6 +783,8 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::LEAKY_RELU, qLeakyRelu);
   add(Op::HARD_SWISH, qHardSwish);
   add(Op::SOFTMAX, qSoftmax);
+  add(Op::PRELU, qPrelu);
+  add(Op::SQUARED_DIFFERENCE, qSquaredDifference);
   add(Op::CONCATENATION, qConcatenation);
   add(Op::RESHAPE, qReshape);
   add(Op::DEQUANTIZE, qDequantize);
