@@ -301,6 +301,24 @@ def prelu(rng):
     return c.finish([y])
 
 
+def reduce_extremes(rng):
+    """REDUCE_MAX / REDUCE_MIN (output quantized like the input) and ARG_MAX / ARG_MIN (int32) of int8, with
+    ties: the input takes few distinct values."""
+    c = Case(rng)
+    x = c.act("x", [2, 3, 7], is_input=True)
+    c.feeds["x"] = rng.choice([-128, -127, -3, 0, 5, 126, 127], [2, 3, 7]).astype(np.int8)
+    q = same_params(c, x)
+    axes = c.w.tensor("axes", [2], "int32", data=np.array([0, 2], np.int32))
+    mx, mn = c.act("max", [1, 3, 1], **q), c.act("min", [3], **q)
+    c.w.op("REDUCE_MAX", [x, axes], [mx], "ReducerOptions", keep_dims=True)
+    c.w.op("REDUCE_MIN", [x, axes], [mn], "ReducerOptions", keep_dims=False)
+    axis = c.w.tensor("axis", [1], "int32", data=np.array([2], np.int32))
+    am, an = c.w.tensor("argmax", [2, 3], "int32"), c.w.tensor("argmin", [2, 3], "int32")
+    c.w.op("ARG_MAX", [x, axis], [am], "ArgMaxOptions", output_type=2)
+    c.w.op("ARG_MIN", [x, axis], [an], "ArgMinOptions", output_type=2)
+    return c.finish([mx, mn, am, an])
+
+
 CASES = {
     "conv_same_relu6": lambda r: conv(r),
     "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
@@ -342,6 +360,7 @@ CASES = {
     "softmax_classes": lambda r: softmax(r, int(r.integers(20, 120))),
     "softmax_beta": lambda r: softmax(r, int(r.integers(5, 40)), float(r.uniform(0.3, 3))),
     "prelu": prelu,
+    "reduce_extremes": reduce_extremes,
     "squared_difference": lambda r: binary(r, "SQUARED_DIFFERENCE"),
     "squared_difference_broadcast": lambda r: binary(r, "SQUARED_DIFFERENCE", True),
 }

@@ -1,4 +1,5 @@
-// Data movement and reductions of any element type TOSA carries (float32, int32, int8, bool): SQUEEZE,
+// Data movement and reductions of any element type TOSA carries (float32, int32, int8, bool; int8 max/min and
+// arg max/min on the raw values): SQUEEZE,
 // EXPAND_DIMS, TRANSPOSE, SLICE, STRIDED_SLICE (unit strides), SPLIT, SPLIT_V, PACK, UNPACK, TILE, BROADCAST_TO,
 // SPACE_TO_DEPTH, SUM / REDUCE_MAX / REDUCE_MIN / REDUCE_PROD, ARG_MAX / ARG_MIN, CAST. Shapes come from the
 // model and are checked (Importer::setOut).
@@ -277,7 +278,9 @@ Status opSpaceToDepth(Importer& im) {
 // SUM / REDUCE_MAX / REDUCE_MIN / REDUCE_PROD over constant axes, keep_dims from the declared shape.
 Status opReduce(Importer& im, const std::string& tosaOp) {
   const DType t = im.in(0).dtype;
-  if (t != DType::FP32 && !(t == DType::I32 && tosaOp != "tosa.reduce_product"))
+  // int8 max/min compare the raw values, as TFLite does (its output is quantized like its input).
+  const bool rawExtreme = t == DType::I8 && (tosaOp == "tosa.reduce_max" || tosaOp == "tosa.reduce_min");
+  if (t != DType::FP32 && !(t == DType::I32 && tosaOp != "tosa.reduce_product") && !rawExtreme)
     return Status::unsupported("reduction of " + std::string(dtypeName(t)));
   auto axes = constInts(im, 1, "axes");
   if (!axes) return axes.status();
@@ -302,8 +305,8 @@ Status opReduce(Importer& im, const std::string& tosaOp) {
 
 // ARG_MAX / ARG_MIN along a constant axis, int32 output (ARG_MIN as the arg max of -x).
 Status opArg(Importer& im, bool isMax) {
-  if (im.in(0).dtype != DType::FP32)
-    return Status::unsupported("ARG_MAX/ARG_MIN of " + std::string(dtypeName(im.in(0).dtype)));
+  const DType t = im.in(0).dtype;
+  if (t != DType::FP32 && t != DType::I8) return Status::unsupported("ARG_MAX/ARG_MIN of " + std::string(dtypeName(t)));
   if (im.out(0).dtype != DType::I32)
     return Status::unsupported("ARG_MAX/ARG_MIN with an int64 output (TOSA 1.0 has no int64)");
   auto axis = constInts(im, 1, "axis");
@@ -314,7 +317,9 @@ Status opArg(Importer& im, bool isMax) {
   auto x = im.get(0);
   if (!x) return x.status();
   Value* v = *x;
-  if (!isMax) v = im.b.sub(im.scalarOf(DType::FP32, 0, xs.size()), v, im.aux("negate"));
+  // ARG_MIN: the arg max of an order-reversing map, -x for float, ~x = -1 - x for int8 (no overflow).
+  if (!isMax && t == DType::FP32) v = im.b.sub(im.scalarOf(DType::FP32, 0, xs.size()), v, im.aux("negate"));
+  if (!isMax && t == DType::I8) v = im.b.op1("tosa.bitwise_not", {v}, v->type, {}, im.aux("reverse_order"));
   Shape out = xs;
   out.erase(out.begin() + a);
   return im.setOut(0,
