@@ -319,6 +319,18 @@ def reduce_extremes(rng):
     return c.finish([mx, mn, am, an])
 
 
+def mean_hw(rng, same=False):
+    """MEAN over H and W with keep_dims (global average pooling)."""
+    c = Case(rng)
+    shape = [int(rng.integers(1, 3)), int(rng.integers(1, 8)), int(rng.integers(1, 8)), int(rng.integers(1, 12))]
+    x = c.act("x", shape, is_input=True)
+    q = same_params(c, x) if same else dict(scale=rng.uniform(0.005, 0.03))
+    y = c.act("y", [shape[0], 1, 1, shape[3]], **q)
+    c.w.op("MEAN", [x, c.w.tensor("axes", [2], "int32", data=np.array([1, 2], np.int32))], [y], "ReducerOptions",
+           keep_dims=True)
+    return c.finish([y])
+
+
 CASES = {
     "conv_same_relu6": lambda r: conv(r),
     "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
@@ -360,6 +372,8 @@ CASES = {
     "softmax_classes": lambda r: softmax(r, int(r.integers(20, 120))),
     "softmax_beta": lambda r: softmax(r, int(r.integers(5, 40)), float(r.uniform(0.3, 3))),
     "prelu": prelu,
+    "mean_hw": lambda r: mean_hw(r),
+    "mean_hw_same_params": lambda r: mean_hw(r, True),
     "reduce_extremes": reduce_extremes,
     "squared_difference": lambda r: binary(r, "SQUARED_DIFFERENCE"),
     "squared_difference_broadcast": lambda r: binary(r, "SQUARED_DIFFERENCE", True),

@@ -424,6 +424,18 @@ Status qSquaredDifference(Importer& im) {
   return setQuantOut(im, 0, *y, fb::ActivationFunctionType::NONE, q->y);
 }
 
+// The i32 quotient x / count rounded half away from zero (TFLite's (x +- count/2) / count, truncating);
+// `count` and `half` are i32 constants broadcastable to x.
+Value* divideRoundingAway(Importer& im, Value* x, Value* count, Value* half) {
+  const ValueType t = x->type;
+  Value* positive = im.b.op1("tosa.greater", {x, im.scalarOf(DType::I32, 0, t.dims.size())},
+                             ValueType::tensor(DType::Bool, t.dims), {}, im.aux("positive"));
+  Value* up = im.b.op1("tosa.add", {x, half}, t, {}, im.aux("plus_half"));
+  Value* down = im.b.op1("tosa.sub", {x, half}, t, {}, im.aux("minus_half"));
+  Value* num = im.b.op1("tosa.select", {positive, up, down}, t, {}, im.aux("rounded"));
+  return im.b.op1("tosa.intdiv", {num, count}, t, {}, im.aux("quotient"));
+}
+
 // Pools: TFLite requires the output's quantization to equal the input's.
 Status qPool(Importer& im, bool isMax) {
   const auto* o = im.options<fb::Pool2DOptions>();
@@ -483,12 +495,7 @@ Status qPool(Importer& im, bool isMax) {
   Value* cnt = im.constant(std::move(count), "count");
   Value* hv = im.constant(std::move(half), "half_count");
   const ValueType i32 = sum->type;
-  Value* positive = im.b.op1("tosa.greater", {sum, im.scalarOf(DType::I32, 0, 4)},
-                             ValueType::tensor(DType::Bool, i32.dims), {}, im.aux("positive"));
-  Value* up = im.b.op1("tosa.add", {sum, hv}, i32, {}, im.aux("plus_half"));
-  Value* down = im.b.op1("tosa.sub", {sum, hv}, i32, {}, im.aux("minus_half"));
-  Value* num = im.b.op1("tosa.select", {positive, up, down}, i32, {}, im.aux("rounded"));
-  Value* avg = im.b.op1("tosa.intdiv", {num, cnt}, i32, {}, im.aux("average"));
+  Value* avg = divideRoundingAway(im, sum, cnt, hv);
   Value* v = im.b.op1("tosa.cast", {avg}, ValueType::tensor(DType::I8, i32.dims), {}, im.aux("to_i8"));
   return setQuantOut(im, 0, v, o->fused_activation_function(), *y);
 }
@@ -648,6 +655,42 @@ Status qSoftmax(Importer& im) {
   return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
 }
 
+// MEAN over H and W of a 4-D tensor with keep_dims (global average pooling), as TFLite 2.9's kernel computes
+// it: the sum of x - zx in i32, MultiplyByQuantizedMultiplier by sx / sy, divided by the count rounding half
+// away from zero, plus zy, saturated (found against TFLite by the generator: a float variant was 1 LSB off).
+Status qMean(Importer& im) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  const auto* o = im.options<fb::ReducerOptions>();
+  auto axesT = im.constIn(1, "axes");
+  if (!axesT) return axesT.status();
+  std::vector<int64_t> axes = (*axesT)->toInts();
+  std::sort(axes.begin(), axes.end());
+  const Shape& xs = im.in(0).shape;
+  if (xs.size() != 4 || axes != std::vector<int64_t>{1, 2} || !o || !o->keep_dims())
+    return Status::unsupported("int8 MEAN other than over axes 1 and 2 of a 4-D tensor with keep_dims");
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  const int64_t count = xs[1] * xs[2];
+  const Shape out = {xs[0], 1, 1, xs[3]};
+  Value* x = widen(im, *xv, q->x.zp, 0, "x_i32");
+  Value* rows = im.b.op1("tosa.reduce_sum", {x}, ValueType::tensor(DType::I32, {xs[0], 1, xs[2], xs[3]}),
+                         {{"axis", ir::Attribute::integer(1, DType::I32)}}, im.aux("sum_h"));
+  Value* sum = im.b.op1("tosa.reduce_sum", {rows}, ValueType::tensor(DType::I32, out),
+                        {{"axis", ir::Attribute::integer(2, DType::I32)}}, im.aux("sum"));
+  auto scaled = requantize(im, sum, DType::I32, {q->x.scale / q->y.scale}, 0, 0, "scaled");
+  if (!scaled) return scaled.status();
+  Value* mean = divideRoundingAway(im, *scaled, im.scalarOf(DType::I32, double(count), 4),
+                                   im.scalarOf(DType::I32, double(count / 2), 4));
+  ir::RescaleAttrs ra;  // identity, adding the zero point and saturating to int8
+  ra.multiplier = {int64_t(1) << 30};
+  ra.shift = {30};
+  ra.outputZp = q->y.zp;
+  ra.roundingMode = "SINGLE_ROUND";
+  Value* y = im.b.rescale(mean, DType::I8, ra, im.aux("to_i8"));
+  return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
+}
+
 Status qConcatenation(Importer& im) {
   const auto* o = im.options<fb::ConcatenationOptions>();
   if (!o) return Status::invalid("CONCATENATION without options");
@@ -784,6 +827,7 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::HARD_SWISH, qHardSwish);
   add(Op::SOFTMAX, qSoftmax);
   add(Op::PRELU, qPrelu);
+  add(Op::MEAN, qMean);
   add(Op::SQUARED_DIFFERENCE, qSquaredDifference);
   add(Op::CONCATENATION, qConcatenation);
   add(Op::RESHAPE, qReshape);
