@@ -331,6 +331,15 @@ def mean_hw(rng, same=False):
     return c.finish([y])
 
 
+def resize_bilinear(rng, align=False, half=False, out_hw=(7, 4)):
+    c = Case(rng)
+    x = c.act("x", [1, 3, 5, 2], is_input=True)
+    y = c.act("y", [1, out_hw[0], out_hw[1], 2], **same_params(c, x))
+    size = c.w.tensor("size", [2], "int32", data=np.array(out_hw, np.int32))
+    c.w.op("RESIZE_BILINEAR", [x, size], [y], "ResizeBilinearOptions", align_corners=align, half_pixel_centers=half)
+    return c.finish([y])
+
+
 CASES = {
     "conv_same_relu6": lambda r: conv(r),
     "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
@@ -372,6 +381,11 @@ CASES = {
     "softmax_classes": lambda r: softmax(r, int(r.integers(20, 120))),
     "softmax_beta": lambda r: softmax(r, int(r.integers(5, 40)), float(r.uniform(0.3, 3))),
     "prelu": prelu,
+    "resize_bilinear": lambda r: resize_bilinear(r),
+    "resize_bilinear_align": lambda r: resize_bilinear(r, align=True),
+    "resize_bilinear_half": lambda r: resize_bilinear(r, half=True),
+    "resize_bilinear_half_x2": lambda r: resize_bilinear(r, half=True, out_hw=(6, 10)),
+    "resize_bilinear_down": lambda r: resize_bilinear(r, out_hw=(2, 3)),
     "mean_hw": lambda r: mean_hw(r),
     "mean_hw_same_params": lambda r: mean_hw(r, True),
     "reduce_extremes": reduce_extremes,

@@ -691,6 +691,45 @@ Status qMean(Importer& im) {
   return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
 }
 
+// RESIZE_BILINEAR int8 as TFLite's ResizeBilinearInteger: sample positions in 1/1024 units (the scale rounded
+// to 10 fractional bits, half-pixel offset scale/2 - 512), weights (1024 - f) and f per axis, the 20-bit sum
+// rounded half away from zero. That is tosa.resize BILINEAR with scale 1024 / scale_10 (its i32 result is the
+// same weighted sum), then the rounded division by 2^20.
+Status qResizeBilinear(Importer& im) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  const auto* o = im.options<fb::ResizeBilinearOptions>();
+  const bool align = o && o->align_corners(), half = o && o->half_pixel_centers();
+  const Shape& xs = im.in(0).shape;
+  const Shape& os = im.out(0).shape;
+  if (xs.size() != 4 || os.size() != 4 || os[0] != xs[0] || os[3] != xs[3])
+    return Status::invalid("resize needs rank-4 input and output of the same batch and channels");
+  std::vector<int64_t> scale, offset, border;
+  for (size_t a = 1; a <= 2; ++a) {
+    const int64_t in = xs[a], out = os[a];
+    if (in <= 0 || out <= 0 || in > (int64_t(1) << 20)) return Status::invalid("resize of an empty or huge axis");
+    int64_t s10 = ((int64_t(1) << 10) * in + out / 2) / out;
+    if (align && out > 1) s10 = ((int64_t(1) << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
+    const int64_t off = half ? s10 / 2 - 512 : 0;
+    scale.push_back(1024);
+    scale.push_back(s10);
+    offset.push_back(off);
+    border.push_back((out - 1) * s10 - (in - 1) * 1024 + off);
+  }
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  const Shape shape = {xs[0], os[1], os[2], xs[3]};
+  Value* sum = im.b.op1("tosa.resize",
+                        {*xv, im.b.constShape(scale, im.aux("scale")), im.b.constShape(offset, im.aux("offset")),
+                         im.b.constShape(border, im.aux("border"))},
+                        ValueType::tensor(DType::I32, shape), {{"mode", ir::Attribute::enumCase("BILINEAR")}},
+                        im.aux("weighted_sum"));
+  Value* r = divideRoundingAway(im, sum, im.scalarOf(DType::I32, double(1 << 20), 4),
+                                im.scalarOf(DType::I32, double(1 << 19), 4));
+  Value* y = im.b.op1("tosa.cast", {r}, ValueType::tensor(DType::I8, shape), {}, im.aux("to_i8"));
+  return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
+}
+
 Status qConcatenation(Importer& im) {
   const auto* o = im.options<fb::ConcatenationOptions>();
   if (!o) return Status::invalid("CONCATENATION without options");
@@ -828,6 +867,7 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::SOFTMAX, qSoftmax);
   add(Op::PRELU, qPrelu);
   add(Op::MEAN, qMean);
+  add(Op::RESIZE_BILINEAR, qResizeBilinear);
   add(Op::SQUARED_DIFFERENCE, qSquaredDifference);
   add(Op::CONCATENATION, qConcatenation);
   add(Op::RESHAPE, qReshape);
