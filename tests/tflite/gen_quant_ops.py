@@ -39,13 +39,15 @@ class Case:
         self.inputs = []
         self.feeds = {}
 
-    def act(self, name, shape, scale=None, zp=None, is_input=False):
+    def act(self, name, shape, scale=None, zp=None, is_input=False, dtype="int8"):
+        """An activation tensor; int16 ones have zero point 0 (TFLite's 16x8 scheme)."""
         scale = float(scale if scale is not None else self.rng.uniform(0.01, 0.1))
-        zp = int(zp if zp is not None else self.rng.integers(-20, 20))
-        t = self.w.tensor(name, shape, "int8", scale=scale, zero_point=zp)
+        zp = 0 if dtype == "int16" else int(zp if zp is not None else self.rng.integers(-20, 20))
+        t = self.w.tensor(name, shape, dtype, scale=scale, zero_point=zp)
         if is_input:
             self.inputs.append(t)
-            self.feeds[name] = self.rng.integers(-128, 128, shape).astype(np.int8)
+            info = np.iinfo(dtype)
+            self.feeds[name] = self.rng.integers(info.min, info.max + 1, shape).astype(dtype)
         return t
 
     def weights(self, name, shape, channels_dim=None, per_channel=True):
@@ -57,10 +59,11 @@ class Case:
         scale = float(self.rng.uniform(0.002, 0.02))
         return self.w.tensor(name, shape, "int8", data=data, scale=scale, zero_point=0), [scale]
 
-    def bias(self, name, n, in_scale, w_scales):
+    def bias(self, name, n, in_scale, w_scales, dtype="int32"):
         scales = [in_scale * s for s in (w_scales if len(w_scales) == n else w_scales * n)]
-        data = self.rng.integers(-2000, 2000, n).astype(np.int32)
-        return self.w.tensor(name, [n], "int32", data=data, scale=scales, zero_point=[0] * n)
+        bound = 2000 if dtype == "int32" else 500000
+        data = self.rng.integers(-bound, bound, n).astype(dtype)
+        return self.w.tensor(name, [n], dtype, data=data, scale=scales, zero_point=[0] * n)
 
     def finish(self, outputs):
         return self.w.finish(self.inputs, outputs), self.feeds
@@ -340,6 +343,32 @@ def resize_bilinear(rng, align=False, half=False, out_hw=(7, 4)):
     return c.finish([y])
 
 
+def conv16x8(rng, padding=SAME, stride=1, act=0, per_channel=True):
+    """CONV_2D with int16 activations, int8 weights and int64 biases (TFLite's 16x8 quantization)."""
+    c = Case(rng)
+    h, w_, ci, co, k = int(rng.integers(4, 9)), int(rng.integers(4, 9)), int(rng.integers(1, 6)), int(rng.integers(1, 9)), 3
+    x = c.act("x", [1, h, w_, ci], scale=rng.uniform(1e-4, 1e-3), is_input=True, dtype="int16")
+    kw, ws = c.weights("w", [co, k, k, ci], 0, per_channel)
+    b = c.bias("b", co, scale_of(c, x), ws, dtype="int64")
+    oh = -(-h // stride) if padding == SAME else (h - k) // stride + 1
+    ow = -(-w_ // stride) if padding == SAME else (w_ - k) // stride + 1
+    y = c.act("y", [1, oh, ow, co], scale=rng.uniform(2e-3, 2e-2), dtype="int16")
+    c.w.op("CONV_2D", [x, kw, b], [y], "Conv2DOptions", padding=padding, stride_w=stride, stride_h=stride,
+           dilation_w_factor=1, dilation_h_factor=1, fused_activation_function=act)
+    return c.finish([y])
+
+
+def fully_connected16x8(rng, act=0):
+    c = Case(rng)
+    rows, k, n = int(rng.integers(1, 4)), int(rng.integers(4, 40)), int(rng.integers(1, 12))
+    x = c.act("x", [rows, k], scale=rng.uniform(1e-4, 1e-3), is_input=True, dtype="int16")
+    kw, ws = c.weights("w", [n, k], None, per_channel=False)
+    b = c.bias("b", n, scale_of(c, x), ws, dtype="int64")
+    y = c.act("y", [rows, n], scale=rng.uniform(1e-3, 1e-2), dtype="int16")
+    c.w.op("FULLY_CONNECTED", [x, kw, b], [y], "FullyConnectedOptions", fused_activation_function=act)
+    return c.finish([y])
+
+
 CASES = {
     "conv_same_relu6": lambda r: conv(r),
     "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
@@ -381,6 +410,11 @@ CASES = {
     "softmax_classes": lambda r: softmax(r, int(r.integers(20, 120))),
     "softmax_beta": lambda r: softmax(r, int(r.integers(5, 40)), float(r.uniform(0.3, 3))),
     "prelu": prelu,
+    "int16_conv": lambda r: conv16x8(r),
+    "int16_conv_valid_stride2_relu": lambda r: conv16x8(r, VALID, 2, RELU),
+    "int16_conv_per_tensor_relu6": lambda r: conv16x8(r, SAME, 1, RELU6, per_channel=False),
+    "int16_fully_connected": lambda r: fully_connected16x8(r),
+    "int16_fully_connected_relu": lambda r: fully_connected16x8(r, RELU),
     "resize_bilinear": lambda r: resize_bilinear(r),
     "resize_bilinear_align": lambda r: resize_bilinear(r, align=True),
     "resize_bilinear_half": lambda r: resize_bilinear(r, half=True),

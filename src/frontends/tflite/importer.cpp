@@ -359,7 +359,9 @@ Value* Importer::toRank(Value* x, size_t rank) {
 
 bool Importer::runsQuantized() {
   const int t = inputTensor(0);
-  return t >= 0 && vals[size_t(t)].dtype == DType::I8 && !vals[size_t(t)].isConst();
+  if (t < 0) return false;
+  const TVal& v = vals[size_t(t)];
+  return (v.dtype == DType::I8 || v.dtype == DType::I16) && !v.isConst();
 }
 
 Status Importer::lowerOperators() {

@@ -89,11 +89,14 @@ Value* widen(Importer& im, Value* x, int64_t zp, int64_t leftShift, const std::s
   return im.b.rescale(x, DType::I32, ra, im.aux(what));
 }
 
-// TFLite's CalculateActivationRangeQuantized for int8.
-std::pair<int64_t, int64_t> activationRange(fb::ActivationFunctionType a, const QParams& q) {
+// TFLite's CalculateActivationRangeQuantized within [qmin, qmax] (int8 or int16).
+std::pair<int64_t, int64_t> activationRange(fb::ActivationFunctionType a, const QParams& q, int64_t qmin = -128,
+                                            int64_t qmax = 127) {
   // In double and clamped before the conversion: a tiny scale puts 6 / scale far outside int64.
-  auto quant = [&](double f) { return int64_t(std::clamp(double(q.zp) + std::round(f / q.scale), -129.0, 128.0)); };
-  int64_t lo = -128, hi = 127;
+  auto quant = [&](double f) {
+    return int64_t(std::clamp(double(q.zp) + std::round(f / q.scale), double(qmin - 1), double(qmax + 1)));
+  };
+  int64_t lo = qmin, hi = qmax;
   switch (a) {
     case fb::ActivationFunctionType::RELU: lo = std::max(lo, quant(0)); break;
     case fb::ActivationFunctionType::RELU6:
@@ -109,12 +112,14 @@ std::pair<int64_t, int64_t> activationRange(fb::ActivationFunctionType a, const 
   return {lo, hi};
 }
 
-// The int8 output k: clamped to the fused activation's range, its quantization recorded.
+// The quantized (int8 or int16) output k: clamped to the fused activation's range, its quantization recorded.
 Status setQuantOut(Importer& im, int k, Value* v, fb::ActivationFunctionType act, const QParams& q) {
   if (act == fb::ActivationFunctionType::TANH || act == fb::ActivationFunctionType::SIGN_BIT)
-    return Status::unsupported("fused activation TANH/SIGN_BIT on an int8 result");
-  auto [lo, hi] = activationRange(act, q);
-  if (lo > -128 || hi < 127) {
+    return Status::unsupported("fused activation TANH/SIGN_BIT on a quantized result");
+  const bool wide = v->type.dtype == DType::I16;
+  const int64_t qmin = wide ? -32768 : -128, qmax = wide ? 32767 : 127;
+  auto [lo, hi] = activationRange(act, q, qmin, qmax);
+  if (lo > qmin || hi < qmax) {
     v->definingOp->loc.name = im.aux("pre_activation");
     v = im.b.clamp(v, double(lo), double(hi), im.loc);
   }
@@ -211,7 +216,126 @@ Value* cutInput(Importer& im, Value* x, const Axis& h, const Axis& w) {
                   ValueType::tensor(x->type.dtype, size), {}, im.aux("cut"));
 }
 
+// ---- 16x8: int16 activations (zero point 0), int8 weights, int64 (or int32) biases ----
+
+// The bias of a 16x8 operator as the i48 constant TOSA's int16 convolution takes (zeros when absent).
+Result<Value*> int48Bias(Importer& im, int64_t channels) {
+  Tensor t(DType::I48, {channels});
+  if (im.hasInput(2)) {
+    const TVal& b = im.in(2);
+    if (!b.isConst() || (b.dtype != DType::I64 && b.dtype != DType::I32))
+      return Status::unsupported("16x8 bias that is not a constant int64/int32 tensor");
+    if (b.shape != Shape{channels}) return Status::invalid("bias shape " + shapeToString(b.shape));
+    constexpr int64_t kLimit = int64_t(1) << 47;
+    for (int64_t i = 0; i < channels; ++i) {
+      const int64_t v = b.c->getInt(i);
+      if (v < -kLimit || v >= kLimit) return Status::unsupported("16x8 bias outside int48");
+      t.setInt(i, v);
+    }
+  }
+  return im.constant(std::move(t), "bias_i48");
+}
+
+// TFLite's MultiplyByQuantizedMultiplier for int64 accumulators: the Q31 multiplier rounded to 16 bits
+// (saturating at 0x7FFF), one rounding shift by 15 - shift, ties up: exactly tosa.rescale's 16-bit scale.
+Result<Value*> requantize48(Importer& im, Value* acc, const std::vector<double>& scales, int64_t outZp) {
+  ir::RescaleAttrs ra;
+  for (double s : scales) {
+    if (!std::isfinite(s)) return Status::unsupported("requantization scale overflows");
+    int64_t q = 0, shift = 0;
+    fixedpoint::quantizeMultiplier(s, q, shift);
+    const int64_t reduced = q < 0x7FFF0000 ? (q + (1 << 15)) >> 16 : 0x7FFF;
+    if (15 - shift < 2 || 15 - shift > 62)
+      return Status::unsupported("requantization scale " + std::to_string(s) + " outside tosa.rescale's range");
+    ra.multiplier.push_back(reduced);
+    ra.shift.push_back(15 - shift);
+  }
+  ra.scale32 = false;
+  ra.outputZp = outZp;
+  ra.perChannel = scales.size() > 1;
+  return im.b.rescale(acc, DType::I16, ra, im.aux("rescale"));
+}
+
+struct Params16x8 {
+  QParams x, y;
+  std::vector<double> scales;
+};
+
+Result<Params16x8> params16x8(Importer& im, int64_t channels) {
+  if (im.in(1).dtype != DType::I8 || !im.in(1).isConst())
+    return Status::unsupported("16x8 operator whose weights are not constant int8");
+  if (im.out(0).dtype != DType::I16) return Status::unsupported("int16 operator with a non-int16 output");
+  auto x = perTensor(im.in(0), "input");
+  if (!x) return x.status();
+  auto y = perTensor(im.out(0), "output");
+  if (!y) return y.status();
+  if (x->zp != 0 || y->zp != 0) return Status::unsupported("int16 activations with a non-zero zero point");
+  auto ws = weightScales(im, channels, 0);
+  if (!ws) return ws.status();
+  return Params16x8{*x, *y, outputScales(x->scale, *ws, y->scale)};
+}
+
+// CONV_2D 16x8: tosa.conv2d i16 x i8 -> i48 (TOSA's int16 extension), rescaled per channel.
+Status qConv2d16x8(Importer& im) {
+  const auto* o = im.options<fb::Conv2DOptions>();
+  if (!o) return Status::invalid("CONV_2D without Conv2DOptions");
+  const Shape& xs = im.in(0).shape;
+  const Shape& ws = im.in(1).shape;
+  if (xs.size() != 4 || ws.size() != 4 || ws[3] != xs[3])
+    return Status::unsupported("CONV_2D shapes (grouped or not rank 4)");
+  auto p = params16x8(im, ws[0]);
+  if (!p) return p.status();
+  Axis h{xs[1], ws[1], o->stride_h(), o->dilation_h_factor()}, w{xs[2], ws[2], o->stride_w(), o->dilation_w_factor()};
+  TK_RETURN_IF_ERROR(planAxis(h, o->padding()));
+  TK_RETURN_IF_ERROR(planAxis(w, o->padding()));
+  auto x = im.get(0);
+  if (!x) return x.status();
+  auto wv = im.get(1);
+  if (!wv) return wv.status();
+  auto bias = int48Bias(im, ws[0]);
+  if (!bias) return bias.status();
+  ir::Conv2dAttrs ca;
+  ca.pad = {h.p0, h.p1, w.p0, w.p1};
+  ca.stride = {h.stride, w.stride};
+  ca.dilation = {h.dil, w.dil};
+  ca.accType = DType::I48;
+  Value* acc = im.b.conv2d(cutInput(im, *x, h, w), *wv, *bias, ca, im.aux("conv2d"));
+  auto y = requantize48(im, acc, p->scales, p->y.zp);
+  if (!y) return y.status();
+  return setQuantOut(im, 0, *y, o->fused_activation_function(), p->y);
+}
+
+// FULLY_CONNECTED 16x8: a 1x1 tosa.conv2d over [rows, 1, 1, K] (TOSA's matmul has no i16 x i8 form; the
+// [N, K] weights are already OHWI [N, 1, 1, K]).
+Status qFullyConnected16x8(Importer& im) {
+  const auto* o = im.options<fb::FullyConnectedOptions>();
+  if (o && o->weights_format() != 0) return Status::unsupported("FULLY_CONNECTED with shuffled weights");
+  const Shape& xs = im.in(0).shape;
+  const Shape& ws = im.in(1).shape;
+  if (ws.size() != 2 || xs.empty()) return Status::invalid("FULLY_CONNECTED needs a [N, K] weight");
+  const int64_t N = ws[0], K = ws[1];
+  if (K <= 0 || numElements(xs) % K != 0) return Status::invalid("FULLY_CONNECTED input size is not a multiple of K");
+  const int64_t rows = numElements(xs) / K;
+  auto p = params16x8(im, N);
+  if (!p) return p.status();
+  Tensor wt = *im.in(1).c;
+  wt.reshape({N, 1, 1, K});
+  auto x = im.get(0);
+  if (!x) return x.status();
+  auto bias = int48Bias(im, N);
+  if (!bias) return bias.status();
+  ir::Conv2dAttrs ca;
+  ca.accType = DType::I48;
+  Value* acc = im.b.conv2d(im.b.reshape(*x, {rows, 1, 1, K}, im.aux("rows")), im.constant(std::move(wt), "weight"),
+                           *bias, ca, im.aux("conv2d"));
+  auto y = requantize48(im, acc, p->scales, p->y.zp);
+  if (!y) return y.status();
+  return setQuantOut(im, 0, im.b.reshape(*y, im.out(0).shape, im.aux("reshape")),
+                     o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE, p->y);
+}
+
 Status qConv2d(Importer& im) {
+  if (im.in(0).dtype == DType::I16) return qConv2d16x8(im);
   const auto* o = im.options<fb::Conv2DOptions>();
   if (!o) return Status::invalid("CONV_2D without Conv2DOptions");
   const Shape& xs = im.in(0).shape;
@@ -282,6 +406,7 @@ Status qDepthwiseConv2d(Importer& im) {
 }
 
 Status qFullyConnected(Importer& im) {
+  if (im.in(0).dtype == DType::I16) return qFullyConnected16x8(im);
   const auto* o = im.options<fb::FullyConnectedOptions>();
   if (o && o->weights_format() != 0) return Status::unsupported("FULLY_CONNECTED with shuffled weights");
   const Shape& xs = im.in(0).shape;
