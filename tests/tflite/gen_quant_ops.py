@@ -369,6 +369,19 @@ def fully_connected16x8(rng, act=0):
     return c.finish([y])
 
 
+def binary16(rng, op, broadcast=False, act=0):
+    """ADD / SUB on int16 (zero points 0) through TFLite's general-scale path (pot_scale_int16 false)."""
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 5))]
+    a = c.act("a", shape, scale=rng.uniform(1e-4, 1e-3), is_input=True, dtype="int16")
+    b = c.act("b", [1, 1, 1, shape[3]] if broadcast else shape, scale=rng.uniform(1e-4, 1e-3), is_input=True,
+              dtype="int16")
+    y = c.act("y", shape, scale=rng.uniform(2e-4, 2e-3), dtype="int16")
+    c.w.op(op, [a, b], [y], {"ADD": "AddOptions", "SUB": "SubOptions"}[op], fused_activation_function=act,
+           pot_scale_int16=False)
+    return c.finish([y])
+
+
 CASES = {
     "conv_same_relu6": lambda r: conv(r),
     "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
@@ -414,6 +427,9 @@ CASES = {
     "int16_conv_valid_stride2_relu": lambda r: conv16x8(r, VALID, 2, RELU),
     "int16_conv_per_tensor_relu6": lambda r: conv16x8(r, SAME, 1, RELU6, per_channel=False),
     "int16_fully_connected": lambda r: fully_connected16x8(r),
+    "int16_add": lambda r: binary16(r, "ADD"),
+    "int16_add_broadcast_relu": lambda r: binary16(r, "ADD", True, RELU),
+    "int16_sub": lambda r: binary16(r, "SUB"),
     "int16_fully_connected_relu": lambda r: fully_connected16x8(r, RELU),
     "resize_bilinear": lambda r: resize_bilinear(r),
     "resize_bilinear_align": lambda r: resize_bilinear(r, align=True),

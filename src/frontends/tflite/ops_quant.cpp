@@ -448,9 +448,16 @@ struct BinaryQ {
   Shape shape;
 };
 
-Result<BinaryQ> binaryParams(Importer& im) {
-  TK_RETURN_IF_ERROR(requireInt8(im, 0));
-  TK_RETURN_IF_ERROR(requireInt8(im, 1));
+// Both operands int8, or (allowInt16: ADD, SUB) both int16; the output of the operands' type.
+Result<BinaryQ> binaryParams(Importer& im, bool allowInt16 = false) {
+  const bool wide = allowInt16 && im.in(0).dtype == DType::I16;
+  if (wide) {
+    if (im.in(1).dtype != DType::I16 || im.out(0).dtype != DType::I16)
+      return Status::unsupported("int16 operator mixing int16 with other types");
+  } else {
+    TK_RETURN_IF_ERROR(requireInt8(im, 0));
+    TK_RETURN_IF_ERROR(requireInt8(im, 1));
+  }
   BinaryQ q;
   auto a = perTensor(im.in(0), "input 0");
   if (!a) return a.status();
@@ -473,24 +480,46 @@ Result<BinaryQ> binaryParams(Importer& im) {
   return q;
 }
 
-// ADD / SUB: both inputs to a common scale at 2^20 resolution (TFLite's left_shift), summed, requantized.
+bool isPowerOfTwo(double scale) {
+  int e = 0;
+  return std::frexp(scale, &e) == 0.5;
+}
+
+// (x - zp) 2^leftShift as i32 exactly: a rescale for int8 (the shift fits its range), cast and multiply for
+// int16 (2^15 is outside what one rescale of a 16-bit value may do).
+Value* shiftedOperand(Importer& im, Value* x, int64_t zp, int64_t leftShift, const std::string& what) {
+  if (x->type.dtype != DType::I16) return widen(im, x, zp, leftShift, what);
+  Value* w = im.b.op1("tosa.cast", {x}, ValueType::tensor(DType::I32, x->type.dims), {}, im.aux(what));
+  return im.b.mul(w, im.scalarOf(DType::I32, double(int64_t(1) << leftShift), x->type.dims.size()), 0,
+                  im.aux(what + "_shifted"));
+}
+
+// ADD / SUB: both inputs to a common scale at 2^20 resolution (2^15 for int16; TFLite's left_shift), summed,
+// requantized. int16 takes TFLite's general-scale path (pot_scale_int16 false, or scales not powers of two).
 Status qAddSub(Importer& im, bool sub) {
-  auto q = binaryParams(im);
+  auto q = binaryParams(im, true);
   if (!q) return q.status();
+  const auto* o = sub ? nullptr : im.options<fb::AddOptions>();
+  const auto* os = sub ? im.options<fb::SubOptions>() : nullptr;
+  const DType outType = im.out(0).dtype;
+  if (outType == DType::I16) {
+    const bool potFlag = o ? o->pot_scale_int16() : os ? os->pot_scale_int16() : true;
+    if (potFlag && isPowerOfTwo(q->a.scale) && isPowerOfTwo(q->b.scale) && isPowerOfTwo(q->y.scale))
+      return Status::unsupported("int16 ADD/SUB with power-of-two scales (TFLite's pot_scale_int16 kernel)");
+  }
+  const int64_t leftShift = outType == DType::I16 ? 15 : 20;
   const double twiceMax = 2 * std::max(q->a.scale, q->b.scale);
-  // (x - zp) 2^20 exactly (|x - zp| < 2^9), then each scaled to the common scale like TFLite.
-  auto sa =
-      requantize(im, widen(im, q->va, q->a.zp, 20, "a_i32"), DType::I32, {q->a.scale / twiceMax}, 0, 0, "a_scaled");
+  auto sa = requantize(im, shiftedOperand(im, q->va, q->a.zp, leftShift, "a_i32"), DType::I32, {q->a.scale / twiceMax},
+                       0, 0, "a_scaled");
   if (!sa) return sa.status();
-  auto sb =
-      requantize(im, widen(im, q->vb, q->b.zp, 20, "b_i32"), DType::I32, {q->b.scale / twiceMax}, 0, 0, "b_scaled");
+  auto sb = requantize(im, shiftedOperand(im, q->vb, q->b.zp, leftShift, "b_i32"), DType::I32, {q->b.scale / twiceMax},
+                       0, 0, "b_scaled");
   if (!sb) return sb.status();
   Value* s =
       im.b.op1(sub ? "tosa.sub" : "tosa.add", {*sa, *sb}, ValueType::tensor(DType::I32, q->shape), {}, im.aux("sum"));
-  auto y = requantize(im, s, DType::I8, {twiceMax / (double(1 << 20) * q->y.scale)}, 0, q->y.zp, "rescale");
+  auto y =
+      requantize(im, s, outType, {twiceMax / (double(int64_t(1) << leftShift) * q->y.scale)}, 0, q->y.zp, "rescale");
   if (!y) return y.status();
-  const auto* o = sub ? nullptr : im.options<fb::AddOptions>();
-  const auto* os = sub ? im.options<fb::SubOptions>() : nullptr;
   const fb::ActivationFunctionType act = o ? o->fused_activation_function()
       : os                                 ? os->fused_activation_function()
                                            : fb::ActivationFunctionType::NONE;
