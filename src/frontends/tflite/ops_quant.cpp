@@ -256,12 +256,8 @@ Result<Value*> requantize48(Importer& im, Value* acc, const std::vector<double>&
   return im.b.rescale(acc, DType::I16, ra, im.aux("rescale"));
 }
 
-struct Params16x8 {
-  QParams x, y;
-  std::vector<double> scales;
-};
-
-Result<Params16x8> params16x8(Importer& im, int64_t channels) {
+// Quantization of a 16x8 operator (the int8 ConvCommon for int16 activations and results).
+Result<ConvCommon> params16x8(Importer& im, int64_t channels) {
   if (im.in(1).dtype != DType::I8 || !im.in(1).isConst())
     return Status::unsupported("16x8 operator whose weights are not constant int8");
   if (im.out(0).dtype != DType::I16) return Status::unsupported("int16 operator with a non-int16 output");
@@ -272,50 +268,12 @@ Result<Params16x8> params16x8(Importer& im, int64_t channels) {
   if (x->zp != 0 || y->zp != 0) return Status::unsupported("int16 activations with a non-zero zero point");
   auto ws = weightScales(im, channels, 0);
   if (!ws) return ws.status();
-  return Params16x8{*x, *y, outputScales(x->scale, *ws, y->scale)};
-}
-
-// CONV_2D 16x8: tosa.conv2d i16 x i8 -> i48 (TOSA's int16 extension), rescaled per channel.
-Status qConv2d16x8(Importer& im) {
-  const auto* o = im.options<fb::Conv2DOptions>();
-  if (!o) return Status::invalid("CONV_2D without Conv2DOptions");
-  const Shape& xs = im.in(0).shape;
-  const Shape& ws = im.in(1).shape;
-  if (xs.size() != 4 || ws.size() != 4 || ws[3] != xs[3])
-    return Status::unsupported("CONV_2D shapes (grouped or not rank 4)");
-  auto p = params16x8(im, ws[0]);
-  if (!p) return p.status();
-  Axis h{xs[1], ws[1], o->stride_h(), o->dilation_h_factor()}, w{xs[2], ws[2], o->stride_w(), o->dilation_w_factor()};
-  TK_RETURN_IF_ERROR(planAxis(h, o->padding()));
-  TK_RETURN_IF_ERROR(planAxis(w, o->padding()));
-  auto x = im.get(0);
-  if (!x) return x.status();
-  auto wv = im.get(1);
-  if (!wv) return wv.status();
-  auto bias = int48Bias(im, ws[0]);
-  if (!bias) return bias.status();
-  ir::Conv2dAttrs ca;
-  ca.pad = {h.p0, h.p1, w.p0, w.p1};
-  ca.stride = {h.stride, w.stride};
-  ca.dilation = {h.dil, w.dil};
-  ca.accType = DType::I48;
-  Value* acc = im.b.conv2d(cutInput(im, *x, h, w), *wv, *bias, ca, im.aux("conv2d"));
-  auto y = requantize48(im, acc, p->scales, p->y.zp);
-  if (!y) return y.status();
-  return setQuantOut(im, 0, *y, o->fused_activation_function(), p->y);
+  return ConvCommon{*x, *y, outputScales(x->scale, *ws, y->scale)};
 }
 
 // FULLY_CONNECTED 16x8: a 1x1 tosa.conv2d over [rows, 1, 1, K] (TOSA's matmul has no i16 x i8 form; the
 // [N, K] weights are already OHWI [N, 1, 1, K]).
-Status qFullyConnected16x8(Importer& im) {
-  const auto* o = im.options<fb::FullyConnectedOptions>();
-  if (o && o->weights_format() != 0) return Status::unsupported("FULLY_CONNECTED with shuffled weights");
-  const Shape& xs = im.in(0).shape;
-  const Shape& ws = im.in(1).shape;
-  if (ws.size() != 2 || xs.empty()) return Status::invalid("FULLY_CONNECTED needs a [N, K] weight");
-  const int64_t N = ws[0], K = ws[1];
-  if (K <= 0 || numElements(xs) % K != 0) return Status::invalid("FULLY_CONNECTED input size is not a multiple of K");
-  const int64_t rows = numElements(xs) / K;
+Status qFullyConnected16x8(Importer& im, const fb::FullyConnectedOptions* o, int64_t rows, int64_t N, int64_t K) {
   auto p = params16x8(im, N);
   if (!p) return p.status();
   Tensor wt = *im.in(1).c;
@@ -334,15 +292,16 @@ Status qFullyConnected16x8(Importer& im) {
                      o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE, p->y);
 }
 
+// CONV_2D int8, or 16x8 (tosa.conv2d i16 x i8 -> i48, TOSA's int16 extension, with a 16-bit rescale).
 Status qConv2d(Importer& im) {
-  if (im.in(0).dtype == DType::I16) return qConv2d16x8(im);
   const auto* o = im.options<fb::Conv2DOptions>();
   if (!o) return Status::invalid("CONV_2D without Conv2DOptions");
   const Shape& xs = im.in(0).shape;
   const Shape& ws = im.in(1).shape;
   if (xs.size() != 4 || ws.size() != 4 || ws[3] != xs[3])
     return Status::unsupported("CONV_2D shapes (grouped or not rank 4)");
-  auto c = convParams(im, ws[0], 0);
+  const bool wide = im.in(0).dtype == DType::I16;
+  auto c = wide ? params16x8(im, ws[0]) : convParams(im, ws[0], 0);
   if (!c) return c.status();
   Axis h{xs[1], ws[1], o->stride_h(), o->dilation_h_factor()}, w{xs[2], ws[2], o->stride_w(), o->dilation_w_factor()};
   TK_RETURN_IF_ERROR(planAxis(h, o->padding()));
@@ -351,16 +310,17 @@ Status qConv2d(Importer& im) {
   if (!x) return x.status();
   auto wv = im.get(1);
   if (!wv) return wv.status();
-  auto bias = int32Bias(im, ws[0]);
+  auto bias = wide ? int48Bias(im, ws[0]) : int32Bias(im, ws[0]);
   if (!bias) return bias.status();
   ir::Conv2dAttrs ca;
   ca.pad = {h.p0, h.p1, w.p0, w.p1};
   ca.stride = {h.stride, w.stride};
   ca.dilation = {h.dil, w.dil};
-  ca.accType = DType::I32;
+  ca.accType = wide ? DType::I48 : DType::I32;
   ca.inputZp = c->x.zp;
   Value* acc = im.b.conv2d(cutInput(im, *x, h, w), *wv, *bias, ca, im.aux("conv2d"));
-  auto y = requantize(im, acc, DType::I8, c->scales, 0, c->y.zp, "rescale");
+  auto y = wide ? requantize48(im, acc, c->scales, c->y.zp)
+                : requantize(im, acc, DType::I8, c->scales, 0, c->y.zp, "rescale");
   if (!y) return y.status();
   return setQuantOut(im, 0, *y, o->fused_activation_function(), c->y);
 }
@@ -406,7 +366,6 @@ Status qDepthwiseConv2d(Importer& im) {
 }
 
 Status qFullyConnected(Importer& im) {
-  if (im.in(0).dtype == DType::I16) return qFullyConnected16x8(im);
   const auto* o = im.options<fb::FullyConnectedOptions>();
   if (o && o->weights_format() != 0) return Status::unsupported("FULLY_CONNECTED with shuffled weights");
   const Shape& xs = im.in(0).shape;
@@ -415,6 +374,7 @@ Status qFullyConnected(Importer& im) {
   const int64_t N = ws[0], K = ws[1];
   if (K <= 0 || numElements(xs) % K != 0) return Status::invalid("FULLY_CONNECTED input size is not a multiple of K");
   const int64_t rows = numElements(xs) / K;
+  if (im.in(0).dtype == DType::I16) return qFullyConnected16x8(im, o, rows, N, K);
   auto c = convParams(im, N, 0);
   if (!c) return c.status();
   const TVal& wt = im.in(1);
