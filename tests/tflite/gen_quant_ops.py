@@ -382,6 +382,20 @@ def binary16(rng, op, broadcast=False, act=0):
     return c.finish([y])
 
 
+def transpose_conv(rng, padding=SAME, stride=2, bias=True):
+    """TRANSPOSE_CONV int8 with per-channel weights (inputs: output_shape, weights, input, bias)."""
+    c = Case(rng)
+    h, w_, ci, co, k = int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 5)), int(rng.integers(1, 6)), 3
+    x = c.act("x", [1, h, w_, ci], is_input=True)
+    kw, ws = c.weights("w", [co, k, k, ci], 0)
+    oh, ow = (h * stride, w_ * stride) if padding == SAME else ((h - 1) * stride + k, (w_ - 1) * stride + k)
+    shape = c.w.tensor("output_shape", [4], "int32", data=np.array([1, oh, ow, co], np.int32))
+    y = c.act("y", [1, oh, ow, co], scale=rng.uniform(0.05, 0.5))
+    ins = [shape, kw, x] + ([c.bias("b", co, scale_of(c, x), ws)] if bias else [])
+    c.w.op("TRANSPOSE_CONV", ins, [y], "TransposeConvOptions", padding=padding, stride_w=stride, stride_h=stride)
+    return c.finish([y])
+
+
 CASES = {
     "conv_same_relu6": lambda r: conv(r),
     "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
@@ -423,6 +437,9 @@ CASES = {
     "softmax_classes": lambda r: softmax(r, int(r.integers(20, 120))),
     "softmax_beta": lambda r: softmax(r, int(r.integers(5, 40)), float(r.uniform(0.3, 3))),
     "prelu": prelu,
+    "transpose_conv_same": lambda r: transpose_conv(r),
+    "transpose_conv_valid_no_bias": lambda r: transpose_conv(r, VALID, 2, False),
+    "transpose_conv_stride1": lambda r: transpose_conv(r, SAME, 1),
     "int16_conv": lambda r: conv16x8(r),
     "int16_conv_valid_stride2_relu": lambda r: conv16x8(r, VALID, 2, RELU),
     "int16_conv_per_tensor_relu6": lambda r: conv16x8(r, SAME, 1, RELU6, per_channel=False),

@@ -484,6 +484,8 @@ Status opDepthToSpace(Importer& im) {
 // + ky) and out_pad_bottom whatever makes the declared output height. Weights are OHWI in both.
 Status transposeConv(Importer& im, int inputIdx, int weightIdx, int biasIdx, fb::Padding padding, int64_t strideH,
                      int64_t strideW, fb::ActivationFunctionType act) {
+  if (im.in(inputIdx).dtype == DType::I8 && inputIdx == 2)
+    return quantizedTransposeConv(im, padding, strideH, strideW, act);
   TK_RETURN_IF_ERROR(requireFloat(im, inputIdx));
   TK_RETURN_IF_ERROR(requireFloat(im, weightIdx));
   const Shape& xs = im.in(inputIdx).shape;
@@ -493,14 +495,9 @@ Status transposeConv(Importer& im, int inputIdx, int weightIdx, int biasIdx, fb:
     return Status::invalid("transpose conv shapes: input " + shapeToString(xs) + ", filter " + shapeToString(ws) +
                            ", output " + shapeToString(os));
   if (strideH <= 0 || strideW <= 0) return Status::invalid("transpose conv strides must be positive");
-  auto pads = [&](int64_t in, int64_t out, int64_t k, int64_t stride, int64_t& top, int64_t& bottom) {
-    const int64_t total = padding == fb::Padding::SAME ? std::max<int64_t>((in - 1) * stride + k - out, 0) : 0;
-    top = -(total / 2);
-    bottom = out - (in - 1) * stride - k - top;
-    return top > -k && bottom > -k;
-  };
   int64_t pt = 0, pb = 0, pl = 0, pr = 0;
-  if (!pads(xs[1], os[1], ws[1], strideH, pt, pb) || !pads(xs[2], os[2], ws[2], strideW, pl, pr))
+  if (!transposeConvPads(xs[1], os[1], ws[1], strideH, padding, pt, pb) ||
+      !transposeConvPads(xs[2], os[2], ws[2], strideW, padding, pl, pr))
     return Status::unsupported("transpose conv output size needs more cropping than tosa.transpose_conv2d expresses");
   auto x = im.get(inputIdx);
   if (!x) return x.status();
@@ -755,6 +752,14 @@ Status opBatchMatmul(Importer& im) {
 }
 
 }  // namespace
+
+bool transposeConvPads(int64_t in, int64_t out, int64_t k, int64_t stride, fb::Padding padding, int64_t& top,
+                       int64_t& bottom) {
+  const int64_t total = padding == fb::Padding::SAME ? std::max<int64_t>((in - 1) * stride + k - out, 0) : 0;
+  top = -(total / 2);
+  bottom = out - (in - 1) * stride - k - top;
+  return top > -k && bottom > -k;
+}
 
 void registerFloatOps(HandlerTable& t) {
   using Op = fb::BuiltinOperator;

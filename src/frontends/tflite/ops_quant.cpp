@@ -962,6 +962,58 @@ Status qQuantize(Importer& im) {
 
 }  // namespace
 
+// TRANSPOSE_CONV int8 (reference_integer_ops::TransposeConv and its optimized form alike: exact i32 sums plus the
+// bias, MultiplyByQuantizedMultiplier per output channel): tosa.transpose_conv2d with the input zero point, the
+// geometry of the float lowering, a DOUBLE_ROUND rescale per channel.
+Status quantizedTransposeConv(Importer& im, fb::Padding padding, int64_t strideH, int64_t strideW,
+                              fb::ActivationFunctionType act) {
+  const TVal& in = im.in(2);
+  const Shape& xs = in.shape;
+  const Shape& ws = im.in(1).shape;  // O KH KW I
+  const Shape& os = im.out(0).shape;
+  if (xs.size() != 4 || ws.size() != 4 || os.size() != 4 || ws[3] != xs[3] || os[3] != ws[0])
+    return Status::invalid("transpose conv shapes: input " + shapeToString(xs) + ", filter " + shapeToString(ws) +
+                           ", output " + shapeToString(os));
+  if (strideH <= 0 || strideW <= 0) return Status::invalid("transpose conv strides must be positive");
+  if (im.in(1).dtype != DType::I8 || im.out(0).dtype != DType::I8)
+    return Status::unsupported("int8 TRANSPOSE_CONV needs int8 weights and output");
+  int64_t pt = 0, pb = 0, pl = 0, pr = 0;
+  if (!transposeConvPads(xs[1], os[1], ws[1], strideH, padding, pt, pb) ||
+      !transposeConvPads(xs[2], os[2], ws[2], strideW, padding, pl, pr))
+    return Status::unsupported("transpose conv output size needs more cropping than tosa.transpose_conv2d expresses");
+  auto x = perTensor(in, "input");
+  if (!x) return x.status();
+  auto y = perTensor(im.out(0), "output");
+  if (!y) return y.status();
+  auto wsc = weightScales(im, ws[0], 0);
+  if (!wsc) return wsc.status();
+  Value* bias = nullptr;
+  if (im.hasInput(3)) {
+    if (im.in(3).dtype != DType::I32) return Status::unsupported("int8 TRANSPOSE_CONV bias that is not int32");
+    if (im.in(3).shape != Shape{ws[0]}) return Status::invalid("bias shape " + shapeToString(im.in(3).shape));
+    auto bv = im.get(3);
+    if (!bv) return bv.status();
+    bias = *bv;
+  } else {
+    bias = im.constant(Tensor(DType::I32, {ws[0]}), "bias");
+  }
+  auto xv = im.get(2);
+  if (!xv) return xv.status();
+  auto wv = im.get(1);
+  if (!wv) return wv.status();
+  Value* acc = im.b.op1("tosa.transpose_conv2d",
+                        {*xv, *wv, bias, im.b.scalar1(DType::I8, double(x->zp), im.aux("input_zp")),
+                         im.b.scalar1(DType::I8, 0, im.aux("weight_zp"))},
+                        ValueType::tensor(DType::I32, os),
+                        {{"out_pad", ir::Attribute::intArray({pt, pb, pl, pr})},
+                         {"stride", ir::Attribute::intArray({strideH, strideW})},
+                         {"acc_type", ir::Attribute::type(DType::I32)}},
+                        im.aux("transpose_conv2d"));
+  auto r = requantize(im, acc, DType::I8, outputScales(x->scale, *wsc, y->scale), 0, y->zp, "rescale");
+  if (!r) return r.status();
+  return setQuantOut(im, 0, *r, act, *y);
+}
+
 void registerQuantOps(HandlerTable& t) {
   using Op = fb::BuiltinOperator;
   auto add = [&](Op op, OpHandler h) { t.quantized[int(op)] = std::move(h); };
