@@ -396,6 +396,30 @@ def transpose_conv(rng, padding=SAME, stride=2, bias=True):
     return c.finish([y])
 
 
+def block_moves(rng):
+    """GATHER, GATHER_ND, MIRROR_PAD, SPACE_TO_BATCH_ND (padded: TFLite pads with the zero point),
+    BATCH_TO_SPACE_ND, SPACE_TO_DEPTH and DEPTH_TO_SPACE on int8."""
+    c = Case(rng)
+    x = c.act("x", [1, 4, 6, 2], is_input=True)
+    q = same_params(c, x)
+    i32 = lambda name, v: c.w.tensor(name, list(np.shape(v)), "int32", data=np.array(v, np.int32))  # noqa: E731
+    g = c.act("gathered", [1, 4, 3, 2], **q)
+    c.w.op("GATHER", [x, i32("idx", [5, 0, 5])], [g], "GatherOptions", axis=2)
+    n = c.act("gathered_nd", [2, 6, 2], **q)
+    c.w.op("GATHER_ND", [x, i32("nd", [[0, 3], [0, 1]])], [n])
+    mp = c.act("mirrored", [1, 6, 7, 2], **q)
+    c.w.op("MIRROR_PAD", [x, i32("mpad", [[0, 0], [1, 1], [0, 1], [0, 0]])], [mp], "MirrorPadOptions", mode=0)
+    sb = c.act("space_to_batch", [4, 3, 4, 2], **q)
+    c.w.op("SPACE_TO_BATCH_ND", [x, i32("block", [2, 2]), i32("pads", [[1, 1], [1, 1]])], [sb])
+    bs = c.act("batch_to_space", [1, 5, 7, 2], **q)
+    c.w.op("BATCH_TO_SPACE_ND", [sb, i32("block2", [2, 2]), i32("crops", [[1, 0], [0, 1]])], [bs])
+    sd = c.act("space_to_depth", [1, 2, 3, 8], **q)
+    c.w.op("SPACE_TO_DEPTH", [x], [sd], "SpaceToDepthOptions", block_size=2)
+    ds = c.act("depth_to_space", [1, 4, 6, 2], **q)
+    c.w.op("DEPTH_TO_SPACE", [sd], [ds], "DepthToSpaceOptions", block_size=2)
+    return c.finish([g, n, mp, sb, bs, ds])
+
+
 CASES = {
     "conv_same_relu6": lambda r: conv(r),
     "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
@@ -421,6 +445,7 @@ CASES = {
     "quantize_ties_pow2": lambda r: quantize_ties(r, 0.25),
     "quantize_ties_odd": lambda r: quantize_ties(r, float(np.float32(1 / 255 * 3))),
     "data_movement": data_movement,
+    "block_moves": block_moves,
     "pad": lambda r: pad(r),
     "padv2": lambda r: pad(r, True),
     "maximum": lambda r: max_min(r, "MAXIMUM"),
