@@ -327,6 +327,213 @@ Result<bool> foldPassThrough(Importer& im, const NodeProto& n) {
   return true;
 }
 
+// ---- lookup tables: any function of one 8-bit value is exact as a 256-entry tosa.table ----
+
+// The 8-bit value (input type `type`) that TABLE index i (0..255) reads: TABLE indexes by the i8 bits + 128.
+int64_t valueAtIndex(int i, DType type) {
+  const int64_t bits = i - 128;
+  return type == DType::U8 ? (bits & 0xFF) : bits;
+}
+
+// An output-type value as its i8 bits (uint8 is carried as i8 bits).
+int64_t asI8Bits(int64_t q) { return q >= 128 ? q - 256 : q; }
+
+// y = Q(f(DQ(x))) for every 8-bit x as an i8 TABLE constant, in float32 like ONNX Runtime's lookup-table
+// kernels (QLinearSigmoid, QLinearLeakyRelu, QLinearConcat's requantization) and its float fallback
+// (DequantizeLinear, the float op, QuantizeLinear) for the ops it does not fuse.
+Tensor lookupTable(const Importer::DequantSource& dx, DType inType, const QuantizeStep& st,
+                   const std::function<float(float)>& f) {
+  Tensor t(DType::I8, {256});
+  const int64_t qmin = st.type == DType::U8 ? 0 : -128;
+  for (int i = 0; i < 256; ++i) {
+    const float x = float(valueAtIndex(i, inType) - dx.zps[0]) * float(dx.scales[0]);
+    int64_t q = quantizeScalar(double(f(x)), st.scale, st.zp, qmin, qmin + 255);
+    q = std::min(std::max(q, st.lo), st.hi);
+    t.setInt(i, asI8Bits(q));
+  }
+  return t;
+}
+
+Value* applyTable(Importer& im, Value* x, Tensor table) {
+  Value* tv = im.b.constant(std::move(table), im.aux("table_values"));
+  return im.b.op1("tosa.table", {x, tv}, ValueType::tensor(DType::I8, x->type.dims), {}, im.aux("table"));
+}
+
+// The float function of a unary activation node (float32 arithmetic, as ONNX Runtime's CPU kernels); empty for
+// an op that is not one or whose attributes/inputs are not constant.
+std::function<float(float)> unaryFunction(Importer& im, const NodeProto& n) {
+  const std::string& op = n.op_type();
+  if (op == "Sigmoid") return [](float x) { return float(1.0 / (1.0 + std::exp(-double(x)))); };
+  if (op == "Tanh") return [](float x) { return std::tanh(x); };
+  if (op == "Relu") return [](float x) { return std::max(x, 0.0f); };
+  if (op == "LeakyRelu") {
+    const float alpha = im.attrFloat(n, "alpha", 0.01f);
+    return [alpha](float x) { return x >= 0 ? x : alpha * x; };
+  }
+  if (op == "HardSigmoid" || op == "HardSwish") {
+    const bool swish = op == "HardSwish";
+    const float alpha = swish ? 1.0f / 6 : im.attrFloat(n, "alpha", 0.2f);
+    const float beta = swish ? 0.5f : im.attrFloat(n, "beta", 0.5f);
+    return [=](float x) {
+      const float h = std::max(0.0f, std::min(1.0f, alpha * x + beta));
+      return swish ? x * h : h;
+    };
+  }
+  if (op == "Elu") {
+    const float alpha = im.attrFloat(n, "alpha", 1.0f);
+    return [alpha](float x) { return x >= 0 ? x : float(alpha * std::expm1(double(x))); };
+  }
+  if (op == "Clip") {
+    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    for (int i : {1, 2}) {
+      if (!im.hasInput(n, i)) continue;
+      const Tensor* t = constAhead(im, n, i);
+      if (!t || t->size() != 1) return {};
+      (i == 1 ? lo : hi) = float(t->getFloat(0));
+    }
+    return [lo, hi](float x) { return std::min(std::max(x, lo), hi); };
+  }
+  return {};
+}
+
+// The 8-bit run-time value a per-tensor DequantizeLinear reads (null when it is a constant or not 8-bit).
+const Importer::DequantSource* dequantized8(Importer& im, const NodeProto& n, int i) {
+  const Importer::DequantSource* d = dequantizedInput(im, n, i, true);
+  if (!d || !isQuantType(d->type) || sourceOf(im, *d).isConst()) return nullptr;
+  return d;
+}
+
+Layout layoutOf(const OVal& v) { return v.prefersNhwc() ? Layout::Nhwc : Layout::Plain; }
+
+// DQ(x) -> Sigmoid / Tanh / HardSwish / HardSigmoid / LeakyRelu / Elu / Relu / Clip -> [Relu/Clip]* -> Q: one
+// tosa.table of the 256 possible inputs.
+Result<bool> foldUnaryTable(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* dx = dequantized8(im, n, 0);
+  if (!dx) return false;
+  const std::function<float(float)> f = unaryFunction(im, n);
+  if (!f) return false;
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  OVal& x = sourceOf(im, *dx);
+  const Layout l = layoutOf(x);
+  auto xv = im.get(x, l);
+  if (!xv) return xv.status();
+  finish(im, **st, applyTable(im, *xv, lookupTable(*dx, x.dtype, **st, f)), l);
+  return true;
+}
+
+// An 8-bit value moved from its DequantizeLinear's parameters to the output's (identity table; none needed
+// when they are the same).
+Result<Value*> requantized8(Importer& im, const Importer::DequantSource& d, const QuantizeStep& st, Layout l) {
+  OVal& x = sourceOf(im, d);
+  auto xv = im.get(x, l);
+  if (!xv) return xv.status();
+  const bool same = float(d.scales[0]) == st.scale && d.zps[0] == st.zp && d.type == st.type &&
+      st.lo == (st.type == DType::U8 ? 0 : -128) && st.hi == st.lo + 255;
+  if (same) return *xv;
+  return applyTable(im, *xv, lookupTable(d, x.dtype, st, [](float v) { return v; }));
+}
+
+// DQ(x0) , DQ(x1) , ... -> Concat -> Q (QLinearConcat): each input requantized to the output's parameters by a
+// table (exact: a function of one 8-bit value), then the concat on the 8-bit values.
+Result<bool> foldConcat(Importer& im, const NodeProto& n) {
+  std::vector<const Importer::DequantSource*> ins;
+  for (int i = 0; i < n.input_size(); ++i) {
+    const Importer::DequantSource* d = dequantized8(im, n, i);
+    if (!d) return false;
+    ins.push_back(d);
+  }
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st || !(*st)->absorbed.empty()) return false;
+  bool nhwc = true;
+  for (const auto* d : ins) nhwc &= sourceOf(im, *d).prefersNhwc();
+  const Layout l = nhwc ? Layout::Nhwc : Layout::Plain;
+  NodeProto copy = n;
+  for (int i = 0; i < n.input_size(); ++i) {
+    auto v = requantized8(im, *ins[size_t(i)], **st, l);
+    if (!v) return v.status();
+    OVal o;
+    o.shape = sourceOf(im, *ins[size_t(i)]).shape;
+    o.dtype = (*st)->type;
+    (l == Layout::Nhwc ? o.nhwc : o.plain) = *v;
+    const std::string name = n.input(i) + "/qdq_requantized";
+    im.vals[name] = o;
+    copy.set_input(i, name);
+  }
+  copy.set_output(0, (*st)->q->output(0));
+  TK_RETURN_IF_ERROR(im.lowerSynthetic(copy));
+  im.foldedAway.insert((*st)->q);
+  im.foldedAny = true;
+  return true;
+}
+
+// DQ(a) * DQ(b) (numpy broadcasting) -> Mul -> [Relu/Clip]* -> Q (QLinearMul): (a - za)(b - zb) exactly in i32,
+// requantized by sa * sb / sc (float32).
+Result<bool> foldMul(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* da = dequantizedInput(im, n, 0, true);
+  const Importer::DequantSource* db = dequantizedInput(im, n, 1, true);
+  if (!da || !db || !isQuantType(da->type) || !isQuantType(db->type)) return false;
+  OVal &a = sourceOf(im, *da), &b = sourceOf(im, *db);
+  auto outShape = numpyBroadcast(a.shape, b.shape);
+  if (!outShape) return false;
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  const size_t rank = outShape->size();
+  const Layout l = rank == 4 && (a.prefersNhwc() || b.prefersNhwc()) ? Layout::Nhwc : Layout::Plain;
+  auto av = im.getAsRank(a, rank, l);
+  if (!av) return av.status();
+  auto bv = im.getAsRank(b, rank, l);
+  if (!bv) return bv.status();
+  auto a32 = widen(im, *av, a.dtype, da->zps[0], 1.0);
+  if (!a32) return a32.status();
+  auto b32 = widen(im, *bv, b.dtype, db->zps[0], 1.0);
+  if (!b32) return b32.status();
+  Value* prod = im.b.mul(*a32, *b32, 0, im.aux("mul"));
+  const double scale = double(float(da->scales[0]) * float(db->scales[0]) / (*st)->scale);
+  auto y = requantize(im, prod, {scale}, (*st)->zp, (*st)->type, (*st)->lo, (*st)->hi);
+  if (!y) return y.status();
+  finish(im, **st, *y, l);
+  return true;
+}
+
+// DQ(x) -> AveragePool (2-D, no ceil mode, padding counted or none) -> Q (QLinearAveragePool): the window sums
+// of (x - zp) by a depthwise conv with weight 1 (i32), requantized by x_scale / (y_scale * window size).
+Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* dx = dequantized8(im, n, 0);
+  if (!dx || sourceOf(im, *dx).shape.size() != 4) return false;
+  OVal& x = sourceOf(im, *dx);
+  auto kernel = im.attrInts(n, "kernel_shape");
+  if (!kernel || kernel->size() != 2 || im.attrInt(n, "ceil_mode", 0) != 0) return false;
+  for (int64_t d : im.attrInts(n, "dilations").value_or(std::vector<int64_t>{1, 1}))
+    if (d != 1) return false;
+  bool padded = im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET" && im.attrStr(n, "auto_pad", "NOTSET") != "VALID";
+  for (int64_t p : im.attrInts(n, "pads").value_or(std::vector<int64_t>{})) padded |= p != 0;
+  if (padded && im.attrInt(n, "count_include_pad", 0) == 0) return false;  // the divisor varies at the border
+  if ((*kernel)[0] < 1 || (*kernel)[1] < 1) return false;
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  const int64_t C = x.shape[1];
+  Tensor ones(DType::I8, {C, 1, (*kernel)[0], (*kernel)[1]});
+  for (int64_t i = 0; i < ones.size(); ++i) ones.setInt(i, 1);
+  NodeProto conv = n;
+  auto* g = conv.add_attribute();
+  g->set_name("group");
+  g->set_type(::onnx::AttributeProto::INT);
+  g->set_i(C);
+  auto acc = integerConv(im, conv, x, ones, dx->zps[0], 0, nullptr, im.aux("window_sum"));
+  if (!acc) return acc.status();
+  const float count = float((*kernel)[0] * (*kernel)[1]);
+  const double scale = double(float(dx->scales[0]) / ((*st)->scale * count));
+  auto y = requantize(im, *acc, {scale}, (*st)->zp, (*st)->type, (*st)->lo, (*st)->hi);
+  if (!y) return y.status();
+  finish(im, **st, *y, Layout::Nhwc);
+  return true;
+}
+
 }  // namespace
 
 Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
@@ -336,8 +543,14 @@ Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
   if (op == "Gemm" || op == "MatMul") return foldMatmul(im, n);
   if (op == "Add") return foldAdd(im, n);
   if (op == "GlobalAveragePool") return foldGlobalAveragePool(im, n);
+  if (op == "AveragePool") return foldAveragePool(im, n);
+  if (op == "Mul") return foldMul(im, n);
+  if (op == "Concat") return foldConcat(im, n);
+  if (op == "Sigmoid" || op == "Tanh" || op == "HardSwish" || op == "HardSigmoid" || op == "LeakyRelu" || op == "Elu" ||
+      op == "Relu" || op == "Clip")
+    return foldUnaryTable(im, n);
   if (op == "MaxPool" || op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Squeeze" ||
-      op == "Unsqueeze")
+      op == "Unsqueeze" || op == "Slice" || op == "Gather" || op == "Expand" || op == "Tile")
     return foldPassThrough(im, n);
   return false;
 }
