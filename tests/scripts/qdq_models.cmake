@@ -16,3 +16,9 @@ add_test(NAME qdq_malformed_cli
   COMMAND ${CMAKE_COMMAND} -E env TK=$<TARGET_FILE:tosakit> ROOT=${CMAKE_SOURCE_DIR} OUT=${CMAKE_BINARY_DIR}/model-tests
           bash ${CMAKE_SOURCE_DIR}/tests/qdq/malformed_qdq.sh)
 set_tests_properties(qdq_malformed_cli PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+# One small QDQ model per folded op pattern (tables, Mul, Concat, AveragePool, Relu/Clip), against live ONNX
+# Runtime (tests/qdq/qdq_ops_vs_ort.sh).
+add_test(NAME qdq_ops_vs_onnxruntime
+  COMMAND ${CMAKE_COMMAND} -E env TK=$<TARGET_FILE:tosakit> ROOT=${CMAKE_SOURCE_DIR} OUT=${CMAKE_BINARY_DIR}/model-tests
+          bash ${CMAKE_SOURCE_DIR}/tests/qdq/qdq_ops_vs_ort.sh)
+set_tests_properties(qdq_ops_vs_onnxruntime PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)

@@ -19,6 +19,15 @@
 #include "frontends/onnx/quant_internal.h"
 
 namespace tosakit::onnx {
+
+Status setQdqMode(OnnxImportOptions& options, const std::string& mode) {
+  if (mode != "fold" && mode != "fold-ort" && mode != "keep")
+    return Status::invalid("qdq mode '" + mode + "': expected fold, fold-ort or keep");
+  options.foldQdq = mode != "keep";
+  options.requantizeLikeOrt = mode == "fold-ort";
+  return Status::ok();
+}
+
 namespace {
 
 using ir::RescaleAttrs;
