@@ -40,6 +40,7 @@ struct QuantizeStep {
   int64_t zp = 0;
   DType type = DType::U8;
   int64_t lo = 0, hi = 255;  // output range in the output type
+  bool shifted = false;      // a uint8 output carried as int8 u - 128 (type I8, zp and range moved by -128)
 };
 
 const NodeProto* soleConsumer(Importer& im, const std::string& value) {
@@ -76,6 +77,28 @@ Status checkScale(double s, const NodeProto& n) {
   return Status::invalid(n.op_type() + " '" + name + "': scale " + std::to_string(s) +
                          " (a quantization scale must be positive and finite)");
 }
+
+}  // namespace
+
+bool carriesU8AsI8(Importer& im, const std::string& value) {
+  if (!im.opts.foldQdq) return false;
+  auto users = im.consumers.find(value);
+  if (users == im.consumers.end() || users->second.empty() || im.uses[value] != int(users->second.size()))
+    return false;  // unread, or a graph output
+  for (const NodeProto* d : users->second) {
+    if (!d->domain().empty() || d->input(0) != value) return false;
+    if (d->op_type() == "Cast" && im.attrInt(*d, "to", 0) == ::onnx::TensorProto::UINT8) {
+      if (!carriesU8AsI8(im, d->output(0))) return false;  // PyTorch exports Q -> Cast(uint8) -> DQ
+      continue;
+    }
+    if (d->op_type() != "DequantizeLinear") return false;
+    for (int i : {1, 2})
+      if (im.hasInput(*d, i) && !constAhead(im, *d, i)) return false;
+  }
+  return true;
+}
+
+namespace {
 
 // The [Relu/Clip ->] QuantizeLinear chain that is the only consumer of op's output 0, with constant per-tensor
 // parameters; nullopt when op's output goes anywhere else. Q is monotone, so Q(clip(y, a, b)) =
@@ -114,6 +137,13 @@ Result<std::optional<QuantizeStep>> quantizeAfter(Importer& im, const NodeProto&
   const int64_t qmin = st.type == DType::U8 ? 0 : -128, qmax = qmin + 255;
   st.lo = std::isfinite(clipLo) ? quantizeScalar(clipLo, st.scale, st.zp, qmin, qmax) : qmin;
   st.hi = std::isfinite(clipHi) ? quantizeScalar(clipHi, st.scale, st.zp, qmin, qmax) : qmax;
+  if (st.type == DType::U8 && carriesU8AsI8(im, c->output(0))) {  // the same steps, 128 lower
+    st.type = DType::I8;
+    st.zp -= 128;
+    st.lo -= 128;
+    st.hi -= 128;
+    st.shifted = true;
+  }
   return std::optional<QuantizeStep>(st);
 }
 
@@ -127,12 +157,18 @@ const Importer::DequantSource* dequantizedInput(Importer& im, const NodeProto& n
 
 OVal& sourceOf(Importer& im, const Importer::DequantSource& d) { return im.vals.at(d.src); }
 
-// Defines the QuantizeLinear's output and skips it and the absorbed activations.
-void finish(Importer& im, const QuantizeStep& st, Value* y, Layout layout) {
-  im.setValue(*st.q, 0, y, layout, st.type);
+// Skips the QuantizeLinear (whose output the caller defined) and the absorbed activations.
+void foldAway(Importer& im, const QuantizeStep& st) {
+  if (st.shifted) im.shiftedU8.insert(st.q->output(0));
   for (const NodeProto* a : st.absorbed) im.foldedAway.insert(a);
   im.foldedAway.insert(st.q);
   im.foldedAny = true;
+}
+
+// Defines the QuantizeLinear's output and skips it and the absorbed activations.
+void finish(Importer& im, const QuantizeStep& st, Value* y, Layout layout) {
+  im.setValue(*st.q, 0, y, layout, st.type);
+  foldAway(im, st);
 }
 
 // The int32 bias of an integer conv/gemm: DequantizeLinear of an int32 constant with zero point 0 (its scale is
@@ -331,8 +367,7 @@ Result<bool> foldPassThrough(Importer& im, const NodeProto& n) {
   copy.set_output(0, (*st)->q->output(0));
   for (int i = 1; i < copy.output_size(); ++i) copy.set_output(i, "");
   TK_RETURN_IF_ERROR(im.lowerSynthetic(copy));
-  im.foldedAway.insert((*st)->q);
-  im.foldedAny = true;
+  foldAway(im, **st);
   return true;
 }
 
@@ -473,8 +508,7 @@ Result<bool> foldConcat(Importer& im, const NodeProto& n) {
   }
   copy.set_output(0, (*st)->q->output(0));
   TK_RETURN_IF_ERROR(im.lowerSynthetic(copy));
-  im.foldedAway.insert((*st)->q);
-  im.foldedAny = true;
+  foldAway(im, **st);
   return true;
 }
 
@@ -548,6 +582,11 @@ Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
 Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
   if (!n.domain().empty() || n.output_size() < 1) return false;
   const std::string& op = n.op_type();
+  if (op == "Cast" && n.input_size() == 1 && im.shiftedU8.count(n.input(0))) {  // uint8 -> uint8 (carriesU8AsI8)
+    im.vals[n.output(0)] = im.vals.at(n.input(0));
+    im.shiftedU8.insert(n.output(0));
+    return true;
+  }
   if (op == "Conv") return foldConv(im, n);
   if (op == "Gemm" || op == "MatMul") return foldMatmul(im, n);
   if (op == "Add") return foldAdd(im, n);
@@ -590,7 +629,23 @@ std::map<std::string, OVal>::iterator integerOutput(Importer& im, const std::str
   if (d == im.dequantized.end() || d->second.scales.size() != 1 || d->second.type == DType::I32) return out;
   auto src = im.vals.find(d->second.src);
   if (src == im.vals.end() || src->second.isConst() || src->second.poisoned) return out;
-  im.integerResults.push_back({index, d->second.type, d->second.scales[0], d->second.zps[0]});
+  DType type = d->second.type;
+  int64_t zp = d->second.zps[0];
+  if (im.shiftedU8.count(d->second.src)) {
+    // Back from int8 u - 128 to uint8 (as i8 bits): flipping the top bit adds 128 modulo 256.
+    OVal u = src->second;
+    const Layout l = layoutOf(u);
+    auto v = im.get(u, l);
+    if (!v) return out;
+    Value* bits = im.b.op1("tosa.bitwise_xor", {*v, im.scalarOf(DType::I8, -128, u.shape.size())}, (*v)->type, {},
+                           im.aux("to_uint8"));
+    u.plain = l == Layout::Plain ? bits : nullptr;
+    u.nhwc = l == Layout::Nhwc ? bits : nullptr;
+    u.dtype = type = DType::U8;
+    zp += 128;
+    src = im.vals.insert_or_assign(d->second.src + "/uint8", u).first;
+  }
+  im.integerResults.push_back({index, type, d->second.scales[0], zp});
   im.foldedAny = true;  // the DequantizeLinear's float ops are dead now
   return src;
 }
