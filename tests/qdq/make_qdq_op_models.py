@@ -106,6 +106,30 @@ def avgpool(qtype, y_params, **attrs):
     return build
 
 
+def conv_transpose(qtype, per_channel, **attrs):
+    """DQ(x), DQ(int8 weight [8, 6, 3, 3], per tensor or per output channel: axis 1), DQ(int32 bias)."""
+    def build(m):
+        x_scale = 0.05
+        x = m.input("X", [1, 8, 7, 7], x_scale, 100 if qtype == "u8" else -5, qtype)
+        w = m.rng.integers(-127, 128, (8, 6, 3, 3)).astype(np.int8)
+        w_scale = (m.rng.uniform(0.002, 0.006, 6) if per_channel else np.full(1, 0.004)).astype(np.float32)
+        bias = m.rng.integers(-3000, 3000, 6).astype(np.int32)
+        m.inits.append(helper.make_tensor("w", TensorProto.INT8, w.shape, w.flatten().tolist()))
+        m.inits.append(helper.make_tensor("w_scale", TensorProto.FLOAT, w_scale.shape if per_channel else [],
+                                          w_scale.tolist()))
+        m.inits.append(helper.make_tensor("w_zp", TensorProto.INT8, w_scale.shape if per_channel else [],
+                                          [0] * len(w_scale)))
+        b_scale = (np.float32(x_scale) * w_scale).astype(np.float32)
+        m.inits.append(helper.make_tensor("b", TensorProto.INT32, [6], bias.tolist()))
+        m.inits.append(helper.make_tensor("b_scale", TensorProto.FLOAT, b_scale.shape if per_channel else [],
+                                          b_scale.tolist()))
+        m.nodes.append(helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zp"], ["w_dq"], axis=1))
+        m.nodes.append(helper.make_node("DequantizeLinear", ["b", "b_scale"], ["b_dq"], axis=0))
+        m.nodes.append(helper.make_node("ConvTranspose", [x, "w_dq", "b_dq"], ["op_out"], **attrs))
+        return "op_out", (0.08, 128 if qtype == "u8" else 0)
+    return build
+
+
 # name: (builder, output type, MAX_LSB)
 CASES = {
     "sigmoid_u8": (unary("Sigmoid", "u8", (0.06, 128), (1 / 256, 0)), "u8", 1),
@@ -123,6 +147,9 @@ CASES = {
     "concat_same_u8": (concat("u8", [(0.05, 100), (0.05, 100)]), "u8", 0),
     "concat_requant_u8": (concat("u8", [(0.05, 100), (0.08, 30), (0.02, 200)]), "u8", 0),
     "concat_requant_i8": (concat("i8", [(0.05, 0), (0.03, -20)], axis=2), "i8", 0),
+    "conv_transpose_s2_u8": (conv_transpose("u8", True, strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1]),
+                             "u8", 1),
+    "conv_transpose_i8": (conv_transpose("i8", False), "i8", 1),
     "avgpool_2x2_u8": (avgpool("u8", (0.04, 100), kernel_shape=[2, 2], strides=[2, 2]), "u8", 1),
     "avgpool_3x3_pad_i8": (avgpool("i8", (0.03, 0), kernel_shape=[3, 3], pads=[1, 1, 1, 1],
                                    count_include_pad=1), "i8", 1),

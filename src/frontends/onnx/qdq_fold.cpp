@@ -157,6 +157,13 @@ const Importer::DequantSource* dequantizedInput(Importer& im, const NodeProto& n
 
 OVal& sourceOf(Importer& im, const Importer::DequantSource& d) { return im.vals.at(d.src); }
 
+// The 8-bit run-time value a per-tensor DequantizeLinear reads (null when it is a constant or not 8-bit).
+const Importer::DequantSource* dequantized8(Importer& im, const NodeProto& n, int i) {
+  const Importer::DequantSource* d = dequantizedInput(im, n, i, true);
+  if (!d || !isQuantType(d->type) || sourceOf(im, *d).isConst()) return nullptr;
+  return d;
+}
+
 // Skips the QuantizeLinear (whose output the caller defined) and the absorbed activations.
 void foldAway(Importer& im, const QuantizeStep& st) {
   if (st.shifted) im.shiftedU8.insert(st.q->output(0));
@@ -218,6 +225,67 @@ Result<bool> foldConv(Importer& im, const NodeProto& n) {
   auto acc = integerConv(im, n, x, w, dx->zps[0], *wz, bias ? &*bias : nullptr, im.aux("conv"));
   if (!acc) return acc.status();
   auto y = requantize(im, *acc, outputScales(float(dx->scales[0]), dw->scales, (*st)->scale), (*st)->zp, (*st)->type,
+                      (*st)->lo, (*st)->hi);
+  if (!y) return y.status();
+  finish(im, **st, *y, Layout::Nhwc);
+  return true;
+}
+
+// DQ(x) , DQ(w const [IC, OC, KH, KW], per tensor or per output channel) [, DQ(int32 bias)] -> ConvTranspose
+// (2-D, group 1, no dilation, explicit pads) -> [Relu/Clip]* -> Q  =>  i8 transpose_conv2d + RESCALE. ONNX
+// Runtime has no integer ConvTranspose: it runs the float op between the Q/DQ pairs.
+Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* dx = dequantized8(im, n, 0);
+  const Importer::DequantSource* dw = dequantizedInput(im, n, 1, false);
+  if (!dx || !dw || !sourceOf(im, *dw).isConst()) return false;
+  OVal& x = sourceOf(im, *dx);
+  const Tensor& w = *sourceOf(im, *dw).c;
+  if (x.shape.size() != 4 || w.shape().size() != 4 || !isQuantType(w.dtype()) || w.shape()[0] != x.shape[1])
+    return false;
+  if (im.attrInt(n, "group", 1) != 1 || im.attr(n, "output_shape") || im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET")
+    return false;
+  for (int64_t d : im.attrInts(n, "dilations").value_or(std::vector<int64_t>{1, 1}))
+    if (d != 1) return false;
+  if (dw->scales.size() > 1 && dw->axis != 1) return false;
+  const int64_t oc = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
+  const std::vector<int64_t> strides = im.attrInts(n, "strides").value_or(std::vector<int64_t>{1, 1});
+  const std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
+  const std::vector<int64_t> outPad = im.attrInts(n, "output_padding").value_or(std::vector<int64_t>{0, 0});
+  if (strides.size() != 2 || pads.size() != 4 || outPad.size() != 2) return false;
+  // TOSA writes output row iy * stride + out_pad_top + ky, ONNX iy * stride + ky - pad_begin.
+  const std::vector<int64_t> tosaPad = {-pads[0], -pads[2] + outPad[0], -pads[1], -pads[3] + outPad[1]};
+  if (tosaPad[0] <= -kh || tosaPad[1] <= -kh || tosaPad[2] <= -kw || tosaPad[3] <= -kw) return false;
+  std::optional<Tensor> bias;
+  if (im.hasInput(n, 2)) {
+    auto b = int32Bias(im, n, 2, oc);
+    if (!b) return b.status();
+    if (!*b) return false;
+    bias = std::move(*b);
+  }
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  auto wz = perTensorZp(dw->zps, "weight zero point");
+  if (!wz) return false;
+  auto xv = im.get(x, Layout::Nhwc);
+  if (!xv) return xv.status();
+  Value* xs = toSignedI8(im, *xv, x.dtype);
+  Tensor ws(DType::I8, w.shape());
+  for (int64_t i = 0; i < w.size(); ++i) ws.setInt(i, w.getInt(i) - (w.dtype() == DType::U8 ? 128 : 0));
+  Value* wv = im.b.constant(permuteTensor(ws, {1, 2, 3, 0}), im.aux("weight"));  // [IC,OC,KH,KW] -> [OC,KH,KW,IC]
+  Value* bv = im.b.constant(bias ? *bias : Tensor(DType::I32, {oc}), im.aux("bias"));
+  Value* izp = im.b.scalar1(DType::I8, double(dx->zps[0] - (x.dtype == DType::U8 ? 128 : 0)), im.aux("input_zp"));
+  Value* wzp = im.b.scalar1(DType::I8, double(*wz - (w.dtype() == DType::U8 ? 128 : 0)), im.aux("weight_zp"));
+  const Shape& s = xs->type.dims;
+  const int64_t oh = (s[1] - 1) * strides[0] + tosaPad[0] + tosaPad[1] + kh;
+  const int64_t ow = (s[2] - 1) * strides[1] + tosaPad[2] + tosaPad[3] + kw;
+  Value* acc =
+      im.b.op1("tosa.transpose_conv2d", {xs, wv, bv, izp, wzp}, ValueType::tensor(DType::I32, {s[0], oh, ow, oc}),
+               {{"out_pad", ir::Attribute::intArray(tosaPad)},
+                {"stride", ir::Attribute::intArray(strides)},
+                {"acc_type", ir::Attribute::type(DType::I32)}},
+               im.aux("transpose_conv"));
+  auto y = requantize(im, acc, outputScales(float(dx->scales[0]), dw->scales, (*st)->scale), (*st)->zp, (*st)->type,
                       (*st)->lo, (*st)->hi);
   if (!y) return y.status();
   finish(im, **st, *y, Layout::Nhwc);
@@ -440,13 +508,6 @@ std::function<float(float)> unaryFunction(Importer& im, const NodeProto& n) {
   return {};
 }
 
-// The 8-bit run-time value a per-tensor DequantizeLinear reads (null when it is a constant or not 8-bit).
-const Importer::DequantSource* dequantized8(Importer& im, const NodeProto& n, int i) {
-  const Importer::DequantSource* d = dequantizedInput(im, n, i, true);
-  if (!d || !isQuantType(d->type) || sourceOf(im, *d).isConst()) return nullptr;
-  return d;
-}
-
 Layout layoutOf(const OVal& v) { return v.prefersNhwc() ? Layout::Nhwc : Layout::Plain; }
 
 // DQ(x) -> Sigmoid / Tanh / HardSwish / HardSigmoid / LeakyRelu / Elu / Relu / Clip -> [Relu/Clip]* -> Q: one
@@ -588,6 +649,7 @@ Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
     return true;
   }
   if (op == "Conv") return foldConv(im, n);
+  if (op == "ConvTranspose") return foldConvTranspose(im, n);
   if (op == "Gemm" || op == "MatMul") return foldMatmul(im, n);
   if (op == "Add") return foldAdd(im, n);
   if (op == "GlobalAveragePool") return foldGlobalAveragePool(im, n);
