@@ -157,6 +157,10 @@ const Importer::DequantSource* dequantizedInput(Importer& im, const NodeProto& n
 
 OVal& sourceOf(Importer& im, const Importer::DequantSource& d) { return im.vals.at(d.src); }
 
+// A run-time value stored NHWC. Not OVal::prefersNhwc: the float DequantizeLinear lowering of a folded value
+// also makes a plain copy, dead once the pattern is folded, which must not decide the layout.
+bool storedNhwc(const OVal& v) { return !v.isConst() && v.nhwc != nullptr; }
+
 // The 8-bit run-time value a per-tensor DequantizeLinear reads (null when it is a constant or not 8-bit).
 const Importer::DequantSource* dequantized8(Importer& im, const NodeProto& n, int i) {
   const Importer::DequantSource* d = dequantizedInput(im, n, i, true);
@@ -358,7 +362,7 @@ Result<bool> foldAdd(Importer& im, const NodeProto& n) {
   auto st = quantizeAfter(im, n);
   if (!st) return st.status();
   if (!*st) return false;
-  const Layout l = a.shape.size() == 4 && (a.prefersNhwc() || b.prefersNhwc()) ? Layout::Nhwc : Layout::Plain;
+  const Layout l = a.shape.size() == 4 && (storedNhwc(a) || storedNhwc(b)) ? Layout::Nhwc : Layout::Plain;
   auto av = im.get(a, l);
   if (!av) return av.status();
   auto bv = im.get(b, l);
@@ -508,7 +512,7 @@ std::function<float(float)> unaryFunction(Importer& im, const NodeProto& n) {
   return {};
 }
 
-Layout layoutOf(const OVal& v) { return v.prefersNhwc() ? Layout::Nhwc : Layout::Plain; }
+Layout layoutOf(const OVal& v) { return storedNhwc(v) ? Layout::Nhwc : Layout::Plain; }
 
 // DQ(x) -> Sigmoid / Tanh / HardSwish / HardSigmoid / LeakyRelu / Elu / Relu / Clip -> [Relu/Clip]* -> Q: one
 // tosa.table of the 256 possible inputs.
@@ -553,7 +557,7 @@ Result<bool> foldConcat(Importer& im, const NodeProto& n) {
   if (!st) return st.status();
   if (!*st || !(*st)->absorbed.empty()) return false;
   bool nhwc = true;
-  for (const auto* d : ins) nhwc &= sourceOf(im, *d).prefersNhwc();
+  for (const auto* d : ins) nhwc &= storedNhwc(sourceOf(im, *d));
   const Layout l = nhwc ? Layout::Nhwc : Layout::Plain;
   NodeProto copy = n;
   for (int i = 0; i < n.input_size(); ++i) {
@@ -586,7 +590,7 @@ Result<bool> foldMul(Importer& im, const NodeProto& n) {
   if (!st) return st.status();
   if (!*st) return false;
   const size_t rank = outShape->size();
-  const Layout l = rank == 4 && (a.prefersNhwc() || b.prefersNhwc()) ? Layout::Nhwc : Layout::Plain;
+  const Layout l = rank == 4 && (storedNhwc(a) || storedNhwc(b)) ? Layout::Nhwc : Layout::Plain;
   auto av = im.getAsRank(a, rank, l);
   if (!av) return av.status();
   auto bv = im.getAsRank(b, rank, l);
