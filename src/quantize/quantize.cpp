@@ -233,7 +233,8 @@ class Quantizer {
     cs.back() = int64_t(accScales.size());
     Tensor scale(DType::FP32, cs);
     for (size_t c = 0; c < accScales.size(); ++c) scale.setFloat(int64_t(c), accScales[c]);
-    Value* out = b_.op1("tosa.mul", {f, b_.constant(std::move(scale)), b_.scalar1(DType::I8, 0)}, f->type, {}, op.loc.name);
+    Value* out =
+        b_.op1("tosa.mul", {f, b_.constant(std::move(scale)), b_.scalar1(DType::I8, 0)}, f->type, {}, op.loc.name);
     primary_[y] = Rep{out, false, {}};
   }
 

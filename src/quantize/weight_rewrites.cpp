@@ -158,7 +158,8 @@ std::vector<ChannelPair> channelPairs(const ir::Function& fn, const std::map<con
 // A channel of a bounded ReLU that reached its maximum stays as it is (scaling would move the bound); the
 // others end at most at A <= the bound, so the clamp keeps clipping nothing the samples produced (beyond
 // them, a channel is clipped at its calibrated maximum, as a calibration threshold clips).
-std::vector<double> activationScales(const ChannelPair& p, const std::vector<double>& a, const std::vector<double>& r2) {
+std::vector<double> activationScales(const ChannelPair& p, const std::vector<double>& a,
+                                     const std::vector<double>& r2) {
   std::vector<double> s(a.size(), 1.0);
   auto scalable = [&](size_t c) {
     return a[c] > 0 && r2[c] > 0 && !(p.clampMax > 0 && a[c] >= p.clampMax * (1 - 1e-6));
@@ -190,7 +191,8 @@ bool scaleChannels(const ChannelPair& p, const std::vector<double>& s, const std
   for (int64_t i = 0; i < w1.size(); ++i)
     w1.setFloat(i, w1.getFloat(i) / s[size_t(weightOutputChannel(w1, p.conv1->name, i))]);
   for (int64_t c = 0; c < channels; ++c) b1.setFloat(c, b1.getFloat(c) / s[size_t(c)]);
-  for (int64_t i = 0; i < w2.size(); ++i) w2.setFloat(i, w2.getFloat(i) * s[size_t(inputChannel(w2, p.conv2->name, i))]);
+  for (int64_t i = 0; i < w2.size(); ++i)
+    w2.setFloat(i, w2.getFloat(i) * s[size_t(inputChannel(w2, p.conv2->name, i))]);
   w1c->attrs["values"] = ir::Attribute::dense(std::move(w1));
   b1c->attrs["values"] = ir::Attribute::dense(std::move(b1));
   w2c->attrs["values"] = ir::Attribute::dense(std::move(w2));
@@ -212,7 +214,8 @@ Result<std::map<std::string, std::vector<double>>> channelAbsMax(const Calibrate
       int64_t channels = t.shape().back();
       auto& m = out[n];
       m.resize(size_t(channels), 0.0);
-      for (int64_t i = 0; i < t.size(); ++i) m[size_t(i % channels)] = std::max(m[size_t(i % channels)], std::fabs(t.getFloat(i)));
+      for (int64_t i = 0; i < t.size(); ++i)
+        m[size_t(i % channels)] = std::max(m[size_t(i % channels)], std::fabs(t.getFloat(i)));
     }
     if (o.progress) o.progress("activation equalization", si + 1, samples.size());
   }

@@ -9,7 +9,7 @@
 # MODEL: face_detection_short_range face_detection_full_range hand_landmark_lite hand_landmark_full
 # pose_landmark_lite pose_landmark_full (default: all six). Environment: CALIB (calibration photographs, 32),
 # HELDOUT (12), CALIBRATE_ARGS (default "--tune-num 0"), QUANTIZE_ARGS (extra `quantize` flags), QTABLE=1 runs
-# `tosakit qtable --expected-cos 0.99` for a model below the goal and quantizes again with its table,
+# `tosakit qtable --expected-cos ${QTABLE_COS:-0.99}` (calibration photographs) for a model below the goal and quantizes again with its table,
 # MAX_PX (pixel error bound, default 3). Exit 0 when every model meets the goal, 1 otherwise, 77 when the
 # MediaPipe models (npm, tools/tflite) or the photographs' packages are missing.
 set -uo pipefail
@@ -91,7 +91,7 @@ for m in "${MODELS[@]}"; do
       status=1
       break
     fi
-    "$TK" qtable "$qsrc" --dataset "$photos/calib" --calibration-table "$W/cali.txt" --expected-cos 0.99 \
+    "$TK" qtable "$qsrc" --dataset "$photos/calib" --calibration-table "$W/cali.txt" --expected-cos "${QTABLE_COS:-0.99}" \
       --input-num 8 -o "$W/qtable.txt" >"$W/qtable.log" 2>&1 || { cat "$W/qtable.log"; exit 1; }
     echo "$m qtable: $(grep -c -v '^#' "$W/qtable.txt") float layers: $(grep -v '^#' "$W/qtable.txt" | awk '{print $1}' | tr '\n' ' ')"
     qtable_args=(--quantize-table "$W/qtable.txt")

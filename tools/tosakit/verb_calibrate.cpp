@@ -140,8 +140,9 @@ VerbAction addCalibrateVerb(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"false", "threshold"}));
   cmd->add_option("-o,--output", args->output, "Calibration table to write")->required();
-  cmd->add_option("--output-model", args->outputModel,
-                  "Where --we/--bc/--equalize-activations write the rewritten model (default: MODEL_calibrated.EXT next to the table)");
+  cmd->add_option(
+      "--output-model", args->outputModel,
+      "Where --we/--bc/--equalize-activations write the rewritten model (default: MODEL_calibrated.EXT next to the table)");
   args->target.add(cmd);
   args->backend.add(cmd, "fast");
   return [cmd, args]() -> int {
