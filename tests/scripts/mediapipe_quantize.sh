@@ -10,7 +10,8 @@
 # pose_landmark_lite pose_landmark_full (default: all six). Environment: CALIB (calibration photographs, 32),
 # HELDOUT (12), CALIBRATE_ARGS (default "--tune-num 0"), QUANTIZE_ARGS (extra `quantize` flags), QTABLE=1 runs
 # `tosakit qtable --expected-cos ${QTABLE_COS:-0.99}` (calibration photographs) for a model below the goal and quantizes again with its table,
-# MAX_PX (pixel error bound, default 3). Exit 0 when every model meets the goal, 1 otherwise, 77 when the
+# MAX_PX (pixel error bound, default 3), EVAL_ARGS (more mediapipe_quantize_eval.py flags, e.g.
+# "--min-cos-for classificators=0.96"). Exit 0 when every model meets the goal, 1 otherwise, 77 when the
 # MediaPipe models (npm, tools/tflite) or the photographs' packages are missing.
 set -uo pipefail
 TK="${TK:?TK=path/to/tosakit}"
@@ -84,7 +85,7 @@ for m in "${MODELS[@]}"; do
     label="$m"
     [ "$round" = 1 ] || label="$m+qtable"
     if $PY "$ROOT/tests/scripts/mediapipe_quantize_eval.py" "$kind" "$W/float_out" "$W/int8_out" --label "$label" \
-      --max-px "$MAX_PX"; then
+      --max-px "$MAX_PX" ${EVAL_ARGS:-}; then
       break
     fi
     if [ "$round" = 2 ] || [ "${QTABLE:-0}" != 1 ]; then
