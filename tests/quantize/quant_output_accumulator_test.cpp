@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "../cli/cli_test_util.h"
+#include "calib_test_util.h"
 #include "formats/npy/npy.h"
 #include "ir/builder.h"
 #include "tosakit/model_io.h"
@@ -23,13 +24,6 @@ using tosakit::testing::runTool;
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path workDir() {
-  fs::path d = fs::path(TOSAKIT_BINARY_DIR) / "quantize-tests" / "output_accumulator";
-  fs::create_directories(d);
-  return d;
-}
-std::string p(const std::string& name) { return (workDir() / name).string(); }
 
 constexpr double kW[2][2] = {{0.5, -0.25}, {30.0, 2.0}};  // conv weights [out channel][in channel]
 constexpr double kB[2] = {0.1, 100.0};
@@ -55,17 +49,21 @@ void writeConvModel(const std::string& path) {
   ASSERT_TRUE(saveModel(m, path).isOk());
 }
 
-Tensor runOutput(const std::string& model, const std::string& out) {
-  auto r = runTool("run " + model + " --backend ref --inputs " + p("in.npz") + " -o " + out);
-  EXPECT_EQ(r.exitCode, 0) << r.out;
-  auto t = npy::readNpz(out);
-  EXPECT_TRUE(t && !t->empty());
-  return t && !t->empty() ? (*t)[0].second : Tensor();
-}
+class QuantOutputAccumulator : public tosakit::testing::ScratchDir {
+ protected:
+  std::string p(const std::string& name) const { return path(name); }
+  Tensor runOutput(const std::string& model, const std::string& out) {
+    auto r = runTool("run " + model + " --backend ref --inputs " + p("in.npz") + " -o " + out);
+    EXPECT_EQ(r.exitCode, 0) << r.out;
+    auto t = npy::readNpz(out);
+    EXPECT_TRUE(t && !t->empty());
+    return t && !t->empty() ? (*t)[0].second : Tensor();
+  }
+};
 
 }  // namespace
 
-TEST(QuantOutputAccumulator, ConvFeedingOnlyTheOutputIsDequantizedFromItsAccumulator) {
+TEST_F(QuantOutputAccumulator, ConvFeedingOnlyTheOutputIsDequantizedFromItsAccumulator) {
   writeConvModel(p("m.mlir"));
   const double thrX = 1.0;
   // The output thresholds are 1.0 where the values reach 140: a requantized output would saturate.
@@ -94,7 +92,7 @@ TEST(QuantOutputAccumulator, ConvFeedingOnlyTheOutputIsDequantizedFromItsAccumul
   EXPECT_EQ(yq.getInt(1), 127);  // 100 + ... saturates at threshold 1.0
 }
 
-TEST(QuantOutputAccumulator, EqualizeActivationsScalesASmallRelu6ChannelAndKeepsTheFunction) {
+TEST_F(QuantOutputAccumulator, EqualizeActivationsScalesASmallRelu6ChannelAndKeepsTheFunction) {
   // x[1,2,2,2] -> conv 1x1 'conv1' -> ReLU6 'relu6' -> depthwise 1x1 'dw' -> y. Channel 1 of relu6 is
   // 0.01 * relu(x1) + 0.001 (x1 at most 0.55 on the sample: 0.0065), channel 0 reaches 6 (clipped).
   std::ofstream(p("ae.mlir")) << R"(func.func @main(%x: tensor<1x2x2x2xf32> loc("x")) -> tensor<1x2x2x2xf32> {
