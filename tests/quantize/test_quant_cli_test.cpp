@@ -274,6 +274,24 @@ TEST_F(QuantCli, CompareDequantizesAndFailsBelowTolerance) {
   EXPECT_EQ(none.exitCode, 4) << none.out;
 }
 
+TEST_F(QuantCli, CompareAcceptsIdenticalTensorsAtToleranceOne) {
+  // Values for which a.a / (|a| |a|) rounds below 1 (checked with numpy): a tensor equals itself at 1,1.
+  Tensor t(DType::FP32, {1000});
+  for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, std::sin(double(i) * 0.37 * 5 + 0.1));
+  ASSERT_TRUE(npy::writeNpz(p("same.npz"), {{"x", t}}).isOk());
+  auto same = runTool("compare " + p("same.npz") + " " + p("same.npz") + " --tolerance 1,1");
+  EXPECT_EQ(same.exitCode, 0) << same.out;
+  EXPECT_EQ(same.out.find("BELOW TOLERANCE"), std::string::npos) << same.out;
+  // One tolerance parser for every verb: trailing text or a missing number is bad input (exit 4).
+  for (const char* bad : {"0.99", "0.99,0.9x", "nan,0.9"}) {
+    auto r = runTool("compare " + p("same.npz") + " " + p("same.npz") + " --tolerance " + bad);
+    EXPECT_EQ(r.exitCode, 4) << bad << ": " << r.out;
+    auto imp = runTool("import " + p("none.onnx") + " -o " + p("none.mlir") + " --tolerance " + bad);
+    EXPECT_EQ(imp.exitCode, 4) << bad << ": " << imp.out;
+    EXPECT_NE(imp.out.find("tolerance"), std::string::npos) << bad << ": " << imp.out;  // checked first
+  }
+}
+
 namespace {
 
 // Within 1e-6 of a rounding boundary, the multiplier's 31-bit approximation may round the other way.

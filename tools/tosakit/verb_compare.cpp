@@ -44,7 +44,8 @@ Result<std::map<std::string, TensorQuantParams>> modelQuantParams(const std::str
 
 int compareVerb(const CompareArgs& args) {
   CompareOptions opts;
-  if (Status s = parseTolerance(args.tolerance, opts.minCosine, opts.minEuclidean); !s) return report(s);
+  if (Status s = parseTolerance(args.tolerance, opts.minCosine, opts.minEuclidean).withContext("--tolerance"); !s)
+    return report(s);
   for (const auto& e : args.excepts) opts.excepts.insert(e);
   if (!args.dequantize.empty()) {
     auto p = modelQuantParams(args.dequantize);

@@ -65,7 +65,7 @@ void printRow(const TensorComparison& r) {
 // layer by layer against the float graph on the same input, naming the first layer below tolerance.
 Status verifyQuantized(const QuantizeArgs& a, const ir::Module& quantized) {
   CompareOptions co;
-  TK_RETURN_IF_ERROR(parseTolerance(a.tolerance, co.minCosine, co.minEuclidean));
+  TK_RETURN_IF_ERROR(parseTolerance(a.tolerance, co.minCosine, co.minEuclidean).withContext("--tolerance"));
   co.quantParams = recordedQuantParams(quantized);
   auto reference = npy::readNpz(a.testReference);
   if (!reference) return reference.status();

@@ -47,7 +47,9 @@ Status gatherSamples(const VisualArgs& a, const ir::Function& fn, std::vector<Na
 }
 
 int visualVerb(VisualArgs& a) {
-  if (Status s = parseTolerance(a.tolerance, a.options.minCosine, a.options.minEuclidean); !s) return report(s);
+  if (Status s = parseTolerance(a.tolerance, a.options.minCosine, a.options.minEuclidean).withContext("--tolerance");
+      !s)
+    return report(s);
   SessionOptions so;
   a.backend.apply(so);
   a.options.backend = so.backend;
