@@ -9,6 +9,7 @@
 #include "backend_flags.h"
 #include "target_flags.h"
 #include "tosakit/calibrate.h"
+#include "tosakit/inputs.h"
 #include "tosakit/model_io.h"
 #include "tosakit/preprocess.h"
 #include "verbs.h"

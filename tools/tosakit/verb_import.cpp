@@ -11,7 +11,7 @@
 #include "preprocess_flags.h"
 #include "tosakit/compare.h"
 #include "tosakit/import.h"
-#include "tosakit/io_adapt.h"
+#include "tosakit/inputs.h"
 #include "tosakit/model_io.h"
 #include "tosakit/npz.h"
 #include "tosakit/session.h"
@@ -62,21 +62,19 @@ Status validateImported(const ir::Module& m, const ImportArgs& a) {
 Status verifyImport(const ImportArgs& a, std::unique_ptr<ir::Module> module) {
   double minCosine = 0, minEuclidean = 0;
   TK_RETURN_IF_ERROR(parseTolerance(a.tolerance, minCosine, minEuclidean).withContext("--tolerance"));
-  auto inputs = npy::readNpz(a.testInput);
-  if (!inputs) return inputs.status();
   auto reference = npy::readNpz(a.testReference);
   if (!reference) return reference.status();
-  // The test inputs are in ONNX Runtime's types (int64, uint8, shape-only inputs): adapted as `run` does.
+  // The test inputs are in ONNX Runtime's types (int64, uint8, shape-only inputs): prepared as `run` does.
   const ir::Function* fn = module->function("main");
   if (!fn) return Status::internal("the imported module has no @main");
-  auto adapted = adaptInputs(*fn, *inputs);
-  if (!adapted) return adapted.status().withContext(a.testInput);
+  auto adapted = prepareInputs(*fn, InputSources::fromNpz(a.testInput));
+  if (!adapted) return adapted.status();
   SessionOptions so;
   a.backend.apply(so);
   auto session = Session::create(std::move(module), so);
   if (!session) return session.status();
   RunResult result;
-  TK_RETURN_IF_ERROR((*session)->run(*adapted, result).withContext(a.testInput));
+  TK_RETURN_IF_ERROR((*session)->run(adapted->tensors, result).withContext(a.testInput));
   bool ok = true;
   for (const auto& [name, out] : result.outputs) {
     const Tensor* ref = nullptr;

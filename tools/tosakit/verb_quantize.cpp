@@ -13,6 +13,7 @@
 #include "ir/module_clone.h"
 #include "tosakit/calibrate.h"
 #include "tosakit/compare.h"
+#include "tosakit/inputs.h"
 #include "tosakit/model_io.h"
 #include "tosakit/npz.h"
 #include "tosakit/preprocess.h"
