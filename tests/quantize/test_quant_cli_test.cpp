@@ -274,6 +274,32 @@ TEST_F(QuantCli, CompareDequantizesAndFailsBelowTolerance) {
   EXPECT_EQ(none.exitCode, 4) << none.out;
 }
 
+// A quantized .mlir converts to .spv: the op attributes SPIR-V has no place for go to the OUT.spv.qparams.json
+// sidecar (as `quantize -o OUT.spv` writes it), and converting back restores every one of them.
+TEST_F(QuantCli, ConvertQuantizedModelToSpirvKeepsItsScalesInTheSidecar) {
+  ASSERT_EQ(runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") + " -o " +
+                    p("qc.mlir"))
+                .exitCode,
+            0);
+  auto toSpv = runTool("convert " + p("qc.mlir") + " " + p("qc.spv"));
+  ASSERT_EQ(toSpv.exitCode, 0) << toSpv.out;
+  EXPECT_TRUE(fs::exists(p("qc.spv.qparams.json")));
+  auto back = runTool("convert " + p("qc.spv") + " " + p("back.mlir"));
+  ASSERT_EQ(back.exitCode, 0) << back.out;
+  auto count = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    size_t n = 0;
+    for (size_t at = text.str().find("tosakit.qscale"); at != std::string::npos;
+         at = text.str().find("tosakit.qscale", at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_GT(count(p("qc.mlir")), 0u);
+  EXPECT_EQ(count(p("back.mlir")), count(p("qc.mlir")));
+}
+
 TEST_F(QuantCli, CompareAcceptsIdenticalTensorsAtToleranceOne) {
   // Values for which a.a / (|a| |a|) rounds below 1 (checked with numpy): a tensor equals itself at 1,1.
   Tensor t(DType::FP32, {1000});

@@ -12,6 +12,7 @@
 #include "tosakit/compare.h"
 #include "tosakit/import.h"
 #include "tosakit/inputs.h"
+#include "tosakit/inspect.h"
 #include "tosakit/model_io.h"
 #include "tosakit/npz.h"
 #include "tosakit/session.h"
@@ -142,7 +143,7 @@ int importVerb(const ImportArgs& a) {
       if (!checked) return report(checked.status());
       if (Status s = verifyImport(a, std::move(*checked)); !s) return report(s);
     }
-    if (Status s = saveModel(**module, a.output); !s) return report(s);
+    if (Status s = saveModelWithQuantParams(**module, a.output); !s) return report(s);
     return kExitOk;
   }
   onnx::OnnxImportOptions opts;
@@ -184,7 +185,7 @@ int importVerb(const ImportArgs& a) {
     if (!checked) return report(checked.status());
     if (Status s = verifyImport(a, std::move(*checked)); !s) return report(s);
   }
-  if (Status s = saveModel(**module, a.output); !s) return report(s);
+  if (Status s = saveModelWithQuantParams(**module, a.output); !s) return report(s);
   return kExitOk;
 }
 
