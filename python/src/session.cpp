@@ -9,11 +9,9 @@
 #include "compliance/datagen.h"
 #include "frontends/tflite/tflite_import.h"
 #include "tosakit/import.h"
-#include "tosakit/npz.h"
-#if __has_include("tosakit/io_adapt.h")
+#include "tosakit/inputs.h"
 #include "tosakit/io_adapt.h"
-#define TOSAKIT_PY_IO_ADAPT 1
-#endif
+#include "tosakit/npz.h"
 
 namespace tosakit::py_bind {
 
@@ -46,29 +44,22 @@ std::unique_ptr<PySession> createSession(py::handle model, std::optional<std::st
   return s;
 }
 
-// Inputs by name as `tosakit run` takes them: ONNX Runtime's types adapted to the function's (int64 -> i32,
-// uint8 -> i8 bits, graph inputs the function does not take checked and dropped; include/tosakit/io_adapt.h),
-// then numpy's carrier types to the declared ones (bf16 from uint16 bits, ...). Unknown names are left to
-// Session::run, which reports them with the list of known ones.
+// Inputs by name, prepared as `tosakit run` prepares them (include/tosakit/inputs.h). An unknown function is
+// left to Session::run, which reports it.
 NamedTensors sessionInputs(const Session& session, const std::string& function, py::handle inputs,
                            std::vector<std::string>* notes = nullptr) {
   if (!py::isinstance<py::dict>(inputs)) raise(Status::invalid("inputs: expected a dict of name -> numpy array"));
-  const ir::Function* fn = session.function(function);
-  NamedTensors given;
+  InputSources sources;
   for (auto [k, v] : py::reinterpret_borrow<py::dict>(inputs)) {
     if (!py::isinstance<py::str>(k)) raise(Status::invalid("inputs: names must be strings"));
     std::string name = k.cast<std::string>();
-    given.emplace_back(name, tensorFromArray(v, "input '" + name + "'"));
+    sources.tensors.emplace_back(name, tensorFromArray(v, "input '" + name + "'"));
   }
-  if (!fn) return given;
-#if TOSAKIT_PY_IO_ADAPT
-  given = take(adaptInputs(*fn, given, notes));
-#endif
-  for (auto& [name, t] : given)
-    for (size_t i = 0; i < fn->inputs().size(); ++i)
-      if (fn->inputName(i) == name && t.dtype() != fn->inputs()[i]->type.dtype)
-        t = take(npy::adaptToDType(t, fn->inputs()[i]->type.dtype, "input '" + name + "'"));
-  return given;
+  const ir::Function* fn = session.function(function);
+  if (!fn) return std::move(sources.tensors);
+  PreparedInputs prepared = take(prepareInputs(*fn, sources));
+  if (notes) *notes = std::move(prepared.notes);
+  return std::move(prepared.tensors);
 }
 
 py::object run(PySession& s, py::handle inputs, bool intermediates, const std::string& function, bool tosaTypes) {
@@ -85,9 +76,7 @@ py::object run(PySession& s, py::handle inputs, bool intermediates, const std::s
     status = s.session->run(in, result, ro);
   }
   check(status);
-#if TOSAKIT_PY_IO_ADAPT
   if (!tosaTypes) result.outputs = adaptOutputs(*s.session->function(function), std::move(result.outputs));
-#endif
   py::dict outputs = dictFromTensors(std::move(result.outputs));
   if (!intermediates) return outputs;
   return py::make_tuple(outputs, dictFromTensors(std::move(result.intermediates)));
