@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes the seed corpus of tflite_fuzz (tests/fuzz/corpus/tflite): small valid TFLite models covering the
 reader's paths (constants, quantization parameters, sparse constants + DENSIFY, fp16 weights, options tables
-of several operators, int8/int16 lowerings, gathers and block moves, a SignatureDef), written with tests/tflite/tflite_writer.py from tosakit's own schema subset.
+of several operators, int8/int16 lowerings, gathers and block moves, a SignatureDef, an LSTM with variable
+state tensors), written with tests/tflite/tflite_writer.py from tosakit's own schema subset.
 
     tests/fuzz/make_tflite_seeds.py [OUT_DIR]
 """
@@ -13,6 +14,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "tflite"))
 from check_hostile import small_model, sparse_model  # noqa: E402
+from gen_float_ops import lstm  # noqa: E402
 from tflite_writer import ModelWriter  # noqa: E402
 
 
@@ -107,7 +109,8 @@ def main():
     seeds = {"conv_relu.tflite": small_model(), "densify.tflite": sparse_model([0, 3, 1, 2, 0, 1, 2, 3]),
              "fp16_pool_resize_concat.tflite": fp16_pool_resize(), "int8_fully_connected.tflite": int8_fully_connected(),
              "int8_activations.tflite": int8_activations(), "int16_conv_add.tflite": int16_conv_add(),
-             "gather_pad_space_signature.tflite": gather_pad_space()}
+             "gather_pad_space_signature.tflite": gather_pad_space(),
+             "lstm_cifg_time_major.tflite": lstm(time_major=True, cifg=True)(np.random.default_rng(0))[0]}
     for name, data in seeds.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)

@@ -63,6 +63,25 @@ def one_op_model(op, x_shape, y_shape, consts, options=None, dtype="float32", qu
     return w.finish([x], [y])
 
 
+def lstm_bad_weights():
+    """UNIDIRECTIONAL_SEQUENCE_LSTM whose forget-gate input weights are [N, I + 1]."""
+    w = ModelWriter()
+    B, T, I, N = 1, 2, 3, 4
+    x = w.tensor("x", [B, T, I], "float32")
+    ins = [x]
+    for k in range(4):
+        ins.append(w.tensor(f"w{k}", [N, I + (k == 1)], "float32", data=np.zeros((N, I + (k == 1)))))
+    for k in range(4):
+        ins.append(w.tensor(f"r{k}", [N, N], "float32", data=np.zeros((N, N))))
+    ins += [-1, -1, -1] + [w.tensor(f"b{k}", [N], "float32", data=np.zeros(N)) for k in range(4)] + [-1, -1]
+    h, c = w.tensor("h", [B, N], "float32"), w.tensor("c", [B, N], "float32")
+    w.tensors[h]["variable"] = w.tensors[c]["variable"] = True
+    y = w.tensor("y", [B, T, N], "float32")
+    w.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins + [h, c], [y], "UnidirectionalSequenceLSTMOptions",
+         fused_activation_function=4)
+    return w.finish([x], [y])
+
+
 def unsupported_model():
     """Two operators without a lowering (a builtin and a custom one) feeding each other's graph."""
     w = ModelWriter()
@@ -121,6 +140,7 @@ def cases():
                                                      "MirrorPadOptions", mode=0)
     yield "space_to_batch_indivisible.tflite", one_op_model(
         "SPACE_TO_BATCH_ND", [1, 4, 4, 1], [9, 1, 1, 1], [("b", [2], "int32", [3, 3]), ("p", [2, 2], "int32", [0] * 4)])
+    yield "lstm_weight_shape_mismatch.tflite", lstm_bad_weights()
     yield "int8_prelu_alpha_mismatch.tflite", one_op_model(
         "PRELU", [1, 2, 2, 3], [1, 2, 2, 3], [("alpha", [1, 1, 5], "int8", [1] * 5, 0.01, 0)], dtype="int8",
         quant=(0.05, 1))

@@ -272,6 +272,31 @@ def signature_names(rng):
     return c.finish([y, z])
 
 
+def lstm(time_major=False, cifg=False, clip=0.0):
+    """UNIDIRECTIONAL_SEQUENCE_LSTM (float, tanh, optional CIFG and cell clip) on a short sequence."""
+    def make(rng):
+        c = Case(rng)
+        B, T, I, N = 2, 4, 3, 5
+        x = c.input("x", [T, B, I] if time_major else [B, T, I])
+        wt = lambda name, shape: c.w.tensor(name, shape, "float32",  # noqa: E731
+                                            data=rng.uniform(-0.6, 0.6, shape).astype(np.float32))
+        ins = [x]
+        ins += [-1 if cifg and k == 0 else wt(f"w{k}", [N, I]) for k in range(4)]
+        ins += [-1 if cifg and k == 0 else wt(f"r{k}", [N, N]) for k in range(4)]
+        ins += [-1, -1, -1]  # no peepholes
+        ins += [-1 if cifg and k == 0 else wt(f"b{k}", [N]) for k in range(4)]
+        ins += [-1, -1]  # no projection
+        h = c.w.tensor("h_state", [B, N], "float32")
+        cs = c.w.tensor("c_state", [B, N], "float32")
+        c.w.tensors[h]["variable"] = c.w.tensors[cs]["variable"] = True
+        ins += [h, cs]
+        y = c.out("y", [T, B, N] if time_major else [B, T, N])
+        c.w.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [y], "UnidirectionalSequenceLSTMOptions",
+               fused_activation_function=4, cell_clip=clip, time_major=time_major)
+        return c.finish([y])
+    return make
+
+
 CASES = {
     "div": binary("DIV", "DivOptions"),
     "squared_difference": binary("SQUARED_DIFFERENCE"),
@@ -319,6 +344,9 @@ CASES = {
     "mirror_pad_symmetric": mirror_pad(1),
     "space_batch": space_batch,
     "signature_names": signature_names,
+    "lstm": lstm(),
+    "lstm_time_major_cifg": lstm(time_major=True, cifg=True),
+    "lstm_cell_clip": lstm(clip=0.3),
     "resize_bilinear_half_pixel": resize("RESIZE_BILINEAR", "ResizeBilinearOptions", half_pixel_centers=True),
     "resize_bilinear_align": resize("RESIZE_BILINEAR", "ResizeBilinearOptions", align_corners=True),
     "resize_bilinear_legacy": resize("RESIZE_BILINEAR", "ResizeBilinearOptions"),

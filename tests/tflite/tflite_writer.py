@@ -204,6 +204,8 @@ class ModelWriter:
                 T.AddQuantization(b, q)
             if sp is not None:
                 T.AddSparsity(b, sp)
+            if t.get("variable"):  # e.g. an LSTM's state: zero at the start, written by the operator
+                T.AddIsVariable(b, True)
             tensors.append(T.End(b))
         ops = []
         union = fb("BuiltinOptions").BuiltinOptions

@@ -724,39 +724,54 @@ Value* sumLastAxis(Importer& im, Value* e) {
   return sum;
 }
 
-// SOFTMAX int8 -> int8 as TFLite's x86 kernel computes it (optimized_ops::Softmax with the float table of
-// PopulateSoftmaxLookupTable): table[255 - d] = expf(-input_scale beta d) for d = max - x, the float sum in
-// order, 1 / (sum output_scale), each entry times that, rounded half away from zero, plus the zero point.
-Status qSoftmax(Importer& im) {
-  auto q = unaryParams(im);
-  if (!q) return q.status();
-  const auto* o = im.options<fb::SoftmaxOptions>();
-  const float beta = o ? o->beta() : 1.0f;
+// The common front of TFLite's int8 SOFTMAX and LOG_SOFTMAX kernels: x as i32, its max along the last axis,
+// e = table[255 - (max - x)] with table[255 - d] = expf(-input_scale beta d) (PopulateSoftmaxLookupTable) gathered
+// with tosa.gather, and the float sum of e in TFLite's order.
+struct SoftmaxTerms {
+  Value *x = nullptr, *max = nullptr, *e = nullptr, *sum = nullptr;
+};
+
+Result<SoftmaxTerms> softmaxTerms(Importer& im, const UnaryQ& q, float beta) {
   const Shape& xs = im.in(0).shape;
-  if (xs.empty() || xs.back() <= 0) return Status::invalid("SOFTMAX of an empty or rank-0 tensor");
+  if (xs.empty() || xs.back() <= 0) return Status::invalid("softmax of an empty or rank-0 tensor");
   Tensor table(DType::FP32, {1, 256, 1});
-  const float scale = -float(q->x.scale) * beta;
+  const float scale = -float(q.x.scale) * beta;
   for (int32_t d = 0; d <= 255; ++d) table.setFloat(255 - d, std::exp(scale * float(d)));
   auto xv = im.get(0);
   if (!xv) return xv.status();
   const size_t rank = xs.size(), last = rank - 1;
   Shape one = xs;
   one[last] = 1;
-  const ValueType i32 = ValueType::tensor(DType::I32, xs), f32 = ValueType::tensor(DType::FP32, xs);
-  Value* x = im.b.op1("tosa.cast", {*xv}, i32, {}, im.aux("x_i32"));
-  Value* mx = im.b.op1("tosa.reduce_max", {x}, ValueType::tensor(DType::I32, one),
-                       {{"axis", ir::Attribute::integer(int64_t(last), DType::I32)}}, im.aux("max"));
+  SoftmaxTerms t;
+  t.x = im.b.op1("tosa.cast", {*xv}, ValueType::tensor(DType::I32, xs), {}, im.aux("x_i32"));
+  t.max = im.b.op1("tosa.reduce_max", {t.x}, ValueType::tensor(DType::I32, one),
+                   {{"axis", ir::Attribute::integer(int64_t(last), DType::I32)}}, im.aux("max"));
   // index 255 - (max - x) in [0, 255]
-  Value* index = im.b.add(im.b.sub(x, mx, im.aux("minus_max")), im.scalarOf(DType::I32, 255, rank), im.aux("index"));
+  Value* index =
+      im.b.add(im.b.sub(t.x, t.max, im.aux("minus_max")), im.scalarOf(DType::I32, 255, rank), im.aux("index"));
   const int64_t count = numElements(xs);
   Value* gathered = im.b.op1(
       "tosa.gather", {im.constant(std::move(table), "exp_table"), im.b.reshape(index, {1, count}, im.aux("flat"))},
       ValueType::tensor(DType::FP32, {1, count, 1}), {}, im.aux("exp"));
-  Value* e = im.b.reshape(gathered, xs, im.aux("exp_shaped"));
-  Value* sum = sumLastAxis(im, e);
-  Value* denom = im.b.mul(sum, im.scalarOf(DType::FP32, float(q->y.scale), rank), 0, im.aux("denominator"));
+  t.e = im.b.reshape(gathered, xs, im.aux("exp_shaped"));
+  t.sum = sumLastAxis(im, t.e);
+  return t;
+}
+
+// SOFTMAX int8 -> int8 as TFLite's x86 kernel computes it (optimized_ops::Softmax with the float table):
+// 1 / (sum output_scale), each entry times that, rounded half away from zero, plus the zero point.
+Status qSoftmax(Importer& im) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  const auto* o = im.options<fb::SoftmaxOptions>();
+  auto t = softmaxTerms(im, *q, o ? o->beta() : 1.0f);
+  if (!t) return t.status();
+  const Shape& xs = im.in(0).shape;
+  const size_t rank = xs.size();
+  const ValueType f32 = ValueType::tensor(DType::FP32, xs);
+  Value* denom = im.b.mul(t->sum, im.scalarOf(DType::FP32, float(q->y.scale), rank), 0, im.aux("denominator"));
   Value* inv = frontends::divideF32(im.b, im.scalarOf(DType::FP32, 1.0, rank), denom, im.aux("inverse"));
-  Value* p = im.b.mul(e, inv, 0, im.aux("probability"));
+  Value* p = im.b.mul(t->e, inv, 0, im.aux("probability"));
   // round half away from zero of p >= 0: floor, and up when the (exact) fraction is at least 1/2.
   Value* fl = im.b.op1("tosa.floor", {p}, f32, {}, im.aux("floor"));
   Value* up = im.b.op1("tosa.greater_equal", {im.b.sub(p, fl, im.aux("fraction")), im.scalarOf(DType::FP32, 0.5, rank)},
@@ -766,6 +781,52 @@ Status qSoftmax(Importer& im) {
   Value* shifted = im.b.add(rounded, im.scalarOf(DType::FP32, double(q->y.zp), rank), im.aux("plus_zp"));
   Value* clamped = im.clampF(shifted, -128, 127, "saturate");
   Value* y = im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, xs), {}, im.aux("to_i8"));
+  return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
+}
+
+// Round half to even of float values (std::rint), exactly: floor, up above 1/2, and at 1/2 when the floor is odd.
+Value* roundHalfEven(Importer& im, Value* v) {
+  const ValueType t = v->type;
+  const ValueType b = ValueType::tensor(DType::Bool, t.dims);
+  const size_t rank = t.dims.size();
+  auto f = [&](double c) { return im.scalarOf(DType::FP32, c, rank); };
+  Value* fl = im.b.op1("tosa.floor", {v}, t, {}, im.aux("floor"));
+  Value* frac = im.b.sub(v, fl, im.aux("fraction"));
+  Value* half = im.b.op1("tosa.floor", {im.b.mul(fl, f(0.5), 0, im.aux("half_floor"))}, t, {}, im.aux("floor_half"));
+  Value* odd =
+      im.b.op1("tosa.greater", {im.b.sub(fl, im.b.mul(half, f(2), 0, im.aux("even_part")), im.aux("parity")), f(0.5)},
+               b, {}, im.aux("odd"));
+  Value* above = im.b.op1("tosa.greater", {frac, f(0.5)}, b, {}, im.aux("above_half"));
+  Value* tie = im.b.op1("tosa.equal", {frac, f(0.5)}, b, {}, im.aux("tie"));
+  Value* up = im.b.op1("tosa.logical_or", {above, im.b.op1("tosa.logical_and", {tie, odd}, b, {}, im.aux("tie_odd"))},
+                       b, {}, im.aux("round_up"));
+  return im.b.op1("tosa.select", {up, im.b.add(fl, f(1), im.aux("next")), fl}, t, {}, im.aux("rint"));
+}
+
+// LOG_SOFTMAX int8 as TFLite's x86 kernel (optimized_ops::LogSoftmax with the same float table): log of the sum,
+// (input_scale max + log_sum) / output_scale, then rint(input_scale / output_scale * x - that) + zero point.
+// The float log is TOSA's, not glibc's logf: a result next to a rounding tie can differ by 1 LSB.
+Status qLogSoftmax(Importer& im) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  auto t = softmaxTerms(im, *q, 1.0f);
+  if (!t) return t.status();
+  const Shape& xs = im.in(0).shape;
+  const size_t rank = xs.size();
+  Shape one = xs;
+  one.back() = 1;
+  const float inScale = float(q->x.scale), outScale = float(q->y.scale);
+  Value* logSum = im.b.op1("tosa.log", {t->sum}, t->sum->type, {}, im.aux("log_sum"));
+  Value* maxF = im.b.op1("tosa.cast", {t->max}, ValueType::tensor(DType::FP32, one), {}, im.aux("max_f32"));
+  Value* shift = im.b.add(im.b.mul(maxF, im.scalarOf(DType::FP32, inScale, rank), 0, im.aux("max_scaled")), logSum,
+                          im.aux("shift"));
+  Value* pre = frontends::divideF32(im.b, shift, im.scalarOf(DType::FP32, outScale, rank), im.aux("precomputed"));
+  Value* xF = im.b.op1("tosa.cast", {t->x}, ValueType::tensor(DType::FP32, xs), {}, im.aux("x_f32"));
+  Value* logProb = im.b.sub(im.b.mul(xF, im.scalarOf(DType::FP32, inScale / outScale, rank), 0, im.aux("x_scaled")),
+                            pre, im.aux("log_prob"));
+  Value* r = im.b.add(roundHalfEven(im, logProb), im.scalarOf(DType::FP32, double(q->y.zp), rank), im.aux("plus_zp"));
+  Value* y = im.b.op1("tosa.cast", {im.clampF(r, -128, 127, "saturate")}, ValueType::tensor(DType::I8, xs), {},
+                      im.aux("to_i8"));
   return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
 }
 
@@ -1031,6 +1092,7 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::LEAKY_RELU, qLeakyRelu);
   add(Op::HARD_SWISH, qHardSwish);
   add(Op::SOFTMAX, qSoftmax);
+  add(Op::LOG_SOFTMAX, qLogSoftmax);
   add(Op::PRELU, qPrelu);
   add(Op::MEAN, qMean);
   add(Op::RESIZE_BILINEAR, qResizeBilinear);
