@@ -8,6 +8,7 @@
 #if defined(HAVE_TOSAKIT_QUANTIZE) && defined(HAVE_TOSAKIT_IMAGE)
 #include "tosakit/calibrate.h"
 #include "tosakit/compare.h"
+#include "tosakit/inputs.h"
 #include "tosakit/preprocess.h"
 #include "tosakit/quantize.h"
 #define TOSAKIT_PY_QUANTIZE 1
@@ -95,12 +96,9 @@ CalibrationTable calibrateBinding(py::handle model, py::handle samples, const st
   const ir::Function* fn = shared->function(function);
   if (!fn) raise(Status::invalid(origin + ": no function '" + function + "'"));
   Samples s = samplesArgument(samples);
-  // Samples given in memory get the same dtype adaptation loadSample gives files (declared argument types).
+  // Samples given in memory are prepared as loadSample prepares files.
   for (auto& sample : s.inMemory)
-    for (auto& [name, t] : sample)
-      for (size_t i = 0; i < fn->inputs().size(); ++i)
-        if (fn->inputName(i) == name && t.dtype() != fn->inputs()[i]->type.dtype)
-          t = take(npy::adaptToDType(t, fn->inputs()[i]->type.dtype, "sample input '" + name + "'"));
+    sample = take(prepareInputs(*fn, InputSources::fromTensors(std::move(sample)))).tensors;
   CalibrateOptions o;
   o.module = shared.get();
   o.function = function;

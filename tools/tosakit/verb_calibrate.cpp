@@ -10,6 +10,8 @@
 #include "backend_flags.h"
 #include "target_flags.h"
 #include "tosakit/calibrate.h"
+#include "tosakit/inputs.h"
+#include "tosakit/inspect.h"
 #include "tosakit/model_io.h"
 #include "tosakit/preprocess.h"
 #include "verbs.h"
@@ -96,7 +98,7 @@ int calibrateVerb(const CalibrateArgs& a) {
   std::string modelOut;
   if (a.we || a.bc || a.ae) {
     modelOut = rewrittenModelPath(a);
-    if (Status s = saveModel(**module, modelOut); !s) return report(s);
+    if (Status s = saveModelWithQuantParams(**module, modelOut); !s) return report(s);
   }
   if (Status s = writeCalibrationTable(a.output, *table); !s) {
     if (!modelOut.empty()) std::filesystem::remove(modelOut);
