@@ -3,8 +3,8 @@
 # scikit-image / sklearn photographs (percentile9999, --equalize-activations, --bc), quantized to INT8 and compared
 # with float on 12 held-out crops of other photographs. Bounds: the regressors' cosine >= 0.99 (the goal), the
 # best face's box and keypoints within 3 px of float's, the classificators' cosine >= 0.97 (the goal, 0.99, is
-# not met yet: docs). All six models: TK=build/tools/tosakit/tosakit ROOT=. OUT=/tmp/mp
-#   CALIBRATE_ARGS="--method percentile9999 --equalize-activations --bc" bash tests/scripts/mediapipe_quantize.sh
+# not met yet: docs). All six models, with the same recipe (the script's default):
+#   TK=build/tools/tosakit/tosakit ROOT=. OUT=/tmp/mp bash tests/scripts/mediapipe_quantize.sh
 # Skipped (77) without the MediaPipe models (tools/tflite, scripts/install-deps.sh) or the photographs' packages.
 add_test(NAME quantize_mediapipe_face_detection_accuracy
   COMMAND ${CMAKE_COMMAND} -E env TK=$<TARGET_FILE:tosakit> ROOT=${CMAKE_SOURCE_DIR}
