@@ -8,9 +8,10 @@
 #
 # MODEL: face_detection_short_range face_detection_full_range hand_landmark_lite hand_landmark_full
 # pose_landmark_lite pose_landmark_full (default: all six). Environment: CALIB (calibration photographs, 32),
-# HELDOUT (12), CALIBRATE_ARGS (default "--tune-num 0"), QUANTIZE_ARGS (extra `quantize` flags), QTABLE=1 runs
-# `tosakit qtable --expected-cos ${QTABLE_COS:-0.99}` (calibration photographs) for a model below the goal and quantizes again with its table,
-# MAX_PX (pixel error bound, default 3), EVAL_ARGS (more mediapipe_quantize_eval.py flags, e.g.
+# HELDOUT (12), CALIBRATE_ARGS (default "--method percentile9999 --equalize-activations --bc"),
+# QUANTIZE_ARGS (extra `quantize` flags), QTABLE=1 runs `tosakit qtable --expected-cos $QTABLE_COS` (default
+# 0.99, on the calibration photographs) for a model below the goal and quantizes again with its table, MAX_PX
+# (pixel error bound, default 3), EVAL_ARGS (more mediapipe_quantize_eval.py flags, e.g.
 # "--min-cos-for classificators=0.96"). Exit 0 when every model meets the goal, 1 otherwise, 77 when the
 # MediaPipe models (npm, tools/tflite) or the photographs' packages are missing.
 set -uo pipefail
@@ -21,7 +22,7 @@ PY=/usr/bin/python3
 MP="$ROOT/tools/tflite/node_modules/@mediapipe"
 CALIB="${CALIB:-32}"
 HELDOUT="${HELDOUT:-12}"
-CALIBRATE_ARGS="${CALIBRATE_ARGS:---tune-num 0}"
+CALIBRATE_ARGS="${CALIBRATE_ARGS:---method percentile9999 --equalize-activations --bc}"
 QUANTIZE_ARGS="${QUANTIZE_ARGS:-}"
 MAX_PX="${MAX_PX:-3}"
 MODELS=("$@")
