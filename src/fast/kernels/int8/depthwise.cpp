@@ -375,11 +375,11 @@ TK_AVX512 bool band(const RowArgs& proto, const RowSkip& skip, const int8_t* x, 
 class DepthwiseInt8Kernel : public OpKernel {
  public:
   std::string implName() const override { return "fast:depthwise_int8"; }
-  double flops() const override { return 2.0 * double(g_.N * g_.OH * g_.OW * g_.C) * double(g_.KH * g_.KW); }
+  double flops() const override { return g_.flops(); }
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     const int8_t* x = in[0][0].as<const int8_t>();
-    const bool parallel = flops() >= kParallelFlops && omp_get_max_threads() > 1;
+    const bool parallel = runsParallel(flops());
     const int64_t threads = parallel ? omp_get_max_threads() : 1;
     const Split sp = split(threads);
     const int64_t items = g_.N * sp.rowBands * sp.chanBands, vectors = g_.Cp / 16;

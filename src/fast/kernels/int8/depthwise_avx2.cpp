@@ -157,11 +157,11 @@ TK_TARGET_AVX2 bool outputRowAvx2(const Geometry& g, const float* const* rows, c
 class DepthwiseInt8Avx2Kernel : public OpKernel {
  public:
   std::string implName() const override { return "fast:depthwise_int8_avx2"; }
-  double flops() const override { return 2.0 * double(g_.N * g_.OH * g_.OW * g_.C) * double(g_.KH * g_.KW); }
+  double flops() const override { return g_.flops(); }
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     const int8_t* x = in[0][0].as<const int8_t>();
-    const bool parallel = flops() >= kParallelFlops && omp_get_max_threads() > 1;
+    const bool parallel = runsParallel(flops());
     const int64_t threads = parallel ? omp_get_max_threads() : 1;
     // One band per image when the images keep the threads busy, else each image in bands of rows.
     const int64_t perImage = g_.N >= threads ? 1 : std::min(g_.OH, (threads + g_.N - 1) / g_.N);

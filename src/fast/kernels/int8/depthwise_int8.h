@@ -16,6 +16,8 @@ namespace tosakit::fast::dwint8 {
 // small-step bound). A depthwise layer does few operations per byte: mobilenet_v2's 28x28x192 layer (1.35M)
 // takes ~50 us on one thread, which two halve.
 constexpr double kParallelFlops = 4e5;
+// Whether a layer of these flops splits over the threads (more than one available).
+bool runsParallel(double flops);
 constexpr int64_t kChunk = 64;                     // channels per sweep of a row (4 vectors)
 constexpr int64_t kExactLimit = int64_t(1) << 24;  // fp32 represents every integer of smaller magnitude
 
@@ -26,6 +28,7 @@ struct Geometry {
   int64_t IWp = 0;   // padded row width in pixels: padLeft + IW + padRight
   int64_t ring = 0;  // rows of the ring: the rows one output row reads, (KH - 1) * dilationY + 1
   int64_t rowFloats() const { return IWp * Cp; }
+  double flops() const { return 2.0 * double(N * OH * OW * C) * double(KH * KW); }
 };
 
 // The geometry of a depthwise_conv2d this kernel takes, from the op's static types and attributes.

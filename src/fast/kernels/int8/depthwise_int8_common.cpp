@@ -1,4 +1,6 @@
 // The parts the int8 depthwise_conv2d kernels share (kernels/int8/depthwise_int8.h).
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -6,6 +8,8 @@
 #include "fast/kernels/int8/depthwise_int8.h"
 
 namespace tosakit::fast::dwint8 {
+
+bool runsParallel(double flops) { return flops >= kParallelFlops && omp_get_max_threads() > 1; }
 
 // The geometry of a depthwise_conv2d this kernel takes, from the op's static types and attributes.
 std::optional<Geometry> parseGeometry(const OpChain& c) {
