@@ -40,7 +40,8 @@ struct CompareReport {
   const TensorComparison* firstFailure() const;
 };
 
-// "0.99,0.9" -> (cosine, euclidean).
+// "0.99,0.9" -> (cosine, euclidean): the one parser of every tolerance (compare, import, quantize, visual).
+// Exactly two finite numbers; anything else is InvalidArgument.
 Status parseTolerance(const std::string& spec, double& minCosine, double& minEuclidean);
 CompareReport compareTensors(const NamedTensors& a, const NamedTensors& b, const CompareOptions& options);
 // One self-contained HTML page (no external resources): the colour-coded table and an inline SVG plot of

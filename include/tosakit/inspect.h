@@ -100,10 +100,16 @@ struct CutOptions {
 // Unsupported for a name inside a control-flow region.
 Result<std::unique_ptr<ir::Module>> cutModel(const ir::Module& module, const CutOptions& options);
 
-// Saves by extension like saveModel; a .spv whose ops record quantization parameters also gets the
-// OUT.spv.qparams.json sidecar `tosakit quantize` writes (SPIR-V has no place for them). Nothing is left
-// behind on failure.
-Status saveModelWithQuantParams(ir::Module& module, const std::string& path, const std::string& function = "main");
+// Saves by extension like saveModel; a .spv of a model that records quantization parameters gets them in
+// the OUT.spv.qparams.json sidecar (SPIR-V has no place for them; the .spv itself is written without the
+// "tosakit.*" op attributes). Every door saves through this (CLI verbs, Python). Nothing is left behind on
+// failure.
+Status saveModelWithQuantParams(const ir::Module& module, const std::string& path,
+                                const std::string& function = "main");
+// loadModel, and for a .spv with an OUT.spv.qparams.json sidecar its parameters put back where the .mlir form
+// records them (ParseError naming the sidecar when it is malformed).
+Result<std::unique_ptr<ir::Module>> loadModelWithQuantParams(const std::string& path,
+                                                             std::vector<std::string>* notes = nullptr);
 
 struct GraphOptions {
   std::string function = "main";

@@ -1,6 +1,6 @@
 // Image inputs (TPU-MLIR's model_transform preprocessing, technical reference 3.2.1 and 7.3.2): the recipe
-// recorded at import as the argument attribute "tosakit.preprocess", and one front door that turns a sample
-// file (.npy, .npz, or a jpg/png/bmp image decoded and resized with OpenCV) into the function's inputs.
+// recorded at import as the argument attribute "tosakit.preprocess", and the image loader (a jpg/png/bmp
+// decoded and resized with OpenCV) behind the one front door for inputs, include/tosakit/inputs.h.
 //
 // Implemented by one library, tosakit_image (src/formats/image): the recipe and its attribute helpers
 // (preprocess_recipe.cpp), the file loaders with OpenCV imgcodecs/imgproc (image_input.cpp).
@@ -53,13 +53,6 @@ bool isImageFile(const std::string& path);
 // An integer argument (the uint8 image of a fused-preprocess graph, i8 carrying uint8 bits) receives the
 // resized pixels without mean/scale. ParseError when the file does not decode.
 Result<Tensor> loadImage(const std::string& path, const ir::Function& fn, size_t argIndex);
-// An input file for one argument: an image (loadImage) or a .npy (converted to the argument's dtype).
-Result<Tensor> loadInputFile(const std::string& path, const ir::Function& fn, size_t argIndex);
-// `tosakit run --input NAME=FILE`: an image preprocessed for the argument called `inputName` (InvalidArgument
-// when there is none), anything else read as .npy unchanged (the caller adapts its dtype).
-Result<Tensor> readInputFile(const std::string& path, const ir::Function& fn, const std::string& inputName);
-// One calibration/test sample: .npz keyed by input names, .npy or an image for a single-input function.
-Result<NamedTensors> loadSample(const std::string& path, const ir::Function& fn);
 // The sample files of a dataset directory (.npz, .npy and images), sorted by name. IOError when the
 // directory cannot be read; an empty list is not an error here.
 Result<std::vector<std::string>> listDataset(const std::string& dir);

@@ -4,6 +4,7 @@
 #include "bindings.h"
 #include "formats/mlir/mlir_io.h"
 #include "ir/validate.h"
+#include "tosakit/inspect.h"
 #include "tosakit/model_io.h"
 
 namespace tosakit::py_bind {
@@ -34,7 +35,7 @@ std::shared_ptr<ir::Module> sharedModelArgument(py::handle model, std::string* o
   }
   std::string path = pathArgument(model);
   if (origin) *origin = path;
-  return take(loadModel(path));
+  return take(loadModelWithQuantParams(path));
 }
 
 std::unique_ptr<ir::Module> modelArgument(py::handle model, std::string* origin) {
@@ -45,7 +46,7 @@ std::unique_ptr<ir::Module> modelArgument(py::handle model, std::string* origin)
   }
   std::string path = pathArgument(model);
   if (origin) *origin = path;
-  return take(loadModel(path));
+  return take(loadModelWithQuantParams(path));
 }
 
 static const ir::Function& functionOf(const ModuleHandle& h, const std::string& name) {
@@ -120,7 +121,7 @@ void bindModel(py::module_& m) {
       "load",
       [](py::handle path) {
         std::string p = pathArgument(path);
-        return ModuleHandle{std::shared_ptr<ir::Module>(take(loadModel(p))), p};
+        return ModuleHandle{std::shared_ptr<ir::Module>(take(loadModelWithQuantParams(p))), p};
       },
       py::arg("path"), "Load a model (.mlir MLIR TOSA text, .spv SPIR-V, .tosa TOSA flatbuffer) by extension.");
   m.def(
@@ -129,16 +130,18 @@ void bindModel(py::module_& m) {
         std::string p = pathArgument(path);
         Status s = [&] {
           py::gil_scoped_release release;
-          return saveModel(*h.module, p);
+          return saveModelWithQuantParams(*h.module, p);
         }();
         check(s);  // raising needs the GIL
       },
-      py::arg("module"), py::arg("path"), "Save a model by extension (.mlir, .spv or .tosa); atomic.");
+      py::arg("module"), py::arg("path"),
+      "Save a model by extension (.mlir, .spv or .tosa; a quantized .spv also writes OUT.spv.qparams.json); "
+      "atomic.");
   m.def(
       "convert",
       [](py::handle in, py::handle out) {
-        auto mod = take(loadModel(pathArgument(in)));
-        check(saveModel(*mod, pathArgument(out)));
+        auto mod = take(loadModelWithQuantParams(pathArgument(in)));
+        check(saveModelWithQuantParams(*mod, pathArgument(out)));
       },
       py::arg("input"), py::arg("output"), "Convert between .mlir, .spv and .tosa (the `convert` verb).");
   m.def(

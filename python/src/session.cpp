@@ -9,11 +9,9 @@
 #include "compliance/datagen.h"
 #include "frontends/tflite/tflite_import.h"
 #include "tosakit/import.h"
-#include "tosakit/npz.h"
-#if __has_include("tosakit/io_adapt.h")
+#include "tosakit/inputs.h"
 #include "tosakit/io_adapt.h"
-#define TOSAKIT_PY_IO_ADAPT 1
-#endif
+#include "tosakit/npz.h"
 
 namespace tosakit::py_bind {
 
@@ -46,29 +44,22 @@ std::unique_ptr<PySession> createSession(py::handle model, std::optional<std::st
   return s;
 }
 
-// Inputs by name as `tosakit run` takes them: ONNX Runtime's types adapted to the function's (int64 -> i32,
-// uint8 -> i8 bits, graph inputs the function does not take checked and dropped; include/tosakit/io_adapt.h),
-// then numpy's carrier types to the declared ones (bf16 from uint16 bits, ...). Unknown names are left to
-// Session::run, which reports them with the list of known ones.
+// Inputs by name, prepared as `tosakit run` prepares them (include/tosakit/inputs.h). An unknown function is
+// left to Session::run, which reports it.
 NamedTensors sessionInputs(const Session& session, const std::string& function, py::handle inputs,
                            std::vector<std::string>* notes = nullptr) {
   if (!py::isinstance<py::dict>(inputs)) raise(Status::invalid("inputs: expected a dict of name -> numpy array"));
-  const ir::Function* fn = session.function(function);
-  NamedTensors given;
+  InputSources sources;
   for (auto [k, v] : py::reinterpret_borrow<py::dict>(inputs)) {
     if (!py::isinstance<py::str>(k)) raise(Status::invalid("inputs: names must be strings"));
     std::string name = k.cast<std::string>();
-    given.emplace_back(name, tensorFromArray(v, "input '" + name + "'"));
+    sources.tensors.emplace_back(name, tensorFromArray(v, "input '" + name + "'"));
   }
-  if (!fn) return given;
-#if TOSAKIT_PY_IO_ADAPT
-  given = take(adaptInputs(*fn, given, notes));
-#endif
-  for (auto& [name, t] : given)
-    for (size_t i = 0; i < fn->inputs().size(); ++i)
-      if (fn->inputName(i) == name && t.dtype() != fn->inputs()[i]->type.dtype)
-        t = take(npy::adaptToDType(t, fn->inputs()[i]->type.dtype, "input '" + name + "'"));
-  return given;
+  const ir::Function* fn = session.function(function);
+  if (!fn) return std::move(sources.tensors);
+  PreparedInputs prepared = take(prepareInputs(*fn, sources));
+  if (notes) *notes = std::move(prepared.notes);
+  return std::move(prepared.tensors);
 }
 
 py::object run(PySession& s, py::handle inputs, bool intermediates, const std::string& function, bool tosaTypes) {
@@ -85,9 +76,7 @@ py::object run(PySession& s, py::handle inputs, bool intermediates, const std::s
     status = s.session->run(in, result, ro);
   }
   check(status);
-#if TOSAKIT_PY_IO_ADAPT
   if (!tosaTypes) result.outputs = adaptOutputs(*s.session->function(function), std::move(result.outputs));
-#endif
   py::dict outputs = dictFromTensors(std::move(result.outputs));
   if (!intermediates) return outputs;
   return py::make_tuple(outputs, dictFromTensors(std::move(result.intermediates)));
@@ -136,12 +125,14 @@ ModuleHandle importTflite(py::handle path) {
 }
 
 ModuleHandle importOnnx(py::handle path, py::handle inputShapes, py::handle bindInputs,
-                        std::vector<std::string> outputNames, bool nhwcIo, bool runChecker, bool convertOpset) {
+                        std::vector<std::string> outputNames, bool nhwcIo, bool runChecker, bool convertOpset,
+                        const std::string& qdq, bool qdqIntegerIo) {
   // A TFLite model given to the import function is imported as one (it takes none of the ONNX options).
   if (tflite::isTfliteFile(pathArgument(path))) {
-    if (!inputShapes.is_none() || !bindInputs.is_none() || !outputNames.empty() || nhwcIo)
+    if (!inputShapes.is_none() || !bindInputs.is_none() || !outputNames.empty() || nhwcIo || qdq != "fold" ||
+        qdqIntegerIo)
       raise(Status::invalid(pathArgument(path) +
-                            ": input_shapes, bind_inputs, output_names and nhwc_io apply to "
+                            ": input_shapes, bind_inputs, output_names, nhwc_io, qdq and qdq_integer_io apply to "
                             "ONNX models only"));
     return importTflite(path);
   }
@@ -149,6 +140,8 @@ ModuleHandle importOnnx(py::handle path, py::handle inputShapes, py::handle bind
   opts.keepNchwIo = !nhwcIo;
   opts.runChecker = runChecker;
   opts.convertOpset = convertOpset;
+  if (Status s = onnx::setQdqMode(opts, qdq); !s) raise(s);
+  opts.qdqIntegerIo = qdqIntegerIo;
   opts.outputNames = std::move(outputNames);
   if (!inputShapes.is_none()) {
     if (!py::isinstance<py::dict>(inputShapes)) raise(Status::invalid("input_shapes: expected a dict name -> shape"));
@@ -197,7 +190,8 @@ void bindSession(py::module_& m) {
            [](PySession& s) { return "<tosakit.Session " + s.origin + " on " + s.session->backend().name() + ">"; });
   m.def("import_onnx", &importOnnx, py::arg("path"), py::arg("input_shapes") = py::none(),
         py::arg("bind_inputs") = py::none(), py::arg("output_names") = std::vector<std::string>{},
-        py::arg("nhwc_io") = false, py::arg("check") = true, py::arg("opset_convert") = true);
+        py::arg("nhwc_io") = false, py::arg("check") = true, py::arg("opset_convert") = true, py::arg("qdq") = "fold",
+        py::arg("qdq_integer_io") = false);
   m.def("import_tflite", &importTflite, py::arg("path"));
   m.def("gen_data", &genData, py::arg("model"), py::arg("set") = 0, py::arg("seed") = 0, py::arg("function") = "main");
 }

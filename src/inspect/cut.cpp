@@ -230,23 +230,4 @@ Result<std::unique_ptr<ir::Module>> cutModel(const ir::Module& module, const Cut
   return out;
 }
 
-Status saveModelWithQuantParams(ir::Module& module, const std::string& path, const std::string& function) {
-  const bool spirv = path.size() > 4 && path.compare(path.size() - 4, 4, ".spv") == 0;
-  const auto params = spirv ? recordedQuantParams(module, function) : std::map<std::string, TensorQuantParams>{};
-  if (params.empty()) return saveModel(module, path);
-  // SPIR-V has no place for discardable op attributes: the recorded parameters go to the sidecar.
-  for (auto& fn : module.functions)
-    inspect::forEachOp(fn->body, [](const ir::Operation& op) {
-      auto& attrs = const_cast<ir::Operation&>(op).attrs;
-      for (auto it = attrs.begin(); it != attrs.end();)
-        it = it->first.rfind("tosakit.", 0) == 0 ? attrs.erase(it) : std::next(it);
-    });
-  TK_RETURN_IF_ERROR(saveModel(module, path));
-  if (Status s = writeFileAtomic(path + ".qparams.json", quantParamsToJson(params)); !s) {
-    std::remove(path.c_str());
-    return s;
-  }
-  return Status::ok();
-}
-
 }  // namespace tosakit

@@ -18,48 +18,10 @@
 
 namespace tosakit {
 
-namespace {
-
-// A quantized .spv keeps its scales in the OUT.spv.qparams.json sidecar (SPIR-V has no place for them): put
-// them back on the ops, arguments and results as the .mlir form records them, keyed by the same names.
-Status attachSidecarQuantParams(ir::Module& m, const std::string& path) {
-  const std::string sidecar = path + ".qparams.json";
-  std::ifstream in(sidecar, std::ios::binary);
-  if (!in || m.functions.empty()) return Status::ok();
-  std::stringstream text;
-  text << in.rdbuf();
-  auto params = quantParamsFromJson(text.str(), sidecar);
-  if (!params) return params.status();
-  auto record = [](std::map<std::string, ir::Attribute>& attrs, const TensorQuantParams& p) {
-    attrs["tosakit.qscale"] = ir::Attribute::floating(p.scale, DType::FP64);
-    attrs["tosakit.qzp"] = ir::Attribute::integer(p.zeroPoint, DType::I64);
-  };
-  ir::Function& fn = *m.functions.front();
-  fn.argAttrs.resize(fn.inputs().size());
-  fn.resultAttrs.resize(fn.resultTypes.size());
-  for (size_t i = 0; i < fn.inputs().size(); ++i)
-    if (auto it = params->find(fn.inputName(i)); it != params->end()) record(fn.argAttrs[i], it->second);
-  for (size_t i = 0; i < fn.resultTypes.size(); ++i)
-    if (auto it = params->find(fn.outputName(i)); it != params->end()) record(fn.resultAttrs[i], it->second);
-  std::map<std::string, int> used;
-  for (auto& op : fn.body.ops) {
-    if (inspect::isConstant(*op) || op->results.empty()) continue;
-    std::string name = intermediateName(*op, 0);
-    if (int n = ++used[name]; n > 1) name += "#" + std::to_string(n);
-    if (auto it = params->find(name); it != params->end()) record(op->attrs, it->second);
-  }
-  return Status::ok();
-}
-
-}  // namespace
-
 Result<std::unique_ptr<ir::Module>> loadInspectableModel(const std::string& path, std::vector<std::string>* notes) {
   const std::string ext = path.size() >= 5 ? path.substr(path.size() - 5) : "";
   if (ext == ".onnx") return onnx::importOnnx(path);
-  auto m = loadModel(path, notes);
-  if (!m || path.size() < 4 || path.compare(path.size() - 4, 4, ".spv") != 0) return m;
-  TK_RETURN_IF_ERROR(attachSidecarQuantParams(**m, path));
-  return m;
+  return loadModelWithQuantParams(path, notes);
 }
 
 namespace inspect {

@@ -132,8 +132,9 @@ const TensorComparison* CompareReport::firstFailure() const {
 
 Status parseTolerance(const std::string& spec, double& minCosine, double& minEuclidean) {
   char extra = 0;
-  if (std::sscanf(spec.c_str(), "%lf,%lf%c", &minCosine, &minEuclidean, &extra) != 2)
-    return Status::invalid("--tolerance '" + spec + "': expected COSINE,EUCLIDEAN (e.g. 0.99,0.9)");
+  if (std::sscanf(spec.c_str(), "%lf,%lf%c", &minCosine, &minEuclidean, &extra) != 2 || !std::isfinite(minCosine) ||
+      !std::isfinite(minEuclidean))
+    return Status::invalid("tolerance '" + spec + "': expected two numbers COSINE,EUCLIDEAN (e.g. 0.99,0.9)");
   return Status::ok();
 }
 

@@ -102,7 +102,7 @@ Status checkDropped(const Tensor& t, const ioadapt::DroppedInput& d, std::vector
     }
     if (!same)
       return Status::invalid(what +
-                             " was bound at import (--bind-inputs) to other values; import again to change "
+                             " was bound to other values at import; import again to change "
                              "it");
   }
   if (notes) {
@@ -117,6 +117,40 @@ Status checkDropped(const Tensor& t, const ioadapt::DroppedInput& d, std::vector
 
 }  // namespace
 
+namespace ioadapt {
+
+Result<std::optional<Tensor>> adaptInput(const ir::Function& fn, const std::vector<DroppedInput>& dropped,
+                                         const std::string& name, const Tensor& t, std::vector<std::string>* notes,
+                                         bool* ignoredByCut) {
+  for (size_t i = 0; i < fn.inputs().size(); ++i) {
+    if (fn.inputName(i) != name) continue;
+    auto a = adaptArgument(t, name, fn.inputs()[i]->type, onnxTypeOf(fn.argAttr(i, "tosakit.onnx_type")));
+    if (!a) return a.status();
+    return std::optional<Tensor>(std::move(*a));
+  }
+  for (const DroppedInput& d : dropped) {
+    if (d.name != name) continue;
+    TK_RETURN_IF_ERROR(checkDropped(t, d, notes));
+    return std::optional<Tensor>();
+  }
+  // A function `tosakit cut` made takes a bundle of the original model's tensors (an intermediates dump):
+  // the ones it does not take are ignored, with one note.
+  if (fn.attrs.count("tosakit.cut_from")) {
+    if (ignoredByCut) *ignoredByCut = true;
+    return std::optional<Tensor>();
+  }
+  std::string known;
+  for (const std::string& n : acceptedInputNames(fn)) known += (known.empty() ? "" : ", ") + n;
+  return Status::invalid("unknown input '" + name + "' (function @" + fn.name + " takes: " + known + ")");
+}
+
+std::string ignoredByCutNote(const ir::Function& fn, int64_t count) {
+  return std::to_string(count) + " given tensor(s) that @" + fn.name +
+      " (cut from a larger model by tosakit cut) does not take were ignored";
+}
+
+}  // namespace ioadapt
+
 std::vector<std::string> acceptedInputNames(const ir::Function& fn) {
   std::vector<std::string> names;
   for (size_t i = 0; i < fn.inputs().size(); ++i) names.push_back(fn.inputName(i));
@@ -129,37 +163,15 @@ Result<NamedTensors> adaptInputs(const ir::Function& fn, const NamedTensors& giv
   auto dropped = ioadapt::droppedInputs(fn);
   if (!dropped) return dropped.status();
   NamedTensors out;
-  // A function `tosakit cut` made takes a bundle of the original model's tensors (an intermediates dump):
-  // the ones it does not take are ignored, with one note.
-  const bool cut = fn.attrs.count("tosakit.cut_from") != 0;
   int64_t ignored = 0;
   for (const auto& [name, t] : given) {
-    bool found = false;
-    for (size_t i = 0; i < fn.inputs().size() && !found; ++i) {
-      if (fn.inputName(i) != name) continue;
-      found = true;
-      auto a = adaptArgument(t, name, fn.inputs()[i]->type, onnxTypeOf(fn.argAttr(i, "tosakit.onnx_type")));
-      if (!a) return a.status();
-      out.emplace_back(name, std::move(*a));
-    }
-    for (size_t k = 0; k < dropped->size() && !found; ++k) {
-      if ((*dropped)[k].name != name) continue;
-      found = true;
-      TK_RETURN_IF_ERROR(checkDropped(t, (*dropped)[k], notes));
-    }
-    if (!found && cut) {
-      ++ignored;
-      continue;
-    }
-    if (!found) {
-      std::string known;
-      for (const std::string& n : acceptedInputNames(fn)) known += (known.empty() ? "" : ", ") + n;
-      return Status::invalid("unknown input '" + name + "' (function @" + fn.name + " takes: " + known + ")");
-    }
+    bool cutIgnores = false;
+    auto a = ioadapt::adaptInput(fn, *dropped, name, t, notes, &cutIgnores);
+    if (!a) return a.status();
+    if (*a) out.emplace_back(name, std::move(**a));
+    ignored += cutIgnores ? 1 : 0;
   }
-  if (ignored && notes)
-    notes->push_back(std::to_string(ignored) + " given tensor(s) that @" + fn.name +
-                     " (cut from a larger model by tosakit cut) does not take were ignored");
+  if (ignored && notes) notes->push_back(ioadapt::ignoredByCutNote(fn, ignored));
   return out;
 }
 

@@ -21,6 +21,14 @@ struct DroppedInput {
 
 // Parses the function's record; an absent record is an empty list, a malformed one a ParseError.
 Result<std::vector<DroppedInput>> droppedInputs(const ir::Function& fn);
+// One given tensor for fn: the argument it becomes (ONNX Runtime's types adapted, include/tosakit/io_adapt.h),
+// or nullopt when fn does not take it: a graph input the import dropped (checked, noted) or, for a function
+// `tosakit cut` made, any other name (*ignoredByCut set). Unknown names are InvalidArgument.
+Result<std::optional<Tensor>> adaptInput(const ir::Function& fn, const std::vector<DroppedInput>& dropped,
+                                         const std::string& name, const Tensor& t, std::vector<std::string>* notes,
+                                         bool* ignoredByCut);
+// The note counting the tensors a cut function ignored.
+std::string ignoredByCutNote(const ir::Function& fn, int64_t count);
 // tosakit's DType for an ONNX element type name ("int64" -> I64); nullopt if unknown.
 std::optional<DType> dtypeOfOnnxName(const std::string& name);
 

@@ -24,5 +24,16 @@ TEST(SimilarityTest, HandComputed) {
   EXPECT_DOUBLE_EQ(cosineSimilarity(f32({0, 0}), f32({0, 0})), 1.0);
 }
 
+TEST(SimilarityTest, IdenticalTensorsAreExactlySimilar) {
+  // a.a / (|a| |a|) rounds to 1 -/+ ulp for 12 of these 20 vectors (checked with numpy): a tensor compared
+  // with itself must still meet a tolerance of 1, and a cosine never exceeds 1.
+  for (int k = 1; k <= 20; ++k) {
+    std::vector<double> v;
+    for (int i = 0; i < 1000; ++i) v.push_back(double(float(std::sin(i * 0.37 * k + 0.1))));
+    EXPECT_EQ(cosineSimilarity(f32(v), f32(v)), 1.0) << "k = " << k;
+    EXPECT_EQ(euclideanSimilarity(f32(v), f32(v)), 1.0) << "k = " << k;
+  }
+}
+
 }  // namespace
 }  // namespace tosakit::compliance

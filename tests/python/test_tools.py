@@ -64,6 +64,10 @@ def test_calibrate_from_dataset_dir_and_table_file(ppocr, tmp_path):
     params = tosakit.quant_params(q)
     scale, zp = params[next(iter(params))]
     assert scale > 0 and isinstance(zp, int)
+    # Saved as .spv the way the CLI saves it: the scales go to the sidecar and load back.
+    tosakit.save(q, tmp_path / "q.spv")
+    assert (tmp_path / "q.spv.qparams.json").exists()
+    assert tosakit.quant_params(tosakit.load(tmp_path / "q.spv")) == params
 
 
 def test_calibrate_quantize_bad_input(ppocr, tmp_path, tool):

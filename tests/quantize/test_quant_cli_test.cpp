@@ -274,6 +274,50 @@ TEST_F(QuantCli, CompareDequantizesAndFailsBelowTolerance) {
   EXPECT_EQ(none.exitCode, 4) << none.out;
 }
 
+// A quantized .mlir converts to .spv: the op attributes SPIR-V has no place for go to the OUT.spv.qparams.json
+// sidecar (as `quantize -o OUT.spv` writes it), and converting back restores every one of them.
+TEST_F(QuantCli, ConvertQuantizedModelToSpirvKeepsItsScalesInTheSidecar) {
+  ASSERT_EQ(runTool("quantize " + p("m.mlir") + " --quantize INT8 --calibration-table " + p("cali.txt") + " -o " +
+                    p("qc.mlir"))
+                .exitCode,
+            0);
+  auto toSpv = runTool("convert " + p("qc.mlir") + " " + p("qc.spv"));
+  ASSERT_EQ(toSpv.exitCode, 0) << toSpv.out;
+  EXPECT_TRUE(fs::exists(p("qc.spv.qparams.json")));
+  auto back = runTool("convert " + p("qc.spv") + " " + p("back.mlir"));
+  ASSERT_EQ(back.exitCode, 0) << back.out;
+  auto count = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    size_t n = 0;
+    for (size_t at = text.str().find("tosakit.qscale"); at != std::string::npos;
+         at = text.str().find("tosakit.qscale", at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_GT(count(p("qc.mlir")), 0u);
+  EXPECT_EQ(count(p("back.mlir")), count(p("qc.mlir")));
+}
+
+TEST_F(QuantCli, CompareAcceptsIdenticalTensorsAtToleranceOne) {
+  // Values for which a.a / (|a| |a|) rounds below 1 (checked with numpy): a tensor equals itself at 1,1.
+  Tensor t(DType::FP32, {1000});
+  for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, std::sin(double(i) * 0.37 * 5 + 0.1));
+  ASSERT_TRUE(npy::writeNpz(p("same.npz"), {{"x", t}}).isOk());
+  auto same = runTool("compare " + p("same.npz") + " " + p("same.npz") + " --tolerance 1,1");
+  EXPECT_EQ(same.exitCode, 0) << same.out;
+  EXPECT_EQ(same.out.find("BELOW TOLERANCE"), std::string::npos) << same.out;
+  // One tolerance parser for every verb: trailing text or a missing number is bad input (exit 4).
+  for (const char* bad : {"0.99", "0.99,0.9x", "nan,0.9"}) {
+    auto r = runTool("compare " + p("same.npz") + " " + p("same.npz") + " --tolerance " + bad);
+    EXPECT_EQ(r.exitCode, 4) << bad << ": " << r.out;
+    auto imp = runTool("import " + p("none.onnx") + " -o " + p("none.mlir") + " --tolerance " + bad);
+    EXPECT_EQ(imp.exitCode, 4) << bad << ": " << imp.out;
+    EXPECT_NE(imp.out.find("tolerance"), std::string::npos) << bad << ": " << imp.out;  // checked first
+  }
+}
+
 namespace {
 
 // Within 1e-6 of a rounding boundary, the multiplier's 31-bit approximation may round the other way.

@@ -7,12 +7,12 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <random>
 #include <sstream>
 
 #include "backend_flags.h"
 #include "core/process_memory.h"
 #include "tosakit/backend.h"
+#include "tosakit/inputs.h"
 #include "tosakit/model_io.h"
 #include "tosakit/npz.h"
 #include "tosakit/session.h"
@@ -37,42 +37,13 @@ struct BenchArgs {
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-// Peak resident set size of this process (VmHWM), in bytes; 0 when /proc is unavailable.
-// Deterministic inputs when none are given: floats uniform in [-1, 1], integers over their whole range.
-Tensor syntheticInput(const ir::ValueType& type, std::mt19937& rng) {
-  Tensor t(type.dtype, type.dims);
-  if (isFloat(type.dtype)) {
-    std::uniform_real_distribution<double> d(-1, 1);
-    for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, d(rng));
-  } else {
-    std::uniform_int_distribution<int64_t> d(dtypeMin(type.dtype), dtypeMax(type.dtype));
-    for (int64_t i = 0; i < t.size(); ++i) t.setInt(i, d(rng));
-  }
-  return t;
-}
-
-Status gatherInputs(const BenchArgs& a, const ir::Function& fn, NamedTensors& inputs) {
-  if (a.inputsNpz.empty()) {
-    std::mt19937 rng(42);
-    for (size_t i = 0; i < fn.inputs().size(); ++i) {
-      const ir::ValueType& t = fn.inputs()[i]->type;
-      if (!t.isStatic()) return Status::invalid("input '" + fn.inputName(i) + "' has a dynamic shape; give --inputs");
-      inputs.emplace_back(fn.inputName(i), syntheticInput(t, rng));
-    }
-    return Status::ok();
-  }
-  auto npz = npy::readNpz(a.inputsNpz);
-  if (!npz) return npz.status();
-  for (auto& [name, t] : *npz) {
-    const ir::ValueType* type = nullptr;
-    for (size_t i = 0; i < fn.inputs().size(); ++i)
-      if (fn.inputName(i) == name) type = &fn.inputs()[i]->type;
-    if (!type) return Status::invalid(a.inputsNpz + ": unknown input '" + name + "'");
-    auto adapted = npy::adaptToDType(t, type->dtype, a.inputsNpz + ": input '" + name + "'");
-    if (!adapted) return adapted.status();
-    inputs.emplace_back(name, std::move(*adapted));
-  }
-  return Status::ok();
+// --inputs prepared as `run` prepares them, or deterministic random data.
+Result<NamedTensors> benchInputs(const BenchArgs& a, const ir::Function& fn) {
+  if (a.inputsNpz.empty()) return syntheticInputs(fn);
+  auto prepared = prepareInputs(fn, InputSources::fromNpz(a.inputsNpz));
+  if (!prepared) return prepared.status();
+  printNotes(prepared->notes);
+  return std::move(prepared->tensors);
 }
 
 struct Latency {
@@ -189,8 +160,9 @@ int benchVerb(const BenchArgs& a) {
   printNotes(notes);
   const ir::Function* fn = (*module)->function(a.function);
   if (!fn) return report(Status::invalid(a.model + ": no function '" + a.function + "'"));
-  NamedTensors inputs;
-  if (Status s = gatherInputs(a, *fn, inputs); !s) return report(s);
+  auto benchData = benchInputs(a, *fn);
+  if (!benchData) return report(benchData.status());
+  const NamedTensors& inputs = *benchData;
 
   SessionOptions so;
   a.backend.apply(so);

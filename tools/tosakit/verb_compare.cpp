@@ -8,6 +8,7 @@
 
 #include "core/file_io.h"
 #include "tosakit/compare.h"
+#include "tosakit/inspect.h"
 #include "tosakit/model_io.h"
 #include "tosakit/npz.h"
 #include "tosakit/quantize.h"
@@ -25,18 +26,11 @@ struct CompareArgs {
   std::string html;
 };
 
-// The parameters a quantized model records; a .spv model's come from its OUT.spv.qparams.json sidecar.
+// The parameters a quantized model records (a .spv's in its OUT.spv.qparams.json sidecar).
 Result<std::map<std::string, TensorQuantParams>> modelQuantParams(const std::string& path) {
-  auto m = loadModel(path);
+  auto m = loadModelWithQuantParams(path);
   if (!m) return m.status();
   auto params = recordedQuantParams(**m);
-  std::string sidecar = path + ".qparams.json";
-  std::ifstream in(sidecar, std::ios::binary);
-  if (params.empty() && in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return quantParamsFromJson(ss.str(), sidecar);
-  }
   if (params.empty())
     return Status::invalid(path + ": records no quantization parameters (not a tosakit quantize output?)");
   return params;
@@ -44,7 +38,8 @@ Result<std::map<std::string, TensorQuantParams>> modelQuantParams(const std::str
 
 int compareVerb(const CompareArgs& args) {
   CompareOptions opts;
-  if (Status s = parseTolerance(args.tolerance, opts.minCosine, opts.minEuclidean); !s) return report(s);
+  if (Status s = parseTolerance(args.tolerance, opts.minCosine, opts.minEuclidean).withContext("--tolerance"); !s)
+    return report(s);
   for (const auto& e : args.excepts) opts.excepts.insert(e);
   if (!args.dequantize.empty()) {
     auto p = modelQuantParams(args.dequantize);

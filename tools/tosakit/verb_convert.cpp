@@ -2,6 +2,7 @@
 // `tosakit convert IN OUT` is kept as an alias.
 #include <iostream>
 
+#include "tosakit/inspect.h"
 #include "tosakit/model_io.h"
 #include "verbs.h"
 
@@ -23,9 +24,9 @@ int convertVerb(const ConvertArgs& a) {
     return usage("give the output once (-o OUT, or the older positional OUT)");
   const std::string& out = a.output.empty() ? a.positionalOutput : a.output;
   if (out.empty()) return usage("no output file (-o OUT)");
-  auto m = loadModel(a.input);
+  auto m = loadModelWithQuantParams(a.input);
   if (!m) return report(m.status());
-  if (Status s = saveModel(**m, out); !s) return report(s);
+  if (Status s = saveModelWithQuantParams(**m, out); !s) return report(s);
   return kExitOk;
 }
 

@@ -1,7 +1,6 @@
 // tosakit import MODEL.onnx|MODEL.tflite -o OUT.mlir [--input-shape NAME=1x3x224x224 ...] [--bind-inputs VALUES.npz]
 //                [--bind NAME=FILE.npy ...] [--output-names a,b] [--keep-nchw-io | --nhwc-io] [--no-check]
 //                [--no-opset-convert] [--test-input in.npz --test-reference ref.npz [--tolerance 0.99,0.99]]
-#include <cstdio>
 #include <iostream>
 
 #include "compliance/similarity.h"
@@ -10,8 +9,10 @@
 #include "frontends/tflite/tflite_import.h"
 #include "ir/validate.h"
 #include "preprocess_flags.h"
+#include "tosakit/compare.h"
 #include "tosakit/import.h"
-#include "tosakit/io_adapt.h"
+#include "tosakit/inputs.h"
+#include "tosakit/inspect.h"
 #include "tosakit/model_io.h"
 #include "tosakit/npz.h"
 #include "tosakit/session.h"
@@ -57,33 +58,24 @@ Status validateImported(const ir::Module& m, const ImportArgs& a) {
   return d.kind == ir::Diagnostic::Kind::Unsupported ? Status::unsupported(msg) : Status::invalid(msg);
 }
 
-// "0.99,0.99" -> minimum cosine and euclidean similarity.
-Status parseTolerance(const std::string& spec, double& minCosine, double& minEuclidean) {
-  if (std::sscanf(spec.c_str(), "%lf,%lf", &minCosine, &minEuclidean) != 2)
-    return Status::invalid("--tolerance '" + spec + "': expected COSINE,EUCLIDEAN (e.g. 0.99,0.99)");
-  return Status::ok();
-}
-
 // model_transform-style verification: run the imported graph on --test-input and compare each output with
 // --test-reference by cosine and euclidean similarity. Error when any is below the tolerance.
 Status verifyImport(const ImportArgs& a, std::unique_ptr<ir::Module> module) {
   double minCosine = 0, minEuclidean = 0;
-  TK_RETURN_IF_ERROR(parseTolerance(a.tolerance, minCosine, minEuclidean));
-  auto inputs = npy::readNpz(a.testInput);
-  if (!inputs) return inputs.status();
+  TK_RETURN_IF_ERROR(parseTolerance(a.tolerance, minCosine, minEuclidean).withContext("--tolerance"));
   auto reference = npy::readNpz(a.testReference);
   if (!reference) return reference.status();
-  // The test inputs are in ONNX Runtime's types (int64, uint8, shape-only inputs): adapted as `run` does.
+  // The test inputs are in ONNX Runtime's types (int64, uint8, shape-only inputs): prepared as `run` does.
   const ir::Function* fn = module->function("main");
   if (!fn) return Status::internal("the imported module has no @main");
-  auto adapted = adaptInputs(*fn, *inputs);
-  if (!adapted) return adapted.status().withContext(a.testInput);
+  auto adapted = prepareInputs(*fn, InputSources::fromNpz(a.testInput));
+  if (!adapted) return adapted.status();
   SessionOptions so;
   a.backend.apply(so);
   auto session = Session::create(std::move(module), so);
   if (!session) return session.status();
   RunResult result;
-  TK_RETURN_IF_ERROR((*session)->run(*adapted, result).withContext(a.testInput));
+  TK_RETURN_IF_ERROR((*session)->run(adapted->tensors, result).withContext(a.testInput));
   bool ok = true;
   for (const auto& [name, out] : result.outputs) {
     const Tensor* ref = nullptr;
@@ -137,6 +129,8 @@ Result<std::unique_ptr<ir::Module>> importTfliteModel(const ImportArgs& a) {
 }
 
 int importVerb(const ImportArgs& a) {
+  double minCosine = 0, minEuclidean = 0;  // checked before the (slow) import
+  if (Status s = parseTolerance(a.tolerance, minCosine, minEuclidean).withContext("--tolerance"); !s) return report(s);
   if (tflite::isTfliteFile(a.model)) {
     auto module = importTfliteModel(a);
     if (!module) return report(module.status());
@@ -149,15 +143,14 @@ int importVerb(const ImportArgs& a) {
       if (!checked) return report(checked.status());
       if (Status s = verifyImport(a, std::move(*checked)); !s) return report(s);
     }
-    if (Status s = saveModel(**module, a.output); !s) return report(s);
+    if (Status s = saveModelWithQuantParams(**module, a.output); !s) return report(s);
     return kExitOk;
   }
   onnx::OnnxImportOptions opts;
   opts.keepNchwIo = !a.nhwcIo;
   opts.runChecker = !a.noCheck;
   opts.convertOpset = !a.noConvert;
-  opts.foldQdq = a.qdq != "keep";
-  opts.requantizeLikeOrt = a.qdq == "fold-ort";
+  if (Status s = onnx::setQdqMode(opts, a.qdq); !s) return report(s);
   opts.qdqIntegerIo = a.qdqIntegerIo;
   opts.outputNames = a.outputs;
   for (const auto& spec : a.inputShapes) {
@@ -191,7 +184,7 @@ int importVerb(const ImportArgs& a) {
     if (!checked) return report(checked.status());
     if (Status s = verifyImport(a, std::move(*checked)); !s) return report(s);
   }
-  if (Status s = saveModel(**module, a.output); !s) return report(s);
+  if (Status s = saveModelWithQuantParams(**module, a.output); !s) return report(s);
   return kExitOk;
 }
 

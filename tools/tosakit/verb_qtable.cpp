@@ -8,6 +8,7 @@
 
 #include "backend_flags.h"
 #include "core/file_io.h"
+#include "tosakit/inputs.h"
 #include "tosakit/model_io.h"
 #include "tosakit/preprocess.h"
 #include "tosakit/qtable.h"

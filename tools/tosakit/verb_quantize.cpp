@@ -13,6 +13,8 @@
 #include "ir/module_clone.h"
 #include "tosakit/calibrate.h"
 #include "tosakit/compare.h"
+#include "tosakit/inputs.h"
+#include "tosakit/inspect.h"
 #include "tosakit/model_io.h"
 #include "tosakit/npz.h"
 #include "tosakit/preprocess.h"
@@ -65,7 +67,7 @@ void printRow(const TensorComparison& r) {
 // layer by layer against the float graph on the same input, naming the first layer below tolerance.
 Status verifyQuantized(const QuantizeArgs& a, const ir::Module& quantized) {
   CompareOptions co;
-  TK_RETURN_IF_ERROR(parseTolerance(a.tolerance, co.minCosine, co.minEuclidean));
+  TK_RETURN_IF_ERROR(parseTolerance(a.tolerance, co.minCosine, co.minEuclidean).withContext("--tolerance"));
   co.quantParams = recordedQuantParams(quantized);
   auto reference = npy::readNpz(a.testReference);
   if (!reference) return reference.status();
@@ -156,19 +158,7 @@ int quantizeVerb(const QuantizeArgs& a) {
   }
   if (!a.testInput.empty())
     if (Status s = verifyQuantized(a, **quantized); !s) return report(s);
-  bool spirv = a.output.size() > 4 && a.output.compare(a.output.size() - 4, 4, ".spv") == 0;
-  if (!spirv) return report(saveModel(**quantized, a.output));
-  // SPIR-V has no place for discardable op attributes: the recorded parameters go to the sidecar.
-  std::string params = quantParamsToJson(recordedQuantParams(**quantized));
-  for (auto& op : (*quantized)->functions.front()->body.ops)
-    for (auto it = op->attrs.begin(); it != op->attrs.end();)
-      it = it->first.rfind("tosakit.", 0) == 0 ? op->attrs.erase(it) : std::next(it);
-  if (Status s = saveModel(**quantized, a.output); !s) return report(s);
-  if (Status s = writeFileAtomic(a.output + ".qparams.json", params); !s) {
-    std::remove(a.output.c_str());
-    return report(s);
-  }
-  return kExitOk;
+  return report(saveModelWithQuantParams(**quantized, a.output));
 }
 
 }  // namespace

@@ -4,11 +4,12 @@
 #include <iostream>
 
 #include "backend_flags.h"
+#include "input_flags.h"
 #include "target_flags.h"
+#include "tosakit/inputs.h"
 #include "tosakit/io_adapt.h"
 #include "tosakit/model_io.h"
 #include "tosakit/npz.h"
-#include "tosakit/preprocess.h"
 #include "tosakit/session.h"
 #include "verbs.h"
 
@@ -29,53 +30,6 @@ struct RunArgs {
   BackendFlags backend;
 };
 
-// Reads every input file; adapts ONNX Runtime's types to the function's (include/tosakit/io_adapt.h: int64 ->
-// i32 with a range check, uint8 -> i8 bits, inputs the function does not take checked and dropped with a
-// note), then numpy's carrier types to the declared ones (bf16 as uint16 bits, ...).
-Status gatherInputs(const RunArgs& a, const ir::Function& fn, NamedTensors& out, std::vector<std::string>& notes) {
-  NamedTensors given;
-  std::vector<std::string> files;
-  auto add = [&](const std::string& name, Tensor t, const std::string& file) -> Status {
-    for (auto& [n, _] : given)
-      if (n == name) return Status::invalid("input '" + name + "' given twice");
-    given.emplace_back(name, std::move(t));
-    files.push_back(file);
-    return Status::ok();
-  };
-  if (!a.inputsNpz.empty()) {
-    auto npz = npy::readNpz(a.inputsNpz);
-    if (!npz) return npz.status();
-    for (auto& [name, t] : *npz) TK_RETURN_IF_ERROR(add(name, t, a.inputsNpz));
-  }
-  for (const std::string& spec : a.inputs) {
-    size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) return Status::invalid("--input '" + spec + "': expected NAME=FILE.npy");
-    std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
-    auto t = readInputFile(file, fn, name);  // .npy, or an image preprocessed by the recorded recipe
-    if (!t) return t.status();
-    TK_RETURN_IF_ERROR(add(name, *t, file));
-  }
-  auto adapted = adaptInputs(fn, given, &notes);
-  if (!adapted) {
-    // Name the file the offending input came from.
-    for (size_t k = 0; k < given.size(); ++k)
-      if (adapted.status().message().find("'" + given[k].first + "'") != std::string::npos)
-        return adapted.status().withContext(files[k]);
-    return adapted.status();
-  }
-  for (auto& [name, t] : *adapted) {
-    const ir::ValueType* type = nullptr;
-    size_t k = 0;
-    for (size_t i = 0; i < fn.inputs().size(); ++i)
-      if (fn.inputName(i) == name) type = &fn.inputs()[i]->type;
-    while (k < given.size() && given[k].first != name) ++k;
-    auto narrowed = npy::adaptToDType(t, type->dtype, files[k] + ": input '" + name + "'");
-    if (!narrowed) return narrowed.status();
-    out.emplace_back(name, std::move(*narrowed));
-  }
-  return Status::ok();
-}
-
 NamedTensors toNumpy(const NamedTensors& ts) {
   NamedTensors out;
   for (auto& [n, t] : ts) out.emplace_back(n, npy::toNumpyDType(t));
@@ -91,10 +45,12 @@ int runVerb(const RunArgs& a) {
   printNotes(notes);
   const ir::Function* fn = (*module)->function(a.function);
   if (!fn) return report(Status::invalid(a.model + ": no function '" + a.function + "'"));
-  NamedTensors inputs;
-  std::vector<std::string> inputNotes;
-  if (Status s = gatherInputs(a, *fn, inputs, inputNotes); !s) return report(s);
-  printNotes(inputNotes);
+  InputSources sources;
+  if (!a.inputsNpz.empty()) sources.npzFiles.push_back(a.inputsNpz);
+  if (Status s = addNamedInputFiles(a.inputs, sources); !s) return report(s);
+  auto inputs = prepareInputs(*fn, sources);
+  if (!inputs) return report(inputs.status());
+  printNotes(inputs->notes);
 
   SessionOptions so;
   so.target = *target;
@@ -106,7 +62,7 @@ int runVerb(const RunArgs& a) {
   ro.function = a.function;
   ro.captureIntermediates = !a.dumpIntermediates.empty();
   RunResult result;
-  if (Status s = (*session)->run(inputs, result, ro); !s) return report(s);
+  if (Status s = (*session)->run(inputs->tensors, result, ro); !s) return report(s);
   if (!a.tosaTypes) result.outputs = adaptOutputs(*fn, std::move(result.outputs));  // fn lives in the session
   if (Status s = npy::writeNpz(a.output, toNumpy(result.outputs)); !s) return report(s);
   if (!a.dumpIntermediates.empty()) {

@@ -2,6 +2,7 @@
 // quantized tensor by tensor on the float graph, one self-contained page (docs/INSPECT.md).
 #include "backend_flags.h"
 #include "core/file_io.h"
+#include "input_flags.h"
 #include "tosakit/calibrate.h"
 #include "tosakit/compare.h"
 #include "tosakit/inspect.h"
@@ -33,21 +34,21 @@ Status gatherSamples(const VisualArgs& a, const ir::Function& fn, std::vector<Na
     if (!s) return s.status();
     out.push_back(std::move(*s));
   }
-  NamedTensors named;
-  for (const std::string& spec : a.inputs) {
-    const size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) return Status::invalid("--input '" + spec + "': expected NAME=FILE");
-    auto t = readInputFile(spec.substr(eq + 1), fn, spec.substr(0, eq));
-    if (!t) return t.status();
-    named.emplace_back(spec.substr(0, eq), std::move(*t));
+  InputSources named;
+  TK_RETURN_IF_ERROR(addNamedInputFiles(a.inputs, named));
+  if (!named.files.empty()) {
+    auto prepared = prepareInputs(fn, named);
+    if (!prepared) return prepared.status();
+    out.push_back(std::move(prepared->tensors));
   }
-  if (!named.empty()) out.push_back(std::move(named));
   if (out.empty()) return Status::invalid("visual: give the inputs: --inputs FILE, --input NAME=FILE or --dataset DIR");
   return Status::ok();
 }
 
 int visualVerb(VisualArgs& a) {
-  if (Status s = parseTolerance(a.tolerance, a.options.minCosine, a.options.minEuclidean); !s) return report(s);
+  if (Status s = parseTolerance(a.tolerance, a.options.minCosine, a.options.minEuclidean).withContext("--tolerance");
+      !s)
+    return report(s);
   SessionOptions so;
   a.backend.apply(so);
   a.options.backend = so.backend;

@@ -14,7 +14,6 @@
 #include <fstream>
 #include <iterator>
 
-#include "formats/npy/npy.h"
 #include "tosakit/preprocess.h"
 
 namespace tosakit {
@@ -141,52 +140,6 @@ Result<Tensor> loadImage(const std::string& path, const ir::Function& fn, size_t
             t.setFloat(at, (pixel - perChannel(recipe->mean, int(ch))) * perChannel(recipe->scale, int(ch)));
         }
   return t;
-}
-
-Result<Tensor> loadInputFile(const std::string& path, const ir::Function& fn, size_t argIndex) {
-  if (argIndex >= fn.inputs().size()) return Status::invalid(path + ": no input " + std::to_string(argIndex));
-  if (isImageFile(path)) return loadImage(path, fn, argIndex);
-  auto t = npy::readNpy(path);
-  if (!t) return t.status();
-  return npy::adaptToDType(*t, fn.inputs()[argIndex]->type.dtype, path + ": input '" + fn.inputName(argIndex) + "'");
-}
-
-Result<Tensor> readInputFile(const std::string& path, const ir::Function& fn, const std::string& inputName) {
-  if (!isImageFile(path)) return npy::readNpy(path);
-  for (size_t i = 0; i < fn.inputs().size(); ++i)
-    if (fn.inputName(i) == inputName) return loadImage(path, fn, i);
-  std::string known;
-  for (size_t k = 0; k < fn.inputs().size(); ++k) known += (k ? ", " : "") + fn.inputName(k);
-  return Status::invalid(path + ": unknown input '" + inputName + "' (function @" + fn.name + " takes: " + known + ")");
-}
-
-Result<NamedTensors> loadSample(const std::string& path, const ir::Function& fn) {
-  std::string ext = lowerExtension(path);
-  if (ext == ".npz") {
-    auto npz = npy::readNpz(path);
-    if (!npz) return npz.status();
-    NamedTensors out;
-    for (auto& [name, t] : *npz) {
-      size_t i = 0;
-      while (i < fn.inputs().size() && fn.inputName(i) != name) ++i;
-      if (i == fn.inputs().size()) {
-        std::string known;
-        for (size_t k = 0; k < fn.inputs().size(); ++k) known += (k ? ", " : "") + fn.inputName(k);
-        return Status::invalid(path + ": unknown input '" + name + "' (function @" + fn.name + " takes: " + known +
-                               ")");
-      }
-      auto adapted = npy::adaptToDType(t, fn.inputs()[i]->type.dtype, path + ": input '" + name + "'");
-      if (!adapted) return adapted.status();
-      out.emplace_back(name, std::move(*adapted));
-    }
-    return out;
-  }
-  if (fn.inputs().size() != 1)
-    return Status::invalid(path + ": a .npy or image sample needs a single-input function; @" + fn.name + " takes " +
-                           std::to_string(fn.inputs().size()) + " inputs (use .npz samples keyed by input name)");
-  auto t = loadInputFile(path, fn, 0);
-  if (!t) return t.status();
-  return NamedTensors{{fn.inputName(0), std::move(*t)}};
 }
 
 Result<std::vector<std::string>> listDataset(const std::string& dir) {

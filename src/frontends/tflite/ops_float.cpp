@@ -262,14 +262,18 @@ Status opPad(Importer& im, bool v2) {
     padding.push_back(after);
     out[d] += before + after;
   }
-  double value = 0;
+  // Quantized tensors pad with the output's zero point (TFLite), or PADV2's raw constant.
+  const QuantParams& q = im.out(0).quant;
+  double value = isFloat(x.dtype) || q.zeroPoint.empty() ? 0 : double(q.zeroPoint[0]);
   if (v2 && im.hasInput(2)) {
     auto c = im.constIn(2, "constant_values");
     if (!c) return c.status();
     if ((*c)->size() != 1) return Status::invalid("PADV2 constant_values must hold one value");
+    if ((*c)->dtype() != x.dtype) return Status::invalid("PADV2 constant_values of another type than the input");
     value = (*c)->getFloat(0);
   }
-  if (x.dtype != DType::FP32) return Status::unsupported("PAD of " + std::string(dtypeName(x.dtype)));
+  if (x.dtype != DType::FP32 && x.dtype != DType::I8 && x.dtype != DType::I16 && x.dtype != DType::I32)
+    return Status::unsupported("PAD of " + std::string(dtypeName(x.dtype)));
   auto xv = im.get(0);
   if (!xv) return xv.status();
   Value* y = im.b.op1(
@@ -408,7 +412,9 @@ int64_t gcd3(int64_t a, int64_t b, int64_t c) { return std::gcd(std::gcd(a, b), 
 // (oy + 1/2) in/out - 1/2); otherwise n = out, d = in. Both clamp the sample to the edge rows alike. TFLite's
 // nearest rounds half away from zero with align_corners and floors otherwise; TOSA rounds half up.
 Status opResize(Importer& im, bool bilinear) {
-  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  // Nearest neighbour moves raw values: int8/int16 as float (TFLite's output is quantized like its input).
+  const DType dtype = im.in(0).dtype;
+  if (bilinear || (dtype != DType::I8 && dtype != DType::I16)) TK_RETURN_IF_ERROR(requireFloat(im, 0));
   const Shape& xs = im.in(0).shape;
   if (xs.size() != 4) return Status::invalid("resize needs a rank-4 input");
   const Shape& os = im.out(0).shape;
@@ -452,7 +458,7 @@ Status opResize(Importer& im, bool bilinear) {
   Value* y = im.b.op1("tosa.resize",
                       {*x, im.b.constShape(scale, im.aux("scale")), im.b.constShape(offset, im.aux("offset")),
                        im.b.constShape(border, im.aux("border"))},
-                      ValueType::tensor(DType::FP32, {xs[0], os[1], os[2], xs[3]}),
+                      ValueType::tensor(dtype, {xs[0], os[1], os[2], xs[3]}),
                       {{"mode", ir::Attribute::enumCase(bilinear ? "BILINEAR" : "NEAREST_NEIGHBOR")}}, im.loc);
   return im.setOut(0, y);
 }
@@ -478,6 +484,8 @@ Status opDepthToSpace(Importer& im) {
 // + ky) and out_pad_bottom whatever makes the declared output height. Weights are OHWI in both.
 Status transposeConv(Importer& im, int inputIdx, int weightIdx, int biasIdx, fb::Padding padding, int64_t strideH,
                      int64_t strideW, fb::ActivationFunctionType act) {
+  if (im.in(inputIdx).dtype == DType::I8 && inputIdx == 2)
+    return quantizedTransposeConv(im, padding, strideH, strideW, act);
   TK_RETURN_IF_ERROR(requireFloat(im, inputIdx));
   TK_RETURN_IF_ERROR(requireFloat(im, weightIdx));
   const Shape& xs = im.in(inputIdx).shape;
@@ -487,14 +495,9 @@ Status transposeConv(Importer& im, int inputIdx, int weightIdx, int biasIdx, fb:
     return Status::invalid("transpose conv shapes: input " + shapeToString(xs) + ", filter " + shapeToString(ws) +
                            ", output " + shapeToString(os));
   if (strideH <= 0 || strideW <= 0) return Status::invalid("transpose conv strides must be positive");
-  auto pads = [&](int64_t in, int64_t out, int64_t k, int64_t stride, int64_t& top, int64_t& bottom) {
-    const int64_t total = padding == fb::Padding::SAME ? std::max<int64_t>((in - 1) * stride + k - out, 0) : 0;
-    top = -(total / 2);
-    bottom = out - (in - 1) * stride - k - top;
-    return top > -k && bottom > -k;
-  };
   int64_t pt = 0, pb = 0, pl = 0, pr = 0;
-  if (!pads(xs[1], os[1], ws[1], strideH, pt, pb) || !pads(xs[2], os[2], ws[2], strideW, pl, pr))
+  if (!transposeConvPads(xs[1], os[1], ws[1], strideH, padding, pt, pb) ||
+      !transposeConvPads(xs[2], os[2], ws[2], strideW, padding, pl, pr))
     return Status::unsupported("transpose conv output size needs more cropping than tosa.transpose_conv2d expresses");
   auto x = im.get(inputIdx);
   if (!x) return x.status();
@@ -656,7 +659,7 @@ Status opPrelu(Importer& im) {
   auto ops = binaryOperands(im);
   if (!ops) return ops.status();
   auto s = broadcastShapes(im.in(0).shape, im.in(1).shape);
-  if (*s != im.in(0).shape) return Status::invalid("PRELU alpha broadcasts beyond the input");
+  if (!s || *s != im.in(0).shape) return Status::invalid("PRELU alpha broadcasts beyond the input");
   Value* x = ops->first;
   Value* scaled = im.b.mul(x, ops->second, 0, im.aux("scaled"));
   Value* neg = im.b.op1("tosa.greater", {im.scalarOf(DType::FP32, 0, s->size()), x}, ValueType::tensor(DType::Bool, *s),
@@ -749,6 +752,14 @@ Status opBatchMatmul(Importer& im) {
 }
 
 }  // namespace
+
+bool transposeConvPads(int64_t in, int64_t out, int64_t k, int64_t stride, fb::Padding padding, int64_t& top,
+                       int64_t& bottom) {
+  const int64_t total = padding == fb::Padding::SAME ? std::max<int64_t>((in - 1) * stride + k - out, 0) : 0;
+  top = -(total / 2);
+  bottom = out - (in - 1) * stride - k - top;
+  return top > -k && bottom > -k;
+}
 
 void registerFloatOps(HandlerTable& t) {
   using Op = fb::BuiltinOperator;
