@@ -12,7 +12,7 @@
 
 namespace tosakit::fast {
 
-bool functionNeedsInterpreter(const ir::Function& fn);  // plan.cpp
+bool functionNeedsInterpreter(const ir::Function& fn);  // plan/plan_compile.cpp
 
 void setNumThreads(int n) { omp_set_num_threads(n > 0 ? n : omp_get_num_procs()); }
 int numThreads() { return omp_get_max_threads(); }

@@ -46,7 +46,7 @@ std::optional<ConvGeom> parseConv(const OpChain& c, ConvKind kind) {
       return std::nullopt;
     // oneDNN 2.6's int8 deconvolution leaves outputs no tap reaches unwritten when the kernel is smaller than
     // the stride (tests/fast/onednn_conv_test.cpp): not handled. (Its zero points are inexact too, so an input
-    // zero point is compensated in our epilogue instead, as for conv2d: addZeroPointCompensation.)
+    // zero point is compensated in our epilogue instead, as for conv2d: addInputZeroPointCompensation in onednn/conv_exact_int8.cpp.)
     if (g.inT == DType::I8 && (g.KH < st[0] || g.KW < st[1])) return std::nullopt;
     g.strides = {st[0], st[1]};
     g.dilates = {0, 0};

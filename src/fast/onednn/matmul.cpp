@@ -137,7 +137,7 @@ class MatmulKernel : public OpKernel {
  private:
   // Makes the s32 results exact and applies the zero points (oneDNN runs without them):
   //  - oneDNN passes the s32 accumulator through f32 (and its zero-point compensation too): a raw sum r with
-  //    |r| + 128 * |sum_c B[n,c,w]| < 2^23 is exact (see onednn/conv.cpp); the others are recomputed here;
+  //    |r| + 128 * |sum_c B[n,c,w]| < 2^23 is exact (see onednn/conv_exact_int8.h); the others are recomputed here;
   //  - sum_c (a - A_zp)(b - B_zp) = sum ab - B_zp * sum_c a - A_zp * sum_c b + C * A_zp * B_zp, in wrapping
   //    int32 arithmetic like the accumulator.
   void makeExact(const int8_t* a, const int8_t* b, int32_t* acc) {

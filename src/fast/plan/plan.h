@@ -54,7 +54,22 @@ class ExecutionPlan {
   struct Slot;
   struct Step;
   ExecutionPlan() = default;
+  struct CompileState;
   Status compileFunction(const ir::Function& fn, const ir::TargetEnv& target, const PlanOptions& opts);
+  int newSlot(CompileState& st, const ir::Value* v);
+  Status collectOps(CompileState& st);
+  bool foldConstantReshape(CompileState& st, const ir::Operation& op);
+  std::vector<const Tensor*> constantsOf(CompileState& st, const ir::Operation* op);
+  bool holdBack(const CompileState& st, size_t i) const;
+  Status compileChains(CompileState& st);
+  Result<int> compileStep(CompileState& st, OpChain& chain);
+  Status chooseKernel(CompileState& st, OpChain& chain, Step& step, std::vector<const ir::Operation*>& chainOps,
+                      std::vector<std::pair<int, int>>& absorbed);
+  Status wireOperands(CompileState& st, Step& step);
+  void guardSpecials(Step& step) const;
+  void aliasReshape(Step& step);
+  void recordProfile(Step& step);
+  Status finishFunction(CompileState& st);
   Status planMemory();
   TensorView view(int slot) const;
   void* dataOf(int slot) const;

@@ -28,6 +28,14 @@ std::optional<RescaleSpec> parseRescale(const ir::Operation& op, const std::vect
 // An i8 operand with one scale: its 256 rescaled values at v + 128 (through `table` first, if any), or empty
 // when one of them breaks apply_scale_32's range.
 std::vector<int32_t> rescaleLut(const RescaleSpec& s, const std::vector<int8_t>& table);
+// apply_scale_32 of one value in channel ch (its REQUIRE on the value's range checked: nullopt when it fails).
+inline std::optional<int32_t> scaleValue(const RescaleSpec& s, size_t ch, int64_t value) {
+  const int64_t sh = s.shift[ch];
+  if (value < -(int64_t(1) << (sh - 1)) || value >= (int64_t(1) << (sh - 1))) return std::nullopt;
+  int64_t round = int64_t(1) << (sh - 1);
+  if (s.doubleRound && sh > 31) round += value >= 0 ? (int64_t(1) << 30) : -(int64_t(1) << 30);
+  return int32_t((value * s.multiplier[ch] + round) >> sh);
+}
 // A held-back first operand's rescale (OpChain::Producer) a kernel can compute: i8/i16 -> i32, exact.
 std::optional<RescaleSpec> absorbableRescale(const OpChain::Producer& p);
 // The bounds of a tosa.clamp after the output rescale: integer bounds inside [lo, hi] of type t, or nullopt.

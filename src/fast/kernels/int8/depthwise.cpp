@@ -21,7 +21,8 @@
 // pixels accumulate in registers (one weight vector per tap), as in the fp32 kernel.
 // The work is split over the threads in bands of output rows, or of channels when the rows are few (each thread
 // then converts only its channels of the rows); one band per image when there are enough images.
-// CPUs without AVX-512 (F/BW/DQ/VL) leave the layer to oneDNN.
+// CPUs without AVX-512 (F/BW/DQ/VL) run the AVX2 form of the same sums (depthwise_avx2.cpp); the parts the forms
+// share are in depthwise_int8.h.
 #include <omp.h>
 
 #include <algorithm>
@@ -35,6 +36,7 @@
 #include "fast/cpu_features.h"
 #include "fast/isa_dispatch.h"
 #include "fast/kernels/common.h"
+#include "fast/kernels/int8/depthwise_int8.h"
 #include "fast/kernels/int8/simd.h"
 #include "fast/kernels/int8/simd_avx2.h"
 #include "fast/onednn/common.h"
@@ -50,24 +52,9 @@ namespace tosakit::fast {
 namespace {
 
 using namespace dnn;
+using namespace dwint8;
 
-// Below 200K multiply-accumulates an OpenMP region costs more than it saves (docs/FAST.md, Threads; the plan's
-// small-step bound). A depthwise layer does few operations per byte: mobilenet_v2's 28x28x192 layer (1.35M)
-// takes ~50 us on one thread, which two halve.
-constexpr double kParallelFlops = 4e5;
-constexpr int64_t kChunk = 64;       // channels per sweep of a row (4 vectors)
 constexpr int64_t kMinBandRows = 8;  // fewer output rows per thread: bands of channels (DepthwiseInt8Kernel::split)
-constexpr int64_t kExactLimit = int64_t(1) << 24;    // fp32 represents every integer of smaller magnitude
-constexpr int64_t kExactLimit64 = int64_t(1) << 53;  // fp64 likewise
-
-struct Geometry {
-  int64_t N = 0, IH = 0, IW = 0, C = 0, KH = 0, KW = 0, OH = 0, OW = 0;
-  int64_t strideY = 1, strideX = 1, dilationY = 1, dilationX = 1, padTop = 0, padLeft = 0;
-  int64_t Cp = 0;    // channels rounded up to 16 (the fp32 rows and weights)
-  int64_t IWp = 0;   // padded row width in pixels: padLeft + IW + padRight
-  int64_t ring = 0;  // rows of the ring: the rows one output row reads, (KH - 1) * dilationY + 1
-  int64_t rowFloats() const { return IWp * Cp; }
-};
 
 // Pixels [px0, px1) of a padded fp32 row, channels [c0, c1) (multiples of 16): zp.
 TK_AVX512 void fillZp(float* row, int64_t Cp, int64_t px0, int64_t px1, int64_t c0, int64_t c1, float zp) {
@@ -109,27 +96,6 @@ TK_AVX512 void convertRow(const Geometry& g, const int8_t* x, int64_t n, int64_t
       _mm512_storeu_ps(dst + ix * Cp + cb, _mm512_maskz_cvtepi32_ps(m, v));
     }
 }
-
-// The calling thread's ring of fp32 rows (reused by every layer).
-// 64-byte aligned: every vector of a row (Cp floats per pixel) then sits in one cache line. With malloc's
-// 16-byte alignment a run got 0, 16, 32 or 48 bytes of offset by chance, and an offset split every load in two
-// lines: mobilenet_v2's stride-1 layers took ~0.45 or ~0.59 ms at one thread depending on the process.
-float* ringScratch(int64_t floats) {
-  thread_local std::vector<float> buf;
-  if (int64_t(buf.size()) < floats + 16) buf.resize(size_t(floats + 16));
-  const uintptr_t p = reinterpret_cast<uintptr_t>(buf.data());
-  return buf.data() + (64 - p % 64) % 64 / sizeof(float);
-}
-
-// The rescale in fp64 (kScaled paths): with the bias in the fp32 accumulator (exact: |bias| + the sum's bound
-// < 2^24), v = acc. v * m + round is an integer N with |N| < 2^53 (checked per channel at compile time), and
-// scaling by 2^-shift is exact, so one fp64 FMA v * (m * 2^-shift) + round * 2^-shift gives N * 2^-shift
-// exactly and a conversion rounding towards -inf gives N >> shift, apply_scale_32/16's result (|result| <= 2^30
-// under the rescale's REQUIREs, which the compile-time bounds prove: no check is needed at run time).
-struct ScaledRescale {
-  // per channel (Cp): m * 2^-shift, (round + output_zp * 2^shift) * 2^-shift
-  Aligned64<double> mult, roundPos, roundNeg;
-};
 
 struct RowArgs {
   const Geometry& g;
@@ -334,140 +300,10 @@ TK_AVX512 void outputRowAnyK(const RowArgs& a, OutT* out, EpiFlags& f) {
     outputRow<0, OutT, P>(a, out, f);
 }
 
-// The weights as the fp32 sums use them and the bounds that prove the sums exact (see the top), per channel
-// with the real weights: the largest |sum| of (x - input_zp) * (w - weight_zp) (any input), the accumulators'
-// start without the bias, -input_zp * sum(w - weight_zp) (the padding holds input_zp), and the bound on what
-// the x * (w - weight_zp) terms add to it (|x| <= 128). Nothing when some partial sum could leave fp32's exact
-// integers.
-struct TapWeights {
-  Aligned64<float> weights;                              // [KH * KW][Cp] w - weight_zp, zeros in the channel padding
-  std::vector<int64_t> accBound, zpStart, partialBound;  // per channel
-  std::vector<int64_t> rowSums;                          // [KH][Cp] sum over kx of (w - weight_zp)
-};
-std::optional<TapWeights> tapWeights(const Geometry& g, const Tensor& w, int64_t inputZp, int64_t weightZp) {
-  const int64_t maxAbsX = std::max(std::abs(-128 - inputZp), std::abs(127 - inputZp));
-  const int8_t* wp = reinterpret_cast<const int8_t*>(w.data());
-  const int64_t taps = g.KH * g.KW;
-  TapWeights t;
-  t.weights.assign(size_t(taps * g.Cp), 0.0f);
-  t.accBound.resize(size_t(g.C)), t.zpStart.resize(size_t(g.C)), t.partialBound.resize(size_t(g.C));
-  t.rowSums.assign(size_t(g.KH * g.Cp), 0);
-  for (int64_t ch = 0; ch < g.C; ++ch) {
-    int64_t absSum = 0, sum = 0;
-    for (int64_t k = 0; k < taps; ++k) {
-      const int64_t v = int64_t(wp[k * g.C + ch]) - weightZp;  // TOSA [KH, KW, C, 1]
-      absSum += std::abs(v), sum += v;
-      t.weights[size_t(k * g.Cp + ch)] = float(v);
-      t.rowSums[size_t(k / g.KW * g.Cp + ch)] += v;
-    }
-    const size_t i = size_t(ch);
-    t.accBound[i] = absSum * maxAbsX;
-    t.zpStart[i] = -inputZp * sum;
-    t.partialBound[i] = 128 * absSum;
-    if (std::abs(t.zpStart[i]) + t.partialBound[i] >= kExactLimit) return std::nullopt;
-  }
-  return t;
-}
-
-// Whether the compile-time bounds prove the fp64 rescale exact for every channel (see ScaledRescale) and every
-// REQUIRE of the bias add and the rescale satisfied (the accumulators starting at bias - input_zp * sum(w)); the
-// parameters when they do.
-std::optional<ScaledRescale> planScaled(const IntEpilogue& epi, const Geometry& g, const TapWeights& tw,
-                                        const std::vector<int64_t>& bias) {
-  const int64_t C = g.C, Cp = g.Cp;
-  ScaledRescale sr;
-  sr.mult.assign(size_t(Cp), 0.0), sr.roundPos.assign(size_t(Cp), 0.0);
-  sr.roundNeg.assign(size_t(Cp), 0.0);
-  for (int64_t ch = 0; ch < C; ++ch) {
-    const size_t i = size_t(ch);
-    const int64_t bc = bias[bias.size() == 1 ? 0 : i], vBound = std::abs(bc) + tw.accBound[i];
-    // The accumulators start at bias - input_zp * sum(w): exact partial sums, and acc + bias far inside i32.
-    if (std::abs(bc + tw.zpStart[i]) + tw.partialBound[i] >= kExactLimit || vBound >= kExactLimit) return std::nullopt;
-    const int64_t m = epi.multiplier[i], sh = epi.shift[i];
-    const int64_t round = std::max(std::abs(epi.roundPos[i]), std::abs(epi.roundNeg[i]));
-    // vBound < 2^24, m < 2^31, round <= 2^61 + 2^30: no int64 overflow.
-    const int64_t top = vBound * m + round;
-    if (top >= kExactLimit64 || (top >> sh) >= (int64_t(1) << 30)) return std::nullopt;
-    if (epi.scale32 && sh <= 31 && vBound > (int64_t(1) << (sh - 1)) - 1)
-      return std::nullopt;  // apply_scale_32's range
-    // The output zero point joins the rounding term as zp * 2^shift: floor((N + zp * 2^shift) * 2^-shift) =
-    // (N >> shift) + zp, exact while |v * m + round + zp * 2^shift| < 2^53 too.
-    const __int128 zpTerm = __int128(epi.outputZp) * (__int128(1) << sh), vm = __int128(vBound) * m;
-    const __int128 rp = epi.roundPos[i] + zpTerm, rn = epi.roundNeg[i] + zpTerm;
-    if (vm + (rp < 0 ? -rp : rp) >= kExactLimit64 || vm + (rn < 0 ? -rn : rn) >= kExactLimit64) return std::nullopt;
-    const double scale = std::ldexp(1.0, -int(sh));
-    sr.mult[i] = double(m) * scale;
-    sr.roundPos[i] = double(int64_t(rp)) * scale;
-    sr.roundNeg[i] = double(int64_t(rn)) * scale;
-  }
-  return sr;
-}
-
 // One thread's share of a layer: output rows [oy0, oy1), channels [c0, c1) of image n.
 struct Work {
   int64_t n = 0, oy0 = 0, oy1 = 0, c0 = 0, c1 = 0;
 };
-
-// Kernel rows whose input rows lie wholly in the padding add input_zp * (w - weight_zp) over their taps:
-// skipping them, an output row starts from start + input_zp * those rows' weight sums instead. The short
-// feature maps of PP-LCNet (2-3 rows under a 5x5 kernel padded by 2) spent over half their taps there. Both are
-// planned at compile time (planRowSkips): per output row its live kernel rows and, when
-// some are skipped, which of the partial starts (one per distinct live range) it begins from.
-struct RowPlan {
-  int64_t ky0 = 0, ky1 = 0;  // the live kernel rows
-  int start = -1;            // index of the row's partial start; -1: every kernel row is live (the full start)
-};
-struct RowSkip {
-  const RowPlan* rows = nullptr;                    // per output row; null: no row is skipped
-  const Aligned64<float>* partialStarts = nullptr;  // [Cp] each
-};
-
-// The kernel rows [ky0, ky1) of output row oy that read input rows.
-inline std::pair<int64_t, int64_t> liveKernelRows(const Geometry& g, int64_t oy) {
-  const int64_t iy0 = oy * g.strideY - g.padTop, d = g.dilationY;  // the input row of ky = 0
-  const int64_t ky0 = iy0 >= 0 ? 0 : (-iy0 + d - 1) / d;
-  const int64_t ky1 = g.IH - 1 - iy0 < 0 ? 0 : std::min(g.KH, (g.IH - 1 - iy0) / d + 1);
-  return {std::min(ky0, ky1), ky1};
-}
-
-std::atomic<int64_t> skippedRows{0};  // depthwiseInt8SkippedRowsForTesting
-
-// The row skipping of a layer (RowSkip), planned at compile time: per output row its live kernel rows, and the
-// partial start of each distinct live range that leaves rows out: startInt + input_zp * the skipped rows' sums, an
-// integer below 2^24 (the callers' bound), so exact as a float.
-struct RowSkipPlan {
-  std::vector<RowPlan> rows;                    // per output row
-  std::vector<Aligned64<float>> partialStarts;  // [Cp] each (RowPlan::start)
-  RowSkip view() const { return {rows.empty() ? nullptr : rows.data(), partialStarts.data()}; }
-};
-RowSkipPlan planRowSkips(const Geometry& g, const std::vector<int64_t>& startInt, const std::vector<int64_t>& rowSums,
-                         int64_t inputZp) {
-  RowSkipPlan p;
-  const int64_t Cp = g.Cp;
-  std::vector<std::pair<int64_t, int64_t>> ranges;  // the live range of p.partialStarts[i]
-  for (int64_t oy = 0; oy < g.OH; ++oy) {
-    const auto [ky0, ky1] = liveKernelRows(g, oy);
-    RowPlan plan{ky0, ky1, -1};
-    if (ky1 - ky0 != g.KH) {
-      const auto found = std::find(ranges.begin(), ranges.end(), std::pair(ky0, ky1));
-      plan.start = int(found - ranges.begin());
-      if (found == ranges.end()) {
-        Aligned64<float> start;
-        start.assign(size_t(Cp), 0.0f);
-        for (int64_t c = 0; c < Cp; ++c) {
-          int64_t v = startInt[size_t(c)];
-          for (int64_t ky = 0; ky < g.KH; ++ky)
-            if (ky < ky0 || ky >= ky1) v += inputZp * rowSums[size_t(ky * Cp + c)];
-          start[size_t(c)] = float(v);
-        }
-        ranges.emplace_back(ky0, ky1);
-        p.partialStarts.push_back(std::move(start));
-      }
-    }
-    p.rows.push_back(plan);
-  }
-  return p;
-}
 
 // The work item on the calling thread; false: a REQUIRE of the epilogue failed.
 template <typename OutT, Path P>
@@ -493,7 +329,7 @@ TK_AVX512 bool band(const RowArgs& proto, const RowSkip& skip, const int8_t* x, 
     const float* start = proto.start;
     if (plan.start >= 0) {
       start = skip.partialStarts[plan.start].data();
-      skippedRows.fetch_add(1, std::memory_order_relaxed);
+      countSkippedRow();
     }
     const RowArgs a{g, rows.data(), proto.w, start, proto.epi, proto.sr, w.c0, w.c1, plan.ky0, plan.ky1};
     outputRowAnyK<OutT, P>(a, y + (n * g.OH + oy) * g.OW * g.C, f);
@@ -614,342 +450,6 @@ class DepthwiseInt8Kernel : public OpKernel {
   ScaledRescale scaled_;
 };
 
-// The geometry of a depthwise_conv2d this kernel takes, from the op's static types and attributes.
-std::optional<Geometry> parseGeometry(const OpChain& c) {
-  const ir::Operation& op = *c.ops[0];
-  const ir::ValueType &in = operandType(c, 0, 0), &wt = operandType(c, 0, 1), &out = resultType(c, 0);
-  if (!isStatic(in) || !isStatic(wt) || !isStatic(out) || in.rank() != 4 || wt.rank() != 4 || out.rank() != 4)
-    return std::nullopt;
-  const std::optional<ConvWindow> win = convWindow(op);
-  if (!win) return std::nullopt;
-  const std::vector<int64_t>&pad = win->pad, &st = win->stride, &dil = win->dilation;
-  Geometry g;
-  g.N = in.dims[0], g.IH = in.dims[1], g.IW = in.dims[2], g.C = in.dims[3];
-  g.KH = wt.dims[0], g.KW = wt.dims[1];
-  g.OH = out.dims[1], g.OW = out.dims[2];
-  if (wt.dims[2] != g.C || wt.dims[3] != 1 || out.dims[0] != g.N || out.dims[3] != g.C) return std::nullopt;
-  if (g.N < 1 || g.C < 1 || g.KH < 1 || g.KW < 1 || g.OH < 1 || g.OW < 1) return std::nullopt;
-  // OH/OW exactly as the spec's ERROR_IFs require (otherwise the reference kernel reports the error).
-  const int64_t nh = g.IH - 1 + pad[0] + pad[1] - (g.KH - 1) * dil[0];
-  const int64_t nw = g.IW - 1 + pad[2] + pad[3] - (g.KW - 1) * dil[1];
-  if (nh < 0 || nw < 0 || nh % st[0] != 0 || nw % st[1] != 0 || g.OH != nh / st[0] + 1 || g.OW != nw / st[1] + 1)
-    return std::nullopt;
-  g.strideY = st[0], g.strideX = st[1], g.dilationY = dil[0], g.dilationX = dil[1];
-  g.padTop = pad[0], g.padLeft = pad[2];
-  g.Cp = (g.C + 15) / 16 * 16;
-  g.IWp = pad[2] + g.IW + pad[3];
-  g.ring = (g.KH - 1) * g.dilationY + 1;
-  return g;
-}
-
-// The operands of an int8 depthwise_conv2d (i8 x i8 -> i32, constant weights and bias, zero points in range) the
-// kernels here take, with its geometry.
-struct Int8Depthwise {
-  Geometry g;
-  const Tensor *w = nullptr, *bias = nullptr;
-  int64_t inputZp = 0, weightZp = 0;
-};
-std::optional<Int8Depthwise> parseInt8Depthwise(const OpChain& c) {
-  const ir::Operation& op = *c.ops[0];
-  if (op.operands.size() != 5 || op.results.size() != 1) return std::nullopt;
-  if (operandType(c, 0, 0).dtype != DType::I8 || operandType(c, 0, 1).dtype != DType::I8 ||
-      resultType(c, 0).dtype != DType::I32)
-    return std::nullopt;
-  auto acc = accType(op);
-  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
-  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
-  if (!acc || *acc != DType::I32 || !w || !bias || bias->dtype() != DType::I32 || !izp || !wzp) return std::nullopt;
-  if (*izp < -128 || *izp > 127 || *wzp < -128 || *wzp > 127) return std::nullopt;
-  auto g = parseGeometry(c);
-  if (!g || (bias->size() != g->C && bias->size() != 1)) return std::nullopt;
-  return Int8Depthwise{*g, w, bias, *izp, *wzp};
-}
-
-// ---- AVX2 (no AVX-512): the same exact fp32 tap sums on 8 lanes, converted to i32 in registers and through the
-// epilogue's 8-lane form (kernels/int8/simd_avx2.h: bias with its overflow check, RESCALE with its range check,
-// CLAMP). Any stride, dilation and padding; one band of output rows per
-// thread (per image when there are enough images).
-
-// The kernel rows [ky0, ky1) an output row reads (RowPlan: the others read only padding rows and are skipped).
-struct KyRange {
-  int64_t ky0 = 0, ky1 = 0;
-};
-
-// Padded row py of image n as fp32 (as convertRow: input_zp outside the input, 0 in the channel padding).
-TK_TARGET_AVX2 void convertRowAvx2(const Geometry& g, const int8_t* x, int64_t n, int64_t py, float zp, float* row) {
-  const int64_t iy = py - g.padTop, Cp = g.Cp, C = g.C;
-  if (iy < 0 || iy >= g.IH) {
-    std::fill(row, row + g.IWp * Cp, zp);
-    return;
-  }
-  std::fill(row, row + g.padLeft * Cp, zp);
-  std::fill(row + (g.padLeft + g.IW) * Cp, row + g.IWp * Cp, zp);
-  const int8_t* src = x + ((n * g.IH + iy) * g.IW) * C;
-  float* dst = row + g.padLeft * Cp;
-  for (int64_t ix = 0; ix < g.IW; ++ix) {
-    const int8_t* s = src + ix * C;
-    float* d = dst + ix * Cp;
-    int64_t c = 0;
-    for (; c + 8 <= C; c += 8) {
-      int64_t eight;
-      std::memcpy(&eight, s + c, 8);
-      _mm256_storeu_ps(d + c, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(eight))));
-    }
-    for (; c < C; ++c) d[c] = float(s[c]);
-    for (; c < Cp; ++c) d[c] = 0.0f;
-  }
-}
-
-// The epilogue of 8 exact fp32 sums, two forms with the same interface (load the parameters of channels c..c+7,
-// apply them to one accumulator vector). IntEpi8: converted to i32 (exact: they are integers) and through the
-// integer epilogue (kernels/int8/simd_avx2.h) with its checks; ScaledEpi8: the bias already in the sums, the
-// rescale in fp64 as the AVX-512 form's kScaled paths (ScaledRescale: one FMA per 4 lanes and a floor, exact
-// under the compile-time bounds, which also prove every REQUIRE: no flags).
-template <typename OutT, bool kRescale, bool kDouble = true, bool kRange = true, bool kOverflow = true>
-struct IntEpi8 {
-  const IntEpilogueLanes& l;
-  TK_TARGET_AVX2 EpiRegs8 load(int64_t c) const { return loadEpi8(l, l.bias.data(), c); }
-  TK_TARGET_AVX2 void apply(__m256 acc, const EpiRegs8& r, OutT* out, int n, EpiFlags8& f) const {
-    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(acc), r, out, n, f);
-  }
-};
-struct ScaledRegs8 {
-  __m256d mLo, mHi, rpLo, rpHi, rnLo, rnHi;
-  __m256i lo, hi;
-};
-template <typename OutT, bool kDouble>
-struct ScaledEpi8 {
-  const ScaledRescale& sr;
-  int32_t lo, hi;
-  TK_TARGET_AVX2 ScaledRegs8 load(int64_t c) const {
-    const double *m = sr.mult.data() + c, *rp = sr.roundPos.data() + c, *rn = sr.roundNeg.data() + c;
-    return {_mm256_loadu_pd(m),  _mm256_loadu_pd(m + 4),  _mm256_loadu_pd(rp),   _mm256_loadu_pd(rp + 4),
-            _mm256_loadu_pd(rn), _mm256_loadu_pd(rn + 4), _mm256_set1_epi32(lo), _mm256_set1_epi32(hi)};
-  }
-  TK_TARGET_AVX2 void apply(__m256 acc, const ScaledRegs8& r, OutT* out, int n, EpiFlags8&) const {
-    const __m256d vLo = _mm256_cvtps_pd(_mm256_castps256_ps128(acc)),
-                  vHi = _mm256_cvtps_pd(_mm256_extractf128_ps(acc, 1));
-    __m256d rLo = r.rpLo, rHi = r.rpHi;
-    if constexpr (kDouble) {  // the rounding term of the value's sign
-      rLo = _mm256_blendv_pd(r.rpLo, r.rnLo, _mm256_cmp_pd(vLo, _mm256_setzero_pd(), _CMP_LT_OQ));
-      rHi = _mm256_blendv_pd(r.rpHi, r.rnHi, _mm256_cmp_pd(vHi, _mm256_setzero_pd(), _CMP_LT_OQ));
-    }
-    // floor, then an exact truncation (the output zero point is in the rounding term)
-    const __m128i yLo = _mm256_cvttpd_epi32(_mm256_floor_pd(_mm256_fmadd_pd(vLo, r.mLo, rLo)));
-    const __m128i yHi = _mm256_cvttpd_epi32(_mm256_floor_pd(_mm256_fmadd_pd(vHi, r.mHi, rHi)));
-    const __m256i y = _mm256_setr_m128i(yLo, yHi);
-    storeNarrow8(out, _mm256_min_epi32(_mm256_max_epi32(y, r.lo), r.hi), n);
-  }
-};
-
-// B adjacent output pixels from ox, 16 channels from cb: the taps' exact sums, through the epilogue E into the
-// output row y (the channels that exist).
-template <int B, typename OutT, typename E>
-TK_TARGET_AVX2 inline void pixelBlockAvx2(const Geometry& g, const float* const* rows, const float* w,
-                                          const float* start, const E& e, KyRange kr, int64_t ox, int64_t cb, OutT* y,
-                                          EpiFlags8& f) {
-  const int64_t Cp = g.Cp, stepX = g.strideX * Cp, stepK = g.dilationX * Cp;
-  __m256 a[B][2];
-#pragma GCC unroll 8
-  for (int i = 0; i < B; ++i) a[i][0] = _mm256_loadu_ps(start + cb), a[i][1] = _mm256_loadu_ps(start + cb + 8);
-  for (int64_t ky = kr.ky0; ky < kr.ky1; ++ky) {
-    const float* xr = rows[ky] + ox * stepX + cb;
-    const float* wr = w + ky * g.KW * Cp + cb;
-    for (int64_t kx = 0; kx < g.KW; ++kx) {
-      const float* p = xr + kx * stepK;
-      const __m256 w0 = _mm256_loadu_ps(wr + kx * Cp), w1 = _mm256_loadu_ps(wr + kx * Cp + 8);
-#pragma GCC unroll 8
-      for (int i = 0; i < B; ++i) {
-        a[i][0] = _mm256_fmadd_ps(_mm256_loadu_ps(p + i * stepX), w0, a[i][0]);
-        a[i][1] = _mm256_fmadd_ps(_mm256_loadu_ps(p + i * stepX + 8), w1, a[i][1]);
-      }
-    }
-  }
-  const int n0 = int(std::min<int64_t>(8, g.C - cb)), n1 = int(std::min<int64_t>(8, g.C - cb - 8));
-  const auto r0 = e.load(cb);
-#pragma GCC unroll 8
-  for (int i = 0; i < B; ++i) e.apply(a[i][0], r0, y + (ox + i) * g.C + cb, n0, f);
-  if (n1 <= 0) return;
-  const auto r1 = e.load(cb + 8);  // the parameters are padded to 16 channels
-#pragma GCC unroll 8
-  for (int i = 0; i < B; ++i) e.apply(a[i][1], r1, y + (ox + i) * g.C + cb + 8, n1, f);
-}
-
-// Stride and dilation 1 along x, a K x K kernel: B adjacent output pixels from ox, the 8 channels from c. Output
-// pixel i's tap kx reads input pixel i + kx, so each kernel row's B + K - 1 input vectors are loaded once and
-// each feeds the taps that read it (the general block loads B * K); the same FMAs in the same order per output.
-template <int B, int K, typename OutT, typename E>
-TK_TARGET_AVX2 inline void unitBlockAvx2(const Geometry& g, const float* const* rows, const float* w,
-                                         const float* start, const E& e, KyRange kr, int64_t ox, int64_t c, OutT* y,
-                                         EpiFlags8& f) {
-  const int64_t Cp = g.Cp;
-  __m256 a[B];
-#pragma GCC unroll 8
-  for (int i = 0; i < B; ++i) a[i] = _mm256_loadu_ps(start + c);
-  for (int64_t ky = kr.ky0; ky < kr.ky1; ++ky) {
-    const float* xr = rows[ky] + ox * Cp + c;
-    const float* wr = w + ky * K * Cp + c;
-    __m256 wv[K];
-#pragma GCC unroll 8
-    for (int kx = 0; kx < K; ++kx) wv[kx] = _mm256_loadu_ps(wr + kx * Cp);
-      // Taps in the order kx = 0..K-1 for every output (input j feeds output j - kx through tap kx).
-#pragma GCC unroll 8
-    for (int kx = 0; kx < K; ++kx) {
-#pragma GCC unroll 8
-      for (int i = 0; i < B; ++i) a[i] = _mm256_fmadd_ps(_mm256_loadu_ps(xr + (i + kx) * Cp), wv[kx], a[i]);
-    }
-  }
-  const int n = int(std::min<int64_t>(8, g.C - c));
-  const auto r = e.load(c);
-#pragma GCC unroll 8
-  for (int i = 0; i < B; ++i) e.apply(a[i], r, y + (ox + i) * g.C + c, n, f);
-}
-
-// One output row: chunks of kChunk channels (their input pixels stay in L1), blocks of 4 pixels (8 with the
-// unit-step 3x3/5x5 blocks); false: a REQUIRE of the epilogue failed.
-template <typename OutT, typename E>
-TK_TARGET_AVX2 bool outputRowAvx2(const Geometry& g, const float* const* rows, const float* w, const float* start,
-                                  const E& e, KyRange kr, OutT* y) {
-  EpiFlags8 f = epiFlags8();
-  const bool unit = g.strideX == 1 && g.dilationX == 1 && g.KH == g.KW && (g.KW == 3 || g.KW == 5);
-  for (int64_t c0 = 0; c0 < g.C; c0 += kChunk) {
-    const int64_t c1 = std::min(g.C, c0 + kChunk);
-    int64_t ox = 0;
-    if (unit) {
-      for (; ox + 8 <= g.OW; ox += 8)
-        for (int64_t c = c0; c < c1; c += 8) {
-          if (g.KW == 3)
-            unitBlockAvx2<8, 3>(g, rows, w, start, e, kr, ox, c, y, f);
-          else
-            unitBlockAvx2<8, 5>(g, rows, w, start, e, kr, ox, c, y, f);
-        }
-    }
-    for (; ox + 4 <= g.OW; ox += 4)
-      for (int64_t cb = c0; cb < c1; cb += 16) pixelBlockAvx2<4>(g, rows, w, start, e, kr, ox, cb, y, f);
-    for (; ox < g.OW; ++ox)
-      for (int64_t cb = c0; cb < c1; cb += 16) pixelBlockAvx2<1>(g, rows, w, start, e, kr, ox, cb, y, f);
-  }
-  return epiFlags8Ok(f);
-}
-
-class DepthwiseInt8Avx2Kernel : public OpKernel {
- public:
-  std::string implName() const override { return "fast:depthwise_int8_avx2"; }
-  double flops() const override { return 2.0 * double(g_.N * g_.OH * g_.OW * g_.C) * double(g_.KH * g_.KW); }
-
-  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
-    const int8_t* x = in[0][0].as<const int8_t>();
-    const bool parallel = flops() >= kParallelFlops && omp_get_max_threads() > 1;
-    const int64_t threads = parallel ? omp_get_max_threads() : 1;
-    // One band per image when the images keep the threads busy, else each image in bands of rows.
-    const int64_t perImage = g_.N >= threads ? 1 : std::min(g_.OH, (threads + g_.N - 1) / g_.N);
-    const int64_t rowsPerBand = (g_.OH + perImage - 1) / perImage;
-    const bool ok = parallelItems(g_.N * perImage, parallel, [&](int64_t item) {
-      const int64_t n = item / perImage, oy0 = item % perImage * rowsPerBand;
-      return oy0 >= g_.OH || band(x, n, oy0, std::min(g_.OH, oy0 + rowsPerBand), out[0].data);
-    });
-    return ok ? Status::ok() : rerunOnReference();
-  }
-
-  bool build(const OpChain& c, const Geometry& g, const Tensor& w, int64_t inputZp, int64_t weightZp,
-             const Tensor& bias) {
-    g_ = g;
-    zp_ = float(inputZp);
-    std::optional<TapWeights> tw = tapWeights(g, w, inputZp, weightZp);
-    if (!tw) return false;
-    weights_ = std::move(tw->weights);
-    epi_ = planIntEpilogue(c, g.C, &bias);
-    // planIntEpilogue assumes no zero points (2^14 per product); the bound with them, from the weights.
-    epi_.accBound = *std::max_element(tw->accBound.begin(), tw->accBound.end());
-    if (epi_.runtimeBias || !epi_.rowClass.empty()) return false;
-    prepareIntEpilogue(epi_);
-    const std::vector<int64_t> b = bias.toInts();
-    // An i32 result keeps the integer epilogue (its rescale may need the range checks).
-    if (epi_.rescale && epi_.outType != DType::I32) scaled_ = planScaled(epi_, g, *tw, b);
-    // The accumulators' start; the fp64 rescale's includes the bias (the integer epilogue adds it).
-    start_.assign(size_t(g.Cp), 0.0f);
-    std::vector<int64_t> startInt(size_t(g.Cp), 0);
-    bool skipRows = true;  // the bound of the AVX-512 kernel's build
-    for (int64_t ch = 0; ch < g.C; ++ch) {
-      startInt[size_t(ch)] = (scaled_ ? b[b.size() == 1 ? 0 : size_t(ch)] : 0) + tw->zpStart[size_t(ch)];
-      start_[size_t(ch)] = float(startInt[size_t(ch)]);
-      if (std::abs(startInt[size_t(ch)]) + 2 * tw->partialBound[size_t(ch)] >= kExactLimit) skipRows = false;
-    }
-    if (skipRows) rowSkip_ = planRowSkips(g, startInt, tw->rowSums, inputZp);
-    buildIntEpilogueLanes(epi_, epi_.biasTable.data(), 1);  // also under setIntEpilogueGenericForTesting
-    return true;
-  }
-
-  int absorbed() const { return epi_.absorbed; }
-
- private:
-  // Output rows [oy0, oy1) of image n on the calling thread (the ring as in the AVX-512 band); false: a REQUIRE
-  // of the epilogue failed.
-  bool band(const int8_t* x, int64_t n, int64_t oy0, int64_t oy1, void* y) const {
-    const RowSkip skip = rowSkip_.view();
-    const int64_t rowFloats = g_.rowFloats();
-    float* ring = ringScratch(g_.ring * rowFloats);
-    std::vector<const float*> rows(size_t(g_.KH));
-    int64_t next = 0;
-    for (int64_t oy = oy0; oy < oy1; ++oy) {
-      const int64_t top = oy * g_.strideY, bottom = top + (g_.KH - 1) * g_.dilationY;
-      // With RowSkip the padding rows are never read: not filled.
-      for (int64_t py = std::max(next, top); py <= bottom; ++py) {
-        const bool padding = py < g_.padTop || py >= g_.padTop + g_.IH;
-        if (!(skip.rows && padding)) convertRowAvx2(g_, x, n, py, zp_, ring + (py % g_.ring) * rowFloats);
-      }
-      next = bottom + 1;
-      for (int64_t ky = 0; ky < g_.KH; ++ky)
-        rows[size_t(ky)] = ring + ((top + ky * g_.dilationY) % g_.ring) * rowFloats;
-      const RowPlan plan = skip.rows ? skip.rows[oy] : RowPlan{0, g_.KH, -1};
-      const float* start = start_.data();
-      if (plan.start >= 0) {
-        start = skip.partialStarts[plan.start].data();
-        skippedRows.fetch_add(1, std::memory_order_relaxed);
-      }
-      if (!row(rows.data(), start, {plan.ky0, plan.ky1}, y, ((n * g_.OH + oy) * g_.OW) * g_.C)) return false;
-    }
-    return true;
-  }
-
-  // One output row's sums through the epilogue into y (typed by the result) from element `first`: the fp64
-  // rescale where its bounds hold (scaled_), else the integer epilogue, the i8 results of the quantized graph
-  // without the checks and rounding terms that cannot matter.
-  bool row(const float* const* rows, const float* st, KyRange kr, void* y, int64_t first) const {
-    switch (epi_.outType) {
-      case DType::I8: return rowAs(rows, st, kr, static_cast<int8_t*>(y) + first);
-      case DType::I16: return rowAs(rows, st, kr, static_cast<int16_t*>(y) + first);
-      default:
-        int32_t* o = static_cast<int32_t*>(y) + first;
-        const IntEpilogueLanes& l = epi_.simd;
-        const float* w = weights_.data();
-        return epi_.rescale ? outputRowAvx2(g_, rows, w, st, IntEpi8<int32_t, true>{l}, kr, o)
-                            : outputRowAvx2(g_, rows, w, st, IntEpi8<int32_t, false>{l}, kr, o);
-    }
-  }
-  template <typename OutT>
-  bool rowAs(const float* const* rows, const float* st, KyRange kr, OutT* o) const {
-    const IntEpilogueLanes& l = epi_.simd;
-    const float* w = weights_.data();
-    if (scaled_)
-      return epi_.doubleRound ? outputRowAvx2(g_, rows, w, st, ScaledEpi8<OutT, true>{*scaled_, l.lo, l.hi}, kr, o)
-                              : outputRowAvx2(g_, rows, w, st, ScaledEpi8<OutT, false>{*scaled_, l.lo, l.hi}, kr, o);
-    if (!std::is_same_v<OutT, int8_t>) return outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true>{l}, kr, o);
-    const bool dbl = epi_.doubleRound, range = epi_.rangeCheck, ovf = !l.noOverflow;
-    if (dbl) return outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true>{l}, kr, o);
-    if (range) return outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true, false, true, true>{l}, kr, o);
-    return ovf ? outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true, false, false, true>{l}, kr, o)
-               : outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true, false, false, false>{l}, kr, o);
-  }
-
-  Geometry g_;
-  float zp_ = 0;
-  Aligned64<float> weights_, start_;  // start_: the bias in it too with scaled_
-  RowSkipPlan rowSkip_;               // empty when no row is skipped
-  IntEpilogue epi_;
-  std::optional<ScaledRescale> scaled_;  // the fp64 rescale, when its bounds hold
-};
-
 // ---- Any level (the baseline's int8 depthwise, and the layers the exact-fp32 forms decline): the sums in i32
 // (exact: |x - input_zp| <= 255 and |w - weight_zp| <= 255 per tap, the taps bounded below), a loop over the
 // channels written for the auto-vectorizer, then the shared integer epilogue (its checks: a REQUIRE reruns the
@@ -1046,18 +546,6 @@ Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c) {
   return compiledKernel(std::move(k));
 }
 
-// depthwise_conv2d on AVX2 (and at the AVX-512 levels for the layers the kernels before it decline): the same
-// form as compileDepthwiseInt8, any stride.
-Result<CompiledKernel> compileDepthwiseInt8Avx2(const OpChain& c) {
-  if (!cpu::has(cpu::Isa::Avx2)) return CompiledKernel{};
-  const std::optional<Int8Depthwise> d = parseInt8Depthwise(c);
-  if (!d) return CompiledKernel{};
-  const Geometry* g = &d->g;
-  auto k = std::make_unique<DepthwiseInt8Avx2Kernel>();
-  if (!k->build(c, *g, *d->w, d->inputZp, d->weightZp, *d->bias)) return CompiledKernel{};
-  return compiledKernel(std::move(k));
-}
-
 // depthwise_conv2d int8 on any level (the layers the kernels before it decline): DepthwiseInt8GenericKernel.
 Result<CompiledKernel> compileDepthwiseInt8Generic(const OpChain& c) {
   const std::optional<Int8Depthwise> d = parseInt8Depthwise(c);
@@ -1069,7 +557,7 @@ Result<CompiledKernel> compileDepthwiseInt8Generic(const OpChain& c) {
 }
 
 void setDepthwiseInt8StridedForTesting(bool on) { stridedForTesting = on; }
-int64_t depthwiseInt8SkippedRowsForTesting() { return skippedRows.load(); }
+int64_t depthwiseInt8SkippedRowsForTesting() { return skippedRowCount(); }
 
 }  // namespace tosakit::fast
 
