@@ -202,6 +202,34 @@ std::vector<double> outputScales(float xScale, const std::vector<double>& wScale
   return s;
 }
 
+// What an integer conv / transpose conv needs after its input and weight: the optional int32 bias (input 2,
+// `channels` long), the QuantizeLinear step after n and the weight's single zero point; nullopt when n is not
+// such a pattern.
+struct ConvTail {
+  std::optional<Tensor> bias;
+  QuantizeStep st;
+  int64_t wZp = 0;
+};
+
+Result<std::optional<ConvTail>> convTail(Importer& im, const NodeProto& n, const Importer::DequantSource& dw,
+                                         int64_t channels) {
+  ConvTail t;
+  if (im.hasInput(n, 2)) {
+    auto b = int32Bias(im, n, 2, channels);
+    if (!b) return b.status();
+    if (!*b) return std::optional<ConvTail>();
+    t.bias = std::move(*b);
+  }
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return std::optional<ConvTail>();
+  t.st = **st;
+  auto wz = perTensorZp(dw.zps, "weight zero point");
+  if (!wz) return std::optional<ConvTail>();
+  t.wZp = *wz;
+  return std::optional<ConvTail>(std::move(t));
+}
+
 // DQ(x) , DQ(w const) [, DQ(bias int32)] -> Conv -> [Relu/Clip] -> Q  =>  i8 conv2d + RESCALE.
 Result<bool> foldConv(Importer& im, const NodeProto& n) {
   const Importer::DequantSource* dx = dequantizedInput(im, n, 0, true);
@@ -213,25 +241,15 @@ Result<bool> foldConv(Importer& im, const NodeProto& n) {
   const int64_t group = im.attrInt(n, "group", 1);
   if (group != 1 && !(group == x.shape[1] && w.shape()[1] == 1)) return false;  // group 1 or depthwise
   if (dw->scales.size() > 1 && dw->axis != 0) return false;
-  const int64_t m = w.shape()[0];
-  std::optional<Tensor> bias;
-  if (im.hasInput(n, 2)) {
-    auto b = int32Bias(im, n, 2, m);
-    if (!b) return b.status();
-    if (!*b) return false;
-    bias = std::move(*b);
-  }
-  auto st = quantizeAfter(im, n);
-  if (!st) return st.status();
-  if (!*st) return false;
-  auto wz = perTensorZp(dw->zps, "weight zero point");
-  if (!wz) return false;
-  auto acc = integerConv(im, n, x, w, dx->zps[0], *wz, bias ? &*bias : nullptr, im.aux("conv"));
+  auto t = convTail(im, n, *dw, w.shape()[0]);
+  if (!t) return t.status();
+  if (!*t) return false;
+  const QuantizeStep& st = (*t)->st;
+  auto acc = integerConv(im, n, x, w, dx->zps[0], (*t)->wZp, (*t)->bias ? &*(*t)->bias : nullptr, im.aux("conv"));
   if (!acc) return acc.status();
-  auto y = requantize(im, *acc, outputScales(float(dx->scales[0]), dw->scales, (*st)->scale), (*st)->zp, (*st)->type,
-                      (*st)->lo, (*st)->hi);
+  auto y = requantize(im, *acc, outputScales(float(dx->scales[0]), dw->scales, st.scale), st.zp, st.type, st.lo, st.hi);
   if (!y) return y.status();
-  finish(im, **st, *y, Layout::Nhwc);
+  finish(im, st, *y, Layout::Nhwc);
   return true;
 }
 
@@ -259,27 +277,19 @@ Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
   // TOSA writes output row iy * stride + out_pad_top + ky, ONNX iy * stride + ky - pad_begin.
   const std::vector<int64_t> tosaPad = {-pads[0], -pads[2] + outPad[0], -pads[1], -pads[3] + outPad[1]};
   if (tosaPad[0] <= -kh || tosaPad[1] <= -kh || tosaPad[2] <= -kw || tosaPad[3] <= -kw) return false;
-  std::optional<Tensor> bias;
-  if (im.hasInput(n, 2)) {
-    auto b = int32Bias(im, n, 2, oc);
-    if (!b) return b.status();
-    if (!*b) return false;
-    bias = std::move(*b);
-  }
-  auto st = quantizeAfter(im, n);
-  if (!st) return st.status();
-  if (!*st) return false;
-  auto wz = perTensorZp(dw->zps, "weight zero point");
-  if (!wz) return false;
+  auto t = convTail(im, n, *dw, oc);
+  if (!t) return t.status();
+  if (!*t) return false;
+  const QuantizeStep& st = (*t)->st;
   auto xv = im.get(x, Layout::Nhwc);
   if (!xv) return xv.status();
   Value* xs = toSignedI8(im, *xv, x.dtype);
   Tensor ws(DType::I8, w.shape());
   for (int64_t i = 0; i < w.size(); ++i) ws.setInt(i, w.getInt(i) - (w.dtype() == DType::U8 ? 128 : 0));
   Value* wv = im.b.constant(permuteTensor(ws, {1, 2, 3, 0}), im.aux("weight"));  // [IC,OC,KH,KW] -> [OC,KH,KW,IC]
-  Value* bv = im.b.constant(bias ? *bias : Tensor(DType::I32, {oc}), im.aux("bias"));
+  Value* bv = im.b.constant((*t)->bias ? *(*t)->bias : Tensor(DType::I32, {oc}), im.aux("bias"));
   Value* izp = im.b.scalar1(DType::I8, double(dx->zps[0] - (x.dtype == DType::U8 ? 128 : 0)), im.aux("input_zp"));
-  Value* wzp = im.b.scalar1(DType::I8, double(*wz - (w.dtype() == DType::U8 ? 128 : 0)), im.aux("weight_zp"));
+  Value* wzp = im.b.scalar1(DType::I8, double((*t)->wZp - (w.dtype() == DType::U8 ? 128 : 0)), im.aux("weight_zp"));
   const Shape& s = xs->type.dims;
   const int64_t oh = (s[1] - 1) * strides[0] + tosaPad[0] + tosaPad[1] + kh;
   const int64_t ow = (s[2] - 1) * strides[1] + tosaPad[2] + tosaPad[3] + kw;
@@ -289,10 +299,9 @@ Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
                 {"stride", ir::Attribute::intArray(strides)},
                 {"acc_type", ir::Attribute::type(DType::I32)}},
                im.aux("transpose_conv"));
-  auto y = requantize(im, acc, outputScales(float(dx->scales[0]), dw->scales, (*st)->scale), (*st)->zp, (*st)->type,
-                      (*st)->lo, (*st)->hi);
+  auto y = requantize(im, acc, outputScales(float(dx->scales[0]), dw->scales, st.scale), st.zp, st.type, st.lo, st.hi);
   if (!y) return y.status();
-  finish(im, **st, *y, Layout::Nhwc);
+  finish(im, st, *y, Layout::Nhwc);
   return true;
 }
 
