@@ -168,6 +168,20 @@ const Importer::DequantSource* dequantized8(Importer& im, const NodeProto& n, in
   return d;
 }
 
+// Whether an op that moves values (same parameters in and out) can define the QuantizeLinear's output with
+// its input's integers. A uint8 input read as uint8 bits keeps a uint8 output that would be carried as int8
+// (the step goes back to uint8).
+bool sameParameters(const Importer::DequantSource& d, QuantizeStep& st) {
+  if (st.shifted && d.type == DType::U8) {
+    st.type = DType::U8;
+    st.zp += 128;
+    st.lo += 128;
+    st.hi += 128;
+    st.shifted = false;
+  }
+  return float(d.scales[0]) == st.scale && d.zps[0] == st.zp && d.type == st.type;
+}
+
 // Skips the QuantizeLinear (whose output the caller defined) and the absorbed activations.
 void foldAway(Importer& im, const QuantizeStep& st) {
   if (st.shifted) im.shiftedU8.insert(st.q->output(0));
@@ -442,7 +456,7 @@ Result<bool> foldPassThrough(Importer& im, const NodeProto& n) {
   auto st = quantizeAfter(im, n);
   if (!st) return st.status();
   if (!*st || !(*st)->absorbed.empty()) return false;
-  if (float(dx->scales[0]) != (*st)->scale || dx->zps[0] != (*st)->zp || dx->type != (*st)->type) return false;
+  if (!sameParameters(*dx, **st)) return false;
   NodeProto copy = n;
   copy.set_input(0, dx->src);
   copy.set_output(0, (*st)->q->output(0));
@@ -651,6 +665,57 @@ Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
   return true;
 }
 
+// When `y` is a NEAREST_NEIGHBOR tosa.resize reading `xf` (the float cast of the 8-bit `x`) through data
+// movement only, the resize and the movement run on `x` itself (TOSA's i8 nearest resize, PRO-INT); the casts
+// left around them are then identities or dead.
+void retypeNearestResize(Value* y, Value* xf, Value* x) {
+  ir::Operation* resize = y->definingOp;
+  if (!resize || resize->name != "tosa.resize" || resize->strAttr("mode") != "NEAREST_NEIGHBOR") return;
+  std::vector<ir::Operation*> chain;
+  Value* v = resize->operands[0];
+  while (v != xf) {
+    ir::Operation* op = v->definingOp;
+    if (!op || (op->name != "tosa.transpose" && op->name != "tosa.reshape") || op->results.size() != 1) return;
+    chain.push_back(op);
+    v = op->operands[0];
+  }
+  ir::Operation* first = chain.empty() ? resize : chain.back();
+  first->operands[0] = x;
+  for (ir::Operation* op : chain) op->results[0]->type.dtype = x->type.dtype;
+  y->type.dtype = x->type.dtype;
+}
+
+// DQ(x) -> Resize (mode nearest) -> Q with the same scale, zero point and type (ONNX Runtime drops the pair):
+// nearest resampling only selects values, so the float lowering on the exact float image of the 8-bit values,
+// cast back, is the resize of the integers.
+Result<bool> foldResizeNearest(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* dx = dequantized8(im, n, 0);
+  if (!dx || im.attrStr(n, "mode", "nearest") != "nearest") return false;
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st || !(*st)->absorbed.empty()) return false;
+  if (!sameParameters(*dx, **st)) return false;
+  OVal& x = sourceOf(im, *dx);
+  const Layout l = layoutOf(x);
+  auto xv = im.get(x, l);
+  if (!xv) return xv.status();
+  OVal xf;
+  xf.shape = x.shape;
+  (l == Layout::Nhwc ? xf.nhwc : xf.plain) = im.castTo(*xv, DType::FP32);
+  NodeProto copy = n;
+  copy.set_input(0, n.input(0) + "/qdq_float");
+  copy.set_output(0, n.output(0) + "/qdq_float");
+  im.vals[copy.input(0)] = xf;
+  TK_RETURN_IF_ERROR(im.lowerSynthetic(copy));
+  OVal& yf = im.vals.at(copy.output(0));
+  const Layout yl = layoutOf(yf);
+  auto yv = im.get(yf, yl);
+  if (!yv) return yv.status();
+  retypeNearestResize(*yv, xf.nhwc ? xf.nhwc : xf.plain, *xv);
+  finish(im, **st, im.castTo(*yv, DType::I8), yl);
+  return true;
+}
+
 }  // namespace
 
 Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
@@ -663,6 +728,7 @@ Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
   }
   if (op == "Conv") return foldConv(im, n);
   if (op == "ConvTranspose") return foldConvTranspose(im, n);
+  if (op == "Resize") return foldResizeNearest(im, n);
   if (op == "Gemm" || op == "MatMul") return foldMatmul(im, n);
   if (op == "Add") return foldAdd(im, n);
   if (op == "GlobalAveragePool") return foldGlobalAveragePool(im, n);
