@@ -288,6 +288,8 @@ Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
   const std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
   const std::vector<int64_t> outPad = im.attrInts(n, "output_padding").value_or(std::vector<int64_t>{0, 0});
   if (strides.size() != 2 || pads.size() != 4 || outPad.size() != 2) return false;
+  for (size_t i = 0; i < 4; ++i)  // anything unusual is left to the ConvTranspose lowering to check and report
+    if (pads[i] < 0 || (i < 2 && (strides[i] < 1 || outPad[i] < 0 || outPad[i] >= strides[i]))) return false;
   // TOSA writes output row iy * stride + out_pad_top + ky, ONNX iy * stride + ky - pad_begin.
   const std::vector<int64_t> tosaPad = {-pads[0], -pads[2] + outPad[0], -pads[1], -pads[3] + outPad[1]};
   if (tosaPad[0] <= -kh || tosaPad[1] <= -kh || tosaPad[2] <= -kw || tosaPad[3] <= -kw) return false;
@@ -643,7 +645,13 @@ Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
   bool padded = im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET" && im.attrStr(n, "auto_pad", "NOTSET") != "VALID";
   for (int64_t p : im.attrInts(n, "pads").value_or(std::vector<int64_t>{})) padded |= p != 0;
   if (padded && im.attrInt(n, "count_include_pad", 0) == 0) return false;  // the divisor varies at the border
-  if ((*kernel)[0] < 1 || (*kernel)[1] < 1) return false;
+  // A window larger than the padded input is left to the AveragePool lowering to report (and is never built).
+  const std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
+  if (pads.size() != 4) return false;
+  for (int i : {0, 1})
+    if ((*kernel)[size_t(i)] < 1 ||
+        (*kernel)[size_t(i)] > x.shape[size_t(2 + i)] + pads[size_t(i)] + pads[size_t(i + 2)])
+      return false;
   auto st = quantizeAfter(im, n);
   if (!st) return st.status();
   if (!*st) return false;
