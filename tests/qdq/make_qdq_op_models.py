@@ -130,6 +130,17 @@ def conv_transpose(qtype, per_channel, **attrs):
     return build
 
 
+def resize_nearest(qtype):
+    """2x nearest upsampling (an FPN-style top-down path), same parameters in and out."""
+    def build(m):
+        params = (0.05, 100 if qtype == "u8" else -3)
+        x = m.input("X", [1, 4, 5, 6], *params, qtype)
+        m.inits.append(helper.make_tensor("resize_scales", TensorProto.FLOAT, [4], [1, 1, 2, 2]))
+        m.nodes.append(helper.make_node("Resize", [x, "", "resize_scales"], ["op_out"], mode="nearest"))
+        return "op_out", params
+    return build
+
+
 # name: (builder, output type, MAX_LSB)
 CASES = {
     "sigmoid_u8": (unary("Sigmoid", "u8", (0.06, 128), (1 / 256, 0)), "u8", 1),
@@ -150,6 +161,8 @@ CASES = {
     "conv_transpose_s2_u8": (conv_transpose("u8", True, strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1]),
                              "u8", 1),
     "conv_transpose_i8": (conv_transpose("i8", False), "i8", 1),
+    "resize_nearest_u8": (resize_nearest("u8"), "u8", 0),
+    "resize_nearest_i8": (resize_nearest("i8"), "i8", 0),
     "avgpool_2x2_u8": (avgpool("u8", (0.04, 100), kernel_shape=[2, 2], strides=[2, 2]), "u8", 1),
     "avgpool_3x3_pad_i8": (avgpool("i8", (0.03, 0), kernel_shape=[3, 3], pads=[1, 1, 1, 1],
                                    count_include_pad=1), "i8", 1),

@@ -168,6 +168,20 @@ const Importer::DequantSource* dequantized8(Importer& im, const NodeProto& n, in
   return d;
 }
 
+// Whether an op that moves values (same parameters in and out) can define the QuantizeLinear's output with
+// its input's integers. A uint8 input read as uint8 bits keeps a uint8 output that would be carried as int8
+// (the step goes back to uint8).
+bool sameParameters(const Importer::DequantSource& d, QuantizeStep& st) {
+  if (st.shifted && d.type == DType::U8) {
+    st.type = DType::U8;
+    st.zp += 128;
+    st.lo += 128;
+    st.hi += 128;
+    st.shifted = false;
+  }
+  return float(d.scales[0]) == st.scale && d.zps[0] == st.zp && d.type == st.type;
+}
+
 // Skips the QuantizeLinear (whose output the caller defined) and the absorbed activations.
 void foldAway(Importer& im, const QuantizeStep& st) {
   if (st.shifted) im.shiftedU8.insert(st.q->output(0));
@@ -202,6 +216,34 @@ std::vector<double> outputScales(float xScale, const std::vector<double>& wScale
   return s;
 }
 
+// What an integer conv / transpose conv needs after its input and weight: the optional int32 bias (input 2,
+// `channels` long), the QuantizeLinear step after n and the weight's single zero point; nullopt when n is not
+// such a pattern.
+struct ConvTail {
+  std::optional<Tensor> bias;
+  QuantizeStep st;
+  int64_t wZp = 0;
+};
+
+Result<std::optional<ConvTail>> convTail(Importer& im, const NodeProto& n, const Importer::DequantSource& dw,
+                                         int64_t channels) {
+  ConvTail t;
+  if (im.hasInput(n, 2)) {
+    auto b = int32Bias(im, n, 2, channels);
+    if (!b) return b.status();
+    if (!*b) return std::optional<ConvTail>();
+    t.bias = std::move(*b);
+  }
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return std::optional<ConvTail>();
+  t.st = **st;
+  auto wz = perTensorZp(dw.zps, "weight zero point");
+  if (!wz) return std::optional<ConvTail>();
+  t.wZp = *wz;
+  return std::optional<ConvTail>(std::move(t));
+}
+
 // DQ(x) , DQ(w const) [, DQ(bias int32)] -> Conv -> [Relu/Clip] -> Q  =>  i8 conv2d + RESCALE.
 Result<bool> foldConv(Importer& im, const NodeProto& n) {
   const Importer::DequantSource* dx = dequantizedInput(im, n, 0, true);
@@ -213,25 +255,15 @@ Result<bool> foldConv(Importer& im, const NodeProto& n) {
   const int64_t group = im.attrInt(n, "group", 1);
   if (group != 1 && !(group == x.shape[1] && w.shape()[1] == 1)) return false;  // group 1 or depthwise
   if (dw->scales.size() > 1 && dw->axis != 0) return false;
-  const int64_t m = w.shape()[0];
-  std::optional<Tensor> bias;
-  if (im.hasInput(n, 2)) {
-    auto b = int32Bias(im, n, 2, m);
-    if (!b) return b.status();
-    if (!*b) return false;
-    bias = std::move(*b);
-  }
-  auto st = quantizeAfter(im, n);
-  if (!st) return st.status();
-  if (!*st) return false;
-  auto wz = perTensorZp(dw->zps, "weight zero point");
-  if (!wz) return false;
-  auto acc = integerConv(im, n, x, w, dx->zps[0], *wz, bias ? &*bias : nullptr, im.aux("conv"));
+  auto t = convTail(im, n, *dw, w.shape()[0]);
+  if (!t) return t.status();
+  if (!*t) return false;
+  const QuantizeStep& st = (*t)->st;
+  auto acc = integerConv(im, n, x, w, dx->zps[0], (*t)->wZp, (*t)->bias ? &*(*t)->bias : nullptr, im.aux("conv"));
   if (!acc) return acc.status();
-  auto y = requantize(im, *acc, outputScales(float(dx->scales[0]), dw->scales, (*st)->scale), (*st)->zp, (*st)->type,
-                      (*st)->lo, (*st)->hi);
+  auto y = requantize(im, *acc, outputScales(float(dx->scales[0]), dw->scales, st.scale), st.zp, st.type, st.lo, st.hi);
   if (!y) return y.status();
-  finish(im, **st, *y, Layout::Nhwc);
+  finish(im, st, *y, Layout::Nhwc);
   return true;
 }
 
@@ -256,30 +288,24 @@ Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
   const std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
   const std::vector<int64_t> outPad = im.attrInts(n, "output_padding").value_or(std::vector<int64_t>{0, 0});
   if (strides.size() != 2 || pads.size() != 4 || outPad.size() != 2) return false;
+  for (size_t i = 0; i < 4; ++i)  // anything unusual is left to the ConvTranspose lowering to check and report
+    if (pads[i] < 0 || (i < 2 && (strides[i] < 1 || outPad[i] < 0 || outPad[i] >= strides[i]))) return false;
   // TOSA writes output row iy * stride + out_pad_top + ky, ONNX iy * stride + ky - pad_begin.
   const std::vector<int64_t> tosaPad = {-pads[0], -pads[2] + outPad[0], -pads[1], -pads[3] + outPad[1]};
   if (tosaPad[0] <= -kh || tosaPad[1] <= -kh || tosaPad[2] <= -kw || tosaPad[3] <= -kw) return false;
-  std::optional<Tensor> bias;
-  if (im.hasInput(n, 2)) {
-    auto b = int32Bias(im, n, 2, oc);
-    if (!b) return b.status();
-    if (!*b) return false;
-    bias = std::move(*b);
-  }
-  auto st = quantizeAfter(im, n);
-  if (!st) return st.status();
-  if (!*st) return false;
-  auto wz = perTensorZp(dw->zps, "weight zero point");
-  if (!wz) return false;
+  auto t = convTail(im, n, *dw, oc);
+  if (!t) return t.status();
+  if (!*t) return false;
+  const QuantizeStep& st = (*t)->st;
   auto xv = im.get(x, Layout::Nhwc);
   if (!xv) return xv.status();
   Value* xs = toSignedI8(im, *xv, x.dtype);
   Tensor ws(DType::I8, w.shape());
   for (int64_t i = 0; i < w.size(); ++i) ws.setInt(i, w.getInt(i) - (w.dtype() == DType::U8 ? 128 : 0));
   Value* wv = im.b.constant(permuteTensor(ws, {1, 2, 3, 0}), im.aux("weight"));  // [IC,OC,KH,KW] -> [OC,KH,KW,IC]
-  Value* bv = im.b.constant(bias ? *bias : Tensor(DType::I32, {oc}), im.aux("bias"));
+  Value* bv = im.b.constant((*t)->bias ? *(*t)->bias : Tensor(DType::I32, {oc}), im.aux("bias"));
   Value* izp = im.b.scalar1(DType::I8, double(dx->zps[0] - (x.dtype == DType::U8 ? 128 : 0)), im.aux("input_zp"));
-  Value* wzp = im.b.scalar1(DType::I8, double(*wz - (w.dtype() == DType::U8 ? 128 : 0)), im.aux("weight_zp"));
+  Value* wzp = im.b.scalar1(DType::I8, double((*t)->wZp - (w.dtype() == DType::U8 ? 128 : 0)), im.aux("weight_zp"));
   const Shape& s = xs->type.dims;
   const int64_t oh = (s[1] - 1) * strides[0] + tosaPad[0] + tosaPad[1] + kh;
   const int64_t ow = (s[2] - 1) * strides[1] + tosaPad[2] + tosaPad[3] + kw;
@@ -289,10 +315,9 @@ Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
                 {"stride", ir::Attribute::intArray(strides)},
                 {"acc_type", ir::Attribute::type(DType::I32)}},
                im.aux("transpose_conv"));
-  auto y = requantize(im, acc, outputScales(float(dx->scales[0]), dw->scales, (*st)->scale), (*st)->zp, (*st)->type,
-                      (*st)->lo, (*st)->hi);
+  auto y = requantize(im, acc, outputScales(float(dx->scales[0]), dw->scales, st.scale), st.zp, st.type, st.lo, st.hi);
   if (!y) return y.status();
-  finish(im, **st, *y, Layout::Nhwc);
+  finish(im, st, *y, Layout::Nhwc);
   return true;
 }
 
@@ -433,7 +458,7 @@ Result<bool> foldPassThrough(Importer& im, const NodeProto& n) {
   auto st = quantizeAfter(im, n);
   if (!st) return st.status();
   if (!*st || !(*st)->absorbed.empty()) return false;
-  if (float(dx->scales[0]) != (*st)->scale || dx->zps[0] != (*st)->zp || dx->type != (*st)->type) return false;
+  if (!sameParameters(*dx, **st)) return false;
   NodeProto copy = n;
   copy.set_input(0, dx->src);
   copy.set_output(0, (*st)->q->output(0));
@@ -620,7 +645,13 @@ Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
   bool padded = im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET" && im.attrStr(n, "auto_pad", "NOTSET") != "VALID";
   for (int64_t p : im.attrInts(n, "pads").value_or(std::vector<int64_t>{})) padded |= p != 0;
   if (padded && im.attrInt(n, "count_include_pad", 0) == 0) return false;  // the divisor varies at the border
-  if ((*kernel)[0] < 1 || (*kernel)[1] < 1) return false;
+  // A window larger than the padded input is left to the AveragePool lowering to report (and is never built).
+  const std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
+  if (pads.size() != 4) return false;
+  for (int i : {0, 1})
+    if ((*kernel)[size_t(i)] < 1 ||
+        (*kernel)[size_t(i)] > x.shape[size_t(2 + i)] + pads[size_t(i)] + pads[size_t(i + 2)])
+      return false;
   auto st = quantizeAfter(im, n);
   if (!st) return st.status();
   if (!*st) return false;
@@ -642,6 +673,57 @@ Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
   return true;
 }
 
+// When `y` is a NEAREST_NEIGHBOR tosa.resize reading `xf` (the float cast of the 8-bit `x`) through data
+// movement only, the resize and the movement run on `x` itself (TOSA's i8 nearest resize, PRO-INT); the casts
+// left around them are then identities or dead.
+void retypeNearestResize(Value* y, Value* xf, Value* x) {
+  ir::Operation* resize = y->definingOp;
+  if (!resize || resize->name != "tosa.resize" || resize->strAttr("mode") != "NEAREST_NEIGHBOR") return;
+  std::vector<ir::Operation*> chain;
+  Value* v = resize->operands[0];
+  while (v != xf) {
+    ir::Operation* op = v->definingOp;
+    if (!op || (op->name != "tosa.transpose" && op->name != "tosa.reshape") || op->results.size() != 1) return;
+    chain.push_back(op);
+    v = op->operands[0];
+  }
+  ir::Operation* first = chain.empty() ? resize : chain.back();
+  first->operands[0] = x;
+  for (ir::Operation* op : chain) op->results[0]->type.dtype = x->type.dtype;
+  y->type.dtype = x->type.dtype;
+}
+
+// DQ(x) -> Resize (mode nearest) -> Q with the same scale, zero point and type (ONNX Runtime drops the pair):
+// nearest resampling only selects values, so the float lowering on the exact float image of the 8-bit values,
+// cast back, is the resize of the integers.
+Result<bool> foldResizeNearest(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* dx = dequantized8(im, n, 0);
+  if (!dx || im.attrStr(n, "mode", "nearest") != "nearest") return false;
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st || !(*st)->absorbed.empty()) return false;
+  if (!sameParameters(*dx, **st)) return false;
+  OVal& x = sourceOf(im, *dx);
+  const Layout l = layoutOf(x);
+  auto xv = im.get(x, l);
+  if (!xv) return xv.status();
+  OVal xf;
+  xf.shape = x.shape;
+  (l == Layout::Nhwc ? xf.nhwc : xf.plain) = im.castTo(*xv, DType::FP32);
+  NodeProto copy = n;
+  copy.set_input(0, n.input(0) + "/qdq_float");
+  copy.set_output(0, n.output(0) + "/qdq_float");
+  im.vals[copy.input(0)] = xf;
+  TK_RETURN_IF_ERROR(im.lowerSynthetic(copy));
+  OVal& yf = im.vals.at(copy.output(0));
+  const Layout yl = layoutOf(yf);
+  auto yv = im.get(yf, yl);
+  if (!yv) return yv.status();
+  retypeNearestResize(*yv, xf.nhwc ? xf.nhwc : xf.plain, *xv);
+  finish(im, **st, im.castTo(*yv, DType::I8), yl);
+  return true;
+}
+
 }  // namespace
 
 Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
@@ -654,6 +736,7 @@ Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
   }
   if (op == "Conv") return foldConv(im, n);
   if (op == "ConvTranspose") return foldConvTranspose(im, n);
+  if (op == "Resize") return foldResizeNearest(im, n);
   if (op == "Gemm" || op == "MatMul") return foldMatmul(im, n);
   if (op == "Add") return foldAdd(im, n);
   if (op == "GlobalAveragePool") return foldGlobalAveragePool(im, n);
