@@ -7,6 +7,7 @@
 #                           [--threads "1 2"] [--rounds 3] [--warmup 3] [--iterations 20]
 #                           [--tosakit build/tools/tosakit/tosakit] [--work /tmp/tosakit-vs-ort] [--no-int8]
 #                           [--isa baseline|avx2|avx2_vnni|avx512|avx512_vnni]
+#   bench/vs_onnxruntime.sh --int8 [--models "resnet18 mobilenet_v2"] [same timing options]
 #
 # --isa runs tosakit at that ISA level (TOSAKIT_ISA; at or below the CPU's, docs/FAST.md "ISA levels"). ONNX Runtime
 # cannot be capped: on an AVX-512 machine a capped run compares tosakit's AVX2 code with ORT's AVX-512 code, so
@@ -27,6 +28,11 @@
 #   tosakit quantize IMPORTED.mlir --quantize INT8 --calibration-table CALI.txt -o INT8.mlir
 #       (symmetric, per-channel weights, fp32 in/out: quantize/dequantize inside the graph)
 # and `tosakit bench INT8.mlir` runs in the same rounds; the ratio is int8 / ORT's fp32.
+# --int8: INT8 against ONNX Runtime's INT8 instead. Each model (small_cnn, resnet18, mobilenet_v2) is quantized
+#   by PyTorch (eager-mode post-training static quantization, fbgemm, exported in QDQ form:
+#   tests/qdq/make_qdq_models.py); ONNX Runtime runs the QDQ model (it fuses the Q/DQ pairs into its integer
+#   kernels) and tosakit runs `tosakit import` of the same file (QDQ folded to integer TOSA, docs/ONNX.md
+#   "Pre-quantized QDQ models"), on a real photograph (tests/qdq/photo_input.py); the ratio is tosakit / ORT.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 MODELS="ppocr_cls resnet18 mobilenet_v2 ppocrv4_det ppocrv4_rec"
@@ -37,14 +43,15 @@ ITERATIONS=20
 TK="${TK:-$ROOT/build/tools/tosakit/tosakit}"
 WORK="${WORK:-/tmp/tosakit-vs-ort}"
 INT8=1
+ORT_INT8=0
 ISA=""
 PY=/usr/bin/python3
 OCR_MODELS_VERSION=1.4.2
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --models) MODELS="$2"; shift 2 ;;
+    --models) MODELS="$2"; MODELS_GIVEN=1; shift 2 ;;
     --threads) THREADS="$2"; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
     --warmup) WARMUP="$2"; shift 2 ;;
@@ -52,6 +59,7 @@ while [ $# -gt 0 ]; do
     --tosakit) TK="$2"; shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
     --no-int8) INT8=0; shift ;;
+    --int8) ORT_INT8=1; shift ;;
     --isa) ISA="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "vs_onnxruntime: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -148,6 +156,47 @@ run_tosakit() {  # model threads [model file]
 ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}' || echo "n/a"; }
 
 echo "tosakit ISA level: $ISA_LINE$( [ -n "$ISA" ] && echo " (forced with --isa; ONNX Runtime runs uncapped)")"
+
+# ---- --int8: PyTorch QDQ exports, ONNX Runtime's INT8 kernels vs tosakit's folded import ----
+prepare_qdq() {
+  local m="$1" dir="$WORK/qdq" size=224
+  [ "$m" = small_cnn ] && size=32
+  case "$m" in small_cnn|resnet18|mobilenet_v2) ;; *) SKIP[$m]="no QDQ export (known: small_cnn resnet18 mobilenet_v2)"; return ;; esac
+  if ! "$PY" -c "import torch, torchvision, skimage, onnx" 2>/dev/null; then
+    SKIP[$m]="python3-torch/torchvision/skimage/onnx missing"; return
+  fi
+  mkdir -p "$dir"
+  if [ ! -f "$dir/${m}_qdq.onnx" ] && ! "$PY" "$ROOT/tests/qdq/make_qdq_models.py" "$dir" "$m" >>"$LOG" 2>&1; then
+    SKIP[$m]="QDQ export failed (see $LOG)"; return
+  fi
+  ONNX[$m]="$dir/${m}_qdq.onnx"; INPUT_NAME[$m]=input
+  if ! "$PY" "$ROOT/tests/qdq/photo_input.py" "$WORK/$m.input.npz" "$size" >>"$LOG" 2>&1 ||
+     ! "$PY" -c "import numpy as np, sys; np.save(sys.argv[2], np.load(sys.argv[1])['input'])" \
+       "$WORK/$m.input.npz" "$WORK/$m.input.npy" >>"$LOG" 2>&1; then
+    SKIP[$m]="input generation failed (see $LOG)"; return
+  fi
+  "$TK" import "${ONNX[$m]}" -o "$WORK/$m.qdq.mlir" >>"$LOG" 2>&1 || SKIP[$m]="tosakit import failed (see $LOG)"
+}
+if [ "$ORT_INT8" = 1 ]; then
+  [ -n "${MODELS_GIVEN:-}" ] || MODELS="resnet18 mobilenet_v2"
+  printf '| model | threads | ONNX Runtime INT8 (QDQ) median (ms) | tosakit folded INT8 median (ms) | tosakit / ORT INT8 |\n'
+  printf '|---|---|---|---|---|\n'
+  for m in $MODELS; do
+    prepare_qdq "$m"
+    if [ -n "${SKIP[$m]:-}" ]; then printf '| %s | - | skipped: %s | | |\n' "$m" "${SKIP[$m]}"; continue; fi
+    for t in $THREADS; do
+      ort_ms=() tk_ms=()
+      for ((r = 1; r <= ROUNDS; ++r)); do
+        v=$(run_ort "$m" "$t"); [ -n "$v" ] && ort_ms+=("$v")
+        v=$(run_tosakit "$m" "$t" "$WORK/$m.qdq.mlir"); [ -n "$v" ] && tk_ms+=("$v")
+      done
+      o=$(median "${ort_ms[@]}"); k=$(median "${tk_ms[@]}")
+      printf '| %s | %s | %s | %s | %s |\n' "$m" "$t" "${o:-failed}" "${k:-failed}" "$(ratio "$k" "$o")"
+    done
+  done
+  echo "(log: $LOG)"
+  exit 0
+fi
 if [ "$INT8" = 1 ]; then
   printf '| model | threads | ONNX Runtime median (ms) | tosakit fast median (ms) | tosakit / ORT | tosakit int8 median (ms) | int8 / ORT fp32 |\n'
   printf '|---|---|---|---|---|---|---|\n'

@@ -78,9 +78,12 @@ struct CalibrateOptions {
   int64_t histogramBins = 2048;
   bool weightEqualization = false;  // --we (7.5.1)
   bool biasCorrection = false;      // --bc (7.5.2)
-  bool searchThreshold = false;     // --search threshold (7.5.3): pick the method by output similarity
-  SessionOptions session;           // backend, target
-  ProgressCallback progress;        // may be empty
+  // --equalize-activations: conv -> [ReLU/ReLU6] -> [zero pad] -> conv chains rescaled per channel by the
+  // channels' ranges on the samples, so the tensor between them quantizes well per tensor.
+  bool activationEqualization = false;
+  bool searchThreshold = false;  // --search threshold (7.5.3): pick the method by output similarity
+  SessionOptions session;        // backend, target
+  ProgressCallback progress;     // may be empty
   // Filled with human-readable notes (the method search's similarities, what --we/--bc changed).
   std::vector<std::string>* notes = nullptr;
 };

@@ -53,6 +53,11 @@ struct OnnxImportOptions {
   std::string functionName = "main";
 };
 
+// Sets foldQdq / requantizeLikeOrt from a QDQ mode name (the CLI's `--qdq`, Python's `qdq=`): "fold" (integer
+// TOSA, the default), "fold-ort" (fold, requantizing in float32 like ONNX Runtime) or "keep" (float ops).
+// InvalidArgument for any other name.
+Status setQdqMode(OnnxImportOptions& options, const std::string& mode);
+
 // Imports an ONNX model file. Errors: IOError (unreadable), ParseError (not an ONNX protobuf, truncated,
 // checker failure, missing initializer), InvalidArgument (bad option), Unsupported (one error listing every
 // unsupported node: name, op type, reason).

@@ -2,8 +2,8 @@
 // recorded at import as the argument attribute "tosakit.preprocess", and the image loader (a jpg/png/bmp
 // decoded and resized with OpenCV) behind the one front door for inputs, include/tosakit/inputs.h.
 //
-// Library split: the recipe type and its attribute helpers are in tosakit_quantize (no OpenCV); the file
-// loaders are in tosakit_image (src/formats/image, OpenCV imgcodecs/imgproc).
+// Implemented by one library, tosakit_image (src/formats/image): the recipe and its attribute helpers
+// (preprocess_recipe.cpp), the file loaders with OpenCV imgcodecs/imgproc (image_input.cpp).
 #pragma once
 #include <optional>
 #include <string>
@@ -12,9 +12,12 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "ir/graph.h"
-#include "tosakit/session.h"
+#include "tosakit/npz.h"
 
 namespace tosakit {
+
+// Tensors by input name (the same type as Session's).
+using NamedTensors = npy::NamedTensors;
 
 inline constexpr const char* kPreprocessAttr = "tosakit.preprocess";
 
@@ -42,8 +45,6 @@ struct PreprocessRecipe {
 // The recipe recorded on argument `argIndex`, or nullopt when there is none (ParseError when malformed).
 Result<std::optional<PreprocessRecipe>> preprocessRecipe(const ir::Function& fn, size_t argIndex);
 void setPreprocessRecipe(ir::Function& fn, size_t argIndex, const PreprocessRecipe& recipe);
-
-// ---- tosakit_image ----
 
 // True for the image file extensions accepted (.jpg .jpeg .png .bmp, any case).
 bool isImageFile(const std::string& path);

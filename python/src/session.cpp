@@ -125,12 +125,14 @@ ModuleHandle importTflite(py::handle path) {
 }
 
 ModuleHandle importOnnx(py::handle path, py::handle inputShapes, py::handle bindInputs,
-                        std::vector<std::string> outputNames, bool nhwcIo, bool runChecker, bool convertOpset) {
+                        std::vector<std::string> outputNames, bool nhwcIo, bool runChecker, bool convertOpset,
+                        const std::string& qdq, bool qdqIntegerIo) {
   // A TFLite model given to the import function is imported as one (it takes none of the ONNX options).
   if (tflite::isTfliteFile(pathArgument(path))) {
-    if (!inputShapes.is_none() || !bindInputs.is_none() || !outputNames.empty() || nhwcIo)
+    if (!inputShapes.is_none() || !bindInputs.is_none() || !outputNames.empty() || nhwcIo || qdq != "fold" ||
+        qdqIntegerIo)
       raise(Status::invalid(pathArgument(path) +
-                            ": input_shapes, bind_inputs, output_names and nhwc_io apply to "
+                            ": input_shapes, bind_inputs, output_names, nhwc_io, qdq and qdq_integer_io apply to "
                             "ONNX models only"));
     return importTflite(path);
   }
@@ -138,6 +140,8 @@ ModuleHandle importOnnx(py::handle path, py::handle inputShapes, py::handle bind
   opts.keepNchwIo = !nhwcIo;
   opts.runChecker = runChecker;
   opts.convertOpset = convertOpset;
+  if (Status s = onnx::setQdqMode(opts, qdq); !s) raise(s);
+  opts.qdqIntegerIo = qdqIntegerIo;
   opts.outputNames = std::move(outputNames);
   if (!inputShapes.is_none()) {
     if (!py::isinstance<py::dict>(inputShapes)) raise(Status::invalid("input_shapes: expected a dict name -> shape"));
@@ -186,7 +190,8 @@ void bindSession(py::module_& m) {
            [](PySession& s) { return "<tosakit.Session " + s.origin + " on " + s.session->backend().name() + ">"; });
   m.def("import_onnx", &importOnnx, py::arg("path"), py::arg("input_shapes") = py::none(),
         py::arg("bind_inputs") = py::none(), py::arg("output_names") = std::vector<std::string>{},
-        py::arg("nhwc_io") = false, py::arg("check") = true, py::arg("opset_convert") = true);
+        py::arg("nhwc_io") = false, py::arg("check") = true, py::arg("opset_convert") = true, py::arg("qdq") = "fold",
+        py::arg("qdq_integer_io") = false);
   m.def("import_tflite", &importTflite, py::arg("path"));
   m.def("gen_data", &genData, py::arg("model"), py::arg("set") = 0, py::arg("seed") = 0, py::arg("function") = "main");
 }

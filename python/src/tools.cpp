@@ -85,9 +85,11 @@ Samples samplesArgument(py::handle samples) {
 
 CalibrationTable calibrateBinding(py::handle model, py::handle samples, const std::string& method, int64_t inputNum,
                                   int64_t tuneNum, int64_t histogramBins, bool we, bool bc, bool searchThreshold,
-                                  const std::string& backend, int threads, const std::string& function) {
-  if ((we || bc) && !py::isinstance<ModuleHandle>(model))
-    raise(Status::invalid("we/bc rewrite the model's weights: pass a tosakit.Module (it is changed in place)"));
+                                  const std::string& backend, int threads, const std::string& function,
+                                  bool equalizeActivations) {
+  if ((we || bc || equalizeActivations) && !py::isinstance<ModuleHandle>(model))
+    raise(Status::invalid(
+        "we/bc/equalize_activations rewrite the model's weights: pass a tosakit.Module (it is changed in place)"));
   CalibrationMethod parsedMethod = take(parseCalibrationMethod(method));
   std::string origin;
   std::shared_ptr<ir::Module> shared = sharedModelArgument(model, &origin);
@@ -111,6 +113,7 @@ CalibrationTable calibrateBinding(py::handle model, py::handle samples, const st
   o.histogramBins = histogramBins;
   o.weightEqualization = we;
   o.biasCorrection = bc;
+  o.activationEqualization = equalizeActivations;
   o.searchThreshold = searchThreshold;
   o.session.backend = backend;
   if (threads < 0) raise(Status::invalid("threads must be >= 0 (0: the backend's default)"));
@@ -228,7 +231,7 @@ void bindQuantize(py::module_& m) {
   m.def("calibrate", &calibrateBinding, py::arg("model"), py::arg("samples"), py::arg("method") = "kld",
         py::arg("input_num") = 0, py::arg("tune_num") = 5, py::arg("histogram_bins") = 2048, py::arg("we") = false,
         py::arg("bc") = false, py::arg("search_threshold") = false, py::arg("backend") = "fast", py::arg("threads") = 0,
-        py::arg("function") = "main");
+        py::arg("function") = "main", py::arg("equalize_activations") = false);
   m.def("quantize", &quantizeBinding, py::arg("model"), py::arg("table"), py::arg("mode") = "INT8",
         py::arg("asymmetric") = false, py::arg("per_tensor") = false, py::arg("quant_input") = false,
         py::arg("quant_output") = false, py::arg("fuse_preprocess") = false, py::arg("quantize_table") = py::none(),

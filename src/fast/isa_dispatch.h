@@ -10,6 +10,9 @@
 //   template <typename T> TK_VECTOR_BODY void addRowBody(const T* __restrict a, T* __restrict b, int64_t n) {...}
 //   template <typename T> void addRow(const T* a, T* b, int64_t n) { TK_ISA_DISPATCH(addRowBody<T>(a, b, n)); }
 #pragma once
+#include <string>
+#include <string_view>
+
 #include "fast/cpu_features.h"
 
 // x86-64-v4 (AVX-512 F/BW/VL/DQ/CD over AVX2/FMA/BMI2) and x86-64-v3 (AVX2, FMA, F16C, BMI1/2, LZCNT, MOVBE).
@@ -36,7 +39,19 @@ inline VectorIsa vectorIsa() {
   return v;
 }
 
+inline std::string_view vectorIsaName(VectorIsa v) {
+  return v == VectorIsa::Avx512 ? "avx512" : v == VectorIsa::Avx2 ? "avx2" : "baseline";
+}
+
 }  // namespace tosakit::fast::cpu
+
+namespace tosakit::fast {
+// A kernel's name with the copy of its loops that runs ("fast:depthwise_f32:avx2"): bench --profile and the tests
+// see which one ran.
+inline std::string withVectorIsa(std::string_view name) {
+  return std::string(name) + ":" + std::string(cpu::vectorIsaName(cpu::vectorIsa()));
+}
+}  // namespace tosakit::fast
 
 // `return call;` with `call` (an expression calling a TK_VECTOR_BODY function) compiled for the active ISA
 // (variadic: template arguments may hold commas).

@@ -32,6 +32,7 @@ Result<CompiledKernel> compileInt8Pointwise(const OpChain& c);
 Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c);
 // the same on AVX2 (8-lane fp32 sums, the epilogue through the shared pass), any stride
 Result<CompiledKernel> compileDepthwiseInt8Avx2(const OpChain& c);
+Result<CompiledKernel> compileDepthwiseInt8Generic(const OpChain& c);
 // kernels/int8/rescale.cpp, binary.cpp, table.cpp, quantize_input.cpp
 Result<CompiledKernel> compileRescale(const OpChain& c);
 Result<CompiledKernel> compileFusedQuantBinary(const OpChain& c);

@@ -35,11 +35,13 @@ const std::vector<Implementation>& implementations() {
       {"tosa.conv2d", "fast:pointwise_int8_vnni", Needs::Avx512Vnni, compileInt8PointwiseVnni},  // int8 1x1
       {"tosa.conv2d", "onednn:... (int8 1x1 as s8 matmuls)", Needs::AnyVnni, compileInt8Pointwise},
       {"tosa.conv2d", "onednn:(conv)", Needs::Baseline, compileOneDnnConv2d},  // int8 only with VNNI
-      {"tosa.conv2d", "fast:conv_int8_avx2", Needs::Avx2, compileInt8ConvAvx2},  // int8 without VNNI
+      // int8 without VNNI: fast:conv_int8_avx2, or fast:conv_int8 (compiler-vectorized) below AVX2
+      {"tosa.conv2d", "fast:conv_int8_avx2 / fast:conv_int8", Needs::Baseline, compileInt8ConvAvx2},
       {"tosa.depthwise_conv2d", "fast:depthwise_int8", Needs::Avx512, compileDepthwiseInt8},
       {"tosa.depthwise_conv2d", "fast:depthwise_f32", Needs::Baseline, compileDepthwiseF32},
       {"tosa.depthwise_conv2d", "onednn:(conv)", Needs::Baseline, compileOneDnnDepthwise},  // int8 only with VNNI
       {"tosa.depthwise_conv2d", "fast:depthwise_int8_avx2", Needs::Avx2, compileDepthwiseInt8Avx2},
+      {"tosa.depthwise_conv2d", "fast:depthwise_int8_generic", Needs::Baseline, compileDepthwiseInt8Generic},
       {"tosa.transpose_conv2d", "fast:transpose_conv_f32", Needs::Baseline, compileTransposeConvF32},
       {"tosa.transpose_conv2d", "onednn:... (transpose_conv2d as matmuls)", Needs::Baseline,
        compileTransposeConvAsMatmuls},
@@ -47,7 +49,8 @@ const std::vector<Implementation>& implementations() {
        compileOneDnnTransposeConv},
       {"tosa.matmul", "fast:matmul_int8_vnni", Needs::Avx512Vnni, compileInt8MatmulVnni},
       {"tosa.matmul", "onednn:(matmul)", Needs::Baseline, compileOneDnnMatmul},  // int8 only with VNNI
-      {"tosa.matmul", "fast:matmul_int8_avx2", Needs::Avx2, compileInt8MatmulAvx2},  // int8 without VNNI
+      {"tosa.matmul", "fast:matmul_int8_avx2 / fast:matmul_int8", Needs::Baseline,
+       compileInt8MatmulAvx2},  // int8 without VNNI (below AVX2: compiler-vectorized)
       // ---- pooling ----
       {"tosa.avg_pool2d", "onednn:(pool) / fast:avg_pool_int8", Needs::Baseline, compileAvgPool},
       {"tosa.max_pool2d", "fast:max_pool", Needs::Baseline, compileMaxPool},

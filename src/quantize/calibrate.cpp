@@ -153,6 +153,11 @@ Result<CalibrationTable> calibrate(const CalibrateOptions& o) {
     if (!pairs) return pairs.status();
     note(o, "weight equalization: " + std::to_string(*pairs) + " conv pair(s) equalized");
   }
+  if (o.activationEqualization) {
+    auto pairs = equalizeActivations(o, *fn, samples);
+    if (!pairs) return pairs.status();
+    note(o, "activation equalization: " + std::to_string(*pairs) + " conv pair(s) equalized");
+  }
   Calibrator cal(o, *fn);
   bool histograms = o.method != CalibrationMethod::MinMax || o.searchThreshold;
   TK_RETURN_IF_ERROR(cal.collect(samples, histograms));

@@ -43,6 +43,11 @@ Status autoTune(const CalibrateOptions& o, const ir::Function& fn, const std::ve
 // 7.5.1 cross-layer weight equalization on conv -> [relu] -> conv pairs; returns the number of pairs.
 Result<int> equalizeWeights(ir::Function& fn);
 
+// Activation-aware equalization of conv -> [ReLU / bounded ReLU] -> [zero pad] -> conv chains: each channel of
+// the tensor between them scaled by its range on `samples` (docs/QUANTIZATION.md, "Activation equalization");
+// returns the number of pairs.
+Result<int> equalizeActivations(const CalibrateOptions& o, ir::Function& fn, const std::vector<std::string>& samples);
+
 // 7.5.2 bias correction of conv biases: bias += E[float output - fake-quantized output] per channel.
 Result<int> correctBiases(const CalibrateOptions& o, ir::Function& fn, const std::vector<std::string>& samples,
                           const Thresholds& thresholds);

@@ -91,6 +91,9 @@ const std::set<std::string> kChainable = {"tosa.add", "tosa.sub",     "tosa.mul"
 const std::set<std::string> kSameDomain = {"tosa.reshape",    "tosa.transpose",  "tosa.slice",
                                            "tosa.tile",       "tosa.reverse",    "tosa.identity",
                                            "tosa.max_pool2d", "tosa.reduce_max", "tosa.reduce_min"};
+// Data movement between a network's last layer and its outputs (MediaPipe: conv -> reshape -> concat -> output).
+const std::set<std::string> kOutputMovement = {"tosa.reshape", "tosa.transpose", "tosa.concat", "tosa.slice",
+                                               "tosa.identity"};
 const std::set<std::string> kConvLike = {"tosa.conv2d", "tosa.depthwise_conv2d", "tosa.transpose_conv2d",
                                          "tosa.conv3d"};
 
@@ -198,6 +201,47 @@ class Quantizer {
     if (c->name != "tosa.clamp" || c->results.size() != 1 || modeOf(*c) != modeOf(op)) return nullptr;
     if (c->floatAttr("min_val", -1.0) != 0.0 || !(c->floatAttr("max_val") > 0.0)) return nullptr;
     return c;
+  }
+
+  // A float value that reaches only fp32 function results, directly or through data movement. Its producer, a
+  // conv or matmul, hands on its int32 accumulator dequantized (S_x S_w[c] per channel) instead of
+  // requantizing it to 8 bits first: an output such as landmark pixel coordinates together with their depth
+  // and visibility in one tensor, or box sizes next to small offsets, has a range no one 8-bit grid serves,
+  // and the output is dequantized at once anyway. With quantOutput the results are integers: no such value.
+  bool feedsOnlyFloatOutputs(const Value* v) {
+    if (opt_.quantOutput) return false;
+    if (auto it = outputOnly_.find(v); it != outputOnly_.end()) return it->second;
+    outputOnly_[v] = false;  // a cycle cannot occur in a block; guards the recursion all the same
+    auto it = consumers_.find(v);
+    bool only = it != consumers_.end() && !it->second.empty();
+    for (size_t i = 0; only && i < it->second.size(); ++i) {
+      const Operation* c = it->second[i];
+      if (c == src_.body.terminator()) continue;
+      only = outputTailOp(*c) && feedsOnlyFloatOutputs(c->results[0]);
+    }
+    return outputOnly_[v] = only;
+  }
+
+  // An op between the last layer and the outputs that stays in fp32: data movement, or the addition of a
+  // constant (a fully connected layer's bias after its matmul).
+  bool outputTailOp(const Operation& op) {
+    if (op.results.size() != 1 || !isIntMode(modeOf(op))) return false;
+    if (kOutputMovement.count(op.name)) return true;
+    return (op.name == "tosa.add" || op.name == "tosa.sub") && op.operands.size() == 2 &&
+        (isConstant(op.operands[0]) || isConstant(op.operands[1]));
+  }
+
+  // The accumulator of a layer whose value feeds only float outputs, as fp32: cast, times S_x S_w[c] per
+  // channel (the last axis).
+  void setFloatFromAccumulator(const Value* y, Value* acc, const std::vector<double>& accScales, const Operation& op) {
+    Value* f = castTo(acc, DType::FP32, op.loc.name + "/acc_f32");
+    Shape cs(f->type.dims.size(), 1);
+    cs.back() = int64_t(accScales.size());
+    Tensor scale(DType::FP32, cs);
+    for (size_t c = 0; c < accScales.size(); ++c) scale.setFloat(int64_t(c), accScales[c]);
+    Value* out =
+        b_.op1("tosa.mul", {f, b_.constant(std::move(scale)), b_.scalar1(DType::I8, 0)}, f->type, {}, op.loc.name);
+    primary_[y] = Rep{out, false, {}};
   }
 
   // ---- constants ----
@@ -477,6 +521,7 @@ class Quantizer {
     bool floatResult = op.results.size() == 1 && isFloatValue(op.results[0]) &&
         op.results[0]->type.dtype == DType::FP32 && op.results[0]->type.isStatic();
     if (isIntMode(mode) && floatResult) {
+      if (outputTailOp(op) && feedsOnlyFloatOutputs(op.results[0])) return cloneFloat(op, DType::FP32);
       if (chainable(op)) return Status::ok();
       TK_ASSIGN(done, integerOp(op));
       if (done) return Status::ok();
@@ -678,7 +723,12 @@ class Quantizer {
     if (!w || !bias || op.operands.size() < 5 || !zeroConst(op.operands[3]) || !zeroConst(op.operands[4])) return false;
     const Value* y = op.results[0];
     TK_ASSIGN(x, getInt(op.operands[0], op.describe()));
-    TK_ASSIGN(qy, resultParams(op));
+    const bool floatOut = feedsOnlyFloatOutputs(y);
+    QParams qy;
+    if (!floatOut) {
+      TK_ASSIGN(p, resultParams(op));
+      qy = p;
+    }
     std::vector<double> ws = weightScales(*w, op.name, 127.0);
     DType acc = accType();
     fitBiasInAccumulator(ws, *bias, x.qp.scale, acc);
@@ -690,7 +740,7 @@ class Quantizer {
     for (int64_t c = 0; c < oc; ++c) {
       double bc = bias->getFloat(bias->size() == 1 ? 0 : c);
       bq.setInt(c, roundClamp(bc / (x.qp.scale * ws[size_t(c)]), -accLim, accLim));
-      scales.push_back(x.qp.scale * ws[size_t(c)] / qy.scale);
+      if (!floatOut) scales.push_back(x.qp.scale * ws[size_t(c)] / qy.scale);
     }
     if (opt_.perTensor || oc == 1) scales.resize(1);
     std::string name = op.loc.name;
@@ -700,6 +750,12 @@ class Quantizer {
     attrs["acc_type"] = ir::Attribute::type(acc);
     Value* accV = b_.op1(op.name, {x.v, wv, bv, b_.scalar1(act_, double(x.qp.zp)), b_.scalar1(DType::I8, 0)},
                          ir::ValueType::tensor(acc, y->type.dims), attrs, name + "/acc");
+    if (floatOut) {
+      std::vector<double> accScales;
+      for (double s : ws) accScales.push_back(x.qp.scale * s);
+      setFloatFromAccumulator(y, accV, accScales, op);
+      return true;
+    }
     setPrimary(y, rescale(accV, act_, scales, 0, qy.zp, resultName(op)), qy);
     return true;
   }
@@ -708,7 +764,12 @@ class Quantizer {
     if (!zeroConst(op.operands[2]) || !zeroConst(op.operands[3])) return false;
     const Value* y = op.results[0];
     TK_ASSIGN(a, getInt(op.operands[0], op.describe()));
-    TK_ASSIGN(qy, resultParams(op));
+    const bool floatOut = feedsOnlyFloatOutputs(y);
+    QParams qy;
+    if (!floatOut) {
+      TK_ASSIGN(p, resultParams(op));
+      qy = p;
+    }
     Value* bv;
     std::vector<double> bs;
     int64_t bzp = 0;
@@ -726,6 +787,13 @@ class Quantizer {
     if (opt_.perTensor || scales.size() == 1) scales.resize(1);
     Value* accV = b_.op1("tosa.matmul", {a.v, bv, b_.scalar1(act_, double(a.qp.zp)), b_.scalar1(act_, double(bzp))},
                          ir::ValueType::tensor(accType(), y->type.dims), {}, op.loc.name + "/acc");
+    if (floatOut) {
+      std::vector<double> accScales;
+      for (double s : bs) accScales.push_back(a.qp.scale * s);
+      if (accScales.size() != size_t(y->type.dims.back())) accScales.resize(1);
+      setFloatFromAccumulator(y, accV, accScales, op);
+      return true;
+    }
     setPrimary(y, rescale(accV, act_, scales, 0, qy.zp, resultName(op)), qy);
     return true;
   }
@@ -897,6 +965,7 @@ class Quantizer {
   std::map<const Value*, Value*> aux_;
   std::map<const Value*, const Value*> chainRoot_;
   std::map<const Value*, std::vector<const Operation*>> consumers_;  // every use, the return included
+  std::map<const Value*, bool> outputOnly_;                          // feedsOnlyFloatOutputs, memoized
 };
 
 std::string upper(std::string s) {

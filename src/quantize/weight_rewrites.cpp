@@ -1,7 +1,9 @@
 // Float weight rewrites of calibration: cross-layer weight equalization (7.5.1) and bias correction (7.5.2),
 // both after Nagel et al., "Data-Free Quantization Through Weight Equalization and Bias Correction".
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "ir/module_clone.h"
 #include "quantize/calibrate_internal.h"
@@ -97,7 +99,158 @@ bool equalizePair(ir::Operation& conv1, ir::Operation& conv2, const std::map<con
   return true;
 }
 
+// A bounded ReLU (ReLU6, ReLU1): clamp from 0 to a finite maximum, which scaling a channel moves.
+double boundedReluMax(const ir::Operation& op) {
+  if (op.name != "tosa.clamp") return -1;
+  const ir::Attribute* lo = op.attr("min_val");
+  const ir::Attribute* hi = op.attr("max_val");
+  if (!lo || !hi || lo->kind != ir::Attribute::Kind::Float || hi->kind != ir::Attribute::Kind::Float) return -1;
+  return lo->f == 0 && hi->f > 0 && hi->f < std::numeric_limits<float>::max() ? hi->f : -1;
+}
+
+// A pad whose pad value is the constant 0: it commutes with scaling a channel.
+bool isZeroPad(const ir::Operation& op) {
+  if (op.name != "tosa.pad" || op.operands.size() < 3) return false;
+  const ir::Operation* c = constProducer(op.operands[2]);
+  const ir::Attribute* a = c ? c->attr("values") : nullptr;
+  return a && a->tensor && a->tensor->size() == 1 && a->tensor->getFloat(0) == 0.0;
+}
+
+// conv1 -> [ReLU or bounded ReLU] -> [zero pad] -> conv2, every link the only use of its value; `middle` is
+// the value conv2 reads.
+struct ChannelPair {
+  ir::Operation* conv1 = nullptr;
+  double clampMax = -1;  // the bounded ReLU's maximum, or -1
+  const ir::Value* middle = nullptr;
+  ir::Operation* conv2 = nullptr;
+};
+
+std::vector<ChannelPair> channelPairs(const ir::Function& fn, const std::map<const ir::Value*, int>& uses) {
+  auto single = [&](const ir::Value* v) -> const ir::Operation* {
+    auto it = uses.find(v);
+    return it != uses.end() && it->second == 1 ? soleUser(fn, v) : nullptr;
+  };
+  std::vector<ChannelPair> pairs;
+  for (const auto& op : fn.body.ops) {
+    if (!isConvLike(*op) || op->results.size() != 1) continue;
+    ChannelPair p{op.get(), -1, op->results[0], nullptr};
+    const ir::Operation* next = single(p.middle);
+    if (next && (isRelu(*next) || boundedReluMax(*next) > 0)) {
+      p.clampMax = boundedReluMax(*next);
+      p.middle = next->results[0];
+      next = single(p.middle);
+    }
+    if (next && isZeroPad(*next) && next->operands[0] == p.middle) {
+      p.middle = next->results[0];
+      next = single(p.middle);
+    }
+    if (!next || !isConvLike(*next) || next->operands.empty() || next->operands[0] != p.middle) continue;
+    p.conv2 = const_cast<ir::Operation*>(next);
+    pairs.push_back(p);
+  }
+  return pairs;
+}
+
+// Activation-aware scales for one pair (a[c]: the largest |value| of channel c of the middle tensor on the
+// calibration samples, A: the largest over channels). A depthwise conv2 quantizes its weights per input
+// channel, so only the activation's per-tensor grid matters: every channel is scaled to A. A conv2d
+// balances activation and weight ranges, a[c]/s = k r2[c] s, with k making the largest scaled range A.
+// A channel of a bounded ReLU that reached its maximum stays as it is (scaling would move the bound); the
+// others end at most at A <= the bound, so the clamp keeps clipping nothing the samples produced (beyond
+// them, a channel is clipped at its calibrated maximum, as a calibration threshold clips).
+std::vector<double> activationScales(const ChannelPair& p, const std::vector<double>& a,
+                                     const std::vector<double>& r2) {
+  std::vector<double> s(a.size(), 1.0);
+  auto scalable = [&](size_t c) {
+    return a[c] > 0 && r2[c] > 0 && !(p.clampMax > 0 && a[c] >= p.clampMax * (1 - 1e-6));
+  };
+  double amax = *std::max_element(a.begin(), a.end());
+  if (!(amax > 0)) return s;
+  bool depthwise = p.conv2->name == "tosa.depthwise_conv2d";
+  double k = 0;
+  for (size_t c = 0; c < a.size(); ++c)
+    if (scalable(c)) k = std::max(k, std::sqrt(a[c] * r2[c]));
+  for (size_t c = 0; c < a.size(); ++c) {
+    if (!scalable(c)) continue;
+    double sc = depthwise ? a[c] / amax : std::sqrt(a[c] / r2[c]) * k / amax;
+    s[c] = std::clamp(sc, 1.0 / 65536, 65536.0);
+  }
+  return s;
+}
+
+// W1[c] /= s_c, b1[c] /= s_c, W2[.., c] *= s_c: channel c of the middle tensor is divided by s_c and conv2's
+// output is unchanged.
+bool scaleChannels(const ChannelPair& p, const std::vector<double>& s, const std::map<const ir::Value*, int>& uses) {
+  ir::Operation* w1c = ownConst(p.conv1->operands[1], uses);
+  ir::Operation* b1c = p.conv1->operands.size() > 2 ? ownConst(p.conv1->operands[2], uses) : nullptr;
+  ir::Operation* w2c = ownConst(p.conv2->operands[1], uses);
+  if (!w1c || !b1c || !w2c) return false;
+  Tensor w1 = *w1c->attr("values")->tensor, b1 = *b1c->attr("values")->tensor, w2 = *w2c->attr("values")->tensor;
+  int64_t channels = int64_t(s.size());
+  if (b1.size() != channels || weightOutputChannels(w1, p.conv1->name) != channels) return false;
+  for (int64_t i = 0; i < w1.size(); ++i)
+    w1.setFloat(i, w1.getFloat(i) / s[size_t(weightOutputChannel(w1, p.conv1->name, i))]);
+  for (int64_t c = 0; c < channels; ++c) b1.setFloat(c, b1.getFloat(c) / s[size_t(c)]);
+  for (int64_t i = 0; i < w2.size(); ++i)
+    w2.setFloat(i, w2.getFloat(i) * s[size_t(inputChannel(w2, p.conv2->name, i))]);
+  w1c->attrs["values"] = ir::Attribute::dense(std::move(w1));
+  b1c->attrs["values"] = ir::Attribute::dense(std::move(b1));
+  w2c->attrs["values"] = ir::Attribute::dense(std::move(w2));
+  return true;
+}
+
+// Largest |value| per channel (last axis) of each named tensor over the samples.
+Result<std::map<std::string, std::vector<double>>> channelAbsMax(const CalibrateOptions& o, const ir::Function& fn,
+                                                                 const std::vector<std::string>& samples,
+                                                                 const std::set<std::string>& names) {
+  std::map<std::string, std::vector<double>> out;
+  auto session = Session::create(ir::cloneModule(*fn.module), o.session);
+  if (!session) return session.status();
+  for (size_t si = 0; si < samples.size(); ++si) {
+    auto tensors = runSample(**session, o, fn, samples[si]);
+    if (!tensors) return tensors.status();
+    for (const auto& [n, t] : *tensors) {
+      if (!names.count(n) || t.rank() == 0) continue;
+      int64_t channels = t.shape().back();
+      auto& m = out[n];
+      m.resize(size_t(channels), 0.0);
+      for (int64_t i = 0; i < t.size(); ++i)
+        m[size_t(i % channels)] = std::max(m[size_t(i % channels)], std::fabs(t.getFloat(i)));
+    }
+    if (o.progress) o.progress("activation equalization", si + 1, samples.size());
+  }
+  return out;
+}
+
 }  // namespace
+
+Result<int> equalizeActivations(const CalibrateOptions& o, ir::Function& fn, const std::vector<std::string>& samples) {
+  auto uses = useCounts(fn);
+  auto names = topLevelValueNames(fn);
+  std::vector<ChannelPair> pairs = channelPairs(fn, uses);
+  std::set<std::string> wanted;
+  for (const ChannelPair& p : pairs) wanted.insert(names.at(p.middle));
+  auto ranges = channelAbsMax(o, fn, samples, wanted);
+  if (!ranges) return ranges.status();
+  int done = 0;
+  for (const ChannelPair& p : pairs) {
+    auto it = ranges->find(names.at(p.middle));
+    ir::Operation* w2c = ownConst(p.conv2->operands[1], uses);
+    if (it == ranges->end() || !w2c) continue;
+    const Tensor& w2 = *w2c->attr("values")->tensor;
+    if (w2.rank() != 4 || inputChannel(w2, p.conv2->name, 0) < 0) continue;
+    const std::vector<double>& a = it->second;
+    std::vector<double> r2(a.size(), 0.0);
+    bool fits = true;
+    for (int64_t i = 0; i < w2.size() && fits; ++i) {
+      size_t c = size_t(inputChannel(w2, p.conv2->name, i));
+      fits = c < r2.size();
+      if (fits) r2[c] = std::max(r2[c], std::fabs(w2.getFloat(i)));
+    }
+    if (fits) done += scaleChannels(p, activationScales(p, a, r2), uses);
+  }
+  return done;
+}
 
 Result<int> equalizeWeights(ir::Function& fn) {
   auto uses = useCounts(fn);

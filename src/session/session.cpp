@@ -40,6 +40,24 @@ static Status validationStatus(const ir::Module& m, const ir::TargetEnv& target)
   return Status::specError({d.op, d.location, cond}, extra + more);
 }
 
+// The fast backend (src/fast, oneDNN) is linked only when the build has it (CMake option TOSAKIT_FAST);
+// without it the golden model stands alone.
+#ifdef TOSAKIT_HAVE_FAST
+static Result<std::unique_ptr<Backend>> createFast(const SessionOptions& opts) {
+  if (!opts.isa.empty()) TK_RETURN_IF_ERROR(setFastIsaLevel(opts.isa));
+  TK_RETURN_IF_ERROR(fastIsaEnvironmentStatus());
+  setFastBackendThreads(opts.threads);
+  std::unique_ptr<Backend> b = createFastBackend();
+  // The Session owns the module and hands it out only through module(), which restores the constants.
+  b->allowConstantRelease(true);
+  return b;
+}
+#else
+static Result<std::unique_ptr<Backend>> createFast(const SessionOptions&) {
+  return Status::unsupported("backend 'fast' is not in this build (configured with TOSAKIT_FAST=OFF); available: ref");
+}
+#endif
+
 Result<std::unique_ptr<Session>> Session::create(std::unique_ptr<ir::Module> module, SessionOptions opts) {
   if (!module) return Status::invalid("no module");
   if (opts.backend != "ref" && opts.backend != "fast")
@@ -55,12 +73,9 @@ Result<std::unique_ptr<Session>> Session::create(std::unique_ptr<ir::Module> mod
   else
     s->target_ = ir::TargetEnv::all();
   if (opts.backend == "fast") {
-    if (!opts.isa.empty()) TK_RETURN_IF_ERROR(setFastIsaLevel(opts.isa));
-    TK_RETURN_IF_ERROR(fastIsaEnvironmentStatus());
-    setFastBackendThreads(opts.threads);
-    s->backend_ = createFastBackend();
-    // The Session owns the module and hands it out only through module(), which restores the constants.
-    s->backend_->allowConstantRelease(true);
+    auto fast = createFast(opts);
+    if (!fast) return fast.status();
+    s->backend_ = std::move(fast).value();
   } else {
     s->backend_ = createReferenceBackend();
   }

@@ -3,6 +3,7 @@
 // multiply-add. Hand-calculated values where the two differ.
 #include <cmath>
 
+#include "fast/isa_dispatch.h"
 #include "fast_test_util.h"
 #include "onednn_test_util.h"
 
@@ -48,7 +49,7 @@ TEST(DepthwiseF32Affine, MulAndAddAreSeparateRoundings) {
     const NamedTensors inputs{{"x", filled({1, 3, W, C}, x)}};
     const FastResult f = runFast(g, inputs);
     ASSERT_TRUE(f.compiled);
-    EXPECT_EQ(f.impl, "fast:depthwise_f32");
+    EXPECT_EQ(f.impl, fast::withVectorIsa("fast:depthwise_f32"));
     EXPECT_EQ(f.opsAbsorbed, clamp ? 4 : 3);
     for (int64_t i = 0; i < f.output.size(); ++i)
       ASSERT_EQ(float(f.output.getFloat(i)), want) << "variant " << variant << " element " << i;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 
+#include "fast/isa_dispatch.h"
 #include "fast_test_util.h"
 #include "ir/builder.h"
 
@@ -102,7 +103,7 @@ TEST(FastEltwiseFused, RandomSimpleChainsIdenticalToReference) {
       EXPECT_TRUE(sameBitsOrBothNaN(ref.outputs[0].second, fast.outputs[0].second))
           << "trial " << trial << " rows " << rows << " C " << C << " length " << length << " threads " << threads;
       ASSERT_EQ(fast.stats.steps.size(), 1u) << "trial " << trial;  // the whole chain is one step
-      EXPECT_EQ(fast.stats.steps[0].impl, "fast:eltwise_f32");
+      EXPECT_EQ(fast.stats.steps[0].impl, fast::withVectorIsa("fast:eltwise_f32"));
     }
   }
 }
@@ -132,7 +133,7 @@ TEST(FastEltwiseFused, HardSwishChainHandValues) {
   RunOutcome fast = runOn(makeChain(), "fast", {{"x", Tensor::fromDoubles(DType::FP32, s, xs)}}, 1);
   ASSERT_TRUE(fast.status.isOk()) << fast.status.toString();
   ASSERT_EQ(fast.stats.steps.size(), 1u);
-  EXPECT_EQ(fast.stats.steps[0].impl, "fast:eltwise_f32");
+  EXPECT_EQ(fast.stats.steps[0].impl, fast::withVectorIsa("fast:eltwise_f32"));
   const std::vector<double> z = fast.outputs[0].second.toDoubles();
   for (size_t i = 0; i < xs.size(); ++i) {
     const double x = xs[i], want = x * std::min(std::max(x + 3, 0.0), 6.0) * 0.5 - 1;  // exact in fp32 here

@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 
+#include "fast/isa_dispatch.h"
 #include "fast_test_util.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"
@@ -158,7 +159,7 @@ TEST(FastTranscendental, WithinSpecBoundsOverTheFloatRange) {
     for (int threads : {1, 2}) {
       RunOutcome fast = runOn(unaryModel(f.op, shape), "fast", {{"x", x}}, threads);
       ASSERT_TRUE(fast.status.isOk()) << f.op << ": " << fast.status.toString();
-      for (const OpProfile& p : fast.stats.steps) EXPECT_EQ(p.impl, "fast:eltwise_f32") << f.op;
+      for (const OpProfile& p : fast.stats.steps) EXPECT_EQ(p.impl, fast::withVectorIsa("fast:eltwise_f32")) << f.op;
       const float* y = reinterpret_cast<const float*>(fast.outputs[0].second.data());
       int failures = 0;
       for (size_t i = 0; i < v.size() && failures < 5; ++i) {
@@ -217,7 +218,7 @@ TEST(FastTranscendental, SiluIsOneStepWithinTheSigmoidBound) {
     RunOutcome fast = runOn(make(), "fast", {{"x", fp32Tensor(in, shape)}}, 2);
     ASSERT_TRUE(fast.status.isOk()) << fast.status.toString();
     ASSERT_EQ(fast.stats.steps.size(), 1u);
-    EXPECT_EQ(fast.stats.steps[0].impl, "fast:eltwise_f32");
+    EXPECT_EQ(fast.stats.steps[0].impl, fast::withVectorIsa("fast:eltwise_f32"));
     const float* y = reinterpret_cast<const float*>(fast.outputs[0].second.data());
     int failures = 0;
     for (size_t i = 0; i < in.size() && failures < 5; ++i) {
@@ -266,7 +267,7 @@ TEST(FastTranscendental, GeluChainRunsOnTheFastKernel) {
   RunOutcome ref = runOn(make(), "ref", {{"x", x}}, 1), fast = runOn(make(), "fast", {{"x", x}}, 1);
   ASSERT_TRUE(ref.status.isOk() && fast.status.isOk()) << ref.status.toString() << " / " << fast.status.toString();
   for (const OpProfile& p : fast.stats.steps) {
-    EXPECT_EQ(p.impl, "fast:eltwise_f32") << p.opType;
+    EXPECT_EQ(p.impl, fast::withVectorIsa("fast:eltwise_f32")) << p.opType;
     EXPECT_FALSE(p.fallback) << p.opType;
   }
   const float* r = reinterpret_cast<const float*>(ref.outputs[0].second.data());

@@ -161,10 +161,9 @@ TEST(FastTable, TableAfterAStepIsLookedUpInPlaceByThatStep) {
       EXPECT_EQ(fast.stats.steps[1].impl, "fast:table_i8") << what;
       continue;
     }
-    // The conv2d is part of the step where the level has an int8 convolution kernel (oneDNN with VNNI, else
-    // kernels/int8/conv_avx2.cpp with AVX2); elsewhere it is a reference step of its own, and the table still
-    // joins the rescale's step.
-    const bool convFused = c.conv && (oneDnnInt8Exact() || levelHas(fast::cpu::Isa::Avx2));
+    // The conv2d is part of the step at every level (oneDNN with VNNI, else kernels/int8/conv_avx2.cpp: its
+    // AVX2 form, or its compiler-vectorized one at the baseline).
+    const bool convFused = c.conv;
     ASSERT_EQ(fast.stats.steps.size(), c.conv && !convFused ? 2u : 1u) << what;
     const OpProfile& last = fast.stats.steps.back();
     EXPECT_EQ(last.opType, convFused ? "tosa.conv2d+tosa.rescale+tosa.table" : "tosa.rescale+tosa.table") << what;

@@ -4,6 +4,7 @@
 // modes) within the spec's dot-product bound; small integers with infinities and NaNs bit for bit.
 #include <cmath>
 
+#include "fast/isa_dispatch.h"
 #include "fast_test_util.h"
 #include "onednn_test_util.h"
 
@@ -101,7 +102,7 @@ TEST(TransposeConvF32Test, RandomWithinDotProductBound) {
     const Built bt = buildCase(c, e, x, w, bias, mulT, addT, full);
     const std::string what = "seed " + std::to_string(seed) + " " + c.describe() + " epilogue " +
         std::to_string(e.ops) + " mul " + std::to_string(e.mulKind) + " add " + std::to_string(e.addKind);
-    EXPECT_EQ(runFast(bt.g, bt.inputs).impl, "fast:transpose_conv_f32") << what;
+    EXPECT_EQ(runFast(bt.g, bt.inputs).impl, fast::withVectorIsa("fast:transpose_conv_f32")) << what;
     // The dot product over IC (+ bias), then one rounding each for the mul and the add.
     expectDotProductCompliant(bt.g, bt.inputs, c.IC + 1 + (e.ops >= 2 ? 2 : 0), fusedOps(e), what);
   }
@@ -120,7 +121,7 @@ TEST(TransposeConvF32Test, DetectorHeadShapes) {
     Tensor w = r.floats(DType::FP32, {c.OC, c.KH, c.KW, c.IC}), bias = r.floats(DType::FP32, {c.OC});
     Tensor mulT = r.floats(DType::FP32, {1, 1, 1, c.OC}, -2, 2), addT = r.floats(DType::FP32, {1, 1, 1, c.OC});
     const Built bt = buildCase(c, e, x, w, bias, mulT, addT, Tensor());
-    EXPECT_EQ(runFast(bt.g, bt.inputs).impl, "fast:transpose_conv_f32") << c.describe();
+    EXPECT_EQ(runFast(bt.g, bt.inputs).impl, fast::withVectorIsa("fast:transpose_conv_f32")) << c.describe();
     expectDotProductCompliant(bt.g, bt.inputs, c.IC + 1 + (e.ops >= 2 ? 2 : 0), fusedOps(e), c.describe());
   }
 }
@@ -133,7 +134,7 @@ TEST(TransposeConvF32Test, ManyTapsStayOnOneDnn) {
   Tensor w = r.floats(DType::FP32, {c.OC, c.KH, c.KW, c.IC}), bias = r.floats(DType::FP32, {c.OC});
   const Built bt = buildCase(c, Epilogue{}, x, w, bias, Tensor(), Tensor(), Tensor());
   const FastResult f = runFast(bt.g, bt.inputs);
-  if (f.compiled) { EXPECT_NE(f.impl, "fast:transpose_conv_f32"); }
+  if (f.compiled) { EXPECT_NE(f.impl, fast::withVectorIsa("fast:transpose_conv_f32")); }
 }
 
 // Small integers: every product and partial sum is exact in any order, so the result must equal the
@@ -156,7 +157,7 @@ TEST(TransposeConvF32Test, SpecialValuesExact) {
     const Built bt = buildCase(c, e, x, w, bias, mulT, addT, full);
     FastResult f = runFast(bt.g, bt.inputs);
     ASSERT_TRUE(f.compiled);
-    EXPECT_EQ(f.impl, "fast:transpose_conv_f32");
+    EXPECT_EQ(f.impl, fast::withVectorIsa("fast:transpose_conv_f32"));
     EXPECT_EQ(f.opsAbsorbed, 4);
     Tensor ref = runReference(bt.g, bt.inputs, false);
     ASSERT_EQ(ref.shape(), f.output.shape());
@@ -192,7 +193,7 @@ TEST(TransposeConvF32Test, MulAndAddAreSeparateRoundings) {
                              filled({1, 1, 1, c.OC}, x), filled({1, 1, 1, 1}, -1), Tensor());
   const FastResult f = runFast(bt.g, bt.inputs);
   ASSERT_TRUE(f.compiled);
-  EXPECT_EQ(f.impl, "fast:transpose_conv_f32");
+  EXPECT_EQ(f.impl, fast::withVectorIsa("fast:transpose_conv_f32"));
   for (int64_t i = 0; i < f.output.size(); ++i) ASSERT_EQ(float(f.output.getFloat(i)), want) << "element " << i;
   EXPECT_EQ(float(runReference(bt.g, bt.inputs, false).getFloat(0)), want);
 }

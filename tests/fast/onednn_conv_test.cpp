@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "fast/isa_dispatch.h"
 #include "fast_test_util.h"
 #include "onednn_test_util.h"
 
@@ -152,7 +153,8 @@ void floatConvCase(Kind kind, DType t, uint32_t seed, int fusion, Geometry shape
   if (kernelIsStride && noOneDnnKernelReason(t).empty()) {
     // fp32 with at most 96 taps per input pixel: our own kernel (tests/fast/kernels_transpose_conv_test.cpp).
     const bool own = t == DType::FP32 && c.KH * c.KW * c.OC <= 96;
-    EXPECT_NE(runFast(g, inputs).impl.find(own ? "fast:transpose_conv_f32" : "transpose_conv2d as matmuls"),
+    EXPECT_NE(runFast(g, inputs).impl.find(own ? fast::withVectorIsa("fast:transpose_conv_f32")
+                                               : "transpose_conv2d as matmuls"),
               std::string::npos)
         << c.describe();
   }
@@ -258,7 +260,9 @@ void affineCase(Kind kind, uint32_t seed) {
   };
   const std::string what = "seed " + std::to_string(seed) + " " + c.describe() + " mul " + std::to_string(a.kind[0]) +
       " add " + std::to_string(a.kind[1]) + (a.constFirst ? " const-first" : "") + (a.clamp ? " clamp" : "");
-  if (kind == Kind::Depthwise) { EXPECT_EQ(runFast(g, inputs).impl, "fast:depthwise_f32") << what; }
+  if (kind == Kind::Depthwise) {
+    EXPECT_EQ(runFast(g, inputs).impl, fast::withVectorIsa("fast:depthwise_f32")) << what;
+  }
   // The bound: the dot product (+ bias), then one more rounding each for the mul and the add.
   expectDotProductCompliant(g, inputs, dotLength(c) + 2, a.clamp ? 4 : 3, what);
 }
@@ -340,7 +344,7 @@ TEST(OneDnnConvTest, Fp32DepthwiseOwnKernelSpecialValuesExact) {
     };
     FastResult f = runFast(g, inputs);
     ASSERT_TRUE(f.compiled);
-    EXPECT_EQ(f.impl, "fast:depthwise_f32");
+    EXPECT_EQ(f.impl, fast::withVectorIsa("fast:depthwise_f32"));
     EXPECT_EQ(f.opsAbsorbed, 4);
     Tensor ref = runReference(g, inputs, false);
     int nans = 0;

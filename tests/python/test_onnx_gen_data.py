@@ -73,3 +73,22 @@ def test_gen_data_bad_input(tmp_path):
         tosakit.gen_data(model, set=9)
     with pytest.raises(tosakit.BadInput, match="no such file"):
         tosakit.gen_data(tmp_path / "none.mlir")
+
+
+@pytest.mark.parametrize("qdq, integer_io, cli_flags", [
+    ("fold", False, []), ("fold-ort", False, ["--qdq", "fold-ort"]), ("keep", False, ["--qdq", "keep"]),
+    ("fold", True, ["--qdq-integer-io"])])
+def test_import_qdq_options_equal_cli(tmp_path, tool, qdq, integer_io, cli_flags):
+    code, _, err = run_cli("/usr/bin/python3", SOURCE_DIR / "tests/qdq/make_qdq_op_models.py", tmp_path)
+    assert code == 0, err
+    model = tmp_path / "concat_requant_u8.onnx"
+    code, _, err = run_cli(tool, "import", model, "-o", tmp_path / "cli.mlir", *cli_flags)
+    assert code == 0, err
+    m = tosakit.import_onnx(model, qdq=qdq, qdq_integer_io=integer_io)
+    tosakit.save(m, tmp_path / "py.mlir")
+    assert (tmp_path / "py.mlir").read_text() == (tmp_path / "cli.mlir").read_text()
+
+
+def test_import_qdq_mode_invalid():
+    with pytest.raises(tosakit.BadInput, match="qdq mode 'fast': expected fold, fold-ort or keep"):
+        tosakit.import_onnx(PPOCR / "model.onnx", qdq="fast")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# qdq_vs_ort.sh MODEL MAX_LSB (small_cnn, resnet18, mobilenet_v2): a PyTorch eager-mode post-training-quantized
-# model exported in QDQ form (tests/qdq/make_qdq_models.py) is imported with QDQ folding, and the fast and
+# qdq_vs_ort.sh MODEL MAX_LSB (small_cnn, resnet18, mobilenet_v2; NAME_qat quantization-aware trained, NAME_fx
+# FX graph mode): a PyTorch eager-mode post-training-quantized model exported in QDQ form
+# (tests/qdq/make_qdq_models.py) is imported with QDQ folding, and the fast and
 # reference backends' outputs on a real photograph are compared with live ONNX Runtime's, in output LSB:
 # - `--qdq fold` (integer-only: every conv/matmul takes i8, requantization by RESCALE): within MAX_LSB. ONNX
 #   Runtime requantizes in float32 (round(float(acc) * scale)), which differs from the exact product by one
@@ -24,7 +25,7 @@ fi
 M="$DIR/${MODEL}_qdq"
 "$PY" "$ROOT/tests/qdq/make_qdq_models.py" "$DIR" "$MODEL"
 size=224
-[ "$MODEL" = small_cnn ] && size=32
+case "$MODEL" in small_cnn*) size=32 ;; esac
 "$PY" "$ROOT/tests/qdq/photo_input.py" "$M.input.npz" "$size"
 node "$ROOT/tools/ort/run_ort.js" "$M.onnx" "$M.ort.npz" "$M.input.npz"
 rm -f "$M.mlir" "$M.ort-mode.mlir"

@@ -50,5 +50,24 @@ TEST(SessionTest, UnknownFunctionAndInputsAreRejectedByName) {
   EXPECT_NE(s.message().find("dtype i8, expected i32"), std::string::npos) << s.toString();
 }
 
+// The fast backend exists exactly when the build has it (CMake option TOSAKIT_FAST); without it a session
+// asking for it is refused as Unsupported, and the golden model runs alone.
+TEST(SessionTest, FastBackendOnlyWhenBuilt) {
+  auto m = std::make_unique<ir::Module>();
+  ir::Builder b(*m, "main");
+  ir::Value* x = b.input(TT(DType::I32, {2}), "x");
+  b.output({b.add(x, x)}, {"y"});
+  SessionOptions so;
+  so.backend = "fast";
+  auto session = Session::create(std::move(m), so);
+#ifdef TOSAKIT_HAVE_FAST
+  ASSERT_TRUE(session.isOk()) << session.status().toString();
+  EXPECT_EQ((*session)->backend().name(), "fast");
+#else
+  ASSERT_FALSE(session.isOk());
+  EXPECT_EQ(session.status().code(), StatusCode::Unsupported);
+#endif
+}
+
 }  // namespace
 }  // namespace tosakit::testing

@@ -1,8 +1,10 @@
-# Pre-quantized QDQ ONNX models (PyTorch eager-mode PTQ, torch.onnx.export) folded to integer TOSA at import,
-# checked against live ONNX Runtime on a real photograph (tests/qdq/qdq_vs_ort.sh; exit 77 = skipped).
+# Pre-quantized QDQ ONNX models (PyTorch eager-mode PTQ; _qat: quantization-aware training; _fx: FX graph mode
+# PTQ; torch.onnx.export) folded to integer TOSA at import, checked against live ONNX Runtime on a real photograph (tests/qdq/qdq_vs_ort.sh; exit 77 = skipped).
 # Largest output difference of the integer-only fold, in output LSB (docs/ONNX.md): ORT's float requantization
-# is off by one step near rounding ties, and mobilenet_v2's 52 layers carry such steps on.
-foreach(qdq_case small_cnn:1 resnet18:1 mobilenet_v2:4)
+# is off by one step near rounding ties, and mobilenet_v2's 52 layers carry such steps on (FX resnet18: its
+# float QLinearAdd differs from the exact integer add near ties too).
+foreach(qdq_case small_cnn:1 resnet18:1 mobilenet_v2:4 small_cnn_qat:1 small_cnn_fx:1 mobilenet_v2_qat:1
+        resnet18_fx:2)
   string(REPLACE ":" ";" qdq_pair ${qdq_case})
   list(GET qdq_pair 0 qdq_model)
   list(GET qdq_pair 1 qdq_lsb)
@@ -16,3 +18,9 @@ add_test(NAME qdq_malformed_cli
   COMMAND ${CMAKE_COMMAND} -E env TK=$<TARGET_FILE:tosakit> ROOT=${CMAKE_SOURCE_DIR} OUT=${CMAKE_BINARY_DIR}/model-tests
           bash ${CMAKE_SOURCE_DIR}/tests/qdq/malformed_qdq.sh)
 set_tests_properties(qdq_malformed_cli PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+# One small QDQ model per folded op pattern (tables, Mul, Concat, AveragePool, Relu/Clip), against live ONNX
+# Runtime (tests/qdq/qdq_ops_vs_ort.sh).
+add_test(NAME qdq_ops_vs_onnxruntime
+  COMMAND ${CMAKE_COMMAND} -E env TK=$<TARGET_FILE:tosakit> ROOT=${CMAKE_SOURCE_DIR} OUT=${CMAKE_BINARY_DIR}/model-tests
+          bash ${CMAKE_SOURCE_DIR}/tests/qdq/qdq_ops_vs_ort.sh)
+set_tests_properties(qdq_ops_vs_onnxruntime PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)

@@ -51,6 +51,65 @@ def sparse_model(indices):
     return w.finish([x], [y])
 
 
+def one_op_model(op, x_shape, y_shape, consts, options=None, dtype="float32", quant=None, **fields):
+    """x -> op(x, *consts) -> y; consts are (name, shape, dtype, data[, scale, zero_point]) tuples."""
+    w = ModelWriter()
+    q = dict(scale=quant[0], zero_point=quant[1]) if quant else {}
+    x = w.tensor("x", x_shape, dtype, **q)
+    ins = [x] + [w.tensor(n, sh, dt, data=np.array(d).reshape(sh), **(dict(scale=c[0], zero_point=c[1]) if c else {}))
+                 for n, sh, dt, d, *c in consts]
+    y = w.tensor("y", y_shape, dtype, **q)
+    w.op(op, ins, [y], options, **fields)
+    return w.finish([x], [y])
+
+
+def lstm_bad_weights():
+    """UNIDIRECTIONAL_SEQUENCE_LSTM whose forget-gate input weights are [N, I + 1]."""
+    w = ModelWriter()
+    B, T, I, N = 1, 2, 3, 4
+    x = w.tensor("x", [B, T, I], "float32")
+    ins = [x]
+    for k in range(4):
+        ins.append(w.tensor(f"w{k}", [N, I + (k == 1)], "float32", data=np.zeros((N, I + (k == 1)))))
+    for k in range(4):
+        ins.append(w.tensor(f"r{k}", [N, N], "float32", data=np.zeros((N, N))))
+    ins += [-1, -1, -1] + [w.tensor(f"b{k}", [N], "float32", data=np.zeros(N)) for k in range(4)] + [-1, -1]
+    h, c = w.tensor("h", [B, N], "float32"), w.tensor("c", [B, N], "float32")
+    w.tensors[h]["variable"] = w.tensors[c]["variable"] = True
+    y = w.tensor("y", [B, T, N], "float32")
+    w.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins + [h, c], [y], "UnidirectionalSequenceLSTMOptions",
+         fused_activation_function=4)
+    return w.finish([x], [y])
+
+
+def unsupported_model():
+    """Two operators without a lowering (a builtin and a custom one) feeding each other's graph."""
+    w = ModelWriter()
+    x = w.tensor("x", [2, 4], "float32")
+    a = w.tensor("normalized", [2, 4], "float32")
+    y = w.tensor("custom_out", [2, 4], "float32")
+    w.op("L2_NORMALIZATION", [x], [a])
+    w.op("CUSTOM", [x], [y], custom_code="NoSuchOp")
+    return w.finish([x], [a, y])
+
+
+def check_unsupported_listing(tosakit, out_dir):
+    """Every operator that cannot be lowered is listed in one error line with its index, name and output
+    tensor; exit 5 (unsupported), no output file."""
+    path = os.path.join(out_dir, "two_unsupported.tflite")
+    with open(path, "wb") as f:
+        f.write(unsupported_model())
+    out = path + ".mlir"
+    if os.path.exists(out):
+        os.remove(out)
+    r = subprocess.run([tosakit, "import", path, "-o", out], capture_output=True, text=True, timeout=60)
+    line = r.stderr.strip()
+    expected = ["2 unsupported operator(s)", "#0 L2_NORMALIZATION -> 'normalized'", "#1 CUSTOM(NoSuchOp) -> 'custom_out'"]
+    ok = r.returncode == 5 and "\n" not in line and all(e in line for e in expected) and not os.path.exists(out)
+    print(f"{'ok  ' if ok else 'FAIL'} two_unsupported.tflite: exit {r.returncode}: {line[:300]}")
+    return ok
+
+
 def cases():
     good = small_model()
     yield "garbage.tflite", bytes(np.random.default_rng(1).integers(0, 256, 4096, dtype=np.uint8))
@@ -72,6 +131,19 @@ def cases():
     yield "graph_output_out_of_range.tflite", small_model(outputs=[1234])
     yield "shape_contradiction.tflite", small_model(tensor=(3, "shape", [1, 4, 4, 5]))
     yield "sparse_index_out_of_range.tflite", sparse_model([0, 1, 2, 3, 0, 9, 1, 2])
+    yield "gather_index_out_of_range.tflite", one_op_model("GATHER", [4, 3], [2, 3], [("i", [2], "int32", [1, 9])],
+                                                           "GatherOptions", axis=0)
+    yield "gather_nd_index_out_of_range.tflite", one_op_model("GATHER_ND", [4, 3], [1, 3],
+                                                              [("i", [1, 1], "int32", [-1])])
+    yield "mirror_pad_too_wide.tflite", one_op_model("MIRROR_PAD", [1, 4, 4, 1], [1, 12, 4, 1],
+                                                     [("p", [4, 2], "int32", [0, 0, 4, 4, 0, 0, 0, 0])],
+                                                     "MirrorPadOptions", mode=0)
+    yield "space_to_batch_indivisible.tflite", one_op_model(
+        "SPACE_TO_BATCH_ND", [1, 4, 4, 1], [9, 1, 1, 1], [("b", [2], "int32", [3, 3]), ("p", [2, 2], "int32", [0] * 4)])
+    yield "lstm_weight_shape_mismatch.tflite", lstm_bad_weights()
+    yield "int8_prelu_alpha_mismatch.tflite", one_op_model(
+        "PRELU", [1, 2, 2, 3], [1, 2, 2, 3], [("alpha", [1, 1, 5], "int8", [1] * 5, 0.01, 0)], dtype="int8",
+        quant=(0.05, 1))
 
 
 def main():
@@ -97,6 +169,8 @@ def main():
             and not os.path.exists(out)
         failures += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}: {r.stderr.strip()[:300]}")
+    if not a.write_only:
+        failures += not check_unsupported_listing(a.tosakit, a.out)
     if failures:
         print(f"{failures} hostile case(s) not refused as bad input")
     sys.exit(1 if failures else 0)

@@ -216,6 +216,87 @@ def resize(op, options, **fields):
     return make
 
 
+def gathers(rng):
+    """GATHER with constant and run-time indices (axis 1), GATHER_ND with run-time indices."""
+    c = Case(rng)
+    x = c.input("x", [2, 5, 3])
+    g = c.out("g", [2, 2, 2, 3])
+    c.w.op("GATHER", [x, c.const("idx", [[4, 0], [2, 2]])], [g], "GatherOptions", axis=1)
+    i = c.w.tensor("i", [4], "int32")
+    c.inputs.append(i)
+    c.feeds["i"] = rng.integers(0, 3, 4).astype(np.int32)
+    h = c.out("h", [2, 5, 4])
+    c.w.op("GATHER", [x, i], [h], "GatherOptions", axis=-1)
+    j = c.w.tensor("j", [3, 2], "int32")
+    c.inputs.append(j)
+    c.feeds["j"] = np.stack([rng.integers(0, 2, 3), rng.integers(0, 5, 3)], 1).astype(np.int32)
+    n = c.out("n", [3, 3])
+    c.w.op("GATHER_ND", [x, j], [n])
+    return c.finish([g, h, n])
+
+
+def mirror_pad(mode):
+    def make(rng):
+        c = Case(rng)
+        x = c.input("x", [1, 4, 5, 2])
+        y = c.out("y", [1, 7, 8, 2])
+        c.w.op("MIRROR_PAD", [x, c.const("p", [[0, 0], [1, 2], [3, 0], [0, 0]])], [y], "MirrorPadOptions", mode=mode)
+        return c.finish([y])
+    return make
+
+
+def space_batch(rng):
+    """SPACE_TO_BATCH_ND with paddings, then BATCH_TO_SPACE_ND with crops back."""
+    c = Case(rng)
+    x = c.input("x", [2, 5, 6, 3])
+    s = c.out("s", [12, 3, 2, 3])
+    c.w.op("SPACE_TO_BATCH_ND", [x, c.const("block", [2, 3]), c.const("pads", [[1, 0], [0, 0]])], [s])
+    b = c.out("b", [2, 5, 5, 3])
+    c.w.op("BATCH_TO_SPACE_ND", [s, c.const("block2", [2, 3]), c.const("crops", [[1, 0], [0, 1]])], [b])
+    return c.finish([s, b])
+
+
+# Cases whose model has a signature: TFLite tensor name -> the signature's name, which tosakit's arguments and
+# results must take (docs/TFLITE.md, "Names").
+SIGNATURE_NAMES = {"signature_names": {"x": "image", "y": "scores", "z": "logits"}}
+
+
+def signature_names(rng):
+    c = Case(rng)
+    x = c.input("x", [2, 3])
+    y, z = c.out("y", [2, 3]), c.out("z", [2, 3])
+    c.w.op("LOGISTIC", [x], [y])
+    c.w.op("ABS", [x], [z])
+    names = SIGNATURE_NAMES["signature_names"]
+    c.w.signature = dict(inputs={names["x"]: x}, outputs={names["y"]: y, names["z"]: z})
+    return c.finish([y, z])
+
+
+def lstm(time_major=False, cifg=False, clip=0.0):
+    """UNIDIRECTIONAL_SEQUENCE_LSTM (float, tanh, optional CIFG and cell clip) on a short sequence."""
+    def make(rng):
+        c = Case(rng)
+        B, T, I, N = 2, 4, 3, 5
+        x = c.input("x", [T, B, I] if time_major else [B, T, I])
+        wt = lambda name, shape: c.w.tensor(name, shape, "float32",  # noqa: E731
+                                            data=rng.uniform(-0.6, 0.6, shape).astype(np.float32))
+        ins = [x]
+        ins += [-1 if cifg and k == 0 else wt(f"w{k}", [N, I]) for k in range(4)]
+        ins += [-1 if cifg and k == 0 else wt(f"r{k}", [N, N]) for k in range(4)]
+        ins += [-1, -1, -1]  # no peepholes
+        ins += [-1 if cifg and k == 0 else wt(f"b{k}", [N]) for k in range(4)]
+        ins += [-1, -1]  # no projection
+        h = c.w.tensor("h_state", [B, N], "float32")
+        cs = c.w.tensor("c_state", [B, N], "float32")
+        c.w.tensors[h]["variable"] = c.w.tensors[cs]["variable"] = True
+        ins += [h, cs]
+        y = c.out("y", [T, B, N] if time_major else [B, T, N])
+        c.w.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [y], "UnidirectionalSequenceLSTMOptions",
+               fused_activation_function=4, cell_clip=clip, time_major=time_major)
+        return c.finish([y])
+    return make
+
+
 CASES = {
     "div": binary("DIV", "DivOptions"),
     "squared_difference": binary("SQUARED_DIFFERENCE"),
@@ -258,6 +339,14 @@ CASES = {
     "select_logic": select_logic,
     "batch_matmul": batch_matmul,
     "cast": cast_ops,
+    "gather": gathers,
+    "mirror_pad_reflect": mirror_pad(0),
+    "mirror_pad_symmetric": mirror_pad(1),
+    "space_batch": space_batch,
+    "signature_names": signature_names,
+    "lstm": lstm(),
+    "lstm_time_major_cifg": lstm(time_major=True, cifg=True),
+    "lstm_cell_clip": lstm(clip=0.3),
     "resize_bilinear_half_pixel": resize("RESIZE_BILINEAR", "ResizeBilinearOptions", half_pixel_centers=True),
     "resize_bilinear_align": resize("RESIZE_BILINEAR", "ResizeBilinearOptions", align_corners=True),
     "resize_bilinear_legacy": resize("RESIZE_BILINEAR", "ResizeBilinearOptions"),
@@ -300,6 +389,9 @@ def main():
             failures += 1
             continue
         expected = dict(np.load(stem + ".tflite_out.npz"))
+        renames = SIGNATURE_NAMES.get(name, {})
+        if renames:  # tosakit's arguments take the signature's names
+            np.savez(stem + ".in.npz", **{renames.get(k, k): v for k, v in feeds.items()})
         imp = subprocess.run([a.tosakit, "import", stem + ".tflite", "-o", stem + ".mlir"], capture_output=True, text=True)
         if imp.returncode != 0:
             print(f"FAIL {name}: import: {imp.stderr.strip()[:300]}")
@@ -315,7 +407,7 @@ def main():
                 continue
             got = dict(np.load(out))
             for k, ref in expected.items():
-                g = got.get(k)
+                g = got.get(renames.get(k, k))
                 if g is None or g.shape != ref.shape:
                     print(f"FAIL {name} {backend}: output {k} missing or shaped {None if g is None else g.shape}, TFLite {ref.shape}")
                     failures += 1

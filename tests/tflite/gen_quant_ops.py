@@ -27,7 +27,9 @@ from tflite_writer import ModelWriter  # noqa: E402
 
 RELU, RELU_N1_TO_1, RELU6 = 1, 2, 3
 SAME, VALID = 0, 1
-BOUNDS = {}  # case prefix -> LSB bound where TFLite's arithmetic cannot be reproduced exactly in TOSA
+# case prefix -> LSB bound where TFLite's arithmetic cannot be reproduced exactly in TOSA (docs/TFLITE.md):
+# LOG_SOFTMAX takes the log of a float sum, TOSA's log is not glibc's logf.
+BOUNDS = {"log_softmax": 1}
 
 
 class Case:
@@ -39,13 +41,15 @@ class Case:
         self.inputs = []
         self.feeds = {}
 
-    def act(self, name, shape, scale=None, zp=None, is_input=False):
+    def act(self, name, shape, scale=None, zp=None, is_input=False, dtype="int8"):
+        """An activation tensor; int16 ones have zero point 0 (TFLite's 16x8 scheme)."""
         scale = float(scale if scale is not None else self.rng.uniform(0.01, 0.1))
-        zp = int(zp if zp is not None else self.rng.integers(-20, 20))
-        t = self.w.tensor(name, shape, "int8", scale=scale, zero_point=zp)
+        zp = 0 if dtype == "int16" else int(zp if zp is not None else self.rng.integers(-20, 20))
+        t = self.w.tensor(name, shape, dtype, scale=scale, zero_point=zp)
         if is_input:
             self.inputs.append(t)
-            self.feeds[name] = self.rng.integers(-128, 128, shape).astype(np.int8)
+            info = np.iinfo(dtype)
+            self.feeds[name] = self.rng.integers(info.min, info.max + 1, shape).astype(dtype)
         return t
 
     def weights(self, name, shape, channels_dim=None, per_channel=True):
@@ -57,10 +61,11 @@ class Case:
         scale = float(self.rng.uniform(0.002, 0.02))
         return self.w.tensor(name, shape, "int8", data=data, scale=scale, zero_point=0), [scale]
 
-    def bias(self, name, n, in_scale, w_scales):
+    def bias(self, name, n, in_scale, w_scales, dtype="int32"):
         scales = [in_scale * s for s in (w_scales if len(w_scales) == n else w_scales * n)]
-        data = self.rng.integers(-2000, 2000, n).astype(np.int32)
-        return self.w.tensor(name, [n], "int32", data=data, scale=scales, zero_point=[0] * n)
+        bound = 2000 if dtype == "int32" else 500000
+        data = self.rng.integers(-bound, bound, n).astype(dtype)
+        return self.w.tensor(name, [n], dtype, data=data, scale=scales, zero_point=[0] * n)
 
     def finish(self, outputs):
         return self.w.finish(self.inputs, outputs), self.feeds
@@ -115,7 +120,11 @@ def binary(rng, op, broadcast=False, act=0):
     shape = [1, int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 5))]
     a = c.act("a", shape, is_input=True)
     b = c.act("b", [1, 1, 1, shape[3]] if broadcast else shape, is_input=True)
-    y = c.act("y", shape)
+    # squares reach (255 s)^2: a coarser output scale keeps most of them unsaturated
+    y = c.act("y", shape, scale=rng.uniform(0.5, 4) if op == "SQUARED_DIFFERENCE" else None)
+    if op == "SQUARED_DIFFERENCE":
+        c.w.op(op, [a, b], [y])
+        return c.finish([y])
     options = {"ADD": "AddOptions", "SUB": "SubOptions", "MUL": "MulOptions"}[op]
     c.w.op(op, [a, b], [y], options, fused_activation_function=act)
     return c.finish([y])
@@ -190,6 +199,239 @@ def quantize_ties(rng, scale):
     return c.finish([y])
 
 
+def same_params(c, t):
+    """scale and zero point of tensor t, for outputs TFLite requires to be quantized like their input."""
+    ts = c.w.tensors[t]
+    return dict(scale=ts["scale"], zp=ts["zero_point"])
+
+
+def data_movement(rng):
+    """TRANSPOSE, SLICE, STRIDED_SLICE, SPLIT, SPLIT_V, PACK, UNPACK, SQUEEZE, EXPAND_DIMS, TILE, GATHER on int8:
+    TFLite copies the raw values (output quantized like the input)."""
+    c = Case(rng)
+    x = c.act("x", [1, 4, 6, 3], is_input=True)
+    q = same_params(c, x)
+    i32 = lambda name, v: c.w.tensor(name, [len(v)], "int32", data=np.array(v, np.int32))  # noqa: E731
+    t = c.act("transposed", [1, 6, 4, 3], **q)
+    c.w.op("TRANSPOSE", [x, i32("perm", [0, 2, 1, 3])], [t])
+    s = c.act("sliced", [1, 3, 4, 2], **q)
+    c.w.op("SLICE", [t, i32("begin", [0, 1, 0, 1]), i32("size", [1, 3, -1, 2])], [s])
+    ss = c.act("strided", [2, 4, 3], **q)
+    c.w.op("STRIDED_SLICE", [x, i32("b", [0, 1, 1, 0]), i32("e", [1, 3, 5, 3]), i32("st", [1, 1, 1, 1])], [ss],
+           "StridedSliceOptions", begin_mask=8, end_mask=8, shrink_axis_mask=1)
+    a, b = c.act("split0", [2, 2, 3], **q), c.act("split1", [2, 2, 3], **q)
+    c.w.op("SPLIT", [c.w.tensor("axis", [], "int32", data=np.array(1, np.int32)), ss], [a, b], "SplitOptions",
+           num_splits=2)
+    v0, v1 = c.act("splitv0", [1, 4, 2, 3], **q), c.act("splitv1", [1, 4, 4, 3], **q)
+    c.w.op("SPLIT_V", [x, i32("sizes", [2, -1]), c.w.tensor("axis2", [], "int32", data=np.array(2, np.int32))],
+           [v0, v1], "SplitVOptions", num_splits=2)
+    pk = c.act("packed", [2, 2, 2, 3], **q)
+    c.w.op("PACK", [a, b], [pk], "PackOptions", values_count=2, axis=1)
+    u0, u1, u2 = (c.act(f"unpacked{i}", [1, 4, 6], **q) for i in range(3))
+    c.w.op("UNPACK", [x], [u0, u1, u2], "UnpackOptions", num=3, axis=3)
+    sq = c.act("squeezed", [4, 6, 3], **q)
+    c.w.op("SQUEEZE", [x], [sq], "SqueezeOptions", squeeze_dims=[0])
+    ed = c.act("expanded", [4, 1, 6, 3], **q)
+    c.w.op("EXPAND_DIMS", [sq, c.w.tensor("dim", [], "int32", data=np.array(1, np.int32))], [ed])
+    tl = c.act("tiled", [2, 3, 4, 2], **q)
+    c.w.op("TILE", [s, i32("multiples", [2, 1, 1, 1])], [tl])
+    return c.finish([t, s, ss, a, b, v0, v1, pk, u0, u2, ed, tl])
+
+
+def pad(rng, v2=False):
+    c = Case(rng)
+    x = c.act("x", [1, 3, 4, 2], is_input=True)
+    q = same_params(c, x)
+    y = c.act("y", [1, 5, 7, 2], **q)
+    paddings = c.w.tensor("paddings", [4, 2], "int32", data=np.array([[0, 0], [1, 1], [2, 1], [0, 0]], np.int32))
+    if v2:
+        value = c.w.tensor("value", [], "int8", data=np.array(int(rng.integers(-128, 128)), np.int8),
+                           scale=q["scale"], zero_point=q["zp"])
+        c.w.op("PADV2", [x, paddings, value], [y])
+    else:
+        c.w.op("PAD", [x, paddings], [y])
+    return c.finish([y])
+
+
+def max_min(rng, op):
+    """MAXIMUM / MINIMUM: TFLite compares the raw values; the converter gives inputs and output one quantization."""
+    c = Case(rng)
+    a = c.act("a", [1, 3, 4, 5], is_input=True)
+    q = same_params(c, a)
+    b = c.act("b", [1, 1, 4, 5], is_input=True, **q)
+    y = c.act("y", [1, 3, 4, 5], **q)
+    c.w.op(op, [a, b], [y])
+    return c.finish([y])
+
+
+def resize_nearest(rng, align=False, half=False):
+    c = Case(rng)
+    x = c.act("x", [1, 3, 5, 2], is_input=True)
+    y = c.act("y", [1, 7, 4, 2], **same_params(c, x))
+    size = c.w.tensor("size", [2], "int32", data=np.array([7, 4], np.int32))
+    c.w.op("RESIZE_NEAREST_NEIGHBOR", [x, size], [y], "ResizeNearestNeighborOptions", align_corners=align,
+           half_pixel_centers=half)
+    return c.finish([y])
+
+
+def unary_op(rng, op, options=None, out_scale=None, out_zp=None, **fields):
+    """An elementwise int8 operator on a random input (the output's parameters random unless given)."""
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 9)), int(rng.integers(1, 9))]
+    x = c.act("x", shape, scale=rng.uniform(0.01, 0.08), is_input=True)
+    y = c.act("y", shape, scale=out_scale if out_scale is not None else rng.uniform(0.01, 0.08), zp=out_zp)
+    c.w.op(op, [x], [y], options, **fields)
+    return c.finish([y])
+
+
+def softmax(rng, classes, beta=1.0):
+    """SOFTMAX int8 -> int8; TFLite fixes the output's parameters to 1/256 and -128."""
+    c = Case(rng)
+    shape = [int(rng.integers(1, 4)), int(rng.integers(1, 5)), classes]
+    x = c.act("x", shape, scale=rng.uniform(0.02, 0.2), is_input=True)
+    y = c.act("y", shape, scale=1 / 256, zp=-128)
+    c.w.op("SOFTMAX", [x], [y], "SoftmaxOptions", beta=beta)
+    return c.finish([y])
+
+
+def prelu(rng):
+    """PRELU with a constant int8 alpha per channel (its own scale and zero point)."""
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 6))]
+    x = c.act("x", shape, is_input=True)
+    alpha = c.w.tensor("alpha", [1, 1, shape[3]], "int8", data=rng.integers(-128, 128, [1, 1, shape[3]]).astype(np.int8),
+                       scale=float(rng.uniform(0.002, 0.01)), zero_point=int(rng.integers(-20, 20)))
+    y = c.act("y", shape)
+    c.w.op("PRELU", [x, alpha], [y])
+    return c.finish([y])
+
+
+def reduce_extremes(rng):
+    """REDUCE_MAX / REDUCE_MIN (output quantized like the input) and ARG_MAX / ARG_MIN (int32) of int8, with
+    ties: the input takes few distinct values."""
+    c = Case(rng)
+    x = c.act("x", [2, 3, 7], is_input=True)
+    c.feeds["x"] = rng.choice([-128, -127, -3, 0, 5, 126, 127], [2, 3, 7]).astype(np.int8)
+    q = same_params(c, x)
+    axes = c.w.tensor("axes", [2], "int32", data=np.array([0, 2], np.int32))
+    mx, mn = c.act("max", [1, 3, 1], **q), c.act("min", [3], **q)
+    c.w.op("REDUCE_MAX", [x, axes], [mx], "ReducerOptions", keep_dims=True)
+    c.w.op("REDUCE_MIN", [x, axes], [mn], "ReducerOptions", keep_dims=False)
+    axis = c.w.tensor("axis", [1], "int32", data=np.array([2], np.int32))
+    am, an = c.w.tensor("argmax", [2, 3], "int32"), c.w.tensor("argmin", [2, 3], "int32")
+    c.w.op("ARG_MAX", [x, axis], [am], "ArgMaxOptions", output_type=2)
+    c.w.op("ARG_MIN", [x, axis], [an], "ArgMinOptions", output_type=2)
+    return c.finish([mx, mn, am, an])
+
+
+def mean_hw(rng, same=False):
+    """MEAN over H and W with keep_dims (global average pooling)."""
+    c = Case(rng)
+    shape = [int(rng.integers(1, 3)), int(rng.integers(1, 8)), int(rng.integers(1, 8)), int(rng.integers(1, 12))]
+    x = c.act("x", shape, is_input=True)
+    q = same_params(c, x) if same else dict(scale=rng.uniform(0.005, 0.03))
+    y = c.act("y", [shape[0], 1, 1, shape[3]], **q)
+    c.w.op("MEAN", [x, c.w.tensor("axes", [2], "int32", data=np.array([1, 2], np.int32))], [y], "ReducerOptions",
+           keep_dims=True)
+    return c.finish([y])
+
+
+def resize_bilinear(rng, align=False, half=False, out_hw=(7, 4)):
+    c = Case(rng)
+    x = c.act("x", [1, 3, 5, 2], is_input=True)
+    y = c.act("y", [1, out_hw[0], out_hw[1], 2], **same_params(c, x))
+    size = c.w.tensor("size", [2], "int32", data=np.array(out_hw, np.int32))
+    c.w.op("RESIZE_BILINEAR", [x, size], [y], "ResizeBilinearOptions", align_corners=align, half_pixel_centers=half)
+    return c.finish([y])
+
+
+def conv16x8(rng, padding=SAME, stride=1, act=0, per_channel=True):
+    """CONV_2D with int16 activations, int8 weights and int64 biases (TFLite's 16x8 quantization)."""
+    c = Case(rng)
+    h, w_, ci, co, k = int(rng.integers(4, 9)), int(rng.integers(4, 9)), int(rng.integers(1, 6)), int(rng.integers(1, 9)), 3
+    x = c.act("x", [1, h, w_, ci], scale=rng.uniform(1e-4, 1e-3), is_input=True, dtype="int16")
+    kw, ws = c.weights("w", [co, k, k, ci], 0, per_channel)
+    b = c.bias("b", co, scale_of(c, x), ws, dtype="int64")
+    oh = -(-h // stride) if padding == SAME else (h - k) // stride + 1
+    ow = -(-w_ // stride) if padding == SAME else (w_ - k) // stride + 1
+    y = c.act("y", [1, oh, ow, co], scale=rng.uniform(2e-3, 2e-2), dtype="int16")
+    c.w.op("CONV_2D", [x, kw, b], [y], "Conv2DOptions", padding=padding, stride_w=stride, stride_h=stride,
+           dilation_w_factor=1, dilation_h_factor=1, fused_activation_function=act)
+    return c.finish([y])
+
+
+def fully_connected16x8(rng, act=0):
+    c = Case(rng)
+    rows, k, n = int(rng.integers(1, 4)), int(rng.integers(4, 40)), int(rng.integers(1, 12))
+    x = c.act("x", [rows, k], scale=rng.uniform(1e-4, 1e-3), is_input=True, dtype="int16")
+    kw, ws = c.weights("w", [n, k], None, per_channel=False)
+    b = c.bias("b", n, scale_of(c, x), ws, dtype="int64")
+    y = c.act("y", [rows, n], scale=rng.uniform(1e-3, 1e-2), dtype="int16")
+    c.w.op("FULLY_CONNECTED", [x, kw, b], [y], "FullyConnectedOptions", fused_activation_function=act)
+    return c.finish([y])
+
+
+def binary16(rng, op, broadcast=False, act=0):
+    """ADD / SUB on int16 (zero points 0) through TFLite's general-scale path (pot_scale_int16 false)."""
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 5))]
+    a = c.act("a", shape, scale=rng.uniform(1e-4, 1e-3), is_input=True, dtype="int16")
+    b = c.act("b", [1, 1, 1, shape[3]] if broadcast else shape, scale=rng.uniform(1e-4, 1e-3), is_input=True,
+              dtype="int16")
+    y = c.act("y", shape, scale=rng.uniform(2e-4, 2e-3), dtype="int16")
+    c.w.op(op, [a, b], [y], {"ADD": "AddOptions", "SUB": "SubOptions"}[op], fused_activation_function=act,
+           pot_scale_int16=False)
+    return c.finish([y])
+
+
+def transpose_conv(rng, padding=SAME, stride=2, bias=True):
+    """TRANSPOSE_CONV int8 with per-channel weights (inputs: output_shape, weights, input, bias)."""
+    c = Case(rng)
+    h, w_, ci, co, k = int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 5)), int(rng.integers(1, 6)), 3
+    x = c.act("x", [1, h, w_, ci], is_input=True)
+    kw, ws = c.weights("w", [co, k, k, ci], 0)
+    oh, ow = (h * stride, w_ * stride) if padding == SAME else ((h - 1) * stride + k, (w_ - 1) * stride + k)
+    shape = c.w.tensor("output_shape", [4], "int32", data=np.array([1, oh, ow, co], np.int32))
+    y = c.act("y", [1, oh, ow, co], scale=rng.uniform(0.05, 0.5))
+    ins = [shape, kw, x] + ([c.bias("b", co, scale_of(c, x), ws)] if bias else [])
+    c.w.op("TRANSPOSE_CONV", ins, [y], "TransposeConvOptions", padding=padding, stride_w=stride, stride_h=stride)
+    return c.finish([y])
+
+
+def block_moves(rng):
+    """GATHER, GATHER_ND, MIRROR_PAD, SPACE_TO_BATCH_ND (padded: TFLite pads with the zero point),
+    BATCH_TO_SPACE_ND, SPACE_TO_DEPTH and DEPTH_TO_SPACE on int8."""
+    c = Case(rng)
+    x = c.act("x", [1, 4, 6, 2], is_input=True)
+    q = same_params(c, x)
+    i32 = lambda name, v: c.w.tensor(name, list(np.shape(v)), "int32", data=np.array(v, np.int32))  # noqa: E731
+    g = c.act("gathered", [1, 4, 3, 2], **q)
+    c.w.op("GATHER", [x, i32("idx", [5, 0, 5])], [g], "GatherOptions", axis=2)
+    n = c.act("gathered_nd", [2, 6, 2], **q)
+    c.w.op("GATHER_ND", [x, i32("nd", [[0, 3], [0, 1]])], [n])
+    mp = c.act("mirrored", [1, 6, 7, 2], **q)
+    c.w.op("MIRROR_PAD", [x, i32("mpad", [[0, 0], [1, 1], [0, 1], [0, 0]])], [mp], "MirrorPadOptions", mode=0)
+    sb = c.act("space_to_batch", [4, 3, 4, 2], **q)
+    c.w.op("SPACE_TO_BATCH_ND", [x, i32("block", [2, 2]), i32("pads", [[1, 1], [1, 1]])], [sb])
+    bs = c.act("batch_to_space", [1, 5, 7, 2], **q)
+    c.w.op("BATCH_TO_SPACE_ND", [sb, i32("block2", [2, 2]), i32("crops", [[1, 0], [0, 1]])], [bs])
+    sd = c.act("space_to_depth", [1, 2, 3, 8], **q)
+    c.w.op("SPACE_TO_DEPTH", [x], [sd], "SpaceToDepthOptions", block_size=2)
+    ds = c.act("depth_to_space", [1, 4, 6, 2], **q)
+    c.w.op("DEPTH_TO_SPACE", [sd], [ds], "DepthToSpaceOptions", block_size=2)
+    return c.finish([g, n, mp, sb, bs, ds])
+
+
+def log_softmax(rng, classes):
+    """LOG_SOFTMAX int8; TFLite fixes the output's parameters to 16/256 and 127."""
+    c = Case(rng)
+    shape = [int(rng.integers(1, 4)), classes]
+    x = c.act("x", shape, scale=rng.uniform(0.02, 0.2), is_input=True)
+    y = c.act("y", shape, scale=16 / 256, zp=127)
+    c.w.op("LOG_SOFTMAX", [x], [y])
+    return c.finish([y])
+
+
 CASES = {
     "conv_same_relu6": lambda r: conv(r),
     "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
@@ -214,6 +456,46 @@ CASES = {
     "quantize_dequantize": quantize_dequantize,
     "quantize_ties_pow2": lambda r: quantize_ties(r, 0.25),
     "quantize_ties_odd": lambda r: quantize_ties(r, float(np.float32(1 / 255 * 3))),
+    "data_movement": data_movement,
+    "block_moves": block_moves,
+    "pad": lambda r: pad(r),
+    "padv2": lambda r: pad(r, True),
+    "maximum": lambda r: max_min(r, "MAXIMUM"),
+    "minimum": lambda r: max_min(r, "MINIMUM"),
+    "resize_nearest": lambda r: resize_nearest(r),
+    "resize_nearest_align": lambda r: resize_nearest(r, align=True),
+    "resize_nearest_half": lambda r: resize_nearest(r, half=True),
+    "elu": lambda r: unary_op(r, "ELU"),
+    "leaky_relu": lambda r: unary_op(r, "LEAKY_RELU", "LeakyReluOptions", alpha=float(r.uniform(0.05, 0.4))),
+    "leaky_relu_steep": lambda r: unary_op(r, "LEAKY_RELU", "LeakyReluOptions", alpha=float(r.uniform(1.5, 4))),
+    "hard_swish": lambda r: unary_op(r, "HARD_SWISH"),
+    "hard_swish_wide": lambda r: unary_op(r, "HARD_SWISH", out_scale=r.uniform(0.001, 0.006)),
+    "softmax_small": lambda r: softmax(r, int(r.integers(2, 12))),
+    "softmax_classes": lambda r: softmax(r, int(r.integers(20, 120))),
+    "softmax_beta": lambda r: softmax(r, int(r.integers(5, 40)), float(r.uniform(0.3, 3))),
+    "prelu": prelu,
+    "log_softmax": lambda r: log_softmax(r, int(r.integers(2, 40))),
+    "transpose_conv_same": lambda r: transpose_conv(r),
+    "transpose_conv_valid_no_bias": lambda r: transpose_conv(r, VALID, 2, False),
+    "transpose_conv_stride1": lambda r: transpose_conv(r, SAME, 1),
+    "int16_conv": lambda r: conv16x8(r),
+    "int16_conv_valid_stride2_relu": lambda r: conv16x8(r, VALID, 2, RELU),
+    "int16_conv_per_tensor_relu6": lambda r: conv16x8(r, SAME, 1, RELU6, per_channel=False),
+    "int16_fully_connected": lambda r: fully_connected16x8(r),
+    "int16_add": lambda r: binary16(r, "ADD"),
+    "int16_add_broadcast_relu": lambda r: binary16(r, "ADD", True, RELU),
+    "int16_sub": lambda r: binary16(r, "SUB"),
+    "int16_fully_connected_relu": lambda r: fully_connected16x8(r, RELU),
+    "resize_bilinear": lambda r: resize_bilinear(r),
+    "resize_bilinear_align": lambda r: resize_bilinear(r, align=True),
+    "resize_bilinear_half": lambda r: resize_bilinear(r, half=True),
+    "resize_bilinear_half_x2": lambda r: resize_bilinear(r, half=True, out_hw=(6, 10)),
+    "resize_bilinear_down": lambda r: resize_bilinear(r, out_hw=(2, 3)),
+    "mean_hw": lambda r: mean_hw(r),
+    "mean_hw_same_params": lambda r: mean_hw(r, True),
+    "reduce_extremes": reduce_extremes,
+    "squared_difference": lambda r: binary(r, "SQUARED_DIFFERENCE"),
+    "squared_difference_broadcast": lambda r: binary(r, "SQUARED_DIFFERENCE", True),
 }
 
 

@@ -56,6 +56,8 @@ class ModelWriter:
         # tensor index -> dict(order=[traversal order], block_map=[...] (optional),
         #                      dims=[("dense", size) | ("csr", segments, indices), ...]): TFLite's sparse format
         self.sparse = {}
+        # SignatureDef of subgraph 0: dict(key=..., inputs={name: tensor index}, outputs={name: tensor index})
+        self.signature = None
 
     def tensor(self, name, shape, dtype, data=None, scale=None, zero_point=None, qdim=0):
         buf = 0
@@ -91,6 +93,29 @@ class ModelWriter:
         for f, v in fields.items():
             getattr(mod, "Add" + _camel(f))(b, vectors.get(f, v))
         return mod.End(b)
+
+    def _signature(self, b, offsets):
+        TM, SD, M = fb("TensorMap"), fb("SignatureDef"), fb("Model")
+
+        def maps(start, names):
+            items = []
+            for name, index in names.items():
+                nm = b.CreateString(name)
+                TM.Start(b)
+                TM.AddName(b, nm)
+                TM.AddTensorIndex(b, index)
+                items.append(TM.End(b))
+            return offsets(start, items)
+
+        iv = maps(SD.StartInputsVector, self.signature["inputs"])
+        ov = maps(SD.StartOutputsVector, self.signature["outputs"])
+        key = b.CreateString(self.signature.get("key", "serving_default"))
+        SD.Start(b)
+        SD.AddInputs(b, iv)
+        SD.AddOutputs(b, ov)
+        SD.AddSignatureKey(b, key)
+        SD.AddSubgraphIndex(b, 0)
+        return offsets(M.StartSignatureDefsVector, [SD.End(b)])
 
     def _quant(self, b, t):
         Q = fb("QuantizationParameters")
@@ -179,6 +204,8 @@ class ModelWriter:
                 T.AddQuantization(b, q)
             if sp is not None:
                 T.AddSparsity(b, sp)
+            if t.get("variable"):  # e.g. an LSTM's state: zero at the start, written by the operator
+                T.AddIsVariable(b, True)
             tensors.append(T.End(b))
         ops = []
         union = fb("BuiltinOptions").BuiltinOptions
@@ -232,11 +259,14 @@ class ModelWriter:
         codev = offsets(M.StartOperatorCodesVector, codes)
         bufv = offsets(M.StartBuffersVector, bufs)
         desc = b.CreateString("tosakit test model")
+        sigv = self._signature(b, offsets) if self.signature else None
         M.Start(b)
         M.AddVersion(b, 3)
         M.AddOperatorCodes(b, codev)
         M.AddSubgraphs(b, sgv)
         M.AddDescription(b, desc)
         M.AddBuffers(b, bufv)
+        if sigv is not None:
+            M.AddSignatureDefs(b, sigv)
         b.Finish(M.End(b), file_identifier=b"TFL3")
         return bytes(b.Output())

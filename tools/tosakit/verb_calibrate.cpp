@@ -1,5 +1,6 @@
 // tosakit calibrate MODEL --dataset DIR [--input-num N] [--method kld|minmax|percentile9999|mse|octav|
 //                   aciq_gauss|aciq_laplace] [--tune-num N] [--histogram-bins 2048] [--we] [--bc]
+//                   [--equalize-activations]
 //                   [--search threshold] [--output-model OUT.mlir] [--backend ...] -o CALI.txt
 #include <unistd.h>
 
@@ -29,6 +30,7 @@ struct CalibrateArgs {
   int64_t histogramBins = 2048;
   bool we = false;
   bool bc = false;
+  bool ae = false;
   std::string search = "false";
   std::string output;
   std::string outputModel;
@@ -47,7 +49,7 @@ ProgressCallback progressBar() {
   };
 }
 
-// Where --we/--bc's rewritten model goes without --output-model: next to the table, named after the model.
+// Where --we/--bc/--equalize-activations' rewritten model goes without --output-model: next to the table, named after the model.
 std::string rewrittenModelPath(const CalibrateArgs& a) {
   if (!a.outputModel.empty()) return a.outputModel;
   std::filesystem::path model(a.model), table(a.output);
@@ -83,6 +85,7 @@ int calibrateVerb(const CalibrateArgs& a) {
   o.histogramBins = a.histogramBins;
   o.weightEqualization = a.we;
   o.biasCorrection = a.bc;
+  o.activationEqualization = a.ae;
   o.searchThreshold = a.search == "threshold";
   o.session.target = *target;
   a.backend.apply(o.session);
@@ -93,7 +96,7 @@ int calibrateVerb(const CalibrateArgs& a) {
   printNotes(notes);
 
   std::string modelOut;
-  if (a.we || a.bc) {
+  if (a.we || a.bc || a.ae) {
     modelOut = rewrittenModelPath(a);
     if (Status s = saveModelWithQuantParams(**module, modelOut); !s) return report(s);
   }
@@ -131,13 +134,17 @@ VerbAction addCalibrateVerb(CLI::App& app) {
       ->check(CLI::Range(int64_t(128), int64_t(1) << 20));
   cmd->add_flag("--we", args->we, "Cross-layer weight equalization of conv -> [relu] -> conv pairs (rewrites weights)");
   cmd->add_flag("--bc", args->bc, "Bias correction of conv biases (rewrites biases)");
+  cmd->add_flag("--equalize-activations", args->ae,
+                "Scale each channel between conv -> [relu/relu6] -> [zero pad] -> conv by its range on the samples, "
+                "compensated in the next conv's weights (rewrites weights)");
   cmd->add_option("--search", args->search,
                   "threshold: pick the method (kld+tune, octav, minmax, percentile9999) by output similarity")
       ->capture_default_str()
       ->check(CLI::IsMember({"false", "threshold"}));
   cmd->add_option("-o,--output", args->output, "Calibration table to write")->required();
-  cmd->add_option("--output-model", args->outputModel,
-                  "Where --we/--bc write the rewritten model (default: MODEL_calibrated.EXT next to the table)");
+  cmd->add_option(
+      "--output-model", args->outputModel,
+      "Where --we/--bc/--equalize-activations write the rewritten model (default: MODEL_calibrated.EXT next to the table)");
   args->target.add(cmd);
   args->backend.add(cmd, "fast");
   return [cmd, args]() -> int {

@@ -146,8 +146,7 @@ int importVerb(const ImportArgs& a) {
   opts.keepNchwIo = !a.nhwcIo;
   opts.runChecker = !a.noCheck;
   opts.convertOpset = !a.noConvert;
-  opts.foldQdq = a.qdq != "keep";
-  opts.requantizeLikeOrt = a.qdq == "fold-ort";
+  if (Status s = onnx::setQdqMode(opts, a.qdq); !s) return report(s);
   opts.qdqIntegerIo = a.qdqIntegerIo;
   opts.validateLevel = false;  // checkLevel
   opts.outputNames = a.outputs;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "fast/isa_dispatch.h"
 #include "fast/kernel_factories.h"
 #include "fast/kernels/conv_geometry.h"
 #include "fast/kernels/f32/depthwise.h"
@@ -57,7 +58,7 @@ class OwnF32ConvKernel : public OpKernel {
 // reached 1-17 GFLOP/s on these NHWC layers. The whole float epilogue (ADD/MUL/CLAMP) runs in its registers.
 class DepthwiseF32Kernel : public OwnF32ConvKernel {
  public:
-  std::string implName() const override { return "fast:depthwise_f32"; }
+  std::string implName() const override { return withVectorIsa("fast:depthwise_f32"); }
   double flops() const override { return 2.0 * double(g_.N * g_.OH * g_.OW * g_.C) * double(g_.KH * g_.KW); }
 
   static bool applies(const OpChain&, const ConvGeom& g) {
@@ -124,7 +125,7 @@ class DepthwiseF32Kernel : public OwnF32ConvKernel {
 // GFLOP/s and its 24 -> 24 upsampling at 22. The float epilogue (ADD/MUL/CLAMP) runs over each row in cache.
 class TransposeF32Kernel : public OwnF32ConvKernel {
  public:
-  std::string implName() const override { return "fast:transpose_conv_f32"; }
+  std::string implName() const override { return withVectorIsa("fast:transpose_conv_f32"); }
   double flops() const override { return 2.0 * double(g_.N * g_.IH * g_.IW) * double(g_.IC * g_.OC * g_.KH * g_.KW); }
 
   static bool applies(const OpChain& c, const ConvGeom& g) {

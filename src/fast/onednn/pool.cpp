@@ -217,7 +217,7 @@ void windowAverageF32(const float* x, int64_t rowStride, int64_t y0, int64_t y1,
 class FloatAvgPool : public OpKernel {
  public:
   explicit FloatAvgPool(PoolGeom g) : g_(g) {}
-  std::string implName() const override { return "fast:avg_pool2d_f32"; }
+  std::string implName() const override { return withVectorIsa("fast:avg_pool2d_f32"); }
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     const float* x = in[0][0].as<float>();
     float* y = out[0].as<float>();

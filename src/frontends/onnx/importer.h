@@ -240,6 +240,9 @@ class Importer {
   std::map<std::string, std::vector<const NodeProto*>> consumers;  // top-level graph nodes reading each value
   std::map<std::string, const NodeProto*> producers;               // top-level graph node defining each value
   std::set<const NodeProto*> foldedAway;                           // nodes a folded pattern absorbed
+  // uint8 QuantizeLinear outputs read only by DequantizeLinear, carried as int8 u - 128 (zero point - 128) so
+  // that integer ops take them without an unsigned RESCALE (carriesU8AsI8 in qdq_fold.cpp).
+  std::set<std::string> shiftedU8;
   bool foldedAny = false;
   struct QuantIo {
     size_t index;

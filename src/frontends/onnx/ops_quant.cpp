@@ -268,8 +268,16 @@ Status opQuantizeLinear(Importer& im, const NodeProto& n) {
   TK_RETURN_IF_ERROR(checkScales(*scale, n));
   auto zp = zeroPoints(im, n, 2, DType::U8);
   if (!zp) return zp.status();
-  const DType outType = zp->second;
+  DType outType = zp->second;
   if (!isQuantType(outType)) return Status::unsupported("QuantizeLinear to " + std::string(dtypeName(outType)));
+  // Graph inputs keep uint8 when --qdq-integer-io will make them uint8 arguments.
+  const bool graphInput = im.producers.count(n.input(0)) == 0 && !x.isConst();
+  const bool shifted = outType == DType::U8 && !(graphInput && im.opts.qdqIntegerIo) && carriesU8AsI8(im, n.output(0));
+  if (shifted) {
+    for (int64_t& z : zp->first) z -= 128;
+    outType = DType::I8;
+    im.shiftedU8.insert(n.output(0));
+  }
   const int64_t rank = int64_t(x.shape.size());
   const int64_t axis = normAxis(im.attrInt(n, "axis", 1), rank);
   const bool perAxis = scale->size() > 1;
@@ -315,8 +323,13 @@ Status opDequantizeLinear(Importer& im, const NodeProto& n) {
   auto scale = constFloats(im, n, 1, "x_scale");
   if (!scale) return scale.status();
   TK_RETURN_IF_ERROR(checkScales(*scale, n));
-  auto zp = zeroPoints(im, n, 2, x.dtype);
+  const bool shifted = im.shiftedU8.count(n.input(0)) > 0;  // uint8 carried as int8 u - 128
+  auto zp = zeroPoints(im, n, 2, shifted ? DType::U8 : x.dtype);
   if (!zp) return zp.status();
+  if (shifted && zp->second == DType::U8) {
+    for (int64_t& z : zp->first) z -= 128;
+    zp->second = DType::I8;
+  }
   const int64_t rank = int64_t(x.shape.size());
   const int64_t axis = normAxis(im.attrInt(n, "axis", 1), rank);
   const size_t channels = scale->size();

@@ -19,6 +19,15 @@
 #include "frontends/onnx/quant_internal.h"
 
 namespace tosakit::onnx {
+
+Status setQdqMode(OnnxImportOptions& options, const std::string& mode) {
+  if (mode != "fold" && mode != "fold-ort" && mode != "keep")
+    return Status::invalid("qdq mode '" + mode + "': expected fold, fold-ort or keep");
+  options.foldQdq = mode != "keep";
+  options.requantizeLikeOrt = mode == "fold-ort";
+  return Status::ok();
+}
+
 namespace {
 
 using ir::RescaleAttrs;
@@ -31,6 +40,7 @@ struct QuantizeStep {
   int64_t zp = 0;
   DType type = DType::U8;
   int64_t lo = 0, hi = 255;  // output range in the output type
+  bool shifted = false;      // a uint8 output carried as int8 u - 128 (type I8, zp and range moved by -128)
 };
 
 const NodeProto* soleConsumer(Importer& im, const std::string& value) {
@@ -67,6 +77,28 @@ Status checkScale(double s, const NodeProto& n) {
   return Status::invalid(n.op_type() + " '" + name + "': scale " + std::to_string(s) +
                          " (a quantization scale must be positive and finite)");
 }
+
+}  // namespace
+
+bool carriesU8AsI8(Importer& im, const std::string& value) {
+  if (!im.opts.foldQdq) return false;
+  auto users = im.consumers.find(value);
+  if (users == im.consumers.end() || users->second.empty() || im.uses[value] != int(users->second.size()))
+    return false;  // unread, or a graph output
+  for (const NodeProto* d : users->second) {
+    if (!d->domain().empty() || d->input(0) != value) return false;
+    if (d->op_type() == "Cast" && im.attrInt(*d, "to", 0) == ::onnx::TensorProto::UINT8) {
+      if (!carriesU8AsI8(im, d->output(0))) return false;  // PyTorch exports Q -> Cast(uint8) -> DQ
+      continue;
+    }
+    if (d->op_type() != "DequantizeLinear") return false;
+    for (int i : {1, 2})
+      if (im.hasInput(*d, i) && !constAhead(im, *d, i)) return false;
+  }
+  return true;
+}
+
+namespace {
 
 // The [Relu/Clip ->] QuantizeLinear chain that is the only consumer of op's output 0, with constant per-tensor
 // parameters; nullopt when op's output goes anywhere else. Q is monotone, so Q(clip(y, a, b)) =
@@ -105,6 +137,13 @@ Result<std::optional<QuantizeStep>> quantizeAfter(Importer& im, const NodeProto&
   const int64_t qmin = st.type == DType::U8 ? 0 : -128, qmax = qmin + 255;
   st.lo = std::isfinite(clipLo) ? quantizeScalar(clipLo, st.scale, st.zp, qmin, qmax) : qmin;
   st.hi = std::isfinite(clipHi) ? quantizeScalar(clipHi, st.scale, st.zp, qmin, qmax) : qmax;
+  if (st.type == DType::U8 && carriesU8AsI8(im, c->output(0))) {  // the same steps, 128 lower
+    st.type = DType::I8;
+    st.zp -= 128;
+    st.lo -= 128;
+    st.hi -= 128;
+    st.shifted = true;
+  }
   return std::optional<QuantizeStep>(st);
 }
 
@@ -118,12 +157,29 @@ const Importer::DequantSource* dequantizedInput(Importer& im, const NodeProto& n
 
 OVal& sourceOf(Importer& im, const Importer::DequantSource& d) { return im.vals.at(d.src); }
 
-// Defines the QuantizeLinear's output and skips it and the absorbed activations.
-void finish(Importer& im, const QuantizeStep& st, Value* y, Layout layout) {
-  im.setValue(*st.q, 0, y, layout, st.type);
+// A run-time value stored NHWC. Not OVal::prefersNhwc: the float DequantizeLinear lowering of a folded value
+// also makes a plain copy, dead once the pattern is folded, which must not decide the layout.
+bool storedNhwc(const OVal& v) { return !v.isConst() && v.nhwc != nullptr; }
+
+// The 8-bit run-time value a per-tensor DequantizeLinear reads (null when it is a constant or not 8-bit).
+const Importer::DequantSource* dequantized8(Importer& im, const NodeProto& n, int i) {
+  const Importer::DequantSource* d = dequantizedInput(im, n, i, true);
+  if (!d || !isQuantType(d->type) || sourceOf(im, *d).isConst()) return nullptr;
+  return d;
+}
+
+// Skips the QuantizeLinear (whose output the caller defined) and the absorbed activations.
+void foldAway(Importer& im, const QuantizeStep& st) {
+  if (st.shifted) im.shiftedU8.insert(st.q->output(0));
   for (const NodeProto* a : st.absorbed) im.foldedAway.insert(a);
   im.foldedAway.insert(st.q);
   im.foldedAny = true;
+}
+
+// Defines the QuantizeLinear's output and skips it and the absorbed activations.
+void finish(Importer& im, const QuantizeStep& st, Value* y, Layout layout) {
+  im.setValue(*st.q, 0, y, layout, st.type);
+  foldAway(im, st);
 }
 
 // The int32 bias of an integer conv/gemm: DequantizeLinear of an int32 constant with zero point 0 (its scale is
@@ -173,6 +229,67 @@ Result<bool> foldConv(Importer& im, const NodeProto& n) {
   auto acc = integerConv(im, n, x, w, dx->zps[0], *wz, bias ? &*bias : nullptr, im.aux("conv"));
   if (!acc) return acc.status();
   auto y = requantize(im, *acc, outputScales(float(dx->scales[0]), dw->scales, (*st)->scale), (*st)->zp, (*st)->type,
+                      (*st)->lo, (*st)->hi);
+  if (!y) return y.status();
+  finish(im, **st, *y, Layout::Nhwc);
+  return true;
+}
+
+// DQ(x) , DQ(w const [IC, OC, KH, KW], per tensor or per output channel) [, DQ(int32 bias)] -> ConvTranspose
+// (2-D, group 1, no dilation, explicit pads) -> [Relu/Clip]* -> Q  =>  i8 transpose_conv2d + RESCALE. ONNX
+// Runtime has no integer ConvTranspose: it runs the float op between the Q/DQ pairs.
+Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* dx = dequantized8(im, n, 0);
+  const Importer::DequantSource* dw = dequantizedInput(im, n, 1, false);
+  if (!dx || !dw || !sourceOf(im, *dw).isConst()) return false;
+  OVal& x = sourceOf(im, *dx);
+  const Tensor& w = *sourceOf(im, *dw).c;
+  if (x.shape.size() != 4 || w.shape().size() != 4 || !isQuantType(w.dtype()) || w.shape()[0] != x.shape[1])
+    return false;
+  if (im.attrInt(n, "group", 1) != 1 || im.attr(n, "output_shape") || im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET")
+    return false;
+  for (int64_t d : im.attrInts(n, "dilations").value_or(std::vector<int64_t>{1, 1}))
+    if (d != 1) return false;
+  if (dw->scales.size() > 1 && dw->axis != 1) return false;
+  const int64_t oc = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
+  const std::vector<int64_t> strides = im.attrInts(n, "strides").value_or(std::vector<int64_t>{1, 1});
+  const std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
+  const std::vector<int64_t> outPad = im.attrInts(n, "output_padding").value_or(std::vector<int64_t>{0, 0});
+  if (strides.size() != 2 || pads.size() != 4 || outPad.size() != 2) return false;
+  // TOSA writes output row iy * stride + out_pad_top + ky, ONNX iy * stride + ky - pad_begin.
+  const std::vector<int64_t> tosaPad = {-pads[0], -pads[2] + outPad[0], -pads[1], -pads[3] + outPad[1]};
+  if (tosaPad[0] <= -kh || tosaPad[1] <= -kh || tosaPad[2] <= -kw || tosaPad[3] <= -kw) return false;
+  std::optional<Tensor> bias;
+  if (im.hasInput(n, 2)) {
+    auto b = int32Bias(im, n, 2, oc);
+    if (!b) return b.status();
+    if (!*b) return false;
+    bias = std::move(*b);
+  }
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  auto wz = perTensorZp(dw->zps, "weight zero point");
+  if (!wz) return false;
+  auto xv = im.get(x, Layout::Nhwc);
+  if (!xv) return xv.status();
+  Value* xs = toSignedI8(im, *xv, x.dtype);
+  Tensor ws(DType::I8, w.shape());
+  for (int64_t i = 0; i < w.size(); ++i) ws.setInt(i, w.getInt(i) - (w.dtype() == DType::U8 ? 128 : 0));
+  Value* wv = im.b.constant(permuteTensor(ws, {1, 2, 3, 0}), im.aux("weight"));  // [IC,OC,KH,KW] -> [OC,KH,KW,IC]
+  Value* bv = im.b.constant(bias ? *bias : Tensor(DType::I32, {oc}), im.aux("bias"));
+  Value* izp = im.b.scalar1(DType::I8, double(dx->zps[0] - (x.dtype == DType::U8 ? 128 : 0)), im.aux("input_zp"));
+  Value* wzp = im.b.scalar1(DType::I8, double(*wz - (w.dtype() == DType::U8 ? 128 : 0)), im.aux("weight_zp"));
+  const Shape& s = xs->type.dims;
+  const int64_t oh = (s[1] - 1) * strides[0] + tosaPad[0] + tosaPad[1] + kh;
+  const int64_t ow = (s[2] - 1) * strides[1] + tosaPad[2] + tosaPad[3] + kw;
+  Value* acc =
+      im.b.op1("tosa.transpose_conv2d", {xs, wv, bv, izp, wzp}, ValueType::tensor(DType::I32, {s[0], oh, ow, oc}),
+               {{"out_pad", ir::Attribute::intArray(tosaPad)},
+                {"stride", ir::Attribute::intArray(strides)},
+                {"acc_type", ir::Attribute::type(DType::I32)}},
+               im.aux("transpose_conv"));
+  auto y = requantize(im, acc, outputScales(float(dx->scales[0]), dw->scales, (*st)->scale), (*st)->zp, (*st)->type,
                       (*st)->lo, (*st)->hi);
   if (!y) return y.status();
   finish(im, **st, *y, Layout::Nhwc);
@@ -245,7 +362,7 @@ Result<bool> foldAdd(Importer& im, const NodeProto& n) {
   auto st = quantizeAfter(im, n);
   if (!st) return st.status();
   if (!*st) return false;
-  const Layout l = a.shape.size() == 4 && (a.prefersNhwc() || b.prefersNhwc()) ? Layout::Nhwc : Layout::Plain;
+  const Layout l = a.shape.size() == 4 && (storedNhwc(a) || storedNhwc(b)) ? Layout::Nhwc : Layout::Plain;
   auto av = im.get(a, l);
   if (!av) return av.status();
   auto bv = im.get(b, l);
@@ -322,8 +439,206 @@ Result<bool> foldPassThrough(Importer& im, const NodeProto& n) {
   copy.set_output(0, (*st)->q->output(0));
   for (int i = 1; i < copy.output_size(); ++i) copy.set_output(i, "");
   TK_RETURN_IF_ERROR(im.lowerSynthetic(copy));
-  im.foldedAway.insert((*st)->q);
-  im.foldedAny = true;
+  foldAway(im, **st);
+  return true;
+}
+
+// ---- lookup tables: any function of one 8-bit value is exact as a 256-entry tosa.table ----
+
+// The 8-bit value (input type `type`) that TABLE index i (0..255) reads: TABLE indexes by the i8 bits + 128.
+int64_t valueAtIndex(int i, DType type) {
+  const int64_t bits = i - 128;
+  return type == DType::U8 ? (bits & 0xFF) : bits;
+}
+
+// An output-type value as its i8 bits (uint8 is carried as i8 bits).
+int64_t asI8Bits(int64_t q) { return q >= 128 ? q - 256 : q; }
+
+// y = Q(f(DQ(x))) for every 8-bit x as an i8 TABLE constant, in float32 like ONNX Runtime's lookup-table
+// kernels (QLinearSigmoid, QLinearLeakyRelu, QLinearConcat's requantization) and its float fallback
+// (DequantizeLinear, the float op, QuantizeLinear) for the ops it does not fuse.
+Tensor lookupTable(const Importer::DequantSource& dx, DType inType, const QuantizeStep& st,
+                   const std::function<float(float)>& f) {
+  Tensor t(DType::I8, {256});
+  const int64_t qmin = st.type == DType::U8 ? 0 : -128;
+  for (int i = 0; i < 256; ++i) {
+    const float x = float(valueAtIndex(i, inType) - dx.zps[0]) * float(dx.scales[0]);
+    int64_t q = quantizeScalar(double(f(x)), st.scale, st.zp, qmin, qmin + 255);
+    q = std::min(std::max(q, st.lo), st.hi);
+    t.setInt(i, asI8Bits(q));
+  }
+  return t;
+}
+
+Value* applyTable(Importer& im, Value* x, Tensor table) {
+  Value* tv = im.b.constant(std::move(table), im.aux("table_values"));
+  return im.b.op1("tosa.table", {x, tv}, ValueType::tensor(DType::I8, x->type.dims), {}, im.aux("table"));
+}
+
+// The float function of a unary activation node (float32 arithmetic, as ONNX Runtime's CPU kernels); empty for
+// an op that is not one or whose attributes/inputs are not constant.
+std::function<float(float)> unaryFunction(Importer& im, const NodeProto& n) {
+  const std::string& op = n.op_type();
+  if (op == "Sigmoid") return [](float x) { return float(1.0 / (1.0 + std::exp(-double(x)))); };
+  if (op == "Tanh") return [](float x) { return std::tanh(x); };
+  if (op == "Relu") return [](float x) { return std::max(x, 0.0f); };
+  if (op == "LeakyRelu") {
+    const float alpha = im.attrFloat(n, "alpha", 0.01f);
+    return [alpha](float x) { return x >= 0 ? x : alpha * x; };
+  }
+  if (op == "HardSigmoid" || op == "HardSwish") {
+    const bool swish = op == "HardSwish";
+    const float alpha = swish ? 1.0f / 6 : im.attrFloat(n, "alpha", 0.2f);
+    const float beta = swish ? 0.5f : im.attrFloat(n, "beta", 0.5f);
+    return [=](float x) {
+      const float h = std::max(0.0f, std::min(1.0f, alpha * x + beta));
+      return swish ? x * h : h;
+    };
+  }
+  if (op == "Elu") {
+    const float alpha = im.attrFloat(n, "alpha", 1.0f);
+    return [alpha](float x) { return x >= 0 ? x : float(alpha * std::expm1(double(x))); };
+  }
+  if (op == "Clip") {
+    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    for (int i : {1, 2}) {
+      if (!im.hasInput(n, i)) continue;
+      const Tensor* t = constAhead(im, n, i);
+      if (!t || t->size() != 1) return {};
+      (i == 1 ? lo : hi) = float(t->getFloat(0));
+    }
+    return [lo, hi](float x) { return std::min(std::max(x, lo), hi); };
+  }
+  return {};
+}
+
+Layout layoutOf(const OVal& v) { return storedNhwc(v) ? Layout::Nhwc : Layout::Plain; }
+
+// DQ(x) -> Sigmoid / Tanh / HardSwish / HardSigmoid / LeakyRelu / Elu / Relu / Clip -> [Relu/Clip]* -> Q: one
+// tosa.table of the 256 possible inputs.
+Result<bool> foldUnaryTable(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* dx = dequantized8(im, n, 0);
+  if (!dx) return false;
+  const std::function<float(float)> f = unaryFunction(im, n);
+  if (!f) return false;
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  OVal& x = sourceOf(im, *dx);
+  const Layout l = layoutOf(x);
+  auto xv = im.get(x, l);
+  if (!xv) return xv.status();
+  finish(im, **st, applyTable(im, *xv, lookupTable(*dx, x.dtype, **st, f)), l);
+  return true;
+}
+
+// An 8-bit value moved from its DequantizeLinear's parameters to the output's (identity table; none needed
+// when they are the same).
+Result<Value*> requantized8(Importer& im, const Importer::DequantSource& d, const QuantizeStep& st, Layout l) {
+  OVal& x = sourceOf(im, d);
+  auto xv = im.get(x, l);
+  if (!xv) return xv.status();
+  const bool same = float(d.scales[0]) == st.scale && d.zps[0] == st.zp && d.type == st.type &&
+      st.lo == (st.type == DType::U8 ? 0 : -128) && st.hi == st.lo + 255;
+  if (same) return *xv;
+  return applyTable(im, *xv, lookupTable(d, x.dtype, st, [](float v) { return v; }));
+}
+
+// DQ(x0) , DQ(x1) , ... -> Concat -> Q (QLinearConcat): each input requantized to the output's parameters by a
+// table (exact: a function of one 8-bit value), then the concat on the 8-bit values.
+Result<bool> foldConcat(Importer& im, const NodeProto& n) {
+  std::vector<const Importer::DequantSource*> ins;
+  for (int i = 0; i < n.input_size(); ++i) {
+    const Importer::DequantSource* d = dequantized8(im, n, i);
+    if (!d) return false;
+    ins.push_back(d);
+  }
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st || !(*st)->absorbed.empty()) return false;
+  bool nhwc = true;
+  for (const auto* d : ins) nhwc &= storedNhwc(sourceOf(im, *d));
+  const Layout l = nhwc ? Layout::Nhwc : Layout::Plain;
+  NodeProto copy = n;
+  for (int i = 0; i < n.input_size(); ++i) {
+    auto v = requantized8(im, *ins[size_t(i)], **st, l);
+    if (!v) return v.status();
+    OVal o;
+    o.shape = sourceOf(im, *ins[size_t(i)]).shape;
+    o.dtype = (*st)->type;
+    (l == Layout::Nhwc ? o.nhwc : o.plain) = *v;
+    const std::string name = n.input(i) + "/qdq_requantized";
+    im.vals[name] = o;
+    copy.set_input(i, name);
+  }
+  copy.set_output(0, (*st)->q->output(0));
+  TK_RETURN_IF_ERROR(im.lowerSynthetic(copy));
+  foldAway(im, **st);
+  return true;
+}
+
+// DQ(a) * DQ(b) (numpy broadcasting) -> Mul -> [Relu/Clip]* -> Q (QLinearMul): (a - za)(b - zb) exactly in i32,
+// requantized by sa * sb / sc (float32).
+Result<bool> foldMul(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* da = dequantizedInput(im, n, 0, true);
+  const Importer::DequantSource* db = dequantizedInput(im, n, 1, true);
+  if (!da || !db || !isQuantType(da->type) || !isQuantType(db->type)) return false;
+  OVal &a = sourceOf(im, *da), &b = sourceOf(im, *db);
+  auto outShape = numpyBroadcast(a.shape, b.shape);
+  if (!outShape) return false;
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  const size_t rank = outShape->size();
+  const Layout l = rank == 4 && (storedNhwc(a) || storedNhwc(b)) ? Layout::Nhwc : Layout::Plain;
+  auto av = im.getAsRank(a, rank, l);
+  if (!av) return av.status();
+  auto bv = im.getAsRank(b, rank, l);
+  if (!bv) return bv.status();
+  auto a32 = widen(im, *av, a.dtype, da->zps[0], 1.0);
+  if (!a32) return a32.status();
+  auto b32 = widen(im, *bv, b.dtype, db->zps[0], 1.0);
+  if (!b32) return b32.status();
+  Value* prod = im.b.mul(*a32, *b32, 0, im.aux("mul"));
+  const double scale = double(float(da->scales[0]) * float(db->scales[0]) / (*st)->scale);
+  auto y = requantize(im, prod, {scale}, (*st)->zp, (*st)->type, (*st)->lo, (*st)->hi);
+  if (!y) return y.status();
+  finish(im, **st, *y, l);
+  return true;
+}
+
+// DQ(x) -> AveragePool (2-D, no ceil mode, padding counted or none) -> Q (QLinearAveragePool): the window sums
+// of (x - zp) by a depthwise conv with weight 1 (i32), requantized by x_scale / (y_scale * window size).
+Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* dx = dequantized8(im, n, 0);
+  if (!dx || sourceOf(im, *dx).shape.size() != 4) return false;
+  OVal& x = sourceOf(im, *dx);
+  auto kernel = im.attrInts(n, "kernel_shape");
+  if (!kernel || kernel->size() != 2 || im.attrInt(n, "ceil_mode", 0) != 0) return false;
+  for (int64_t d : im.attrInts(n, "dilations").value_or(std::vector<int64_t>{1, 1}))
+    if (d != 1) return false;
+  bool padded = im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET" && im.attrStr(n, "auto_pad", "NOTSET") != "VALID";
+  for (int64_t p : im.attrInts(n, "pads").value_or(std::vector<int64_t>{})) padded |= p != 0;
+  if (padded && im.attrInt(n, "count_include_pad", 0) == 0) return false;  // the divisor varies at the border
+  if ((*kernel)[0] < 1 || (*kernel)[1] < 1) return false;
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  const int64_t C = x.shape[1];
+  Tensor ones(DType::I8, {C, 1, (*kernel)[0], (*kernel)[1]});
+  for (int64_t i = 0; i < ones.size(); ++i) ones.setInt(i, 1);
+  NodeProto conv = n;
+  auto* g = conv.add_attribute();
+  g->set_name("group");
+  g->set_type(::onnx::AttributeProto::INT);
+  g->set_i(C);
+  auto acc = integerConv(im, conv, x, ones, dx->zps[0], 0, nullptr, im.aux("window_sum"));
+  if (!acc) return acc.status();
+  const float count = float((*kernel)[0] * (*kernel)[1]);
+  const double scale = double(float(dx->scales[0]) / ((*st)->scale * count));
+  auto y = requantize(im, *acc, {scale}, (*st)->zp, (*st)->type, (*st)->lo, (*st)->hi);
+  if (!y) return y.status();
+  finish(im, **st, *y, Layout::Nhwc);
   return true;
 }
 
@@ -332,12 +647,24 @@ Result<bool> foldPassThrough(Importer& im, const NodeProto& n) {
 Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
   if (!n.domain().empty() || n.output_size() < 1) return false;
   const std::string& op = n.op_type();
+  if (op == "Cast" && n.input_size() == 1 && im.shiftedU8.count(n.input(0))) {  // uint8 -> uint8 (carriesU8AsI8)
+    im.vals[n.output(0)] = im.vals.at(n.input(0));
+    im.shiftedU8.insert(n.output(0));
+    return true;
+  }
   if (op == "Conv") return foldConv(im, n);
+  if (op == "ConvTranspose") return foldConvTranspose(im, n);
   if (op == "Gemm" || op == "MatMul") return foldMatmul(im, n);
   if (op == "Add") return foldAdd(im, n);
   if (op == "GlobalAveragePool") return foldGlobalAveragePool(im, n);
+  if (op == "AveragePool") return foldAveragePool(im, n);
+  if (op == "Mul") return foldMul(im, n);
+  if (op == "Concat") return foldConcat(im, n);
+  if (op == "Sigmoid" || op == "Tanh" || op == "HardSwish" || op == "HardSigmoid" || op == "LeakyRelu" || op == "Elu" ||
+      op == "Relu" || op == "Clip")
+    return foldUnaryTable(im, n);
   if (op == "MaxPool" || op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Squeeze" ||
-      op == "Unsqueeze")
+      op == "Unsqueeze" || op == "Slice" || op == "Gather" || op == "Expand" || op == "Tile")
     return foldPassThrough(im, n);
   return false;
 }
@@ -368,7 +695,23 @@ std::map<std::string, OVal>::iterator integerOutput(Importer& im, const std::str
   if (d == im.dequantized.end() || d->second.scales.size() != 1 || d->second.type == DType::I32) return out;
   auto src = im.vals.find(d->second.src);
   if (src == im.vals.end() || src->second.isConst() || src->second.poisoned) return out;
-  im.integerResults.push_back({index, d->second.type, d->second.scales[0], d->second.zps[0]});
+  DType type = d->second.type;
+  int64_t zp = d->second.zps[0];
+  if (im.shiftedU8.count(d->second.src)) {
+    // Back from int8 u - 128 to uint8 (as i8 bits): flipping the top bit adds 128 modulo 256.
+    OVal u = src->second;
+    const Layout l = layoutOf(u);
+    auto v = im.get(u, l);
+    if (!v) return out;
+    Value* bits = im.b.op1("tosa.bitwise_xor", {*v, im.scalarOf(DType::I8, -128, u.shape.size())}, (*v)->type, {},
+                           im.aux("to_uint8"));
+    u.plain = l == Layout::Plain ? bits : nullptr;
+    u.nhwc = l == Layout::Nhwc ? bits : nullptr;
+    u.dtype = type = DType::U8;
+    zp += 128;
+    src = im.vals.insert_or_assign(d->second.src + "/uint8", u).first;
+  }
+  im.integerResults.push_back({index, type, d->second.scales[0], zp});
   im.foldedAny = true;  // the DequantizeLinear's float ops are dead now
   return src;
 }

@@ -28,6 +28,11 @@ Result<Value*> integerConv(Importer& im, const NodeProto& n, OVal& x, const Tens
                            const Tensor* bias, const std::string& locName);
 // Σ_k (a - a_zp)(b - b_zp) on tosa.matmul: an i32 [batch, M, N] value; `outShape` the ONNX result shape.
 Result<Value*> integerMatmul(Importer& im, OVal& a, OVal& bm, int64_t aZp, int64_t bZp, Shape& outShape);
+// QDQ folding: whether the uint8 output `value` of a QuantizeLinear with constant parameters is carried as
+// int8 u - 128 (every reader a top-level DequantizeLinear with constant parameters, not a graph output); the
+// caller then lowers it so and adds it to Importer::shiftedU8, which DequantizeLinear reads as int8 with zero
+// point - 128.
+bool carriesU8AsI8(Importer& im, const std::string& value);
 // The single zero point of a per-tensor or per-channel list (TOSA's weight zero point is per tensor).
 Result<int64_t> perTensorZp(const std::vector<int64_t>& zps, const char* what);
 

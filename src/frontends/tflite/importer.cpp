@@ -301,6 +301,11 @@ Status Importer::setOut(int k, Value* v) {
     return Status::invalid("output '" + tensorName(outputTensor(k)) + "' is declared " + shapeToString(o.shape) +
                            " but the operator computes " + shapeToString(v->type.dims));
   if (v->definingOp) v->definingOp->loc.name = tensorName(outputTensor(k));
+  // Quantized results record their scale and zero point as src/quantize does (data movement included).
+  if (v->definingOp && (o.dtype == DType::I8 || o.dtype == DType::I16) && o.quant.scale.size() == 1) {
+    v->definingOp->attrs["tosakit.qscale"] = ir::Attribute::floating(o.quant.scale[0], DType::FP64);
+    v->definingOp->attrs["tosakit.qzp"] = ir::Attribute::integer(o.quant.zeroPoint[0], DType::I64);
+  }
   o.v = v;
   return Status::ok();
 }
@@ -355,7 +360,9 @@ Value* Importer::toRank(Value* x, size_t rank) {
 
 bool Importer::runsQuantized() {
   const int t = inputTensor(0);
-  return t >= 0 && vals[size_t(t)].dtype == DType::I8 && !vals[size_t(t)].isConst();
+  if (t < 0) return false;
+  const TVal& v = vals[size_t(t)];
+  return (v.dtype == DType::I8 || v.dtype == DType::I16) && !v.isConst();
 }
 
 Status Importer::lowerOperators() {

@@ -262,14 +262,18 @@ Status opPad(Importer& im, bool v2) {
     padding.push_back(after);
     out[d] += before + after;
   }
-  double value = 0;
+  // Quantized tensors pad with the output's zero point (TFLite), or PADV2's raw constant.
+  const QuantParams& q = im.out(0).quant;
+  double value = isFloat(x.dtype) || q.zeroPoint.empty() ? 0 : double(q.zeroPoint[0]);
   if (v2 && im.hasInput(2)) {
     auto c = im.constIn(2, "constant_values");
     if (!c) return c.status();
     if ((*c)->size() != 1) return Status::invalid("PADV2 constant_values must hold one value");
+    if ((*c)->dtype() != x.dtype) return Status::invalid("PADV2 constant_values of another type than the input");
     value = (*c)->getFloat(0);
   }
-  if (x.dtype != DType::FP32) return Status::unsupported("PAD of " + std::string(dtypeName(x.dtype)));
+  if (x.dtype != DType::FP32 && x.dtype != DType::I8 && x.dtype != DType::I16 && x.dtype != DType::I32)
+    return Status::unsupported("PAD of " + std::string(dtypeName(x.dtype)));
   auto xv = im.get(0);
   if (!xv) return xv.status();
   Value* y = im.b.op1(
@@ -408,7 +412,9 @@ int64_t gcd3(int64_t a, int64_t b, int64_t c) { return std::gcd(std::gcd(a, b), 
 // (oy + 1/2) in/out - 1/2); otherwise n = out, d = in. Both clamp the sample to the edge rows alike. TFLite's
 // nearest rounds half away from zero with align_corners and floors otherwise; TOSA rounds half up.
 Status opResize(Importer& im, bool bilinear) {
-  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  // Nearest neighbour moves raw values: int8/int16 as float (TFLite's output is quantized like its input).
+  const DType dtype = im.in(0).dtype;
+  if (bilinear || (dtype != DType::I8 && dtype != DType::I16)) TK_RETURN_IF_ERROR(requireFloat(im, 0));
   const Shape& xs = im.in(0).shape;
   if (xs.size() != 4) return Status::invalid("resize needs a rank-4 input");
   const Shape& os = im.out(0).shape;
@@ -452,7 +458,7 @@ Status opResize(Importer& im, bool bilinear) {
   Value* y = im.b.op1("tosa.resize",
                       {*x, im.b.constShape(scale, im.aux("scale")), im.b.constShape(offset, im.aux("offset")),
                        im.b.constShape(border, im.aux("border"))},
-                      ValueType::tensor(DType::FP32, {xs[0], os[1], os[2], xs[3]}),
+                      ValueType::tensor(dtype, {xs[0], os[1], os[2], xs[3]}),
                       {{"mode", ir::Attribute::enumCase(bilinear ? "BILINEAR" : "NEAREST_NEIGHBOR")}}, im.loc);
   return im.setOut(0, y);
 }
@@ -478,6 +484,8 @@ Status opDepthToSpace(Importer& im) {
 // + ky) and out_pad_bottom whatever makes the declared output height. Weights are OHWI in both.
 Status transposeConv(Importer& im, int inputIdx, int weightIdx, int biasIdx, fb::Padding padding, int64_t strideH,
                      int64_t strideW, fb::ActivationFunctionType act) {
+  if (im.in(inputIdx).dtype == DType::I8 && inputIdx == 2)
+    return quantizedTransposeConv(im, padding, strideH, strideW, act);
   TK_RETURN_IF_ERROR(requireFloat(im, inputIdx));
   TK_RETURN_IF_ERROR(requireFloat(im, weightIdx));
   const Shape& xs = im.in(inputIdx).shape;
@@ -487,14 +495,9 @@ Status transposeConv(Importer& im, int inputIdx, int weightIdx, int biasIdx, fb:
     return Status::invalid("transpose conv shapes: input " + shapeToString(xs) + ", filter " + shapeToString(ws) +
                            ", output " + shapeToString(os));
   if (strideH <= 0 || strideW <= 0) return Status::invalid("transpose conv strides must be positive");
-  auto pads = [&](int64_t in, int64_t out, int64_t k, int64_t stride, int64_t& top, int64_t& bottom) {
-    const int64_t total = padding == fb::Padding::SAME ? std::max<int64_t>((in - 1) * stride + k - out, 0) : 0;
-    top = -(total / 2);
-    bottom = out - (in - 1) * stride - k - top;
-    return top > -k && bottom > -k;
-  };
   int64_t pt = 0, pb = 0, pl = 0, pr = 0;
-  if (!pads(xs[1], os[1], ws[1], strideH, pt, pb) || !pads(xs[2], os[2], ws[2], strideW, pl, pr))
+  if (!transposeConvPads(xs[1], os[1], ws[1], strideH, padding, pt, pb) ||
+      !transposeConvPads(xs[2], os[2], ws[2], strideW, padding, pl, pr))
     return Status::unsupported("transpose conv output size needs more cropping than tosa.transpose_conv2d expresses");
   auto x = im.get(inputIdx);
   if (!x) return x.status();
@@ -656,7 +659,7 @@ Status opPrelu(Importer& im) {
   auto ops = binaryOperands(im);
   if (!ops) return ops.status();
   auto s = broadcastShapes(im.in(0).shape, im.in(1).shape);
-  if (*s != im.in(0).shape) return Status::invalid("PRELU alpha broadcasts beyond the input");
+  if (!s || *s != im.in(0).shape) return Status::invalid("PRELU alpha broadcasts beyond the input");
   Value* x = ops->first;
   Value* scaled = im.b.mul(x, ops->second, 0, im.aux("scaled"));
   Value* neg = im.b.op1("tosa.greater", {im.scalarOf(DType::FP32, 0, s->size()), x}, ValueType::tensor(DType::Bool, *s),
@@ -748,7 +751,112 @@ Status opBatchMatmul(Importer& im) {
   return im.setOut(0, im.b.reshape(y, im.out(0).shape, im.loc));
 }
 
+// A constant [N, K] float weight as the [1, K, N] right operand of tosa.matmul (transposed at import).
+Result<Value*> transposedWeight(Importer& im, int i, int64_t n, int64_t k, const std::string& what) {
+  const TVal& w = im.in(i);
+  if (!w.isConst() || w.dtype != DType::FP32) return Status::unsupported(what + " must be a constant float32 tensor");
+  if (w.shape != Shape{n, k})
+    return Status::invalid(what + " is " + shapeToString(w.shape) + ", expected " + shapeToString({n, k}));
+  Tensor t(DType::FP32, {1, k, n});
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t c = 0; c < k; ++c) t.setFloat(c * n + r, w.c->getFloat(r * k + c));
+  return im.constant(std::move(t), what);
+}
+
+// UNIDIRECTIONAL_SEQUENCE_LSTM, float, unrolled over time: per step the four gates x W^T + h R^T + b (input,
+// forget, cell, output), i f o through sigmoid and the cell gate through the fused activation, c = f c + i g
+// (clipped by cell_clip), h = o act(c); the states start at zero (TFLite's variable tensors). CIFG (no input
+// gate) is handled; peepholes, projection and layer normalization are unsupported.
+Status opUnidirectionalLstm(Importer& im) {
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  const auto* o = im.options<fb::UnidirectionalSequenceLSTMOptions>();
+  if (!o) return Status::invalid("UNIDIRECTIONAL_SEQUENCE_LSTM without options");
+  for (int i : {9, 10, 11, 16, 17, 20, 21, 22, 23})
+    if (im.hasInput(i)) return Status::unsupported("LSTM with peepholes, projection or layer normalization");
+  const Shape& xs = im.in(0).shape;
+  if (xs.size() != 3) return Status::invalid("LSTM input must be rank 3");
+  const bool timeMajor = o->time_major();
+  const int64_t T = timeMajor ? xs[0] : xs[1], B = timeMajor ? xs[1] : xs[0], I = xs[2];
+  if (!im.hasInput(2) || !im.hasInput(6)) return Status::invalid("LSTM without forget weights");
+  const int64_t N = im.in(2).shape.empty() ? 0 : im.in(2).shape[0];
+  const bool cifg = !im.hasInput(1);
+  for (int i : {18, 19}) {
+    const TVal& state = im.in(i);
+    if (state.isConst() || state.v || !im.g.tensors()->Get(uint32_t(im.inputTensor(i)))->is_variable())
+      return Status::unsupported("LSTM state that is not a fresh variable tensor");
+  }
+  struct Gate {
+    Value *w = nullptr, *r = nullptr, *bias = nullptr;
+  };
+  std::vector<Gate> gates(4);  // input, forget, cell, output
+  for (int k = cifg ? 1 : 0; k < 4; ++k) {
+    const std::string name = std::string("gate") + std::to_string(k);
+    auto w = transposedWeight(im, 1 + k, N, I, name + "_input_weights");
+    if (!w) return w.status();
+    auto r = transposedWeight(im, 5 + k, N, N, name + "_recurrent_weights");
+    if (!r) return r.status();
+    if (!im.hasInput(12 + k) || im.in(12 + k).shape != Shape{N})
+      return Status::invalid("LSTM gate bias of size N needed");
+    auto b = reshapedInput(im, 12 + k, {1, 1, N}, name + "_bias");
+    if (!b) return b.status();
+    gates[size_t(k)] = {*w, *r, *b};
+  }
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  const ValueType state = ValueType::tensor(DType::FP32, {1, B, N});
+  Value* h = im.constant(Tensor(DType::FP32, {1, B, N}), "h0");
+  Value* c = im.constant(Tensor(DType::FP32, {1, B, N}), "c0");
+  Value* zp = im.b.scalar1(DType::FP32, 0, im.aux("zp"));
+  std::vector<Value*> outputs;
+  for (int64_t t = 0; t < T; ++t) {
+    const std::string step = "t" + std::to_string(t);
+    Shape start = {0, 0, 0}, size = {B, B, I};
+    start[timeMajor ? 0 : 1] = t;
+    size[0] = timeMajor ? 1 : B;
+    size[1] = timeMajor ? B : 1;
+    Value* xt = im.b.reshape(
+        im.b.op1("tosa.slice",
+                 {*xv, im.b.constShape(start, im.aux(step + "_start")), im.b.constShape(size, im.aux(step + "_size"))},
+                 ValueType::tensor(DType::FP32, size), {}, im.aux(step + "_x")),
+        {1, B, I}, im.aux(step + "_x3"));
+    auto gate = [&](int k) {
+      const std::string g = step + "_gate" + std::to_string(k);
+      Value* a = im.b.op1("tosa.matmul", {xt, gates[size_t(k)].w, zp, zp}, state, {}, im.aux(g + "_x"));
+      Value* r = im.b.op1("tosa.matmul", {h, gates[size_t(k)].r, zp, zp}, state, {}, im.aux(g + "_h"));
+      return im.b.add(im.b.add(gates[size_t(k)].bias, a, im.aux(g + "_bx")), r, im.aux(g));
+    };
+    auto sigmoid = [&](Value* v, const std::string& what) {
+      return im.b.op1("tosa.sigmoid", {v}, state, {}, im.aux(step + what));
+    };
+    Value* f = sigmoid(gate(1), "_forget");
+    auto g = im.activation(gate(2), o->fused_activation_function());
+    if (!g) return g.status();
+    Value* i = cifg ? im.b.sub(im.scalarOf(DType::FP32, 1, 3), f, im.aux(step + "_input")) : sigmoid(gate(0), "_input");
+    Value* og = sigmoid(gate(3), "_output");
+    c = im.b.add(im.b.mul(f, c, 0, im.aux(step + "_keep")), im.b.mul(i, *g, 0, im.aux(step + "_write")),
+                 im.aux(step + "_c"));
+    if (o->cell_clip() > 0) c = im.clampF(c, -o->cell_clip(), o->cell_clip(), step + "_cell_clip");
+    auto ac = im.activation(c, o->fused_activation_function());
+    if (!ac) return ac.status();
+    h = im.b.mul(og, *ac, 0, im.aux(step + "_h"));
+    outputs.push_back(im.b.reshape(h, timeMajor ? Shape{1, B, N} : Shape{B, 1, N}, im.aux(step + "_out")));
+  }
+  Value* y = outputs.size() == 1
+      ? outputs[0]
+      : im.b.op1("tosa.concat", outputs, ValueType::tensor(DType::FP32, timeMajor ? Shape{T, B, N} : Shape{B, T, N}),
+                 {{"axis", ir::Attribute::integer(timeMajor ? 0 : 1, DType::I32)}}, im.loc);
+  return im.setOut(0, y);
+}
+
 }  // namespace
+
+bool transposeConvPads(int64_t in, int64_t out, int64_t k, int64_t stride, fb::Padding padding, int64_t& top,
+                       int64_t& bottom) {
+  const int64_t total = padding == fb::Padding::SAME ? std::max<int64_t>((in - 1) * stride + k - out, 0) : 0;
+  top = -(total / 2);
+  bottom = out - (in - 1) * stride - k - top;
+  return top > -k && bottom > -k;
+}
 
 void registerFloatOps(HandlerTable& t) {
   using Op = fb::BuiltinOperator;
@@ -818,6 +926,7 @@ void registerFloatOps(HandlerTable& t) {
   add(Op::GELU, opGelu);
   add(Op::LOG_SOFTMAX, opLogSoftmax);
   add(Op::BATCH_MATMUL, opBatchMatmul);
+  add(Op::UNIDIRECTIONAL_SEQUENCE_LSTM, opUnidirectionalLstm);
   t.custom["Convolution2DTransposeBias"] = opConvolution2DTransposeBias;
 }
 

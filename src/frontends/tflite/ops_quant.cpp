@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "frontends/common/float_arith.h"
+#include "frontends/tflite/tflite_fixedpoint.h"
 #include "frontends/tflite/tflite_internal.h"
 
 namespace tosakit::tflite {
@@ -19,28 +20,6 @@ namespace {
 
 constexpr const char* kScaleAttr = "tosakit.qscale";
 constexpr const char* kZpAttr = "tosakit.qzp";
-
-// TFLite's QuantizeMultiplier: m = q * 2^(shift - 31) with q in [2^30, 2^31).
-void quantizeMultiplier(double m, int64_t& q, int64_t& shift) {
-  if (m == 0) {
-    q = 0;
-    shift = 0;
-    return;
-  }
-  int exp = 0;
-  const double frac = std::frexp(m, &exp);
-  int64_t qf = int64_t(std::round(frac * double(int64_t(1) << 31)));
-  if (qf == (int64_t(1) << 31)) {
-    qf /= 2;
-    ++exp;
-  }
-  if (exp < -31) {
-    exp = 0;
-    qf = 0;
-  }
-  q = qf;
-  shift = exp;
-}
 
 struct QParams {
   double scale = 1;
@@ -62,7 +41,7 @@ Result<Value*> requantize(Importer& im, Value* x, DType out, const std::vector<d
   for (double s : scales) {
     if (!std::isfinite(s)) return Status::unsupported(what + ": requantization scale overflows");
     int64_t q = 0, shift = 0;
-    quantizeMultiplier(s, q, shift);
+    fixedpoint::quantizeMultiplier(s, q, shift);
     const int64_t tosaShift = q == 0 ? 31 : 31 - shift;
     if (tosaShift < 2 || tosaShift > 62)
       return Status::unsupported("requantization scale " + std::to_string(s) +
@@ -85,7 +64,7 @@ Result<Value*> requantizeHalfUp(Importer& im, Value* x, const std::vector<double
   for (double s : scales) {
     if (!std::isfinite(s)) return Status::unsupported("requantization scale of a fully connected layer overflows");
     int64_t q = 0, shift = 0;
-    quantizeMultiplier(s, q, shift);
+    fixedpoint::quantizeMultiplier(s, q, shift);
     if (shift > 0 || shift < -30)
       return Status::unsupported("requantization scale " + std::to_string(s) + " of a fully connected layer");
     high.multiplier.push_back(q);
@@ -110,11 +89,14 @@ Value* widen(Importer& im, Value* x, int64_t zp, int64_t leftShift, const std::s
   return im.b.rescale(x, DType::I32, ra, im.aux(what));
 }
 
-// TFLite's CalculateActivationRangeQuantized for int8.
-std::pair<int64_t, int64_t> activationRange(fb::ActivationFunctionType a, const QParams& q) {
+// TFLite's CalculateActivationRangeQuantized within [qmin, qmax] (int8 or int16).
+std::pair<int64_t, int64_t> activationRange(fb::ActivationFunctionType a, const QParams& q, int64_t qmin = -128,
+                                            int64_t qmax = 127) {
   // In double and clamped before the conversion: a tiny scale puts 6 / scale far outside int64.
-  auto quant = [&](double f) { return int64_t(std::clamp(double(q.zp) + std::round(f / q.scale), -129.0, 128.0)); };
-  int64_t lo = -128, hi = 127;
+  auto quant = [&](double f) {
+    return int64_t(std::clamp(double(q.zp) + std::round(f / q.scale), double(qmin - 1), double(qmax + 1)));
+  };
+  int64_t lo = qmin, hi = qmax;
   switch (a) {
     case fb::ActivationFunctionType::RELU: lo = std::max(lo, quant(0)); break;
     case fb::ActivationFunctionType::RELU6:
@@ -130,12 +112,14 @@ std::pair<int64_t, int64_t> activationRange(fb::ActivationFunctionType a, const 
   return {lo, hi};
 }
 
-// The int8 output k: clamped to the fused activation's range, its quantization recorded.
+// The quantized (int8 or int16) output k: clamped to the fused activation's range, its quantization recorded.
 Status setQuantOut(Importer& im, int k, Value* v, fb::ActivationFunctionType act, const QParams& q) {
   if (act == fb::ActivationFunctionType::TANH || act == fb::ActivationFunctionType::SIGN_BIT)
-    return Status::unsupported("fused activation TANH/SIGN_BIT on an int8 result");
-  auto [lo, hi] = activationRange(act, q);
-  if (lo > -128 || hi < 127) {
+    return Status::unsupported("fused activation TANH/SIGN_BIT on a quantized result");
+  const bool wide = v->type.dtype == DType::I16;
+  const int64_t qmin = wide ? -32768 : -128, qmax = wide ? 32767 : 127;
+  auto [lo, hi] = activationRange(act, q, qmin, qmax);
+  if (lo > qmin || hi < qmax) {
     v->definingOp->loc.name = im.aux("pre_activation");
     v = im.b.clamp(v, double(lo), double(hi), im.loc);
   }
@@ -232,6 +216,83 @@ Value* cutInput(Importer& im, Value* x, const Axis& h, const Axis& w) {
                   ValueType::tensor(x->type.dtype, size), {}, im.aux("cut"));
 }
 
+// ---- 16x8: int16 activations (zero point 0), int8 weights, int64 (or int32) biases ----
+
+// The bias of a 16x8 operator as the i48 constant TOSA's int16 convolution takes (zeros when absent).
+Result<Value*> int48Bias(Importer& im, int64_t channels) {
+  Tensor t(DType::I48, {channels});
+  if (im.hasInput(2)) {
+    const TVal& b = im.in(2);
+    if (!b.isConst() || (b.dtype != DType::I64 && b.dtype != DType::I32))
+      return Status::unsupported("16x8 bias that is not a constant int64/int32 tensor");
+    if (b.shape != Shape{channels}) return Status::invalid("bias shape " + shapeToString(b.shape));
+    constexpr int64_t kLimit = int64_t(1) << 47;
+    for (int64_t i = 0; i < channels; ++i) {
+      const int64_t v = b.c->getInt(i);
+      if (v < -kLimit || v >= kLimit) return Status::unsupported("16x8 bias outside int48");
+      t.setInt(i, v);
+    }
+  }
+  return im.constant(std::move(t), "bias_i48");
+}
+
+// TFLite's MultiplyByQuantizedMultiplier for int64 accumulators: the Q31 multiplier rounded to 16 bits
+// (saturating at 0x7FFF), one rounding shift by 15 - shift, ties up: exactly tosa.rescale's 16-bit scale.
+Result<Value*> requantize48(Importer& im, Value* acc, const std::vector<double>& scales, int64_t outZp) {
+  ir::RescaleAttrs ra;
+  for (double s : scales) {
+    if (!std::isfinite(s)) return Status::unsupported("requantization scale overflows");
+    int64_t q = 0, shift = 0;
+    fixedpoint::quantizeMultiplier(s, q, shift);
+    const int64_t reduced = q < 0x7FFF0000 ? (q + (1 << 15)) >> 16 : 0x7FFF;
+    if (15 - shift < 2 || 15 - shift > 62)
+      return Status::unsupported("requantization scale " + std::to_string(s) + " outside tosa.rescale's range");
+    ra.multiplier.push_back(reduced);
+    ra.shift.push_back(15 - shift);
+  }
+  ra.scale32 = false;
+  ra.outputZp = outZp;
+  ra.perChannel = scales.size() > 1;
+  return im.b.rescale(acc, DType::I16, ra, im.aux("rescale"));
+}
+
+// Quantization of a 16x8 operator (the int8 ConvCommon for int16 activations and results).
+Result<ConvCommon> params16x8(Importer& im, int64_t channels) {
+  if (im.in(1).dtype != DType::I8 || !im.in(1).isConst())
+    return Status::unsupported("16x8 operator whose weights are not constant int8");
+  if (im.out(0).dtype != DType::I16) return Status::unsupported("int16 operator with a non-int16 output");
+  auto x = perTensor(im.in(0), "input");
+  if (!x) return x.status();
+  auto y = perTensor(im.out(0), "output");
+  if (!y) return y.status();
+  if (x->zp != 0 || y->zp != 0) return Status::unsupported("int16 activations with a non-zero zero point");
+  auto ws = weightScales(im, channels, 0);
+  if (!ws) return ws.status();
+  return ConvCommon{*x, *y, outputScales(x->scale, *ws, y->scale)};
+}
+
+// FULLY_CONNECTED 16x8: a 1x1 tosa.conv2d over [rows, 1, 1, K] (TOSA's matmul has no i16 x i8 form; the
+// [N, K] weights are already OHWI [N, 1, 1, K]).
+Status qFullyConnected16x8(Importer& im, const fb::FullyConnectedOptions* o, int64_t rows, int64_t N, int64_t K) {
+  auto p = params16x8(im, N);
+  if (!p) return p.status();
+  Tensor wt = *im.in(1).c;
+  wt.reshape({N, 1, 1, K});
+  auto x = im.get(0);
+  if (!x) return x.status();
+  auto bias = int48Bias(im, N);
+  if (!bias) return bias.status();
+  ir::Conv2dAttrs ca;
+  ca.accType = DType::I48;
+  Value* acc = im.b.conv2d(im.b.reshape(*x, {rows, 1, 1, K}, im.aux("rows")), im.constant(std::move(wt), "weight"),
+                           *bias, ca, im.aux("conv2d"));
+  auto y = requantize48(im, acc, p->scales, p->y.zp);
+  if (!y) return y.status();
+  return setQuantOut(im, 0, im.b.reshape(*y, im.out(0).shape, im.aux("reshape")),
+                     o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE, p->y);
+}
+
+// CONV_2D int8, or 16x8 (tosa.conv2d i16 x i8 -> i48, TOSA's int16 extension, with a 16-bit rescale).
 Status qConv2d(Importer& im) {
   const auto* o = im.options<fb::Conv2DOptions>();
   if (!o) return Status::invalid("CONV_2D without Conv2DOptions");
@@ -239,7 +300,8 @@ Status qConv2d(Importer& im) {
   const Shape& ws = im.in(1).shape;
   if (xs.size() != 4 || ws.size() != 4 || ws[3] != xs[3])
     return Status::unsupported("CONV_2D shapes (grouped or not rank 4)");
-  auto c = convParams(im, ws[0], 0);
+  const bool wide = im.in(0).dtype == DType::I16;
+  auto c = wide ? params16x8(im, ws[0]) : convParams(im, ws[0], 0);
   if (!c) return c.status();
   Axis h{xs[1], ws[1], o->stride_h(), o->dilation_h_factor()}, w{xs[2], ws[2], o->stride_w(), o->dilation_w_factor()};
   TK_RETURN_IF_ERROR(planAxis(h, o->padding()));
@@ -248,16 +310,17 @@ Status qConv2d(Importer& im) {
   if (!x) return x.status();
   auto wv = im.get(1);
   if (!wv) return wv.status();
-  auto bias = int32Bias(im, ws[0]);
+  auto bias = wide ? int48Bias(im, ws[0]) : int32Bias(im, ws[0]);
   if (!bias) return bias.status();
   ir::Conv2dAttrs ca;
   ca.pad = {h.p0, h.p1, w.p0, w.p1};
   ca.stride = {h.stride, w.stride};
   ca.dilation = {h.dil, w.dil};
-  ca.accType = DType::I32;
+  ca.accType = wide ? DType::I48 : DType::I32;
   ca.inputZp = c->x.zp;
   Value* acc = im.b.conv2d(cutInput(im, *x, h, w), *wv, *bias, ca, im.aux("conv2d"));
-  auto y = requantize(im, acc, DType::I8, c->scales, 0, c->y.zp, "rescale");
+  auto y = wide ? requantize48(im, acc, c->scales, c->y.zp)
+                : requantize(im, acc, DType::I8, c->scales, 0, c->y.zp, "rescale");
   if (!y) return y.status();
   return setQuantOut(im, 0, *y, o->fused_activation_function(), c->y);
 }
@@ -311,6 +374,7 @@ Status qFullyConnected(Importer& im) {
   const int64_t N = ws[0], K = ws[1];
   if (K <= 0 || numElements(xs) % K != 0) return Status::invalid("FULLY_CONNECTED input size is not a multiple of K");
   const int64_t rows = numElements(xs) / K;
+  if (im.in(0).dtype == DType::I16) return qFullyConnected16x8(im, o, rows, N, K);
   auto c = convParams(im, N, 0);
   if (!c) return c.status();
   const TVal& wt = im.in(1);
@@ -344,9 +408,16 @@ struct BinaryQ {
   Shape shape;
 };
 
-Result<BinaryQ> binaryParams(Importer& im) {
-  TK_RETURN_IF_ERROR(requireInt8(im, 0));
-  TK_RETURN_IF_ERROR(requireInt8(im, 1));
+// Both operands int8, or (allowInt16: ADD, SUB) both int16; the output of the operands' type.
+Result<BinaryQ> binaryParams(Importer& im, bool allowInt16 = false) {
+  const bool wide = allowInt16 && im.in(0).dtype == DType::I16;
+  if (wide) {
+    if (im.in(1).dtype != DType::I16 || im.out(0).dtype != DType::I16)
+      return Status::unsupported("int16 operator mixing int16 with other types");
+  } else {
+    TK_RETURN_IF_ERROR(requireInt8(im, 0));
+    TK_RETURN_IF_ERROR(requireInt8(im, 1));
+  }
   BinaryQ q;
   auto a = perTensor(im.in(0), "input 0");
   if (!a) return a.status();
@@ -369,24 +440,46 @@ Result<BinaryQ> binaryParams(Importer& im) {
   return q;
 }
 
-// ADD / SUB: both inputs to a common scale at 2^20 resolution (TFLite's left_shift), summed, requantized.
+bool isPowerOfTwo(double scale) {
+  int e = 0;
+  return std::frexp(scale, &e) == 0.5;
+}
+
+// (x - zp) 2^leftShift as i32 exactly: a rescale for int8 (the shift fits its range), cast and multiply for
+// int16 (2^15 is outside what one rescale of a 16-bit value may do).
+Value* shiftedOperand(Importer& im, Value* x, int64_t zp, int64_t leftShift, const std::string& what) {
+  if (x->type.dtype != DType::I16) return widen(im, x, zp, leftShift, what);
+  Value* w = im.b.op1("tosa.cast", {x}, ValueType::tensor(DType::I32, x->type.dims), {}, im.aux(what));
+  return im.b.mul(w, im.scalarOf(DType::I32, double(int64_t(1) << leftShift), x->type.dims.size()), 0,
+                  im.aux(what + "_shifted"));
+}
+
+// ADD / SUB: both inputs to a common scale at 2^20 resolution (2^15 for int16; TFLite's left_shift), summed,
+// requantized. int16 takes TFLite's general-scale path (pot_scale_int16 false, or scales not powers of two).
 Status qAddSub(Importer& im, bool sub) {
-  auto q = binaryParams(im);
+  auto q = binaryParams(im, true);
   if (!q) return q.status();
+  const auto* o = sub ? nullptr : im.options<fb::AddOptions>();
+  const auto* os = sub ? im.options<fb::SubOptions>() : nullptr;
+  const DType outType = im.out(0).dtype;
+  if (outType == DType::I16) {
+    const bool potFlag = o ? o->pot_scale_int16() : os ? os->pot_scale_int16() : true;
+    if (potFlag && isPowerOfTwo(q->a.scale) && isPowerOfTwo(q->b.scale) && isPowerOfTwo(q->y.scale))
+      return Status::unsupported("int16 ADD/SUB with power-of-two scales (TFLite's pot_scale_int16 kernel)");
+  }
+  const int64_t leftShift = outType == DType::I16 ? 15 : 20;
   const double twiceMax = 2 * std::max(q->a.scale, q->b.scale);
-  // (x - zp) 2^20 exactly (|x - zp| < 2^9), then each scaled to the common scale like TFLite.
-  auto sa =
-      requantize(im, widen(im, q->va, q->a.zp, 20, "a_i32"), DType::I32, {q->a.scale / twiceMax}, 0, 0, "a_scaled");
+  auto sa = requantize(im, shiftedOperand(im, q->va, q->a.zp, leftShift, "a_i32"), DType::I32, {q->a.scale / twiceMax},
+                       0, 0, "a_scaled");
   if (!sa) return sa.status();
-  auto sb =
-      requantize(im, widen(im, q->vb, q->b.zp, 20, "b_i32"), DType::I32, {q->b.scale / twiceMax}, 0, 0, "b_scaled");
+  auto sb = requantize(im, shiftedOperand(im, q->vb, q->b.zp, leftShift, "b_i32"), DType::I32, {q->b.scale / twiceMax},
+                       0, 0, "b_scaled");
   if (!sb) return sb.status();
   Value* s =
       im.b.op1(sub ? "tosa.sub" : "tosa.add", {*sa, *sb}, ValueType::tensor(DType::I32, q->shape), {}, im.aux("sum"));
-  auto y = requantize(im, s, DType::I8, {twiceMax / (double(1 << 20) * q->y.scale)}, 0, q->y.zp, "rescale");
+  auto y =
+      requantize(im, s, outType, {twiceMax / (double(int64_t(1) << leftShift) * q->y.scale)}, 0, q->y.zp, "rescale");
   if (!y) return y.status();
-  const auto* o = sub ? nullptr : im.options<fb::AddOptions>();
-  const auto* os = sub ? im.options<fb::SubOptions>() : nullptr;
   const fb::ActivationFunctionType act = o ? o->fused_activation_function()
       : os                                 ? os->fused_activation_function()
                                            : fb::ActivationFunctionType::NONE;
@@ -403,6 +496,58 @@ Status qMul(Importer& im) {
   if (!y) return y.status();
   const auto* o = im.options<fb::MulOptions>();
   return setQuantOut(im, 0, *y, o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE, q->y);
+}
+
+// PRELU: x - zx >= 0 ? M1 (x - zx) : M2 (x - zx)(a - za), plus the output zero point (TFLite's
+// BroadcastPrelu4DSlow; M1 = sx / sy, M2 = sx sa / sy from float products, requantized as everywhere else).
+Status qPrelu(Importer& im) {
+  auto q = binaryParams(im);
+  if (!q) return q.status();
+  if (q->shape != im.in(0).shape) return Status::invalid("PRELU alpha broadcasts beyond the input");
+  const float sx = float(q->a.scale), sa = float(q->b.scale), sy = float(q->y.scale);
+  Value* x = widen(im, q->va, q->a.zp, 0, "x_i32");
+  Value* a = widen(im, q->vb, q->b.zp, 0, "alpha_i32");
+  auto pos = requantize(im, x, DType::I8, {double(sx / sy)}, 0, q->y.zp, "identity");
+  if (!pos) return pos.status();
+  auto neg =
+      requantize(im, im.b.mul(x, a, 0, im.aux("product")), DType::I8, {double(sx * sa / sy)}, 0, q->y.zp, "scaled");
+  if (!neg) return neg.status();
+  const size_t rank = q->shape.size();
+  Value* positive = im.b.op1("tosa.greater_equal", {x, im.scalarOf(DType::I32, 0, rank)},
+                             ValueType::tensor(DType::Bool, q->shape), {}, im.aux("positive"));
+  Value* y = im.b.op1("tosa.select", {positive, *pos, *neg}, ValueType::tensor(DType::I8, q->shape), {}, im.loc);
+  return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
+}
+
+// SQUARED_DIFFERENCE: both operands at 2^7 resolution on the common scale 2 max(sa, sb) (as ADD, with
+// left_shift 7), the difference squared in i32, requantized by (2 max)^2 / (2^14 sy).
+Status qSquaredDifference(Importer& im) {
+  auto q = binaryParams(im);
+  if (!q) return q.status();
+  const double twiceMax = 2 * std::max(q->a.scale, q->b.scale);
+  auto sa =
+      requantize(im, widen(im, q->va, q->a.zp, 7, "a_i32"), DType::I32, {q->a.scale / twiceMax}, 0, 0, "a_scaled");
+  if (!sa) return sa.status();
+  auto sb =
+      requantize(im, widen(im, q->vb, q->b.zp, 7, "b_i32"), DType::I32, {q->b.scale / twiceMax}, 0, 0, "b_scaled");
+  if (!sb) return sb.status();
+  Value* d = im.b.op1("tosa.sub", {*sa, *sb}, ValueType::tensor(DType::I32, q->shape), {}, im.aux("difference"));
+  Value* sq = im.b.mul(d, d, 0, im.aux("square"));
+  auto y = requantize(im, sq, DType::I8, {twiceMax * twiceMax / (double(1 << 14) * q->y.scale)}, 0, q->y.zp, "rescale");
+  if (!y) return y.status();
+  return setQuantOut(im, 0, *y, fb::ActivationFunctionType::NONE, q->y);
+}
+
+// The i32 quotient x / count rounded half away from zero (TFLite's (x +- count/2) / count, truncating);
+// `count` and `half` are i32 constants broadcastable to x.
+Value* divideRoundingAway(Importer& im, Value* x, Value* count, Value* half) {
+  const ValueType t = x->type;
+  Value* positive = im.b.op1("tosa.greater", {x, im.scalarOf(DType::I32, 0, t.dims.size())},
+                             ValueType::tensor(DType::Bool, t.dims), {}, im.aux("positive"));
+  Value* up = im.b.op1("tosa.add", {x, half}, t, {}, im.aux("plus_half"));
+  Value* down = im.b.op1("tosa.sub", {x, half}, t, {}, im.aux("minus_half"));
+  Value* num = im.b.op1("tosa.select", {positive, up, down}, t, {}, im.aux("rounded"));
+  return im.b.op1("tosa.intdiv", {num, count}, t, {}, im.aux("quotient"));
 }
 
 // Pools: TFLite requires the output's quantization to equal the input's.
@@ -464,36 +609,300 @@ Status qPool(Importer& im, bool isMax) {
   Value* cnt = im.constant(std::move(count), "count");
   Value* hv = im.constant(std::move(half), "half_count");
   const ValueType i32 = sum->type;
-  Value* positive = im.b.op1("tosa.greater", {sum, im.scalarOf(DType::I32, 0, 4)},
-                             ValueType::tensor(DType::Bool, i32.dims), {}, im.aux("positive"));
-  Value* up = im.b.op1("tosa.add", {sum, hv}, i32, {}, im.aux("plus_half"));
-  Value* down = im.b.op1("tosa.sub", {sum, hv}, i32, {}, im.aux("minus_half"));
-  Value* num = im.b.op1("tosa.select", {positive, up, down}, i32, {}, im.aux("rounded"));
-  Value* avg = im.b.op1("tosa.intdiv", {num, cnt}, i32, {}, im.aux("average"));
+  Value* avg = divideRoundingAway(im, sum, cnt, hv);
   Value* v = im.b.op1("tosa.cast", {avg}, ValueType::tensor(DType::I8, i32.dims), {}, im.aux("to_i8"));
   return setQuantOut(im, 0, v, o->fused_activation_function(), *y);
 }
 
-// LOGISTIC / TANH: TFLite's 256-entry lookup table, computed here as TFLite computes it (in float).
-Status qTable(Importer& im, bool logistic) {
+struct UnaryQ {
+  QParams x, y;
+};
+
+Result<UnaryQ> unaryParams(Importer& im) {
   TK_RETURN_IF_ERROR(requireInt8(im, 0));
+  if (im.out(0).dtype != DType::I8) return Status::unsupported("int8 operator with a non-int8 output");
   auto x = perTensor(im.in(0), "input");
   if (!x) return x.status();
   auto y = perTensor(im.out(0), "output");
   if (!y) return y.status();
+  return UnaryQ{*x, *y};
+}
+
+// An int8 elementwise operator as tosa.table: `f` maps each raw input value to TFLite's raw output, so the
+// table reproduces TFLite's arithmetic exactly whatever it is.
+Status tableOut(Importer& im, const QParams& y, const std::function<int32_t(int32_t)>& f) {
   Tensor table(DType::I8, {256});
-  const float inScale = float(x->scale), inverse = 1.0f / float(y->scale);
-  for (int32_t v = -128; v <= 127; ++v) {
-    const float dequantized = inScale * float(v - int32_t(x->zp));
-    const float transformed = logistic ? 1.0f / (1.0f + std::exp(-dequantized)) : std::tanh(dequantized);
-    const float rescaled = std::round(transformed * inverse);
-    const int32_t quantized = int32_t(std::clamp(rescaled + float(y->zp), -129.0f, 128.0f));
-    table.setInt(v + 128, std::clamp<int32_t>(quantized, -128, 127));
-  }
+  for (int32_t v = -128; v <= 127; ++v) table.setInt(v + 128, std::clamp<int32_t>(f(v), -128, 127));
   auto xv = im.get(0);
   if (!xv) return xv.status();
   Value* v = im.b.op1("tosa.table", {*xv, im.constant(std::move(table), "table")}, (*xv)->type, {}, im.aux("table"));
-  return setQuantOut(im, 0, v, fb::ActivationFunctionType::NONE, *y);
+  return setQuantOut(im, 0, v, fb::ActivationFunctionType::NONE, y);
+}
+
+// TFLite's PopulateLookupTable (LOGISTIC, TANH, ELU): dequantized in float, transformed, rounded half away from
+// zero, the zero point added in float.
+Status floatTable(Importer& im, float (*transform)(float)) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  const float inScale = float(q->x.scale), inverse = 1.0f / float(q->y.scale);
+  return tableOut(im, q->y, [&](int32_t v) {
+    const float rescaled = std::round(transform(inScale * float(v - int32_t(q->x.zp))) * inverse);
+    return int32_t(std::clamp(rescaled + float(q->y.zp), -129.0f, 128.0f));
+  });
+}
+
+float logisticF(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+float tanhF(float x) { return std::tanh(x); }
+float eluF(float x) { return x < 0.0f ? std::exp(x) - 1.0f : x; }
+
+// LEAKY_RELU: (x - zp) requantized by the identity multiplier or by alpha's (both from float scale products).
+Status qLeakyRelu(Importer& im) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  const auto* o = im.options<fb::LeakyReluOptions>();
+  const float alpha = o ? o->alpha() : 0.0f, inScale = float(q->x.scale), outScale = float(q->y.scale);
+  int64_t qa = 0, sa = 0, qi = 0, si = 0;
+  fixedpoint::quantizeMultiplier(double(inScale * alpha / outScale), qa, sa);
+  fixedpoint::quantizeMultiplier(double(inScale / outScale), qi, si);
+  return tableOut(im, q->y, [&](int32_t v) {
+    const int32_t x = v - int32_t(q->x.zp);
+    const bool positive = x >= 0;
+    return int32_t(q->y.zp) +
+        fixedpoint::multiplyByQuantizedMultiplier(x, int32_t(positive ? qi : qa), int(positive ? si : sa));
+  });
+}
+
+// HARD_SWISH: TFLite's int16 fixed-point evaluation (reference_ops::HardSwish): x on a "hires" scale (x 2^7),
+// a saturated "relu-ish" factor in [0, 1] as Q15, their high product, then the output shift.
+Status qHardSwish(Importer& im) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  const float hiresScale = (1.0f / 128.0f) * float(q->x.scale);
+  int64_t qo = 0, eo = 0, qr = 0, er = 0;
+  fixedpoint::quantizeMultiplier(double(hiresScale / float(q->y.scale)), qo, eo);
+  fixedpoint::quantizeMultiplier(double(hiresScale / (3.0f / 32768.0f)), qr, er);
+  if (eo > 0) return Status::unsupported("HARD_SWISH whose output scale is below input scale / 128 (TFLite refuses)");
+  const int16_t outMul = fixedpoint::downScaleMultiplier(int32_t(qo));
+  const int16_t reluishMul = fixedpoint::downScaleMultiplier(int32_t(qr));
+  return tableOut(im, q->y, [&](int32_t v) {
+    const int16_t hires = int16_t((v - int32_t(q->x.zp)) * 128);
+    const int16_t preshift = fixedpoint::roundingDoublingHighMul16(hires, outMul);
+    int16_t reluish = hires;
+    if (er > 0) reluish = fixedpoint::saturatingLeftShift16(reluish, int(er) - 1);
+    reluish = fixedpoint::roundingDoublingHighMul16(reluish, reluishMul);
+    if (er > 0) reluish = fixedpoint::saturatingLeftShift16(reluish, 1);
+    if (er < 0) reluish = int16_t(fixedpoint::roundingDivideByPOT(reluish, int(-er)));
+    reluish = int16_t((int32_t(reluish) + (1 << 15)) >> 1);
+    const int16_t product = fixedpoint::doublingHighMul16(reluish, preshift);
+    return fixedpoint::roundingDivideByPOT(product, int(-eo)) + int32_t(q->y.zp);
+  });
+}
+
+// Above this many classes the softmax denominator is one tosa.reduce_sum instead of TFLite's left-to-right
+// float sum (at most 1 LSB apart, docs/TFLITE.md): the sequential chain costs four ops per class.
+constexpr int64_t kSequentialSumLimit = 256;
+
+// The float sum of `e` along its last axis in TFLite's order, ((e0 + e1) + e2) + ..., shape [..., 1].
+Value* sumLastAxis(Importer& im, Value* e) {
+  const Shape& s = e->type.dims;
+  const size_t last = s.size() - 1;
+  Shape one = s;
+  one[last] = 1;
+  if (s[last] > kSequentialSumLimit)
+    return im.b.op1("tosa.reduce_sum", {e}, ValueType::tensor(DType::FP32, one),
+                    {{"axis", ir::Attribute::integer(int64_t(last), DType::I32)}}, im.aux("sum_exp"));
+  auto column = [&](int64_t j) {
+    Shape start(s.size(), 0);
+    start[last] = j;
+    const std::string what = "exp" + std::to_string(j);
+    return im.b.op1("tosa.slice",
+                    {e, im.b.constShape(start, im.aux(what + "_start")), im.b.constShape(one, im.aux(what + "_size"))},
+                    ValueType::tensor(DType::FP32, one), {}, im.aux(what));
+  };
+  Value* sum = column(0);
+  for (int64_t j = 1; j < s[last]; ++j) sum = im.b.add(sum, column(j), im.aux("sum_exp" + std::to_string(j)));
+  return sum;
+}
+
+// The common front of TFLite's int8 SOFTMAX and LOG_SOFTMAX kernels: x as i32, its max along the last axis,
+// e = table[255 - (max - x)] with table[255 - d] = expf(-input_scale beta d) (PopulateSoftmaxLookupTable) gathered
+// with tosa.gather, and the float sum of e in TFLite's order.
+struct SoftmaxTerms {
+  Value *x = nullptr, *max = nullptr, *e = nullptr, *sum = nullptr;
+};
+
+Result<SoftmaxTerms> softmaxTerms(Importer& im, const UnaryQ& q, float beta) {
+  const Shape& xs = im.in(0).shape;
+  if (xs.empty() || xs.back() <= 0) return Status::invalid("softmax of an empty or rank-0 tensor");
+  Tensor table(DType::FP32, {1, 256, 1});
+  const float scale = -float(q.x.scale) * beta;
+  for (int32_t d = 0; d <= 255; ++d) table.setFloat(255 - d, std::exp(scale * float(d)));
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  const size_t rank = xs.size(), last = rank - 1;
+  Shape one = xs;
+  one[last] = 1;
+  SoftmaxTerms t;
+  t.x = im.b.op1("tosa.cast", {*xv}, ValueType::tensor(DType::I32, xs), {}, im.aux("x_i32"));
+  t.max = im.b.op1("tosa.reduce_max", {t.x}, ValueType::tensor(DType::I32, one),
+                   {{"axis", ir::Attribute::integer(int64_t(last), DType::I32)}}, im.aux("max"));
+  // index 255 - (max - x) in [0, 255]
+  Value* index =
+      im.b.add(im.b.sub(t.x, t.max, im.aux("minus_max")), im.scalarOf(DType::I32, 255, rank), im.aux("index"));
+  const int64_t count = numElements(xs);
+  Value* gathered = im.b.op1(
+      "tosa.gather", {im.constant(std::move(table), "exp_table"), im.b.reshape(index, {1, count}, im.aux("flat"))},
+      ValueType::tensor(DType::FP32, {1, count, 1}), {}, im.aux("exp"));
+  t.e = im.b.reshape(gathered, xs, im.aux("exp_shaped"));
+  t.sum = sumLastAxis(im, t.e);
+  return t;
+}
+
+// SOFTMAX int8 -> int8 as TFLite's x86 kernel computes it (optimized_ops::Softmax with the float table):
+// 1 / (sum output_scale), each entry times that, rounded half away from zero, plus the zero point.
+Status qSoftmax(Importer& im) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  const auto* o = im.options<fb::SoftmaxOptions>();
+  auto t = softmaxTerms(im, *q, o ? o->beta() : 1.0f);
+  if (!t) return t.status();
+  const Shape& xs = im.in(0).shape;
+  const size_t rank = xs.size();
+  const ValueType f32 = ValueType::tensor(DType::FP32, xs);
+  Value* denom = im.b.mul(t->sum, im.scalarOf(DType::FP32, float(q->y.scale), rank), 0, im.aux("denominator"));
+  Value* inv = frontends::divideF32(im.b, im.scalarOf(DType::FP32, 1.0, rank), denom, im.aux("inverse"));
+  Value* p = im.b.mul(t->e, inv, 0, im.aux("probability"));
+  // round half away from zero of p >= 0: floor, and up when the (exact) fraction is at least 1/2.
+  Value* fl = im.b.op1("tosa.floor", {p}, f32, {}, im.aux("floor"));
+  Value* up = im.b.op1("tosa.greater_equal", {im.b.sub(p, fl, im.aux("fraction")), im.scalarOf(DType::FP32, 0.5, rank)},
+                       ValueType::tensor(DType::Bool, xs), {}, im.aux("round_up"));
+  Value* rounded = im.b.op1("tosa.select", {up, im.b.add(fl, im.scalarOf(DType::FP32, 1, rank), im.aux("ceil")), fl},
+                            f32, {}, im.aux("rounded"));
+  Value* shifted = im.b.add(rounded, im.scalarOf(DType::FP32, double(q->y.zp), rank), im.aux("plus_zp"));
+  Value* clamped = im.clampF(shifted, -128, 127, "saturate");
+  Value* y = im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, xs), {}, im.aux("to_i8"));
+  return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
+}
+
+// Round half to even of float values (std::rint), exactly: floor, up above 1/2, and at 1/2 when the floor is odd.
+Value* roundHalfEven(Importer& im, Value* v) {
+  const ValueType t = v->type;
+  const ValueType b = ValueType::tensor(DType::Bool, t.dims);
+  const size_t rank = t.dims.size();
+  auto f = [&](double c) { return im.scalarOf(DType::FP32, c, rank); };
+  Value* fl = im.b.op1("tosa.floor", {v}, t, {}, im.aux("floor"));
+  Value* frac = im.b.sub(v, fl, im.aux("fraction"));
+  Value* half = im.b.op1("tosa.floor", {im.b.mul(fl, f(0.5), 0, im.aux("half_floor"))}, t, {}, im.aux("floor_half"));
+  Value* odd =
+      im.b.op1("tosa.greater", {im.b.sub(fl, im.b.mul(half, f(2), 0, im.aux("even_part")), im.aux("parity")), f(0.5)},
+               b, {}, im.aux("odd"));
+  Value* above = im.b.op1("tosa.greater", {frac, f(0.5)}, b, {}, im.aux("above_half"));
+  Value* tie = im.b.op1("tosa.equal", {frac, f(0.5)}, b, {}, im.aux("tie"));
+  Value* up = im.b.op1("tosa.logical_or", {above, im.b.op1("tosa.logical_and", {tie, odd}, b, {}, im.aux("tie_odd"))},
+                       b, {}, im.aux("round_up"));
+  return im.b.op1("tosa.select", {up, im.b.add(fl, f(1), im.aux("next")), fl}, t, {}, im.aux("rint"));
+}
+
+// LOG_SOFTMAX int8 as TFLite's x86 kernel (optimized_ops::LogSoftmax with the same float table): log of the sum,
+// (input_scale max + log_sum) / output_scale, then rint(input_scale / output_scale * x - that) + zero point.
+// The float log is TOSA's, not glibc's logf: a result next to a rounding tie can differ by 1 LSB.
+Status qLogSoftmax(Importer& im) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  auto t = softmaxTerms(im, *q, 1.0f);
+  if (!t) return t.status();
+  const Shape& xs = im.in(0).shape;
+  const size_t rank = xs.size();
+  Shape one = xs;
+  one.back() = 1;
+  const float inScale = float(q->x.scale), outScale = float(q->y.scale);
+  Value* logSum = im.b.op1("tosa.log", {t->sum}, t->sum->type, {}, im.aux("log_sum"));
+  Value* maxF = im.b.op1("tosa.cast", {t->max}, ValueType::tensor(DType::FP32, one), {}, im.aux("max_f32"));
+  Value* shift = im.b.add(im.b.mul(maxF, im.scalarOf(DType::FP32, inScale, rank), 0, im.aux("max_scaled")), logSum,
+                          im.aux("shift"));
+  Value* pre = frontends::divideF32(im.b, shift, im.scalarOf(DType::FP32, outScale, rank), im.aux("precomputed"));
+  Value* xF = im.b.op1("tosa.cast", {t->x}, ValueType::tensor(DType::FP32, xs), {}, im.aux("x_f32"));
+  Value* logProb = im.b.sub(im.b.mul(xF, im.scalarOf(DType::FP32, inScale / outScale, rank), 0, im.aux("x_scaled")),
+                            pre, im.aux("log_prob"));
+  Value* r = im.b.add(roundHalfEven(im, logProb), im.scalarOf(DType::FP32, double(q->y.zp), rank), im.aux("plus_zp"));
+  Value* y = im.b.op1("tosa.cast", {im.clampF(r, -128, 127, "saturate")}, ValueType::tensor(DType::I8, xs), {},
+                      im.aux("to_i8"));
+  return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
+}
+
+// MEAN over H and W of a 4-D tensor with keep_dims (global average pooling), as TFLite 2.9's kernel computes
+// it: the sum of x - zx in i32, MultiplyByQuantizedMultiplier by sx / sy, divided by the count rounding half
+// away from zero, plus zy, saturated (found against TFLite by the generator: a float variant was 1 LSB off).
+Status qMean(Importer& im) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  const auto* o = im.options<fb::ReducerOptions>();
+  auto axesT = im.constIn(1, "axes");
+  if (!axesT) return axesT.status();
+  std::vector<int64_t> axes = (*axesT)->toInts();
+  std::sort(axes.begin(), axes.end());
+  const Shape& xs = im.in(0).shape;
+  if (xs.size() != 4 || axes != std::vector<int64_t>{1, 2} || !o || !o->keep_dims())
+    return Status::unsupported("int8 MEAN other than over axes 1 and 2 of a 4-D tensor with keep_dims");
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  const int64_t count = xs[1] * xs[2];
+  const Shape out = {xs[0], 1, 1, xs[3]};
+  Value* x = widen(im, *xv, q->x.zp, 0, "x_i32");
+  Value* rows = im.b.op1("tosa.reduce_sum", {x}, ValueType::tensor(DType::I32, {xs[0], 1, xs[2], xs[3]}),
+                         {{"axis", ir::Attribute::integer(1, DType::I32)}}, im.aux("sum_h"));
+  Value* sum = im.b.op1("tosa.reduce_sum", {rows}, ValueType::tensor(DType::I32, out),
+                        {{"axis", ir::Attribute::integer(2, DType::I32)}}, im.aux("sum"));
+  auto scaled = requantize(im, sum, DType::I32, {q->x.scale / q->y.scale}, 0, 0, "scaled");
+  if (!scaled) return scaled.status();
+  Value* mean = divideRoundingAway(im, *scaled, im.scalarOf(DType::I32, double(count), 4),
+                                   im.scalarOf(DType::I32, double(count / 2), 4));
+  ir::RescaleAttrs ra;  // identity, adding the zero point and saturating to int8
+  ra.multiplier = {int64_t(1) << 30};
+  ra.shift = {30};
+  ra.outputZp = q->y.zp;
+  ra.roundingMode = "SINGLE_ROUND";
+  Value* y = im.b.rescale(mean, DType::I8, ra, im.aux("to_i8"));
+  return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
+}
+
+// RESIZE_BILINEAR int8 as TFLite's ResizeBilinearInteger: sample positions in 1/1024 units (the scale rounded
+// to 10 fractional bits, half-pixel offset scale/2 - 512), weights (1024 - f) and f per axis, the 20-bit sum
+// rounded half away from zero. That is tosa.resize BILINEAR with scale 1024 / scale_10 (its i32 result is the
+// same weighted sum), then the rounded division by 2^20.
+Status qResizeBilinear(Importer& im) {
+  auto q = unaryParams(im);
+  if (!q) return q.status();
+  const auto* o = im.options<fb::ResizeBilinearOptions>();
+  const bool align = o && o->align_corners(), half = o && o->half_pixel_centers();
+  const Shape& xs = im.in(0).shape;
+  const Shape& os = im.out(0).shape;
+  if (xs.size() != 4 || os.size() != 4 || os[0] != xs[0] || os[3] != xs[3])
+    return Status::invalid("resize needs rank-4 input and output of the same batch and channels");
+  std::vector<int64_t> scale, offset, border;
+  for (size_t a = 1; a <= 2; ++a) {
+    const int64_t in = xs[a], out = os[a];
+    if (in <= 0 || out <= 0 || in > (int64_t(1) << 20)) return Status::invalid("resize of an empty or huge axis");
+    int64_t s10 = ((int64_t(1) << 10) * in + out / 2) / out;
+    if (align && out > 1) s10 = ((int64_t(1) << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
+    const int64_t off = half ? s10 / 2 - 512 : 0;
+    scale.push_back(1024);
+    scale.push_back(s10);
+    offset.push_back(off);
+    border.push_back((out - 1) * s10 - (in - 1) * 1024 + off);
+  }
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  const Shape shape = {xs[0], os[1], os[2], xs[3]};
+  Value* sum = im.b.op1("tosa.resize",
+                        {*xv, im.b.constShape(scale, im.aux("scale")), im.b.constShape(offset, im.aux("offset")),
+                         im.b.constShape(border, im.aux("border"))},
+                        ValueType::tensor(DType::I32, shape), {{"mode", ir::Attribute::enumCase("BILINEAR")}},
+                        im.aux("weighted_sum"));
+  Value* r = divideRoundingAway(im, sum, im.scalarOf(DType::I32, double(1 << 20), 4),
+                                im.scalarOf(DType::I32, double(1 << 19), 4));
+  Value* y = im.b.op1("tosa.cast", {r}, ValueType::tensor(DType::I8, shape), {}, im.aux("to_i8"));
+  return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
 }
 
 Status qConcatenation(Importer& im) {
@@ -533,6 +942,27 @@ Status qReshape(Importer& im) {
   const Shape& out = im.out(0).shape;
   if (numElements(out) != numElements(im.in(0).shape)) return Status::invalid("RESHAPE changes the element count");
   return setQuantOut(im, 0, im.b.reshape(*xv, out, im.aux("reshape")), fb::ActivationFunctionType::NONE, *y);
+}
+
+// MAXIMUM / MINIMUM: TFLite compares the raw int8 values whatever the quantization (the converter gives
+// operands and result one). TOSA's maximum/minimum take i32: widened, compared, narrowed back exactly.
+Status qMaxMin(Importer& im, const char* tosaOp) {
+  TK_RETURN_IF_ERROR(requireInt8(im, 0));
+  TK_RETURN_IF_ERROR(requireInt8(im, 1));
+  if (im.out(0).dtype != DType::I8) return Status::unsupported("int8 operator with a non-int8 output");
+  auto shape = broadcastShapes(im.in(0).shape, im.in(1).shape);
+  if (!shape) return Status::invalid("operands do not broadcast");
+  auto a = im.get(0);
+  if (!a) return a.status();
+  auto b = im.get(1);
+  if (!b) return b.status();
+  auto widened = [&](Value* v, const char* what) {
+    Value* r = im.toRank(v, shape->size());
+    return im.b.op1("tosa.cast", {r}, ValueType::tensor(DType::I32, r->type.dims), {}, im.aux(what));
+  };
+  Value* m = im.b.op1(tosaOp, {widened(*a, "a_i32"), widened(*b, "b_i32")}, ValueType::tensor(DType::I32, *shape), {},
+                      im.aux("i32"));
+  return im.setOut(0, im.b.op1("tosa.cast", {m}, ValueType::tensor(DType::I8, *shape), {}, im.loc));
 }
 
 // DEQUANTIZE of a run-time int8 tensor: (q - zp) exactly in float, times the scale (one rounding, as TFLite).
@@ -593,6 +1023,58 @@ Status qQuantize(Importer& im) {
 
 }  // namespace
 
+// TRANSPOSE_CONV int8 (reference_integer_ops::TransposeConv and its optimized form alike: exact i32 sums plus the
+// bias, MultiplyByQuantizedMultiplier per output channel): tosa.transpose_conv2d with the input zero point, the
+// geometry of the float lowering, a DOUBLE_ROUND rescale per channel.
+Status quantizedTransposeConv(Importer& im, fb::Padding padding, int64_t strideH, int64_t strideW,
+                              fb::ActivationFunctionType act) {
+  const TVal& in = im.in(2);
+  const Shape& xs = in.shape;
+  const Shape& ws = im.in(1).shape;  // O KH KW I
+  const Shape& os = im.out(0).shape;
+  if (xs.size() != 4 || ws.size() != 4 || os.size() != 4 || ws[3] != xs[3] || os[3] != ws[0])
+    return Status::invalid("transpose conv shapes: input " + shapeToString(xs) + ", filter " + shapeToString(ws) +
+                           ", output " + shapeToString(os));
+  if (strideH <= 0 || strideW <= 0) return Status::invalid("transpose conv strides must be positive");
+  if (im.in(1).dtype != DType::I8 || im.out(0).dtype != DType::I8)
+    return Status::unsupported("int8 TRANSPOSE_CONV needs int8 weights and output");
+  int64_t pt = 0, pb = 0, pl = 0, pr = 0;
+  if (!transposeConvPads(xs[1], os[1], ws[1], strideH, padding, pt, pb) ||
+      !transposeConvPads(xs[2], os[2], ws[2], strideW, padding, pl, pr))
+    return Status::unsupported("transpose conv output size needs more cropping than tosa.transpose_conv2d expresses");
+  auto x = perTensor(in, "input");
+  if (!x) return x.status();
+  auto y = perTensor(im.out(0), "output");
+  if (!y) return y.status();
+  auto wsc = weightScales(im, ws[0], 0);
+  if (!wsc) return wsc.status();
+  Value* bias = nullptr;
+  if (im.hasInput(3)) {
+    if (im.in(3).dtype != DType::I32) return Status::unsupported("int8 TRANSPOSE_CONV bias that is not int32");
+    if (im.in(3).shape != Shape{ws[0]}) return Status::invalid("bias shape " + shapeToString(im.in(3).shape));
+    auto bv = im.get(3);
+    if (!bv) return bv.status();
+    bias = *bv;
+  } else {
+    bias = im.constant(Tensor(DType::I32, {ws[0]}), "bias");
+  }
+  auto xv = im.get(2);
+  if (!xv) return xv.status();
+  auto wv = im.get(1);
+  if (!wv) return wv.status();
+  Value* acc = im.b.op1("tosa.transpose_conv2d",
+                        {*xv, *wv, bias, im.b.scalar1(DType::I8, double(x->zp), im.aux("input_zp")),
+                         im.b.scalar1(DType::I8, 0, im.aux("weight_zp"))},
+                        ValueType::tensor(DType::I32, os),
+                        {{"out_pad", ir::Attribute::intArray({pt, pb, pl, pr})},
+                         {"stride", ir::Attribute::intArray({strideH, strideW})},
+                         {"acc_type", ir::Attribute::type(DType::I32)}},
+                        im.aux("transpose_conv2d"));
+  auto r = requantize(im, acc, DType::I8, outputScales(x->scale, *wsc, y->scale), 0, y->zp, "rescale");
+  if (!r) return r.status();
+  return setQuantOut(im, 0, *r, act, *y);
+}
+
 void registerQuantOps(HandlerTable& t) {
   using Op = fb::BuiltinOperator;
   auto add = [&](Op op, OpHandler h) { t.quantized[int(op)] = std::move(h); };
@@ -604,11 +1086,22 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::MUL, qMul);
   add(Op::MAX_POOL_2D, [](Importer& im) { return qPool(im, true); });
   add(Op::AVERAGE_POOL_2D, [](Importer& im) { return qPool(im, false); });
-  add(Op::LOGISTIC, [](Importer& im) { return qTable(im, true); });
-  add(Op::TANH, [](Importer& im) { return qTable(im, false); });
+  add(Op::LOGISTIC, [](Importer& im) { return floatTable(im, logisticF); });
+  add(Op::TANH, [](Importer& im) { return floatTable(im, tanhF); });
+  add(Op::ELU, [](Importer& im) { return floatTable(im, eluF); });
+  add(Op::LEAKY_RELU, qLeakyRelu);
+  add(Op::HARD_SWISH, qHardSwish);
+  add(Op::SOFTMAX, qSoftmax);
+  add(Op::LOG_SOFTMAX, qLogSoftmax);
+  add(Op::PRELU, qPrelu);
+  add(Op::MEAN, qMean);
+  add(Op::RESIZE_BILINEAR, qResizeBilinear);
+  add(Op::SQUARED_DIFFERENCE, qSquaredDifference);
   add(Op::CONCATENATION, qConcatenation);
   add(Op::RESHAPE, qReshape);
   add(Op::DEQUANTIZE, qDequantize);
+  add(Op::MAXIMUM, [](Importer& im) { return qMaxMin(im, "tosa.maximum"); });
+  add(Op::MINIMUM, [](Importer& im) { return qMaxMin(im, "tosa.minimum"); });
   t.builtin[int(Op::QUANTIZE)] = qQuantize;  // float input: not a quantized lowering by its input type
 }
 

@@ -58,7 +58,15 @@ std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b);
 // Expands TFLite's sparse (TACO-format) constant to the dense tensor of `shape` (densify.cpp).
 Result<Tensor> densify(const fb::Tensor& t, const fb::Buffer& buffer, DType dtype, const Shape& shape);
 
+// TFLite's transpose convolution output cropping as tosa.transpose_conv2d's out_pad (top, bottom: negative
+// crops); false when TOSA cannot express it (ops_float.cpp).
+bool transposeConvPads(int64_t in, int64_t out, int64_t k, int64_t stride, fb::Padding padding, int64_t& top,
+                       int64_t& bottom);
+
 class Importer;
+// int8 TRANSPOSE_CONV (inputs: output_shape, weights, input, bias), reached from the float lowering (ops_quant.cpp).
+Status quantizedTransposeConv(Importer& im, fb::Padding padding, int64_t strideH, int64_t strideW,
+                              fb::ActivationFunctionType act);
 using OpHandler = std::function<Status(Importer&)>;
 struct HandlerTable {
   std::map<int, OpHandler> builtin;         // by BuiltinOperator code

@@ -401,7 +401,7 @@ class FloatChainKernel : public OpKernel {
         maps_(std::move(maps)),
         first_(first),
         refs_(std::move(operandRefs)) {}
-  std::string implName() const override { return "fast:eltwise_f32"; }
+  std::string implName() const override { return withVectorIsa("fast:eltwise_f32"); }
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     if (!flat_.empty()) return runFlat(in, out);

@@ -252,6 +252,89 @@ TK_AVX512 bool fusedRowAvx512(const AT* __restrict a, const XT* __restrict x, Ou
   return _mm512_movepi32_mask(ovf) == 0 && outside == 0;
 }
 
+// The same row on AVX2 (CPUs without AVX-512), 8 lanes at a time. AVX2 shifts 64-bit lanes only logically: as
+// in kernels/int8/simd_avx2.h the rounding terms carry 2^62, which makes every v * m + round + 2^62 positive (|v *
+// m| < 2^62, round >= 0) and below 2^64, so the logical shift is the arithmetic shift of the true sum plus 2^62 >>
+// shift, taken off again (modulo 2^32: only the low 32 bits are kept). The last L % 8 lanes go through a zeroed
+// copy, their flags masked off.
+struct ScaleRegs8 {
+  __m256i mult, roundPos, roundNeg, shift, off;
+};
+TK_TARGET_AVX2 inline ScaleRegs8 scaleRegs8(const ScaleLanes& p) {
+  const int64_t bias62 = int64_t(1) << 62;
+  return {_mm256_set1_epi64x(p.mult[0]), _mm256_set1_epi64x(p.roundPos[0] + bias62),
+          _mm256_set1_epi64x(p.roundNeg[0] + bias62), _mm256_set1_epi64x(p.shift[0]),
+          _mm256_set1_epi32(int32_t(bias62 >> p.shift[0]))};
+}
+// apply_scale_32 of 8 i32 lanes with one scale (the value range known to hold), the rounding term by each value's
+// sign; even and odd lanes through vpmuldq separately, merged by a blend.
+TK_TARGET_AVX2 inline __m256i scale8(__m256i v, const ScaleRegs8& r) {
+  const __m256i neg = _mm256_srai_epi32(v, 31);
+  const __m256i roundE = _mm256_blendv_epi8(r.roundPos, r.roundNeg, _mm256_shuffle_epi32(neg, _MM_SHUFFLE(2, 2, 0, 0)));
+  const __m256i roundO = _mm256_blendv_epi8(r.roundPos, r.roundNeg, _mm256_shuffle_epi32(neg, _MM_SHUFFLE(3, 3, 1, 1)));
+  const __m256i e = _mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epi32(v, r.mult), roundE), r.shift);
+  const __m256i vO = _mm256_srli_epi64(v, 32);
+  const __m256i o = _mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epi32(vO, r.mult), roundO), r.shift);
+  return _mm256_sub_epi32(_mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xaa), r.off);
+}
+
+// 8 lanes of T (i8 sign-extended, or i32) from p; n < 8: the first n, zeros after.
+template <typename T>
+TK_TARGET_AVX2 inline __m256i load8Lanes(const T* p, int64_t n) {
+  if constexpr (sizeof(T) == 1) {
+    int64_t eight = 0;
+    std::memcpy(&eight, p, size_t(std::min<int64_t>(n, 8)));
+    return _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(eight));
+  } else {
+    if (n >= 8) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    alignas(32) int32_t tmp[8] = {};
+    std::memcpy(tmp, p, size_t(n) * 4);
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(tmp));
+  }
+}
+
+template <typename XT, typename AT, typename OutT, BinOp kOp, bool kReady>
+TK_TARGET_AVX2 bool fusedRowAvx2(const AT* __restrict a, const XT* __restrict x, OutT* __restrict out, int64_t L,
+                                 const FusedParams& p) {
+  const ScaleRegs8 in = scaleRegs8(p.in), as = std::is_same_v<AT, int8_t> ? scaleRegs8(p.a) : in;
+  const ScaleRegs8 os = scaleRegs8(p.out);
+  constexpr int64_t kMin = kI32Min, kMax = kI32Max;
+  const int64_t half = int64_t(1) << (p.out.shift[0] - 1);  // the range is every i32 once shift >= 32
+  const __m256i rlo = _mm256_set1_epi32(int32_t(std::max(-half, kMin)));
+  const __m256i rhi = _mm256_set1_epi32(int32_t(std::min(half - 1, kMax)));
+  const __m256i ozp = _mm256_set1_epi32(int32_t(p.outZp)), lo = _mm256_set1_epi32(int32_t(p.lo));
+  const __m256i hi = _mm256_set1_epi32(int32_t(p.hi));
+  const __m256i izp = _mm256_set1_epi32(int32_t(p.inZp)), azp = _mm256_set1_epi32(int32_t(p.aZp));
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256i bad = _mm256_setzero_si256();  // sign bits: an i32 overflow of the op, or a value outside the range
+  for (int64_t i = 0; i < L; i += 8) {
+    const int64_t n = std::min<int64_t>(8, L - i);
+    const __m256i b = kReady ? load8Lanes(x + i, n) : scale8(_mm256_sub_epi32(load8Lanes(x + i, n), izp), in);
+    __m256i av = load8Lanes(a + i, n);
+    if constexpr (std::is_same_v<AT, int8_t>) av = scale8(_mm256_sub_epi32(av, azp), as);
+    __m256i v, flags;
+    if constexpr (kOp == BinOp::Add) {
+      v = _mm256_add_epi32(av, b);  // overflow: the sum's sign differs from both operands'
+      flags = _mm256_and_si256(_mm256_xor_si256(av, v), _mm256_xor_si256(b, v));
+    } else if constexpr (kOp == BinOp::SubAB) {
+      v = _mm256_sub_epi32(av, b);  // overflow: operands of different signs and the result's differs from a's
+      flags = _mm256_and_si256(_mm256_xor_si256(av, b), _mm256_xor_si256(av, v));
+    } else if constexpr (kOp == BinOp::SubBA) {
+      v = _mm256_sub_epi32(b, av);
+      flags = _mm256_and_si256(_mm256_xor_si256(b, av), _mm256_xor_si256(b, v));
+    } else {  // Mul: apply_mul_s's low 32 bits
+      v = _mm256_mullo_epi32(av, b);
+      flags = _mm256_setzero_si256();
+    }
+    flags = _mm256_or_si256(flags, _mm256_or_si256(_mm256_cmpgt_epi32(rlo, v), _mm256_cmpgt_epi32(v, rhi)));
+    if (n < 8) flags = _mm256_and_si256(flags, _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n)), lane));
+    bad = _mm256_or_si256(bad, flags);
+    v = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(scale8(v, os), ozp), lo), hi);
+    dnn::storeNarrow8(out + i, v, int(n));
+  }
+  return _mm256_movemask_ps(_mm256_castsi256_ps(bad)) == 0;
+}
+
 // The squeeze-and-excitation gate's mul in fp64 (FusedQuantBinaryKernel::prepareScaledMul): y = clamp(floor(a8 *
 // K + R)) with K, R per lane (one value per channel, replicated over the row). Each FMA's exact result is an
 // integer times 2^-shift below 2^53 in magnitude (checked per run): dnn::floorFma16.
@@ -470,7 +553,10 @@ class FusedQuantBinaryKernel : public OpKernel {
     // a full-size x: looked up into a row (VBMI) first.
     const bool avx = dnn::hasAvx512Epilogue() && scalar_ && kOp != BinOp::MulShift &&
         (!xFull || (std::is_same_v<XT, int8_t> && !p_.inLut.empty() && (table_.empty() || hasVbmi())));
-    const bool aInRegs = avx && aFull && aAbsorbed_ && !aLut_.empty();
+    // The same row on AVX2, where the CPU has no AVX-512 (a table in front of a full-size x stays generic).
+    const bool avx2 = !avx && dnn::hasAvx2Epilogue() && scalar_ && kOp != BinOp::MulShift &&
+        (!xFull || (std::is_same_v<XT, int8_t> && !p_.inLut.empty() && table_.empty()));
+    const bool aInRegs = (avx || avx2) && aFull && aAbsorbed_ && !aLut_.empty();
     const int threads = omp_get_max_threads();
     if (aAbsorbed_ && aFull && !aInRegs && aScratch_.size() < size_t(threads))
       aScratch_.resize(size_t(threads), std::vector<int32_t>(size_t(L_)));
@@ -479,6 +565,7 @@ class FusedQuantBinaryKernel : public OpKernel {
       xScratch_.resize(size_t(threads), std::vector<int8_t>(size_t(L_)));
     return parallelItems(chunks, n_ > 65536, [&](int64_t k) {
       const int64_t b = k * L_, m = std::min(L_, n_ - b);
+      if (avx2) return rowAvx2<XT, OutT, kOp>(a, x, out, b, m, aInRegs);
       if (aInRegs) {
         const int8_t* ab = static_cast<const int8_t*>(a) + b;
         return xFull ? rowAvxA8<XT, OutT, kOp>(ab, x + b, out + b, m, xLookedUp)
@@ -557,6 +644,26 @@ class FusedQuantBinaryKernel : public OpKernel {
     std::vector<int8_t>& row = xScratch_[size_t(omp_get_thread_num())];
     lookupRowVbmi(reinterpret_cast<const int8_t*>(x) + b, row.data(), m, table_.data());
     return row.data();
+  }
+
+  // The AVX2 row at element b (m values): a8 rescaled in registers (aInRegs) or a's i32 row; x an i8 operand
+  // rescaled in registers or the rescaled broadcast row.
+  template <typename XT, typename OutT, BinOp kOp>
+  bool rowAvx2(const void* a, const XT* x, OutT* out, int64_t b, int64_t m, bool aInRegs) {
+    if constexpr (!std::is_same_v<XT, int8_t>) {
+      if (xB_ == Bcast::Full) return false;  // not reached: avx2 with a full-size x needs an i8 x
+    }
+    const bool xFull = xB_ == Bcast::Full;
+    const int8_t* x8 = reinterpret_cast<const int8_t*>(x) + b;
+    if (aInRegs) {
+      const int8_t* ab = static_cast<const int8_t*>(a) + b;
+      return xFull ? fusedRowAvx2<int8_t, int8_t, OutT, kOp, false>(ab, x8, out + b, m, p_)
+                   : fusedRowAvx2<int32_t, int8_t, OutT, kOp, true>(ab, xRow_.data(), out + b, m, p_);
+    }
+    const int32_t* ar = aRowAt(a, b, m);
+    if (!ar) return false;
+    return xFull ? fusedRowAvx2<int8_t, int32_t, OutT, kOp, false>(ar, x8, out + b, m, p_)
+                 : fusedRowAvx2<int32_t, int32_t, OutT, kOp, true>(ar, xRow_.data(), out + b, m, p_);
   }
 
   // A full-size i8 x (looked up in the table first when there is one) and a full-size a8, both in registers.

@@ -71,34 +71,69 @@ struct Gather {
 };
 
 // n bytes sign-extended to i16.
-TK_TARGET_AVX2 void widen(const int8_t* src, int16_t* dst, int64_t n) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16)
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i),
-                        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
-  for (; i < n; ++i) dst[i] = src[i];
+TK_VECTOR_BODY void widenBody(const int8_t* __restrict src, int16_t* __restrict dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+void widen(const int8_t* src, int16_t* dst, int64_t n) { TK_ISA_DISPATCH(widenBody(src, dst, n)); }
+
+// The baseline's GEMM (no AVX2): rows x OC exact i32 sums of i16 products (|sum| <= 2^14 K < 2^31), written for
+// the auto-vectorizer (pmaddwd at SSE4.2).
+TK_VECTOR_BODY void dotRowsBody(const int16_t* __restrict a, int64_t lda, const int16_t* __restrict w, int64_t OC,
+                                int64_t rows, int32_t* __restrict acc) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t oc = 0; oc < OC; ++oc) {
+      const int16_t *ar = a + r * lda, *wr = w + oc * lda;
+      int32_t sum = 0;
+      for (int64_t k = 0; k < lda; ++k) sum += int32_t(ar[k]) * int32_t(wr[k]);
+      acc[r * OC + oc] = sum;
+    }
+}
+void dotRows(const int16_t* a, int64_t lda, const int16_t* w, int64_t OC, int64_t rows, int32_t* acc) {
+  TK_ISA_DISPATCH(dotRowsBody(a, lda, w, OC, rows, acc));
+}
+
+// n bytes from s to d: a 3-channel first layer's kernel rows are 9-15 bytes, which a memcpy call of variable size
+// costs more than the GEMM's share of them; below 16 bytes two overlapping fixed-size copies.
+inline void copyBytes(int8_t* d, const int8_t* s, int64_t n) {
+  if (n >= 16) {
+    std::memcpy(d, s, size_t(n));
+  } else if (n >= 8) {
+    std::memcpy(d, s, 8), std::memcpy(d + n - 8, s + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(d, s, 4), std::memcpy(d + n - 4, s + n - 4, 4);
+  } else {
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i];
+  }
 }
 
 // Rows [m0, m1) of the GEMM's left operand as i16, lda apart (the columns past K zero): the input bytes of each
 // row copied as bytes first (a 3-channel first layer's taps are 9 bytes each), then the whole band widened in one
-// stream. `bytes`: scratch of (m1 - m0) * lda bytes.
-TK_TARGET_AVX2 void gatherRows(const Gather& g, const int8_t* x, int64_t m0, int64_t m1, int64_t K, int64_t lda,
-                               int8_t* bytes, int16_t* a) {
+// stream. `bytes`: scratch of (m1 - m0) * lda bytes. The output pixel (n, oy, ox) of row m is counted up from
+// m0's (no divisions per row).
+void gatherRows(const Gather& g, const int8_t* x, int64_t m0, int64_t m1, int64_t K, int64_t lda, int8_t* bytes,
+                int16_t* a) {
   if (g.direct && K == lda) {  // the input rows are the band's bytes already
     widen(x + m0 * K, a, (m1 - m0) * K);
     return;
   }
+  if (g.direct) {  // rows of K bytes padded to lda
+    for (int64_t m = m0; m < m1; ++m) {
+      int8_t* row = bytes + (m - m0) * lda;
+      copyBytes(row, x + m * K, K);
+      for (int64_t k = K; k < lda; ++k) row[k] = 0;
+    }
+    widen(bytes, a, (m1 - m0) * lda);
+    return;
+  }
+  const int64_t rowTaps = g.KW * g.IC;
+  const int8_t zp = int8_t(g.zp);
+  int64_t n = m0 / (g.OH * g.OW), oy = m0 / g.OW % g.OH, ox = m0 % g.OW;
   for (int64_t m = m0; m < m1; ++m) {
     int8_t* row = bytes + (m - m0) * lda;
-    std::memset(row + K, 0, size_t(lda - K));
-    if (g.direct) {
-      std::memcpy(row, x + m * K, size_t(K));
-      continue;
-    }
-    const int64_t n = m / (g.OH * g.OW), oy = m / g.OW % g.OH, ox = m % g.OW;
+    for (int64_t k = K; k < lda; ++k) row[k] = 0;
     const int64_t iy0 = oy * g.strideY - g.padTop, ix0 = ox * g.strideX - g.padLeft;
-    const int64_t rowTaps = g.KW * g.IC;
-    const int8_t zp = int8_t(g.zp);
+    const int64_t ixLast = ix0 + (g.KW - 1) * g.dilationX;
+    const bool rowInside = g.dilationX == 1 && ix0 >= 0 && ixLast < g.IW;  // each kernel row's taps contiguous
     for (int64_t ky = 0; ky < g.KH; ++ky) {
       const int64_t iy = iy0 + ky * g.dilationY;
       int8_t* dst = row + ky * rowTaps;
@@ -107,9 +142,8 @@ TK_TARGET_AVX2 void gatherRows(const Gather& g, const int8_t* x, int64_t m0, int
         continue;
       }
       const int8_t* src = x + ((n * g.IH + iy) * g.IW) * g.IC;
-      const int64_t ixLast = ix0 + (g.KW - 1) * g.dilationX;
-      if (g.dilationX == 1 && ix0 >= 0 && ixLast < g.IW) {  // the row's taps are contiguous in the input
-        std::memcpy(dst, src + ix0 * g.IC, size_t(rowTaps));
+      if (rowInside) {
+        copyBytes(dst, src + ix0 * g.IC, rowTaps);
         continue;
       }
       for (int64_t kx = 0; kx < g.KW; ++kx) {
@@ -117,11 +151,46 @@ TK_TARGET_AVX2 void gatherRows(const Gather& g, const int8_t* x, int64_t m0, int
         if (ix < 0 || ix >= g.IW)
           std::memset(dst + kx * g.IC, zp, size_t(g.IC));
         else
-          std::memcpy(dst + kx * g.IC, src + ix * g.IC, size_t(g.IC));
+          copyBytes(dst + kx * g.IC, src + ix * g.IC, g.IC);
       }
+    }
+    if (++ox == g.OW) {
+      ox = 0;
+      if (++oy == g.OH) oy = 0, ++n;
     }
   }
   widen(bytes, a, (m1 - m0) * lda);
+}
+
+// Columns 2g, 2g + 1 of a row as one i32 broadcast to 8 lanes.
+TK_TARGET_AVX2 inline __m256i broadcastPair(const int16_t* p) {
+  int32_t pair;
+  std::memcpy(&pair, p, 4);
+  return _mm256_set1_epi32(pair);
+}
+
+// The 4 rows x 16 channels reduction (the common block) with named accumulators: with an array, GCC 12 put each
+// step's sums in fresh registers and copied all 8 back per step (8 moves to 16 vector operations; the loop is
+// bound by its instructions, not by vpmaddwd's two pipes). Not inlined: inside the block the epilogue's registers
+// brought the copies back; the 8 sums go through memory once per block instead.
+TK_TARGET_AVX2 __attribute__((noinline)) void reduce4x2(const int16_t* a, int64_t lda, const int16_t* w, int64_t pairs,
+                                                        __m256i (&acc)[4][2]) {
+  __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  const int16_t *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;
+  for (int64_t g = 0; g < pairs; ++g) {
+    const __m256i w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32));
+    const __m256i w1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32 + 16));
+    __m256i x = broadcastPair(a0 + 2 * g);
+    c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(x, w0)), c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(x, w1));
+    x = broadcastPair(a1 + 2 * g);
+    c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(x, w0)), c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(x, w1));
+    x = broadcastPair(a2 + 2 * g);
+    c20 = _mm256_add_epi32(c20, _mm256_madd_epi16(x, w0)), c21 = _mm256_add_epi32(c21, _mm256_madd_epi16(x, w1));
+    x = broadcastPair(a3 + 2 * g);
+    c30 = _mm256_add_epi32(c30, _mm256_madd_epi16(x, w0)), c31 = _mm256_add_epi32(c31, _mm256_madd_epi16(x, w1));
+  }
+  acc[0][0] = c00, acc[0][1] = c01, acc[1][0] = c10, acc[1][1] = c11;
+  acc[2][0] = c20, acc[2][1] = c21, acc[3][0] = c30, acc[3][1] = c31;
 }
 
 // P rows of a (lda apart) x one panel of weights (output channels cb..cb+15; NV = 1: only cb..cb+7 exist, the
@@ -130,23 +199,24 @@ TK_TARGET_AVX2 void gatherRows(const Gather& g, const int8_t* x, int64_t m0, int
 template <int P, int NV, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
 TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w, int64_t pairs,
                                  const IntEpilogueLanes& l, OutT* y, int64_t OC, int64_t cb, EpiFlags8& f) {
-  // Fully unrolled so the accumulators stay in registers.
   __m256i acc[P][NV];
+  if constexpr (P == 4 && NV == 2) {
+    reduce4x2(a, lda, w, pairs, acc);
+  } else {  // fully unrolled so the accumulators stay in registers
 #pragma GCC unroll 8
-  for (int p = 0; p < P; ++p)
+    for (int p = 0; p < P; ++p)
 #pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) acc[p][v] = _mm256_setzero_si256();
-  for (int64_t g = 0; g < pairs; ++g) {
-    __m256i wv[NV];
+      for (int v = 0; v < NV; ++v) acc[p][v] = _mm256_setzero_si256();
+    for (int64_t g = 0; g < pairs; ++g) {
+      __m256i wv[NV];
 #pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) wv[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32 + 16 * v));
+      for (int v = 0; v < NV; ++v) wv[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32 + 16 * v));
 #pragma GCC unroll 8
-    for (int p = 0; p < P; ++p) {
-      int32_t pair;
-      std::memcpy(&pair, a + p * lda + 2 * g, 4);
-      const __m256i x = _mm256_set1_epi32(pair);
+      for (int p = 0; p < P; ++p) {
+        const __m256i x = broadcastPair(a + p * lda + 2 * g);
 #pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[p][v] = _mm256_add_epi32(acc[p][v], _mm256_madd_epi16(x, wv[v]));
+        for (int v = 0; v < NV; ++v) acc[p][v] = _mm256_add_epi32(acc[p][v], _mm256_madd_epi16(x, wv[v]));
+      }
     }
   }
 #pragma GCC unroll 2
@@ -204,7 +274,7 @@ int16_t* rowScratch(int64_t elements) {
 class Int8ConvAvx2Kernel : public OpKernel {
  public:
   Int8ConvAvx2Kernel(std::string name, PackedWeights pw, Gather g, int64_t M)
-      : name_(std::move(name)), pw_(std::move(pw)), g_(g), M_(M) {
+      : name_(std::move(name)), pw_(std::move(pw)), g_(g), M_(M), generic_(!cpu::has(cpu::Isa::Avx2)) {
     lda_ = pw_.pairs * 2;
     // Bands of whole register blocks whose i16 rows fill about kBandBytes.
     bandRows_ = std::clamp<int64_t>(kBandBytes / (lda_ * 2) / kPixels * kPixels, kPixels, 16 * kPixels);
@@ -218,7 +288,8 @@ class Int8ConvAvx2Kernel : public OpKernel {
     const int threads = flops() >= 4e6 ? omp_get_max_threads() : 1;
     const int64_t bands = (M_ + bandRows_ - 1) / bandRows_;
     // Few bands for the threads (7x7 and 14x14 maps): each also split by panels of channels, round robin.
-    const int64_t splits = threads == 1 || bands >= 2 * threads ? 1 : std::min<int64_t>(threads, pw_.panels);
+    const int64_t splits =
+        generic_ || threads == 1 || bands >= 2 * threads ? 1 : std::min<int64_t>(threads, pw_.panels);
     const auto item = [&](int64_t i) {
       const int64_t b = i / splits, s = i % splits;
       const int64_t m0 = b * bandRows_, m1 = std::min(M_, m0 + bandRows_);
@@ -230,12 +301,19 @@ class Int8ConvAvx2Kernel : public OpKernel {
   }
 
   IntEpilogue epi_;
+  Aligned64<int16_t> wRows_;  // the baseline's weights: OC rows of lda i16 (zeros past K)
   int absorbed() const { return epi_.absorbed; }
+  bool generic() const { return generic_; }
 
  private:
   bool computeBand(const int8_t* x, int64_t m0, int64_t m1, int64_t j0, int64_t j1, void* out) const {
     int16_t* a = rowScratch(bandRows_ * lda_ * 3 / 2);  // the i16 rows, then the bytes
     gatherRows(g_, x, m0, m1, pw_.K, lda_, reinterpret_cast<int8_t*>(a + bandRows_ * lda_), a);
+    if (generic_) {  // the sums, then the shared epilogue over the band's rows
+      int32_t* acc = accScratch((m1 - m0) * pw_.OC);
+      dotRows(a, lda_, wRows_.data(), pw_.OC, m1 - m0, acc);
+      return runIntEpilogueRows(epi_, acc, m1 - m0, out, m0);
+    }
     const IntEpilogueLanes& l = epi_.simd;
     const int64_t first = m0 * pw_.OC, rows = m1 - m0;
     switch (epi_.outType) {
@@ -264,6 +342,7 @@ class Int8ConvAvx2Kernel : public OpKernel {
   PackedWeights pw_;
   Gather g_;
   int64_t M_ = 0, lda_ = 0, bandRows_ = 0;
+  bool generic_ = false;  // no AVX2: dotRows and the shared epilogue
 };
 
 // The kernel for M rows of K gathered input bytes times constant weights w[OC][K] + bias (one value or one per
@@ -279,7 +358,14 @@ Result<CompiledKernel> buildKernel(const std::string& name, const OpChain& c, co
     if (f < INT32_MIN || f > INT32_MAX) return CompiledKernel{};
     folded[size_t(oc)] = int32_t(f);
   }
-  auto k = std::make_unique<Int8ConvAvx2Kernel>(name, packWeights(w, OC, K), g, M);
+  auto k = std::make_unique<Int8ConvAvx2Kernel>(name + (cpu::has(cpu::Isa::Avx2) ? "_avx2" : ""), packWeights(w, OC, K),
+                                                g, M);
+  if (k->generic()) {
+    const int64_t lda = (K + 1) / 2 * 2;
+    k->wRows_.assign(size_t(OC * lda), 0);
+    for (int64_t oc = 0; oc < OC; ++oc)
+      for (int64_t i = 0; i < K; ++i) k->wRows_[size_t(oc * lda + i)] = w[oc * K + i];
+  }
   k->epi_ = planIntEpilogue(c, OC, nullptr);
   if (k->epi_.runtimeBias || !k->epi_.rowClass.empty()) return CompiledKernel{};
   k->epi_.biasTable = std::move(folded);
@@ -292,7 +378,6 @@ Result<CompiledKernel> buildKernel(const std::string& name, const OpChain& c, co
 
 // conv2d [N, IH, IW, IC] x constant [OC, KH, KW, IC] + constant i32 bias, i8 -> i32 (conv_geometry.h).
 Result<CompiledKernel> compileInt8ConvAvx2(const OpChain& c) {
-  if (!cpu::has(cpu::Isa::Avx2)) return CompiledKernel{};
   const std::optional<ConvGeom> geom = parseConv(c, ConvKind::Conv2d);
   if (!geom || !geom->isInt()) return CompiledKernel{};
   const ConvGeom& cg = *geom;
@@ -306,14 +391,14 @@ Result<CompiledKernel> compileInt8ConvAvx2(const OpChain& c) {
   g.zp = int16_t(cg.inputZp);
   const bool noPad = cg.padL == std::vector<int64_t>{0, 0} && cg.padR == std::vector<int64_t>{0, 0};
   g.direct = cg.KH == 1 && cg.KW == 1 && g.strideY == 1 && g.strideX == 1 && noPad;
-  return buildKernel("fast:conv_int8_avx2", c, reinterpret_cast<const int8_t*>(w->data()), cg.N * cg.OH * cg.OW,
+  return buildKernel("fast:conv_int8", c, reinterpret_cast<const int8_t*>(w->data()), cg.N * cg.OH * cg.OW,
                      cg.KH * cg.KW * cg.IC, cg.OC, bias->toInts(), g);
 }
 
 // matmul [1, H, C] x constant [1, C, W] (B's zero point 0): H rows of C bytes, W output channels.
 Result<CompiledKernel> compileInt8MatmulAvx2(const OpChain& c) {
   const ir::Operation& op = *c.ops[0];
-  if (!cpu::has(cpu::Isa::Avx2) || op.operands.size() != 4 || op.results.size() != 1) return CompiledKernel{};
+  if (op.operands.size() != 4 || op.results.size() != 1) return CompiledKernel{};
   const ir::ValueType &a = operandType(c, 0, 0), &b = operandType(c, 0, 1), &out = resultType(c, 0);
   if (!isStatic(a) || !isStatic(b) || !isStatic(out) || a.rank() != 3 || b.rank() != 3 || out.rank() != 3)
     return CompiledKernel{};
@@ -330,7 +415,7 @@ Result<CompiledKernel> compileInt8MatmulAvx2(const OpChain& c) {
     for (int64_t n = 0; n < W; ++n) w[size_t(n * C + k)] = bp[k * W + n];
   Gather g;
   g.zp = int16_t(*aZp);
-  return buildKernel("fast:matmul_int8_avx2", c, w.data(), H, C, W, {0}, g);
+  return buildKernel("fast:matmul_int8", c, w.data(), H, C, W, {0}, g);
 }
 
 }  // namespace tosakit::fast

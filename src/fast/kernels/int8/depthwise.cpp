@@ -369,6 +369,40 @@ std::optional<TapWeights> tapWeights(const Geometry& g, const Tensor& w, int64_t
   return t;
 }
 
+// Whether the compile-time bounds prove the fp64 rescale exact for every channel (see ScaledRescale) and every
+// REQUIRE of the bias add and the rescale satisfied (the accumulators starting at bias - input_zp * sum(w)); the
+// parameters when they do.
+std::optional<ScaledRescale> planScaled(const IntEpilogue& epi, const Geometry& g, const TapWeights& tw,
+                                        const std::vector<int64_t>& bias) {
+  const int64_t C = g.C, Cp = g.Cp;
+  ScaledRescale sr;
+  sr.mult.assign(size_t(Cp), 0.0), sr.roundPos.assign(size_t(Cp), 0.0);
+  sr.roundNeg.assign(size_t(Cp), 0.0);
+  for (int64_t ch = 0; ch < C; ++ch) {
+    const size_t i = size_t(ch);
+    const int64_t bc = bias[bias.size() == 1 ? 0 : i], vBound = std::abs(bc) + tw.accBound[i];
+    // The accumulators start at bias - input_zp * sum(w): exact partial sums, and acc + bias far inside i32.
+    if (std::abs(bc + tw.zpStart[i]) + tw.partialBound[i] >= kExactLimit || vBound >= kExactLimit) return std::nullopt;
+    const int64_t m = epi.multiplier[i], sh = epi.shift[i];
+    const int64_t round = std::max(std::abs(epi.roundPos[i]), std::abs(epi.roundNeg[i]));
+    // vBound < 2^24, m < 2^31, round <= 2^61 + 2^30: no int64 overflow.
+    const int64_t top = vBound * m + round;
+    if (top >= kExactLimit64 || (top >> sh) >= (int64_t(1) << 30)) return std::nullopt;
+    if (epi.scale32 && sh <= 31 && vBound > (int64_t(1) << (sh - 1)) - 1)
+      return std::nullopt;  // apply_scale_32's range
+    // The output zero point joins the rounding term as zp * 2^shift: floor((N + zp * 2^shift) * 2^-shift) =
+    // (N >> shift) + zp, exact while |v * m + round + zp * 2^shift| < 2^53 too.
+    const __int128 zpTerm = __int128(epi.outputZp) * (__int128(1) << sh), vm = __int128(vBound) * m;
+    const __int128 rp = epi.roundPos[i] + zpTerm, rn = epi.roundNeg[i] + zpTerm;
+    if (vm + (rp < 0 ? -rp : rp) >= kExactLimit64 || vm + (rn < 0 ? -rn : rn) >= kExactLimit64) return std::nullopt;
+    const double scale = std::ldexp(1.0, -int(sh));
+    sr.mult[i] = double(m) * scale;
+    sr.roundPos[i] = double(int64_t(rp)) * scale;
+    sr.roundNeg[i] = double(int64_t(rn)) * scale;
+  }
+  return sr;
+}
+
 // One thread's share of a layer: output rows [oy0, oy1), channels [c0, c1) of image n.
 struct Work {
   int64_t n = 0, oy0 = 0, oy1 = 0, c0 = 0, c1 = 0;
@@ -377,7 +411,7 @@ struct Work {
 // Kernel rows whose input rows lie wholly in the padding add input_zp * (w - weight_zp) over their taps:
 // skipping them, an output row starts from start + input_zp * those rows' weight sums instead. The short
 // feature maps of PP-LCNet (2-3 rows under a 5x5 kernel padded by 2) spent over half their taps there. Both are
-// planned at compile time (DepthwiseInt8Kernel::planRowSkips): per output row its live kernel rows and, when
+// planned at compile time (planRowSkips): per output row its live kernel rows and, when
 // some are skipped, which of the partial starts (one per distinct live range) it begins from.
 struct RowPlan {
   int64_t ky0 = 0, ky1 = 0;  // the live kernel rows
@@ -397,6 +431,43 @@ inline std::pair<int64_t, int64_t> liveKernelRows(const Geometry& g, int64_t oy)
 }
 
 std::atomic<int64_t> skippedRows{0};  // depthwiseInt8SkippedRowsForTesting
+
+// The row skipping of a layer (RowSkip), planned at compile time: per output row its live kernel rows, and the
+// partial start of each distinct live range that leaves rows out: startInt + input_zp * the skipped rows' sums, an
+// integer below 2^24 (the callers' bound), so exact as a float.
+struct RowSkipPlan {
+  std::vector<RowPlan> rows;                    // per output row
+  std::vector<Aligned64<float>> partialStarts;  // [Cp] each (RowPlan::start)
+  RowSkip view() const { return {rows.empty() ? nullptr : rows.data(), partialStarts.data()}; }
+};
+RowSkipPlan planRowSkips(const Geometry& g, const std::vector<int64_t>& startInt, const std::vector<int64_t>& rowSums,
+                         int64_t inputZp) {
+  RowSkipPlan p;
+  const int64_t Cp = g.Cp;
+  std::vector<std::pair<int64_t, int64_t>> ranges;  // the live range of p.partialStarts[i]
+  for (int64_t oy = 0; oy < g.OH; ++oy) {
+    const auto [ky0, ky1] = liveKernelRows(g, oy);
+    RowPlan plan{ky0, ky1, -1};
+    if (ky1 - ky0 != g.KH) {
+      const auto found = std::find(ranges.begin(), ranges.end(), std::pair(ky0, ky1));
+      plan.start = int(found - ranges.begin());
+      if (found == ranges.end()) {
+        Aligned64<float> start;
+        start.assign(size_t(Cp), 0.0f);
+        for (int64_t c = 0; c < Cp; ++c) {
+          int64_t v = startInt[size_t(c)];
+          for (int64_t ky = 0; ky < g.KH; ++ky)
+            if (ky < ky0 || ky >= ky1) v += inputZp * rowSums[size_t(ky * Cp + c)];
+          start[size_t(c)] = float(v);
+        }
+        ranges.emplace_back(ky0, ky1);
+        p.partialStarts.push_back(std::move(start));
+      }
+    }
+    p.rows.push_back(plan);
+  }
+  return p;
+}
 
 // The work item on the calling thread; false: a REQUIRE of the epilogue failed.
 template <typename OutT, Path P>
@@ -469,7 +540,10 @@ class DepthwiseInt8Kernel : public OpKernel {
     const std::vector<int64_t> b = bias.toInts();
     start_.assign(size_t(g.Cp), 0.0f);
     std::vector<int64_t> startInt(size_t(g.Cp), 0);  // the accumulators' start as an integer
-    const bool scaled = epi_.rescale && planScaled(accBound, zpStart, partialBound, b);
+    std::optional<ScaledRescale> sr;
+    if (epi_.rescale) sr = planScaled(epi_, g, *tw, b);
+    const bool scaled = sr.has_value();
+    if (scaled) scaled_ = std::move(*sr);
     path_ = scaled ? (epi_.doubleRound ? kScaledDouble : kScaled) : epi_.rescale ? kInteger : kIntegerNoRescale;
     // The scaled paths start from the bias too; the integer ones add it in their epilogue.
     for (int64_t ch = 0; ch < g.C; ++ch)
@@ -481,7 +555,7 @@ class DepthwiseInt8Kernel : public OpKernel {
     bool skipRows = true;
     for (int64_t ch = 0; ch < g.C; ++ch)
       if (std::abs(startInt[size_t(ch)]) + 2 * partialBound[size_t(ch)] >= kExactLimit) skipRows = false;
-    if (skipRows) planRowSkips(startInt, rowSums, inputZp);
+    if (skipRows) rowSkip_ = planRowSkips(g, startInt, rowSums, inputZp);
     return true;
   }
 
@@ -509,39 +583,6 @@ class DepthwiseInt8Kernel : public OpKernel {
     return s;
   }
 
-  // Whether the compile-time bounds prove the fp64 rescale exact for every channel (see ScaledRescale) and
-  // every REQUIRE of the bias add and the rescale satisfied; fills scaled_ when they do.
-  bool planScaled(const std::vector<int64_t>& accBound, const std::vector<int64_t>& zpStart,
-                  const std::vector<int64_t>& partialBound, const std::vector<int64_t>& bias) {
-    const int64_t C = g_.C, Cp = g_.Cp;
-    ScaledRescale sr;
-    sr.mult.assign(size_t(Cp), 0.0), sr.roundPos.assign(size_t(Cp), 0.0);
-    sr.roundNeg.assign(size_t(Cp), 0.0);
-    for (int64_t ch = 0; ch < C; ++ch) {
-      const size_t i = size_t(ch);
-      const int64_t bc = bias[bias.size() == 1 ? 0 : i], vBound = std::abs(bc) + accBound[i];
-      // The accumulators start at bias - input_zp * sum(w): exact partial sums, and acc + bias far inside i32.
-      if (std::abs(bc + zpStart[i]) + partialBound[i] >= kExactLimit || vBound >= kExactLimit) return false;
-      const int64_t m = epi_.multiplier[i], sh = epi_.shift[i];
-      const int64_t round = std::max(std::abs(epi_.roundPos[i]), std::abs(epi_.roundNeg[i]));
-      // vBound < 2^24, m < 2^31, round <= 2^61 + 2^30: no int64 overflow.
-      const int64_t top = vBound * m + round;
-      if (top >= kExactLimit64 || (top >> sh) >= (int64_t(1) << 30)) return false;
-      if (epi_.scale32 && sh <= 31 && vBound > (int64_t(1) << (sh - 1)) - 1) return false;  // apply_scale_32's range
-      // The output zero point joins the rounding term as zp * 2^shift: floor((N + zp * 2^shift) * 2^-shift) =
-      // (N >> shift) + zp, exact while |v * m + round + zp * 2^shift| < 2^53 too.
-      const __int128 zpTerm = __int128(epi_.outputZp) * (__int128(1) << sh), vm = __int128(vBound) * m;
-      const __int128 rp = epi_.roundPos[i] + zpTerm, rn = epi_.roundNeg[i] + zpTerm;
-      if (vm + (rp < 0 ? -rp : rp) >= kExactLimit64 || vm + (rn < 0 ? -rn : rn) >= kExactLimit64) return false;
-      const double scale = std::ldexp(1.0, -int(sh));
-      sr.mult[i] = double(m) * scale;
-      sr.roundPos[i] = double(int64_t(rp)) * scale;
-      sr.roundNeg[i] = double(int64_t(rn)) * scale;
-    }
-    scaled_ = std::move(sr);
-    return true;
-  }
-
   template <Path P>
   bool runBandAs(const RowArgs& a, const int8_t* x, const Work& w, void* y) const {
     switch (epi_.outType) {
@@ -561,40 +602,11 @@ class DepthwiseInt8Kernel : public OpKernel {
     }
   }
 
-  // Per output row its live kernel rows, and the partial start of each distinct live range that leaves rows
-  // out: startInt + input_zp * the skipped rows' sums, an integer below 2^24 (build()), so exact as a float.
-  void planRowSkips(const std::vector<int64_t>& startInt, const std::vector<int64_t>& rowSums, int64_t inputZp) {
-    const int64_t Cp = g_.Cp;
-    std::vector<std::pair<int64_t, int64_t>> ranges;  // the live range of partialStarts_[i]
-    for (int64_t oy = 0; oy < g_.OH; ++oy) {
-      const auto [ky0, ky1] = liveKernelRows(g_, oy);
-      RowPlan plan{ky0, ky1, -1};
-      if (ky1 - ky0 != g_.KH) {
-        const auto found = std::find(ranges.begin(), ranges.end(), std::pair(ky0, ky1));
-        plan.start = int(found - ranges.begin());
-        if (found == ranges.end()) {
-          Aligned64<float> start;
-          start.assign(size_t(Cp), 0.0f);
-          for (int64_t c = 0; c < Cp; ++c) {
-            int64_t v = startInt[size_t(c)];
-            for (int64_t ky = 0; ky < g_.KH; ++ky)
-              if (ky < ky0 || ky >= ky1) v += inputZp * rowSums[size_t(ky * Cp + c)];
-            start[size_t(c)] = float(v);
-          }
-          ranges.emplace_back(ky0, ky1);
-          partialStarts_.push_back(std::move(start));
-        }
-      }
-      rowPlans_.push_back(plan);
-    }
-  }
-
-  RowSkip skip() const { return {rowPlans_.empty() ? nullptr : rowPlans_.data(), partialStarts_.data()}; }
+  RowSkip skip() const { return rowSkip_.view(); }
 
   Geometry g_;
-  float zp_ = 0;                                 // input_zp: the padding's value
-  std::vector<RowPlan> rowPlans_;                // per output row when rows are skipped, else empty
-  std::vector<Aligned64<float>> partialStarts_;  // [Cp] each (RowPlan::start)
+  float zp_ = 0;         // input_zp: the padding's value
+  RowSkipPlan rowSkip_;  // empty when no row is skipped
   Aligned64<float> weights_;
   IntEpilogue epi_;
   Path path_ = kInteger;
@@ -630,10 +642,38 @@ std::optional<Geometry> parseGeometry(const OpChain& c) {
   return g;
 }
 
+// The operands of an int8 depthwise_conv2d (i8 x i8 -> i32, constant weights and bias, zero points in range) the
+// kernels here take, with its geometry.
+struct Int8Depthwise {
+  Geometry g;
+  const Tensor *w = nullptr, *bias = nullptr;
+  int64_t inputZp = 0, weightZp = 0;
+};
+std::optional<Int8Depthwise> parseInt8Depthwise(const OpChain& c) {
+  const ir::Operation& op = *c.ops[0];
+  if (op.operands.size() != 5 || op.results.size() != 1) return std::nullopt;
+  if (operandType(c, 0, 0).dtype != DType::I8 || operandType(c, 0, 1).dtype != DType::I8 ||
+      resultType(c, 0).dtype != DType::I32)
+    return std::nullopt;
+  auto acc = accType(op);
+  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
+  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
+  if (!acc || *acc != DType::I32 || !w || !bias || bias->dtype() != DType::I32 || !izp || !wzp) return std::nullopt;
+  if (*izp < -128 || *izp > 127 || *wzp < -128 || *wzp > 127) return std::nullopt;
+  auto g = parseGeometry(c);
+  if (!g || (bias->size() != g->C && bias->size() != 1)) return std::nullopt;
+  return Int8Depthwise{*g, w, bias, *izp, *wzp};
+}
+
 // ---- AVX2 (no AVX-512): the same exact fp32 tap sums on 8 lanes, converted to i32 in registers and through the
 // epilogue's 8-lane form (kernels/int8/simd_avx2.h: bias with its overflow check, RESCALE with its range check,
 // CLAMP). Any stride, dilation and padding; one band of output rows per
 // thread (per image when there are enough images).
+
+// The kernel rows [ky0, ky1) an output row reads (RowPlan: the others read only padding rows and are skipped).
+struct KyRange {
+  int64_t ky0 = 0, ky1 = 0;
+};
 
 // Padded row py of image n as fp32 (as convertRow: input_zp outside the input, 0 in the channel padding).
 TK_TARGET_AVX2 void convertRowAvx2(const Geometry& g, const int8_t* x, int64_t n, int64_t py, float zp, float* row) {
@@ -660,18 +700,59 @@ TK_TARGET_AVX2 void convertRowAvx2(const Geometry& g, const int8_t* x, int64_t n
   }
 }
 
-// B adjacent output pixels from ox, 16 channels from cb: the taps' exact sums, converted to i32 (exact: they
-// are integers) and through the epilogue (kernels/int8/simd_avx2.h) into the output row y (the channels that
-// exist).
-template <int B, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
+// The epilogue of 8 exact fp32 sums, two forms with the same interface (load the parameters of channels c..c+7,
+// apply them to one accumulator vector). IntEpi8: converted to i32 (exact: they are integers) and through the
+// integer epilogue (kernels/int8/simd_avx2.h) with its checks; ScaledEpi8: the bias already in the sums, the
+// rescale in fp64 as the AVX-512 form's kScaled paths (ScaledRescale: one FMA per 4 lanes and a floor, exact
+// under the compile-time bounds, which also prove every REQUIRE: no flags).
+template <typename OutT, bool kRescale, bool kDouble = true, bool kRange = true, bool kOverflow = true>
+struct IntEpi8 {
+  const IntEpilogueLanes& l;
+  TK_TARGET_AVX2 EpiRegs8 load(int64_t c) const { return loadEpi8(l, l.bias.data(), c); }
+  TK_TARGET_AVX2 void apply(__m256 acc, const EpiRegs8& r, OutT* out, int n, EpiFlags8& f) const {
+    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(acc), r, out, n, f);
+  }
+};
+struct ScaledRegs8 {
+  __m256d mLo, mHi, rpLo, rpHi, rnLo, rnHi;
+  __m256i lo, hi;
+};
+template <typename OutT, bool kDouble>
+struct ScaledEpi8 {
+  const ScaledRescale& sr;
+  int32_t lo, hi;
+  TK_TARGET_AVX2 ScaledRegs8 load(int64_t c) const {
+    const double *m = sr.mult.data() + c, *rp = sr.roundPos.data() + c, *rn = sr.roundNeg.data() + c;
+    return {_mm256_loadu_pd(m),  _mm256_loadu_pd(m + 4),  _mm256_loadu_pd(rp),   _mm256_loadu_pd(rp + 4),
+            _mm256_loadu_pd(rn), _mm256_loadu_pd(rn + 4), _mm256_set1_epi32(lo), _mm256_set1_epi32(hi)};
+  }
+  TK_TARGET_AVX2 void apply(__m256 acc, const ScaledRegs8& r, OutT* out, int n, EpiFlags8&) const {
+    const __m256d vLo = _mm256_cvtps_pd(_mm256_castps256_ps128(acc)),
+                  vHi = _mm256_cvtps_pd(_mm256_extractf128_ps(acc, 1));
+    __m256d rLo = r.rpLo, rHi = r.rpHi;
+    if constexpr (kDouble) {  // the rounding term of the value's sign
+      rLo = _mm256_blendv_pd(r.rpLo, r.rnLo, _mm256_cmp_pd(vLo, _mm256_setzero_pd(), _CMP_LT_OQ));
+      rHi = _mm256_blendv_pd(r.rpHi, r.rnHi, _mm256_cmp_pd(vHi, _mm256_setzero_pd(), _CMP_LT_OQ));
+    }
+    // floor, then an exact truncation (the output zero point is in the rounding term)
+    const __m128i yLo = _mm256_cvttpd_epi32(_mm256_floor_pd(_mm256_fmadd_pd(vLo, r.mLo, rLo)));
+    const __m128i yHi = _mm256_cvttpd_epi32(_mm256_floor_pd(_mm256_fmadd_pd(vHi, r.mHi, rHi)));
+    const __m256i y = _mm256_setr_m128i(yLo, yHi);
+    storeNarrow8(out, _mm256_min_epi32(_mm256_max_epi32(y, r.lo), r.hi), n);
+  }
+};
+
+// B adjacent output pixels from ox, 16 channels from cb: the taps' exact sums, through the epilogue E into the
+// output row y (the channels that exist).
+template <int B, typename OutT, typename E>
 TK_TARGET_AVX2 inline void pixelBlockAvx2(const Geometry& g, const float* const* rows, const float* w,
-                                          const float* start, const IntEpilogueLanes& l, int64_t ox, int64_t cb,
-                                          OutT* y, EpiFlags8& f) {
+                                          const float* start, const E& e, KyRange kr, int64_t ox, int64_t cb, OutT* y,
+                                          EpiFlags8& f) {
   const int64_t Cp = g.Cp, stepX = g.strideX * Cp, stepK = g.dilationX * Cp;
   __m256 a[B][2];
 #pragma GCC unroll 8
   for (int i = 0; i < B; ++i) a[i][0] = _mm256_loadu_ps(start + cb), a[i][1] = _mm256_loadu_ps(start + cb + 8);
-  for (int64_t ky = 0; ky < g.KH; ++ky) {
+  for (int64_t ky = kr.ky0; ky < kr.ky1; ++ky) {
     const float* xr = rows[ky] + ox * stepX + cb;
     const float* wr = w + ky * g.KW * Cp + cb;
     for (int64_t kx = 0; kx < g.KW; ++kx) {
@@ -685,31 +766,27 @@ TK_TARGET_AVX2 inline void pixelBlockAvx2(const Geometry& g, const float* const*
     }
   }
   const int n0 = int(std::min<int64_t>(8, g.C - cb)), n1 = int(std::min<int64_t>(8, g.C - cb - 8));
-  const EpiRegs8 r0 = loadEpi8(l, l.bias.data(), cb);
+  const auto r0 = e.load(cb);
 #pragma GCC unroll 8
-  for (int i = 0; i < B; ++i)
-    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(a[i][0]), r0, y + (ox + i) * g.C + cb, n0,
-                                                          f);
+  for (int i = 0; i < B; ++i) e.apply(a[i][0], r0, y + (ox + i) * g.C + cb, n0, f);
   if (n1 <= 0) return;
-  const EpiRegs8 r1 = loadEpi8(l, l.bias.data(), cb + 8);  // the lanes are padded to 16 channels
+  const auto r1 = e.load(cb + 8);  // the parameters are padded to 16 channels
 #pragma GCC unroll 8
-  for (int i = 0; i < B; ++i)
-    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(a[i][1]), r1, y + (ox + i) * g.C + cb + 8,
-                                                          n1, f);
+  for (int i = 0; i < B; ++i) e.apply(a[i][1], r1, y + (ox + i) * g.C + cb + 8, n1, f);
 }
 
 // Stride and dilation 1 along x, a K x K kernel: B adjacent output pixels from ox, the 8 channels from c. Output
 // pixel i's tap kx reads input pixel i + kx, so each kernel row's B + K - 1 input vectors are loaded once and
 // each feeds the taps that read it (the general block loads B * K); the same FMAs in the same order per output.
-template <int B, int K, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow>
+template <int B, int K, typename OutT, typename E>
 TK_TARGET_AVX2 inline void unitBlockAvx2(const Geometry& g, const float* const* rows, const float* w,
-                                         const float* start, const IntEpilogueLanes& l, int64_t ox, int64_t c, OutT* y,
+                                         const float* start, const E& e, KyRange kr, int64_t ox, int64_t c, OutT* y,
                                          EpiFlags8& f) {
   const int64_t Cp = g.Cp;
   __m256 a[B];
 #pragma GCC unroll 8
   for (int i = 0; i < B; ++i) a[i] = _mm256_loadu_ps(start + c);
-  for (int64_t ky = 0; ky < K; ++ky) {
+  for (int64_t ky = kr.ky0; ky < kr.ky1; ++ky) {
     const float* xr = rows[ky] + ox * Cp + c;
     const float* wr = w + ky * K * Cp + c;
     __m256 wv[K];
@@ -723,17 +800,16 @@ TK_TARGET_AVX2 inline void unitBlockAvx2(const Geometry& g, const float* const* 
     }
   }
   const int n = int(std::min<int64_t>(8, g.C - c));
-  const EpiRegs8 r = loadEpi8(l, l.bias.data(), c);
+  const auto r = e.load(c);
 #pragma GCC unroll 8
-  for (int i = 0; i < B; ++i)
-    epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(a[i]), r, y + (ox + i) * g.C + c, n, f);
+  for (int i = 0; i < B; ++i) e.apply(a[i], r, y + (ox + i) * g.C + c, n, f);
 }
 
 // One output row: chunks of kChunk channels (their input pixels stay in L1), blocks of 4 pixels (8 with the
 // unit-step 3x3/5x5 blocks); false: a REQUIRE of the epilogue failed.
-template <typename OutT, bool kRescale, bool kDouble = true, bool kRange = true, bool kOverflow = true>
+template <typename OutT, typename E>
 TK_TARGET_AVX2 bool outputRowAvx2(const Geometry& g, const float* const* rows, const float* w, const float* start,
-                                  const IntEpilogueLanes& l, OutT* y) {
+                                  const E& e, KyRange kr, OutT* y) {
   EpiFlags8 f = epiFlags8();
   const bool unit = g.strideX == 1 && g.dilationX == 1 && g.KH == g.KW && (g.KW == 3 || g.KW == 5);
   for (int64_t c0 = 0; c0 < g.C; c0 += kChunk) {
@@ -743,17 +819,15 @@ TK_TARGET_AVX2 bool outputRowAvx2(const Geometry& g, const float* const* rows, c
       for (; ox + 8 <= g.OW; ox += 8)
         for (int64_t c = c0; c < c1; c += 8) {
           if (g.KW == 3)
-            unitBlockAvx2<8, 3, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, c, y, f);
+            unitBlockAvx2<8, 3>(g, rows, w, start, e, kr, ox, c, y, f);
           else
-            unitBlockAvx2<8, 5, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, c, y, f);
+            unitBlockAvx2<8, 5>(g, rows, w, start, e, kr, ox, c, y, f);
         }
     }
     for (; ox + 4 <= g.OW; ox += 4)
-      for (int64_t cb = c0; cb < c1; cb += 16)
-        pixelBlockAvx2<4, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, cb, y, f);
+      for (int64_t cb = c0; cb < c1; cb += 16) pixelBlockAvx2<4>(g, rows, w, start, e, kr, ox, cb, y, f);
     for (; ox < g.OW; ++ox)
-      for (int64_t cb = c0; cb < c1; cb += 16)
-        pixelBlockAvx2<1, OutT, kRescale, kDouble, kRange, kOverflow>(g, rows, w, start, l, ox, cb, y, f);
+      for (int64_t cb = c0; cb < c1; cb += 16) pixelBlockAvx2<1>(g, rows, w, start, e, kr, ox, cb, y, f);
   }
   return epiFlags8Ok(f);
 }
@@ -784,13 +858,24 @@ class DepthwiseInt8Avx2Kernel : public OpKernel {
     std::optional<TapWeights> tw = tapWeights(g, w, inputZp, weightZp);
     if (!tw) return false;
     weights_ = std::move(tw->weights);
-    start_.assign(size_t(g.Cp), 0.0f);
-    for (int64_t ch = 0; ch < g.C; ++ch) start_[size_t(ch)] = float(tw->zpStart[size_t(ch)]);
     epi_ = planIntEpilogue(c, g.C, &bias);
     // planIntEpilogue assumes no zero points (2^14 per product); the bound with them, from the weights.
     epi_.accBound = *std::max_element(tw->accBound.begin(), tw->accBound.end());
     if (epi_.runtimeBias || !epi_.rowClass.empty()) return false;
     prepareIntEpilogue(epi_);
+    const std::vector<int64_t> b = bias.toInts();
+    // An i32 result keeps the integer epilogue (its rescale may need the range checks).
+    if (epi_.rescale && epi_.outType != DType::I32) scaled_ = planScaled(epi_, g, *tw, b);
+    // The accumulators' start; the fp64 rescale's includes the bias (the integer epilogue adds it).
+    start_.assign(size_t(g.Cp), 0.0f);
+    std::vector<int64_t> startInt(size_t(g.Cp), 0);
+    bool skipRows = true;  // the bound of the AVX-512 kernel's build
+    for (int64_t ch = 0; ch < g.C; ++ch) {
+      startInt[size_t(ch)] = (scaled_ ? b[b.size() == 1 ? 0 : size_t(ch)] : 0) + tw->zpStart[size_t(ch)];
+      start_[size_t(ch)] = float(startInt[size_t(ch)]);
+      if (std::abs(startInt[size_t(ch)]) + 2 * tw->partialBound[size_t(ch)] >= kExactLimit) skipRows = false;
+    }
+    if (skipRows) rowSkip_ = planRowSkips(g, startInt, tw->rowSums, inputZp);
     buildIntEpilogueLanes(epi_, epi_.biasTable.data(), 1);  // also under setIntEpilogueGenericForTesting
     return true;
   }
@@ -801,47 +886,146 @@ class DepthwiseInt8Avx2Kernel : public OpKernel {
   // Output rows [oy0, oy1) of image n on the calling thread (the ring as in the AVX-512 band); false: a REQUIRE
   // of the epilogue failed.
   bool band(const int8_t* x, int64_t n, int64_t oy0, int64_t oy1, void* y) const {
+    const RowSkip skip = rowSkip_.view();
     const int64_t rowFloats = g_.rowFloats();
     float* ring = ringScratch(g_.ring * rowFloats);
     std::vector<const float*> rows(size_t(g_.KH));
     int64_t next = 0;
     for (int64_t oy = oy0; oy < oy1; ++oy) {
       const int64_t top = oy * g_.strideY, bottom = top + (g_.KH - 1) * g_.dilationY;
-      for (int64_t py = std::max(next, top); py <= bottom; ++py)
-        convertRowAvx2(g_, x, n, py, zp_, ring + (py % g_.ring) * rowFloats);
+      // With RowSkip the padding rows are never read: not filled.
+      for (int64_t py = std::max(next, top); py <= bottom; ++py) {
+        const bool padding = py < g_.padTop || py >= g_.padTop + g_.IH;
+        if (!(skip.rows && padding)) convertRowAvx2(g_, x, n, py, zp_, ring + (py % g_.ring) * rowFloats);
+      }
       next = bottom + 1;
       for (int64_t ky = 0; ky < g_.KH; ++ky)
         rows[size_t(ky)] = ring + ((top + ky * g_.dilationY) % g_.ring) * rowFloats;
-      if (!row(rows.data(), y, ((n * g_.OH + oy) * g_.OW) * g_.C)) return false;
+      const RowPlan plan = skip.rows ? skip.rows[oy] : RowPlan{0, g_.KH, -1};
+      const float* start = start_.data();
+      if (plan.start >= 0) {
+        start = skip.partialStarts[plan.start].data();
+        skippedRows.fetch_add(1, std::memory_order_relaxed);
+      }
+      if (!row(rows.data(), start, {plan.ky0, plan.ky1}, y, ((n * g_.OH + oy) * g_.OW) * g_.C)) return false;
     }
     return true;
   }
 
-  // One output row's sums through the epilogue into y (typed by the result) from element `first`; the i8 results
-  // of the quantized graph without the checks and rounding terms that cannot matter.
-  bool row(const float* const* rows, void* y, int64_t first) const {
-    const IntEpilogueLanes& l = epi_.simd;
-    const float *w = weights_.data(), *st = start_.data();
+  // One output row's sums through the epilogue into y (typed by the result) from element `first`: the fp64
+  // rescale where its bounds hold (scaled_), else the integer epilogue, the i8 results of the quantized graph
+  // without the checks and rounding terms that cannot matter.
+  bool row(const float* const* rows, const float* st, KyRange kr, void* y, int64_t first) const {
     switch (epi_.outType) {
-      case DType::I8: {
-        int8_t* o = static_cast<int8_t*>(y) + first;
-        const bool dbl = epi_.doubleRound, range = epi_.rangeCheck, ovf = !l.noOverflow;
-        if (dbl) return outputRowAvx2<int8_t, true>(g_, rows, w, st, l, o);
-        if (range) return outputRowAvx2<int8_t, true, false, true, true>(g_, rows, w, st, l, o);
-        return ovf ? outputRowAvx2<int8_t, true, false, false, true>(g_, rows, w, st, l, o)
-                   : outputRowAvx2<int8_t, true, false, false, false>(g_, rows, w, st, l, o);
-      }
-      case DType::I16: return outputRowAvx2<int16_t, true>(g_, rows, w, st, l, static_cast<int16_t*>(y) + first);
+      case DType::I8: return rowAs(rows, st, kr, static_cast<int8_t*>(y) + first);
+      case DType::I16: return rowAs(rows, st, kr, static_cast<int16_t*>(y) + first);
       default:
         int32_t* o = static_cast<int32_t*>(y) + first;
-        return epi_.rescale ? outputRowAvx2<int32_t, true>(g_, rows, w, st, l, o)
-                            : outputRowAvx2<int32_t, false>(g_, rows, w, st, l, o);
+        const IntEpilogueLanes& l = epi_.simd;
+        const float* w = weights_.data();
+        return epi_.rescale ? outputRowAvx2(g_, rows, w, st, IntEpi8<int32_t, true>{l}, kr, o)
+                            : outputRowAvx2(g_, rows, w, st, IntEpi8<int32_t, false>{l}, kr, o);
     }
+  }
+  template <typename OutT>
+  bool rowAs(const float* const* rows, const float* st, KyRange kr, OutT* o) const {
+    const IntEpilogueLanes& l = epi_.simd;
+    const float* w = weights_.data();
+    if (scaled_)
+      return epi_.doubleRound ? outputRowAvx2(g_, rows, w, st, ScaledEpi8<OutT, true>{*scaled_, l.lo, l.hi}, kr, o)
+                              : outputRowAvx2(g_, rows, w, st, ScaledEpi8<OutT, false>{*scaled_, l.lo, l.hi}, kr, o);
+    if (!std::is_same_v<OutT, int8_t>) return outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true>{l}, kr, o);
+    const bool dbl = epi_.doubleRound, range = epi_.rangeCheck, ovf = !l.noOverflow;
+    if (dbl) return outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true>{l}, kr, o);
+    if (range) return outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true, false, true, true>{l}, kr, o);
+    return ovf ? outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true, false, false, true>{l}, kr, o)
+               : outputRowAvx2(g_, rows, w, st, IntEpi8<OutT, true, false, false, false>{l}, kr, o);
   }
 
   Geometry g_;
   float zp_ = 0;
-  Aligned64<float> weights_, start_;
+  Aligned64<float> weights_, start_;  // start_: the bias in it too with scaled_
+  RowSkipPlan rowSkip_;               // empty when no row is skipped
+  IntEpilogue epi_;
+  std::optional<ScaledRescale> scaled_;  // the fp64 rescale, when its bounds hold
+};
+
+// ---- Any level (the baseline's int8 depthwise, and the layers the exact-fp32 forms decline): the sums in i32
+// (exact: |x - input_zp| <= 255 and |w - weight_zp| <= 255 per tap, the taps bounded below), a loop over the
+// channels written for the auto-vectorizer, then the shared integer epilogue (its checks: a REQUIRE reruns the
+// step on the reference). The padding holds input_zp, so its taps add (input_zp - input_zp) * w = 0: skipped.
+
+// acc[c] += (x[c] - zp) * w[c] over C channels.
+TK_VECTOR_BODY void tapRowBody(int32_t* __restrict acc, const int8_t* __restrict x, const int32_t* __restrict w,
+                               int32_t zp, int64_t C) {
+  for (int64_t c = 0; c < C; ++c) acc[c] += (int32_t(x[c]) - zp) * w[c];
+}
+void tapRow(int32_t* acc, const int8_t* x, const int32_t* w, int32_t zp, int64_t C) {
+  TK_ISA_DISPATCH(tapRowBody(acc, x, w, zp, C));
+}
+
+class DepthwiseInt8GenericKernel : public OpKernel {
+ public:
+  std::string implName() const override { return withVectorIsa("fast:depthwise_int8_generic"); }
+  double flops() const override { return 2.0 * double(g_.N * g_.OH * g_.OW * g_.C) * double(g_.KH * g_.KW); }
+
+  Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
+    const int8_t* x = in[0][0].as<const int8_t>();
+    const bool ok = parallelItems(g_.N * g_.OH, flops() >= kParallelFlops && omp_get_max_threads() > 1,
+                                  [&](int64_t item) { return outputRow(x, item / g_.OH, item % g_.OH, out[0].data); });
+    return ok ? Status::ok() : rerunOnReference();
+  }
+
+  bool build(const OpChain& c, const Geometry& g, const Tensor& w, int64_t inputZp, int64_t weightZp,
+             const Tensor& bias) {
+    g_ = g;
+    zp_ = int32_t(inputZp);
+    const int64_t taps = g.KH * g.KW;
+    if (taps * 255 * 255 >= (int64_t(1) << 31)) return false;  // the i32 sums' bound
+    const int8_t* wp = reinterpret_cast<const int8_t*>(w.data());
+    const int64_t maxAbsX = std::max(std::abs(-128 - inputZp), std::abs(127 - inputZp));
+    weights_.assign(size_t(taps * g.C), 0);
+    int64_t accBound = 0;
+    for (int64_t ch = 0; ch < g.C; ++ch) {
+      int64_t absSum = 0;
+      for (int64_t k = 0; k < taps; ++k) {
+        const int64_t v = int64_t(wp[k * g.C + ch]) - weightZp;  // TOSA [KH, KW, C, 1]
+        weights_[size_t(k * g.C + ch)] = int32_t(v);
+        absSum += std::abs(v);
+      }
+      accBound = std::max(accBound, absSum * maxAbsX);
+    }
+    epi_ = planIntEpilogue(c, g.C, &bias);
+    epi_.accBound = accBound;  // planIntEpilogue assumes no zero points
+    if (epi_.runtimeBias || !epi_.rowClass.empty()) return false;
+    prepareIntEpilogue(epi_);
+    return true;
+  }
+
+  int absorbed() const { return epi_.absorbed; }
+
+ private:
+  // Output row oy of image n: the i32 sums of its OW pixels, then the epilogue into the result.
+  bool outputRow(const int8_t* x, int64_t n, int64_t oy, void* y) const {
+    const int64_t C = g_.C, rowElems = g_.OW * C;
+    int32_t* acc = accScratch(rowElems);
+    std::fill(acc, acc + rowElems, 0);
+    for (int64_t ky = 0; ky < g_.KH; ++ky) {
+      const int64_t iy = oy * g_.strideY - g_.padTop + ky * g_.dilationY;
+      if (iy < 0 || iy >= g_.IH) continue;
+      const int8_t* xr = x + ((n * g_.IH + iy) * g_.IW) * C;
+      for (int64_t ox = 0; ox < g_.OW; ++ox)
+        for (int64_t kx = 0; kx < g_.KW; ++kx) {
+          const int64_t ix = ox * g_.strideX - g_.padLeft + kx * g_.dilationX;
+          if (ix >= 0 && ix < g_.IW) tapRow(acc + ox * C, xr + ix * C, weights_.data() + (ky * g_.KW + kx) * C, zp_, C);
+        }
+    }
+    return runIntEpilogueRows(epi_, acc, g_.OW, y, (n * g_.OH + oy) * g_.OW);
+  }
+
+  Geometry g_;
+  int32_t zp_ = 0;
+  std::vector<int32_t> weights_;  // [KH * KW][C] w - weight_zp
   IntEpilogue epi_;
 };
 
@@ -851,23 +1035,14 @@ bool stridedForTesting = false;
 
 Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c) {
   if (!hasAvx512Epilogue()) return CompiledKernel{};
-  const ir::Operation& op = *c.ops[0];
-  if (op.operands.size() != 5 || op.results.size() != 1) return CompiledKernel{};
-  if (operandType(c, 0, 0).dtype != DType::I8 || operandType(c, 0, 1).dtype != DType::I8 ||
-      resultType(c, 0).dtype != DType::I32)
-    return CompiledKernel{};
-  auto acc = accType(op);
-  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
-  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
-  if (!acc || *acc != DType::I32 || !w || !bias || bias->dtype() != DType::I32 || !izp || !wzp) return CompiledKernel{};
-  if (*izp < -128 || *izp > 127 || *wzp < -128 || *wzp > 127) return CompiledKernel{};
-  auto g = parseGeometry(c);
-  if (!g || (bias->size() != g->C && bias->size() != 1)) return CompiledKernel{};
+  const std::optional<Int8Depthwise> d = parseInt8Depthwise(c);
+  if (!d) return CompiledKernel{};
+  const Geometry* g = &d->g;
   // A strided layer converts stride^2 input pixels per output: mobilenet_v2's four stride-2 layers ran at
   // 0.88-1.02x oneDNN jit_int8 + the epilogue pass at one thread (stride 1: 1.07-1.36x), so they stay on oneDNN.
   if (g->strideX != 1 && !stridedForTesting) return CompiledKernel{};
   auto k = std::make_unique<DepthwiseInt8Kernel>();
-  if (!k->build(c, *g, *w, *izp, *wzp, *bias)) return CompiledKernel{};
+  if (!k->build(c, *g, *d->w, d->inputZp, d->weightZp, *d->bias)) return CompiledKernel{};
   return compiledKernel(std::move(k));
 }
 
@@ -875,20 +1050,21 @@ Result<CompiledKernel> compileDepthwiseInt8(const OpChain& c) {
 // form as compileDepthwiseInt8, any stride.
 Result<CompiledKernel> compileDepthwiseInt8Avx2(const OpChain& c) {
   if (!cpu::has(cpu::Isa::Avx2)) return CompiledKernel{};
-  const ir::Operation& op = *c.ops[0];
-  if (op.operands.size() != 5 || op.results.size() != 1) return CompiledKernel{};
-  if (operandType(c, 0, 0).dtype != DType::I8 || operandType(c, 0, 1).dtype != DType::I8 ||
-      resultType(c, 0).dtype != DType::I32)
-    return CompiledKernel{};
-  auto acc = accType(op);
-  const Tensor *w = constOperand(c, 0, 1), *bias = constOperand(c, 0, 2);
-  auto izp = zeroPoint(c, 0, 3), wzp = zeroPoint(c, 0, 4);
-  if (!acc || *acc != DType::I32 || !w || !bias || bias->dtype() != DType::I32 || !izp || !wzp) return CompiledKernel{};
-  if (*izp < -128 || *izp > 127 || *wzp < -128 || *wzp > 127) return CompiledKernel{};
-  auto g = parseGeometry(c);
-  if (!g || (bias->size() != g->C && bias->size() != 1)) return CompiledKernel{};
+  const std::optional<Int8Depthwise> d = parseInt8Depthwise(c);
+  if (!d) return CompiledKernel{};
+  const Geometry* g = &d->g;
   auto k = std::make_unique<DepthwiseInt8Avx2Kernel>();
-  if (!k->build(c, *g, *w, *izp, *wzp, *bias)) return CompiledKernel{};
+  if (!k->build(c, *g, *d->w, d->inputZp, d->weightZp, *d->bias)) return CompiledKernel{};
+  return compiledKernel(std::move(k));
+}
+
+// depthwise_conv2d int8 on any level (the layers the kernels before it decline): DepthwiseInt8GenericKernel.
+Result<CompiledKernel> compileDepthwiseInt8Generic(const OpChain& c) {
+  const std::optional<Int8Depthwise> d = parseInt8Depthwise(c);
+  if (!d) return CompiledKernel{};
+  const Geometry* g = &d->g;
+  auto k = std::make_unique<DepthwiseInt8GenericKernel>();
+  if (!k->build(c, *g, *d->w, d->inputZp, d->weightZp, *d->bias)) return CompiledKernel{};
   return compiledKernel(std::move(k));
 }
 

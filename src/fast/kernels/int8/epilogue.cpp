@@ -149,6 +149,19 @@ void buildIntEpilogueLanes(const IntEpilogue& e, const int32_t* bias, int64_t cl
   if (e.clamp) lo = std::max(lo, e.clampLo), hi = std::min(hi, e.clampHi);
   l.lo = int32_t(std::max<int64_t>(lo, INT32_MIN)), l.hi = int32_t(std::min<int64_t>(hi, INT32_MAX));
   l.zp = int32_t(e.outputZp);
+  const int64_t bias62 = int64_t(1) << 62;
+  const auto plus62 = [&](const std::vector<int64_t>& v) {
+    std::vector<int64_t> r(v.size());
+    for (size_t i = 0; i < v.size(); ++i) r[i] = v[i] + bias62;
+    return r;
+  };
+  l.roundPos62E = plus62(l.roundPosE), l.roundPos62O = plus62(l.roundPosO);
+  l.roundNeg62E = plus62(l.roundNegE), l.roundNeg62O = plus62(l.roundNegO);
+  l.zp62.assign(size_t(Cp), 0);
+  for (int64_t c = 0; c < Cp; ++c) {
+    const int64_t sh = (c % 2 ? l.shiftO : l.shiftE)[size_t(c / 2)];
+    l.zp62[size_t(c)] = int32_t(uint32_t(l.zp) - uint32_t(uint64_t(bias62) >> sh));
+  }
 }
 
 bool runIntEpilogueAvx512(const IntEpilogue& e, const int32_t* acc, void* out, int64_t r0, int64_t r1) {

@@ -25,6 +25,10 @@ namespace tosakit::fast::dnn {
 struct IntEpilogueLanes {
   std::vector<int32_t> bias, rangeLo, rangeHi;
   std::vector<int64_t> multE, multO, shiftE, shiftO, roundPosE, roundPosO, roundNegE, roundNegO;
+  // The AVX2 form's (simd_avx2.h loadEpi8): the rounding terms plus 2^62 and, per channel (padded to 16), the
+  // output zero point less the low 32 bits of 2^62 >> shift, computed once instead of per register block.
+  std::vector<int64_t> roundPos62E, roundPos62O, roundNeg62E, roundNeg62O;
+  std::vector<int32_t> zp62;
   int32_t zp = 0, lo = INT32_MIN, hi = INT32_MAX;
   bool noOverflow = false;  // |acc| <= accBound and every bias make acc + bias fit i32: no check needed
 };

@@ -17,6 +17,7 @@
 #include <omp.h>
 
 #include "fast/cpu_features.h"
+#include "fast/isa_dispatch.h"
 #include "fast/kernel_factories.h"
 #include "fast/kernels/common.h"
 #include "fast/parallel_items.h"
@@ -95,6 +96,60 @@ TK_AVX512_VBMI bool quantizeI8Avx512(const float* x, int8_t* y, const QuantizeIn
 
 #pragma GCC diagnostic pop
 
+// The AVX2 form (no VBMI byte permute): 8 values per conversion (cvtps rounds to nearest even in the default
+// MXCSR mode, as std::nearbyint), 16 positions per step; three channels' 16 bytes interleaved by byte shuffles,
+// each of the 48 result bytes taken from its channel's vector (-1 in the other two shuffles' index: zero).
+struct Interleave3Avx2 {
+  alignas(16) int8_t idx[3][3][16];  // [result vector][channel][byte]
+  Interleave3Avx2() {
+    for (int v = 0; v < 3; ++v)
+      for (int c = 0; c < 3; ++c)
+        for (int b = 0; b < 16; ++b) {
+          const int j = 16 * v + b;
+          idx[v][c][b] = int8_t(j % 3 == c ? j / 3 : -1);
+        }
+  }
+};
+
+// 16 values times the scale, NaN lanes flagged, clipped to [lo, hi] in fp32, rounded, narrowed to 16 bytes.
+TK_TARGET_AVX2 inline __m128i quantize16Avx2(const float* src, __m256 scale, __m256 lo, __m256 hi, __m256& nan) {
+  __m256 a = _mm256_mul_ps(_mm256_loadu_ps(src), scale), b = _mm256_mul_ps(_mm256_loadu_ps(src + 8), scale);
+  nan = _mm256_or_ps(nan, _mm256_or_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_cmp_ps(b, b, _CMP_UNORD_Q)));
+  a = _mm256_min_ps(_mm256_max_ps(a, lo), hi), b = _mm256_min_ps(_mm256_max_ps(b, lo), hi);
+  // packs works per 128-bit half: a0 b0 a1 b1 as i16, then the 64-bit quarters put back in order.
+  const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(_mm256_cvtps_epi32(a), _mm256_cvtps_epi32(b)), 0xd8);
+  return _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
+// quantizeI8Avx512's work on AVX2: positions [p0, p1) of image n, C = 1 or 3; the last 1-15 positions scalar.
+TK_TARGET_AVX2 bool quantizeI8Avx2(const float* x, int8_t* y, const QuantizeInputShape& s, int64_t n, int64_t p0,
+                                   int64_t p1, float scale, float lo, float hi) {
+  static const Interleave3Avx2 t;
+  const __m256 vs = _mm256_set1_ps(scale), vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  __m256 nan = _mm256_setzero_ps();
+  int64_t p = p0;
+  for (; p + 16 <= p1; p += 16) {
+    if (s.C == 1) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + n * s.P + p), quantize16Avx2(x + n * s.P + p, vs, vlo, vhi, nan));
+      continue;
+    }
+    const float* src = x + n * 3 * s.P + p;
+    const __m128i c[3] = {quantize16Avx2(src, vs, vlo, vhi, nan), quantize16Avx2(src + s.P, vs, vlo, vhi, nan),
+                          quantize16Avx2(src + 2 * s.P, vs, vlo, vhi, nan)};
+    int8_t* dst = y + (n * s.P + p) * 3;
+    for (int v = 0; v < 3; ++v) {
+      const auto idx = [&](int ch) { return _mm_load_si128(reinterpret_cast<const __m128i*>(t.idx[v][ch])); };
+      const __m128i r = _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(c[0], idx(0)), _mm_shuffle_epi8(c[1], idx(1))),
+                                     _mm_shuffle_epi8(c[2], idx(2)));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 16 * v), r);
+    }
+  }
+  bool ok = _mm256_movemask_ps(nan) == 0;
+  for (int64_t ch = 0; ch < s.C; ++ch)
+    ok &= quantizeScalar(x + (n * s.C + ch) * s.P + p, y + (n * s.P + p) * s.C + ch, scale, lo, hi, p1 - p, 1, s.C);
+  return ok;
+}
+
 bool hasAvx512Vbmi() { return cpu::features().avx512Vbmi; }
 
 class QuantizeInputKernel : public OpKernel {
@@ -120,6 +175,8 @@ class QuantizeInputKernel : public OpKernel {
     if (out_ == DType::I8) {
       int8_t* y8 = static_cast<int8_t*>(y);
       if ((s_.C == 1 || s_.C == 3) && hasAvx512Vbmi()) return quantizeI8Avx512(x, y8, s_, n, p0, p1, scale_, -128, 127);
+      if ((s_.C == 1 || s_.C == 3) && cpu::has(cpu::Isa::Avx2))
+        return quantizeI8Avx2(x, y8, s_, n, p0, p1, scale_, -128, 127);
       return scalarBlock(x, y8, n, p0, p1, -128.f, 127.f);
     }
     return scalarBlock(x, static_cast<int16_t*>(y), n, p0, p1, -32768.f, 32767.f);

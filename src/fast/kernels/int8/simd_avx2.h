@@ -25,18 +25,13 @@ TK_TARGET_AVX2 inline EpiRegs8 loadEpi8(const IntEpilogueLanes& e, const int32_t
   r.bias = load8(biasRow + cb), r.rlo = load8(e.rangeLo.data() + cb), r.rhi = load8(e.rangeHi.data() + cb);
   r.mE = load8(e.multE.data() + h), r.mO = load8(e.multO.data() + h);
   r.shE = load8(e.shiftE.data() + h), r.shO = load8(e.shiftO.data() + h);
-  r.rpE = load8(e.roundPosE.data() + h), r.rpO = load8(e.roundPosO.data() + h);
-  r.rnE = load8(e.roundNegE.data() + h), r.rnO = load8(e.roundNegO.data() + h);
-  r.zp = _mm256_set1_epi32(e.zp), r.lo = _mm256_set1_epi32(e.lo), r.hi = _mm256_set1_epi32(e.hi);
   // AVX2 shifts 64-bit lanes only logically: the rounding terms carry 2^62, which makes every v * m + round
-  // positive and below 2^63 (|v * m| < 2^62, 0 <= round <= 2^61 + 2^30), so the logical shift is the arithmetic
+  // positive and below 2^64 (|v * m| < 2^62, 0 <= round <= 2^61 + 2^30), so the logical shift is the arithmetic
   // one of the true sum plus 2^62 >> shift, taken off again with the zero point (modulo 2^32: only the low 32
-  // bits are kept).
-  const __m256i bias62 = _mm256_set1_epi64x(int64_t(1) << 62);
-  r.rpE = _mm256_add_epi64(r.rpE, bias62), r.rpO = _mm256_add_epi64(r.rpO, bias62);
-  r.rnE = _mm256_add_epi64(r.rnE, bias62), r.rnO = _mm256_add_epi64(r.rnO, bias62);
-  const __m256i offE = _mm256_srlv_epi64(bias62, r.shE), offO = _mm256_srlv_epi64(bias62, r.shO);
-  r.zp = _mm256_sub_epi32(r.zp, _mm256_blend_epi32(offE, _mm256_slli_epi64(offO, 32), 0xaa));
+  // bits are kept). Both precomputed (buildIntEpilogueLanes).
+  r.rpE = load8(e.roundPos62E.data() + h), r.rpO = load8(e.roundPos62O.data() + h);
+  r.rnE = load8(e.roundNeg62E.data() + h), r.rnO = load8(e.roundNeg62O.data() + h);
+  r.zp = load8(e.zp62.data() + cb), r.lo = _mm256_set1_epi32(e.lo), r.hi = _mm256_set1_epi32(e.hi);
   return r;
 }
 

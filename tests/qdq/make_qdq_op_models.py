@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""Writes small QDQ ONNX models, one per folded op pattern, with python3-onnx, and a seeded random input each.
+
+Every model is  X -> QuantizeLinear -> DequantizeLinear -> OP -> QuantizeLinear -> DequantizeLinear -> Y  (two or
+three such inputs for Mul/Concat), with uint8 or int8 activations and scales/zero points chosen so that the
+inputs are requantized (different input and output parameters) and the output range saturates in places.
+Inputs are uniform over a little more than the input quantization range. OUT_DIR/cases.txt lists
+"MODEL.onnx<TAB>MAX_LSB": the largest difference from ONNX Runtime the test accepts (docs/ONNX.md gives why).
+
+usage: make_qdq_op_models.py OUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+OPSET = 17
+TYPES = {"u8": (TensorProto.UINT8, 0, 255), "i8": (TensorProto.INT8, -128, 127)}
+
+
+class Model:
+    def __init__(self, name):
+        self.name = name
+        self.nodes, self.inits, self.inputs, self.feeds = [], [], [], {}
+        self.rng = np.random.default_rng(sum(map(ord, name)))
+
+    def qparams(self, tag, scale, zp, qtype):
+        t = TYPES[qtype][0]
+        self.inits.append(helper.make_tensor(tag + "_scale", TensorProto.FLOAT, [], [scale]))
+        self.inits.append(helper.make_tensor(tag + "_zp", t, [], [zp]))
+        return [tag + "_scale", tag + "_zp"]
+
+    def qdq(self, x, tag, scale, zp, qtype, out=None):
+        p = self.qparams(tag, scale, zp, qtype)
+        self.nodes.append(helper.make_node("QuantizeLinear", [x] + p, [tag + "_q"]))
+        self.nodes.append(helper.make_node("DequantizeLinear", [tag + "_q"] + p, [out or tag + "_dq"]))
+        return out or tag + "_dq"
+
+    def input(self, name, shape, scale, zp, qtype):
+        lo, hi = TYPES[qtype][1:]
+        f_lo, f_hi = (lo - zp) * scale, (hi - zp) * scale
+        margin = 0.1 * (f_hi - f_lo)
+        self.feeds[name] = self.rng.uniform(f_lo - margin, f_hi + margin, shape).astype(np.float32)
+        self.inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, shape))
+        return self.qdq(name, name, scale, zp, qtype)
+
+    def save(self, out_dir, y, scale, zp, qtype):
+        self.qdq(y, "Y", scale, zp, qtype, out="Y")
+        graph = helper.make_graph(self.nodes, self.name, self.inputs, [], self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+        y_info = [v for v in inferred.graph.value_info if v.name == "Y"]
+        model.graph.output.extend(y_info)
+        model.ir_version = 8
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(out_dir, self.name + ".onnx"))
+        np.savez(os.path.join(out_dir, self.name + ".input.npz"), **self.feeds)
+
+
+def unary(op, qtype, x_params, y_params, shape=(1, 8, 12, 12), **attrs):
+    def build(m):
+        x = m.input("X", list(shape), *x_params, qtype)
+        m.nodes.append(helper.make_node(op, [x], ["op_out"], **attrs))
+        return "op_out", y_params
+    return build
+
+
+def clip(qtype, lo, hi, x_params, y_params):
+    def build(m):
+        x = m.input("X", [1, 8, 12, 12], *x_params, qtype)
+        m.inits.append(helper.make_tensor("clip_lo", TensorProto.FLOAT, [], [lo]))
+        m.inits.append(helper.make_tensor("clip_hi", TensorProto.FLOAT, [], [hi]))
+        m.nodes.append(helper.make_node("Clip", [x, "clip_lo", "clip_hi"], ["op_out"]))
+        return "op_out", y_params
+    return build
+
+
+def mul(qtype, b_shape):
+    def build(m):
+        a = m.input("A", [1, 8, 12, 12], 0.05, 10 if qtype == "u8" else -3, qtype)
+        b = m.input("B", b_shape, 0.013, 128 if qtype == "u8" else 0, qtype)
+        m.nodes.append(helper.make_node("Mul", [a, b], ["op_out"]))
+        return "op_out", (0.021, 120 if qtype == "u8" else 5)
+    return build
+
+
+def concat(qtype, params, axis=1):
+    def build(m):
+        ins = []
+        for i, (s, z) in enumerate(params):
+            shape = [1, 4, 10, 10]
+            shape[axis] += i
+            ins.append(m.input(f"X{i}", shape, s, z, qtype))
+        m.nodes.append(helper.make_node("Concat", ins, ["op_out"], axis=axis))
+        return "op_out", params[0]
+    return build
+
+
+def avgpool(qtype, y_params, **attrs):
+    def build(m):
+        x = m.input("X", [1, 8, 13, 13], 0.04, 100 if qtype == "u8" else -10, qtype)
+        m.nodes.append(helper.make_node("AveragePool", [x], ["op_out"], **attrs))
+        return "op_out", y_params
+    return build
+
+
+def conv_transpose(qtype, per_channel, **attrs):
+    """DQ(x), DQ(int8 weight [8, 6, 3, 3], per tensor or per output channel: axis 1), DQ(int32 bias)."""
+    def build(m):
+        x_scale = 0.05
+        x = m.input("X", [1, 8, 7, 7], x_scale, 100 if qtype == "u8" else -5, qtype)
+        w = m.rng.integers(-127, 128, (8, 6, 3, 3)).astype(np.int8)
+        w_scale = (m.rng.uniform(0.002, 0.006, 6) if per_channel else np.full(1, 0.004)).astype(np.float32)
+        bias = m.rng.integers(-3000, 3000, 6).astype(np.int32)
+        m.inits.append(helper.make_tensor("w", TensorProto.INT8, w.shape, w.flatten().tolist()))
+        m.inits.append(helper.make_tensor("w_scale", TensorProto.FLOAT, w_scale.shape if per_channel else [],
+                                          w_scale.tolist()))
+        m.inits.append(helper.make_tensor("w_zp", TensorProto.INT8, w_scale.shape if per_channel else [],
+                                          [0] * len(w_scale)))
+        b_scale = (np.float32(x_scale) * w_scale).astype(np.float32)
+        m.inits.append(helper.make_tensor("b", TensorProto.INT32, [6], bias.tolist()))
+        m.inits.append(helper.make_tensor("b_scale", TensorProto.FLOAT, b_scale.shape if per_channel else [],
+                                          b_scale.tolist()))
+        m.nodes.append(helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zp"], ["w_dq"], axis=1))
+        m.nodes.append(helper.make_node("DequantizeLinear", ["b", "b_scale"], ["b_dq"], axis=0))
+        m.nodes.append(helper.make_node("ConvTranspose", [x, "w_dq", "b_dq"], ["op_out"], **attrs))
+        return "op_out", (0.08, 128 if qtype == "u8" else 0)
+    return build
+
+
+# name: (builder, output type, MAX_LSB)
+CASES = {
+    "sigmoid_u8": (unary("Sigmoid", "u8", (0.06, 128), (1 / 256, 0)), "u8", 1),
+    "sigmoid_i8": (unary("Sigmoid", "i8", (0.05, 0), (1 / 256, -128)), "i8", 1),
+    "tanh_i8": (unary("Tanh", "i8", (0.03, 5), (1 / 128, 0)), "i8", 1),
+    "hardswish_u8": (unary("HardSwish", "u8", (0.05, 120), (0.04, 20)), "u8", 1),
+    "hardsigmoid_i8": (unary("HardSigmoid", "i8", (0.05, 0), (1 / 256, -128), alpha=0.25, beta=0.4), "i8", 1),
+    "leakyrelu_i8": (unary("LeakyRelu", "i8", (0.04, -7), (0.03, -40), alpha=0.1), "i8", 1),
+    "elu_u8": (unary("Elu", "u8", (0.05, 100), (0.04, 60)), "u8", 1),
+    "relu_i8": (unary("Relu", "i8", (0.05, 3), (0.03, -128)), "i8", 0),
+    "clip_u8": (clip("u8", 0.0, 6.0, (0.05, 110), (6 / 255, 0)), "u8", 0),
+    "mul_u8": (mul("u8", [1, 8, 12, 12]), "u8", 1),
+    "mul_broadcast_u8": (mul("u8", [1, 8, 1, 1]), "u8", 1),
+    "mul_i8": (mul("i8", [1, 8, 12, 12]), "i8", 1),
+    "concat_same_u8": (concat("u8", [(0.05, 100), (0.05, 100)]), "u8", 0),
+    "concat_requant_u8": (concat("u8", [(0.05, 100), (0.08, 30), (0.02, 200)]), "u8", 0),
+    "concat_requant_i8": (concat("i8", [(0.05, 0), (0.03, -20)], axis=2), "i8", 0),
+    "conv_transpose_s2_u8": (conv_transpose("u8", True, strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1]),
+                             "u8", 1),
+    "conv_transpose_i8": (conv_transpose("i8", False), "i8", 1),
+    "avgpool_2x2_u8": (avgpool("u8", (0.04, 100), kernel_shape=[2, 2], strides=[2, 2]), "u8", 1),
+    "avgpool_3x3_pad_i8": (avgpool("i8", (0.03, 0), kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                                   count_include_pad=1), "i8", 1),
+}
+
+
+def main():
+    out_dir = sys.argv[1]
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "cases.txt"), "w") as cases:
+        for name, (build, qtype, max_lsb) in CASES.items():
+            m = Model(name)
+            y, (scale, zp) = build(m)
+            m.save(out_dir, y, scale, zp, qtype)
+            cases.write(f"{name}.onnx\t{max_lsb}\n")
+
+
+if __name__ == "__main__":
+    main()
