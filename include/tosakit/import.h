@@ -47,6 +47,9 @@ struct OnnxImportOptions {
   // becomes an input of the quantized type, a graph output made by DequantizeLinear returns the integers; both
   // record their scale and zero point ("tosakit.qscale" / "tosakit.qzp", like `quantize --quant-input/output`).
   bool qdqIntegerIo = false;
+  // Check the imported graph at TOSA level 8K with every profile and extension (validateImportedModule) before
+  // returning it, so that e.g. an Expand whose result exceeds MAX_LOG2_SIZE is refused at import.
+  bool validateLevel = true;
   std::string functionName = "main";
 };
 
@@ -69,3 +72,12 @@ Result<std::unique_ptr<ir::Module>> importOnnxBytes(const std::string& bytes, co
 Result<std::pair<std::string, Tensor>> loadOnnxTensor(const std::string& path);
 
 }  // namespace tosakit::onnx
+
+namespace tosakit {
+
+// The check every importer (ONNX, TFLite) runs on its result unless told not to: static validation at level
+// 8K with every profile and extension. InvalidArgument (Unsupported for an unsupported construct) naming the
+// model, the first diagnostic and how many more there are.
+Status validateImportedModule(const ir::Module& m, const std::string& modelName);
+
+}  // namespace tosakit

@@ -44,6 +44,8 @@ struct QuantizeOptions {
   bool fusePreprocess = false;
   std::map<std::string, QuantMode> layerModes;  // --quantize-table: layer (location) name -> precision
   std::string function = "main";
+  // Where the tables came from (file names), put before errors about them; empty: no prefix.
+  std::string calibrationTableSource, quantizeTableSource;
 };
 
 // TPU-MLIR's quantize-table format: '#' comments, "<op_name> <mode>" per line. `context` names the file.

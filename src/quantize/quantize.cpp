@@ -94,6 +94,9 @@ const std::set<std::string> kOutputMovement = {"tosa.reshape", "tosa.transpose",
 const std::set<std::string> kConvLike = {"tosa.conv2d", "tosa.depthwise_conv2d", "tosa.transpose_conv2d",
                                          "tosa.conv3d"};
 
+// An error about a table, prefixed with the file it came from when the caller named one.
+Status fromSource(const std::string& source, const Status& s) { return source.empty() ? s : s.withContext(source); }
+
 class Quantizer {
  public:
   Quantizer(const ir::Function& src, const CalibrationTable& table, const QuantizeOptions& opt)
@@ -138,8 +141,9 @@ class Quantizer {
     for (const auto& op : src_.body.ops) layers.insert(op->loc.name);
     for (const auto& [layer, mode] : opt_.layerModes)
       if (!layers.count(layer))
-        return Status::invalid("quantize table names layer '" + layer + "', which function '" + src_.name +
-                               "' does not have");
+        return fromSource(opt_.quantizeTableSource,
+                          Status::invalid("quantize table names layer '" + layer + "', which function '" + src_.name +
+                                          "' does not have"));
     return Status::ok();
   }
 
@@ -151,7 +155,9 @@ class Quantizer {
   Result<QParams> actParams(const Value* v, const std::string& neededBy) const {
     std::string name = nameOf(v);
     const CalibrationEntry* e = table_.find(name);
-    if (!e) return Status::invalid("calibration table lacks tensor '" + name + "', needed by " + neededBy);
+    if (!e)
+      return fromSource(opt_.calibrationTableSource,
+                        Status::invalid("calibration table lacks tensor '" + name + "', needed by " + neededBy));
     QParams p;
     if (opt_.asymmetric && act_ == DType::I8) {
       double lo = std::min(e->min, 0.0), hi = std::max(e->max, 0.0);
@@ -967,7 +973,9 @@ Result<std::unique_ptr<ir::Module>> quantizeModel(const ir::Module& floatModel, 
   if (!fn) return Status::invalid("quantize: the model has no function '" + options.function + "'");
   if (floatModel.functions.size() != 1)
     return Status::unsupported("quantize: modules with more than one function are not supported");
-  if (!table.entries.empty()) TK_RETURN_IF_ERROR(checkCalibrationTableNames(table, *fn, "calibration table"));
+  if (!table.entries.empty())
+    TK_RETURN_IF_ERROR(checkCalibrationTableNames(
+        table, *fn, options.calibrationTableSource.empty() ? "calibration table" : options.calibrationTableSource));
   Quantizer q(*fn, table, options);
   return q.run();
 }

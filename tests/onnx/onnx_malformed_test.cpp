@@ -342,3 +342,23 @@ TEST(OnnxMalformed, GraphOutputShapeContradictsTheGraph) {
 
 }  // namespace
 }  // namespace tosakit::onnxtest
+
+namespace tosakit {
+namespace {
+
+// The importer checks its result at level 8K itself (every door: the CLI, Python, C++), and the message names
+// no command-line flag: the Expand of a run-time input makes a 1e12-element result, above MAX_LOG2_SIZE.
+TEST(OnnxImportValidation, TheLibraryRefusesAGraphInvalidAtLevel8K) {
+  const std::string f = std::string(TOSAKIT_SOURCE_DIR) + "/tests/fuzz/regressions/expand_input_4tb.onnx";
+  auto refused = onnx::importOnnx(f);
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_EQ(refused.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(refused.status().message().find("level 8k"), std::string::npos) << refused.status().message();
+  EXPECT_EQ(refused.status().message().find("--"), std::string::npos) << refused.status().message();
+  onnx::OnnxImportOptions unchecked;
+  unchecked.validateLevel = false;
+  EXPECT_TRUE(onnx::importOnnx(f, unchecked).isOk());
+}
+
+}  // namespace
+}  // namespace tosakit

@@ -147,15 +147,10 @@ int quantizeVerb(const QuantizeArgs& a) {
   }
   if (needsTable && a.calibrationTable.empty())
     return report(Status::invalid("--quantize " + a.mode + " needs --calibration-table (tosakit calibrate)"));
+  opts.calibrationTableSource = a.calibrationTable;
+  opts.quantizeTableSource = a.quantizeTable;
   auto quantized = quantizeModel(**model, table, opts);
-  if (!quantized) {
-    Status s = quantized.status();
-    if (!a.quantizeTable.empty() && s.message().rfind("quantize table", 0) == 0)
-      s = s.withContext(a.quantizeTable);
-    else if (!a.calibrationTable.empty() && s.message().rfind("calibration table", 0) == 0)
-      s = s.withContext(a.calibrationTable);
-    return report(s);
-  }
+  if (!quantized) return report(quantized.status());
   if (!a.testInput.empty())
     if (Status s = verifyQuantized(a, **quantized); !s) return report(s);
   return report(saveModelWithQuantParams(**quantized, a.output));

@@ -1088,7 +1088,9 @@ Result<std::unique_ptr<ir::Module>> importOnnxBytes(const std::string& bytes, co
   auto model = parseModel(bytes, name, options);
   if (!model) return model.status();
   Importer imp(*model, name, options);
-  return imp.run();
+  auto module = imp.run();
+  if (module && options.validateLevel) TK_RETURN_IF_ERROR(validateImportedModule(**module, name));
+  return module;
 }
 
 Result<std::unique_ptr<ir::Module>> importOnnx(const std::string& path, const OnnxImportOptions& options) {

@@ -8,6 +8,7 @@
 
 #include "core/size_budget.h"
 #include "frontends/tflite/tflite_internal.h"
+#include "tosakit/import.h"
 
 namespace tosakit::tflite {
 
@@ -487,7 +488,9 @@ Result<std::unique_ptr<ir::Module>> importTfliteBytes(const std::string& bytes, 
     return Status::parse(name + ": the model has no subgraph");
   if (!model->operator_codes()) return Status::parse(name + ": the model has no operator codes");
   Importer imp(*model, name, options);
-  return imp.run();
+  auto module = imp.run();
+  if (module && options.validateLevel) TK_RETURN_IF_ERROR(validateImportedModule(**module, name));
+  return module;
 }
 
 Result<std::unique_ptr<ir::Module>> importTflite(const std::string& path, const TfliteImportOptions& options) {

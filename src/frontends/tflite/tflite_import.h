@@ -17,6 +17,7 @@
 namespace tosakit::tflite {
 
 struct TfliteImportOptions {
+  bool validateLevel = true;  // check the result at level 8K (tosakit::validateImportedModule, import.h)
   std::string functionName = "main";
 };
 
