@@ -22,7 +22,9 @@ DEMO_PACKAGES=(
   mlir-22-tools libmlir-22-dev llvm-22-dev zlib1g-dev libzstd-dev
   libzip-dev nlohmann-json3-dev libcli11-dev
   libonnx-dev libprotobuf-dev
-  libdnnl-dev
+  # Debian's oneDNN CMake package looks for OpenCL (find_package(OpenCL) in dnnl-config.cmake) but only recommends
+  # it: without recommends (--demo) configuring fails on a fresh machine.
+  libdnnl-dev ocl-icd-opencl-dev
   libopencv-imgcodecs-dev libopencv-imgproc-dev
   # FlatBuffers: flatc generates the TFLite reader (src/frontends/tflite) from its schema at build time.
   libflatbuffers-dev flatbuffers-compiler
