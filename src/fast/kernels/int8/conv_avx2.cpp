@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "fast/cpu_features.h"
 #include "fast/isa_dispatch.h"
@@ -217,6 +218,20 @@ TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w
 #pragma GCC unroll 2
         for (int v = 0; v < NV; ++v) acc[p][v] = _mm256_add_epi32(acc[p][v], _mm256_madd_epi16(x, wv[v]));
       }
+    }
+  }
+  if constexpr (std::is_same_v<OutT, int8_t> && NV == 2) {
+    if (OC - cb >= 16) {  // a whole panel: each row's 16 channels packed and clipped at once
+#pragma GCC unroll 2
+      for (int v = 0; v < 2; ++v) {
+        const EpiRegs8 r = loadEpi8(l, l.bias.data(), cb + 8 * v);
+#pragma GCC unroll 8
+        for (int p = 0; p < P; ++p) acc[p][v] = rescale8<kRescale, kDouble, kRange, kOverflow>(acc[p][v], r, f);
+      }
+      const __m128i lo = _mm_set1_epi8(int8_t(l.lo)), hi = _mm_set1_epi8(int8_t(l.hi));
+#pragma GCC unroll 8
+      for (int p = 0; p < P; ++p) storeClipped16(y + p * OC + cb, acc[p][0], acc[p][1], lo, hi);
+      return;
     }
   }
 #pragma GCC unroll 2
