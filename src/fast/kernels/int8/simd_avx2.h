@@ -19,7 +19,8 @@ struct EpiRegs8 {
   __m256i bias, rlo, rhi, mE, mO, shE, shO, rpE, rpO, rnE, rnO, zp, lo, hi;
 };
 TK_TARGET_AVX2 inline __m256i load8(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
-TK_TARGET_AVX2 inline EpiRegs8 loadEpi8(const IntEpilogueLanes& e, const int32_t* biasRow, int64_t cb) {
+TK_TARGET_AVX2 inline __attribute__((always_inline)) EpiRegs8 loadEpi8(const IntEpilogueLanes& e,
+                                                                       const int32_t* biasRow, int64_t cb) {
   EpiRegs8 r;
   const int64_t h = cb / 2;
   r.bias = load8(biasRow + cb), r.rlo = load8(e.rangeLo.data() + cb), r.rhi = load8(e.rangeHi.data() + cb);
@@ -86,7 +87,7 @@ TK_TARGET_AVX2 inline void storeNarrow8(OutT* out, __m256i v, int n) {
 // accumulators' bound and the biases cannot overflow: IntEpilogueLanes::noOverflow).
 // rescale8: the value before the clip; epilogue8: clipped and stored.
 template <bool kRescale = true, bool kDouble = true, bool kRange = true, bool kOverflow = true>
-TK_TARGET_AVX2 inline __m256i rescale8(__m256i acc, const EpiRegs8& r, EpiFlags8& f) {
+TK_TARGET_AVX2 inline __attribute__((always_inline)) __m256i rescale8(__m256i acc, const EpiRegs8& r, EpiFlags8& f) {
   __m256i v = _mm256_add_epi32(acc, r.bias);
   if constexpr (kOverflow)
     f.ovf = _mm256_or_si256(f.ovf, _mm256_and_si256(_mm256_xor_si256(acc, v), _mm256_xor_si256(r.bias, v)));
@@ -120,7 +121,8 @@ TK_TARGET_AVX2 inline void epilogue8(__m256i acc, const EpiRegs8& r, OutT* out, 
 // 16 values before the clip (a: the first 8, b: the next 8) as 16 i8, clipped to [lo, hi] (within i8's range): the
 // saturating packs give i8's range, the clamp is applied to the bytes (one pack and one clamp for 16 values
 // instead of per 8).
-TK_TARGET_AVX2 inline void storeClipped16(int8_t* out, __m256i a, __m256i b, __m128i lo, __m128i hi) {
+TK_TARGET_AVX2 inline __attribute__((always_inline)) void storeClipped16(int8_t* out, __m256i a, __m256i b, __m128i lo,
+                                                                         __m128i hi) {
   // packs works per 128-bit half: [a0-3 b0-3 | a4-7 b4-7] as i16, reordered to [a | b] before the byte pack.
   const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), _MM_SHUFFLE(3, 1, 2, 0));
   const __m128i bytes = _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
