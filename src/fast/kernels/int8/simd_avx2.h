@@ -118,15 +118,18 @@ TK_TARGET_AVX2 inline void epilogue8(__m256i acc, const EpiRegs8& r, OutT* out, 
   storeNarrow8(out, _mm256_min_epi32(_mm256_max_epi32(v, r.lo), r.hi), n);
 }
 
-// 16 values before the clip (a: the first 8, b: the next 8) as 16 i8, clipped to [lo, hi] (within i8's range): the
-// saturating packs give i8's range, the clamp is applied to the bytes (one pack and one clamp for 16 values
-// instead of per 8).
-TK_TARGET_AVX2 inline __attribute__((always_inline)) void storeClipped16(int8_t* out, __m256i a, __m256i b, __m128i lo,
-                                                                         __m128i hi) {
+// 16 i32 (a: the first 8, b: the next 8) as 16 i8, saturated (one pack for 16 values instead of per 8).
+TK_TARGET_AVX2 inline __attribute__((always_inline)) __m128i packBytes16(__m256i a, __m256i b) {
   // packs works per 128-bit half: [a0-3 b0-3 | a4-7 b4-7] as i16, reordered to [a | b] before the byte pack.
   const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), _MM_SHUFFLE(3, 1, 2, 0));
-  const __m128i bytes = _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_min_epi8(_mm_max_epi8(bytes, lo), hi));
+  return _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
+// 16 values before the clip as 16 i8 clipped to [lo, hi] (within i8's range): the saturating packs give i8's
+// range, the clamp is applied to the bytes.
+TK_TARGET_AVX2 inline __attribute__((always_inline)) void storeClipped16(int8_t* out, __m256i a, __m256i b, __m128i lo,
+                                                                         __m128i hi) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_min_epi8(_mm_max_epi8(packBytes16(a, b), lo), hi));
 }
 
 }  // namespace tosakit::fast::dnn
