@@ -63,13 +63,6 @@ TK_TARGET_AVX2 void convertRowAvx2(const Geometry& g, const int8_t* x, int64_t n
   }
 }
 
-// 16 bytes saturated to i8 (two pixels' 8 channels), clipped to [lo, hi]: the low 8 to outA, the high 8 to outB.
-TK_TARGET_AVX2 inline void storePair(__m128i bytes, int32_t lo, int32_t hi, int8_t* outA, int8_t* outB) {
-  bytes = _mm_min_epi8(_mm_max_epi8(bytes, _mm_set1_epi8(int8_t(lo))), _mm_set1_epi8(int8_t(hi)));
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(outA), bytes);
-  _mm_storeh_pd(reinterpret_cast<double*>(outB), _mm_castsi128_pd(bytes));
-}
-
 // The epilogue of 8 exact fp32 sums, two forms with the same interface (load the parameters of channels c..c+7,
 // apply them to one accumulator vector). IntEpi8: converted to i32 (exact: they are integers) and through the
 // integer epilogue (kernels/int8/simd_avx2.h) with its checks; ScaledEpi8: the bias already in the sums, the
@@ -86,7 +79,7 @@ struct IntEpi8 {
   TK_TARGET_AVX2 void applyPair(__m256 a, __m256 b, const EpiRegs8& r, int8_t* outA, int8_t* outB, EpiFlags8& f) const {
     const __m256i va = rescale8<kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(a), r, f);
     const __m256i vb = rescale8<kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(b), r, f);
-    storePair(packBytes16(va, vb), l.lo, l.hi, outA, outB);
+    storeClippedPair(packBytes16(va, vb), l.lo, l.hi, outA, outB);
   }
 };
 struct ScaledRegs8 {
@@ -113,7 +106,7 @@ struct ScaledEpi8 {
                                 EpiFlags8&) const {
     __m128i ya[2], yb[2];
     rescaleHalves(a, r, ya), rescaleHalves(b, r, yb);
-    storePair(_mm_packs_epi16(_mm_packs_epi32(ya[0], ya[1]), _mm_packs_epi32(yb[0], yb[1])), lo, hi, outA, outB);
+    storeClippedPair(_mm_packs_epi16(_mm_packs_epi32(ya[0], ya[1]), _mm_packs_epi32(yb[0], yb[1])), lo, hi, outA, outB);
   }
   // The rescaled lanes 0-3 and 4-7 (the rounding term of the value's sign with double rounding; floor, then an
   // exact truncation: the output zero point is in the rounding term).

@@ -132,4 +132,13 @@ TK_TARGET_AVX2 inline __attribute__((always_inline)) void storeClipped16(int8_t*
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_min_epi8(_mm_max_epi8(packBytes16(a, b), lo), hi));
 }
 
+// 16 bytes saturated to i8 (two rows' or pixels' 8 channels), clipped to [lo, hi] (within i8's range): the low 8
+// to outA, the high 8 to outB.
+TK_TARGET_AVX2 inline __attribute__((always_inline)) void storeClippedPair(__m128i bytes, int32_t lo, int32_t hi,
+                                                                           int8_t* outA, int8_t* outB) {
+  bytes = _mm_min_epi8(_mm_max_epi8(bytes, _mm_set1_epi8(int8_t(lo))), _mm_set1_epi8(int8_t(hi)));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(outA), bytes);
+  _mm_storeh_pd(reinterpret_cast<double*>(outB), _mm_castsi128_pd(bytes));
+}
+
 }  // namespace tosakit::fast::dnn
