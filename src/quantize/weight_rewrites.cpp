@@ -337,36 +337,17 @@ std::vector<ChannelGroup> residualGroups(const ir::Function& fn, const std::map<
   return valid;
 }
 
-// Scales of one group, as activationScales balances a conv2d pair: a[c] the largest |value| of channel c
-// over the group's tensors, r2[c] the largest weight of input channel c over the conv2d consumers (each
-// relative to its own largest weight: they are quantized per output channel); depthwise consumers quantize
-// per channel and do not weigh in. Without a conv2d consumer every channel is scaled to A = max a.
-std::vector<double> groupScales(const ChannelGroup& g, const std::vector<double>& a) {
-  std::vector<double> r2(a.size(), 0.0), s(a.size(), 1.0);
-  bool conv2d = false;
-  for (const ir::Operation* op : g.consumers) {
-    if (op->name != "tosa.conv2d") continue;
-    const Tensor& w = *constProducer(op->operands[1])->attr("values")->tensor;
-    std::vector<double> r(a.size(), 0.0);
-    double top = 0;
-    for (int64_t i = 0; i < w.size(); ++i) {
-      double& rc = r[size_t(consumerInputChannel(w, op->name, i))];
-      rc = std::max(rc, std::fabs(w.getFloat(i)));
-      top = std::max(top, rc);
-    }
-    if (!(top > 0)) continue;
-    conv2d = true;
-    for (size_t c = 0; c < a.size(); ++c) r2[c] = std::max(r2[c], r[c] / top);
-  }
+// Scales of one group: every channel of the stream is scaled to the stream's largest range A (a[c]: the
+// largest |value| of channel c over the group's tensors on the samples), s_c = a_c / A. Balancing against the
+// conv2d consumers' weight ranges, as activationScales does for a pair, did worse on the MediaPipe landmark
+// models (docs/QUANTIZATION.md): the stream is read by several convs and by the next add, which all quantize
+// it on one per-tensor grid.
+std::vector<double> groupScales(const std::vector<double>& a) {
+  std::vector<double> s(a.size(), 1.0);
   double amax = *std::max_element(a.begin(), a.end());
   if (!(amax > 0)) return s;
-  double k = 0;
-  for (size_t c = 0; c < a.size(); ++c) k = std::max(k, std::sqrt(a[c] * r2[c]));
-  for (size_t c = 0; c < a.size(); ++c) {
-    if (!(a[c] > 0) || (conv2d && !(r2[c] > 0))) continue;
-    double sc = conv2d ? std::sqrt(a[c] / r2[c]) * k / amax : a[c] / amax;
-    s[c] = std::clamp(sc, 1.0 / 65536, 65536.0);
-  }
+  for (size_t c = 0; c < a.size(); ++c)
+    if (a[c] > 0) s[c] = std::clamp(a[c] / amax, 1.0 / 65536, 1.0);
   return s;
 }
 
@@ -429,7 +410,7 @@ Result<ActivationEqualization> equalizeActivations(const CalibrateOptions& o, ir
       for (size_t c = 0; c < a.size() && c < it->second.size(); ++c) a[c] = std::max(a[c], it->second[c]);
     }
     if (a.empty() || int64_t(a.size()) != g.values.front()->type.dims.back()) continue;
-    scaleGroup(g, groupScales(g, a));
+    scaleGroup(g, groupScales(a));
     ++done.residualGroups;
   }
   return done;

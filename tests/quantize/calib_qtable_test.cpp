@@ -151,6 +151,31 @@ TEST_F(QtableCli, NoFloatLayerWhenAllInt8ReachesTheTarget) {
   EXPECT_EQ(q.substr(q.find("# op_name quantize_mode\n") + 24), "") << q;
 }
 
+// --outputs: the search measures the worst of the named outputs (each averaged over the samples). The model
+// also returns the ReLU, which INT8 keeps well: naming it alone, all-INT8 reaches the target; by default every
+// output counts and the saturated clip decides.
+TEST_F(QtableCli, OutputsNamesTheOutputsThatMustReachTheTarget) {
+  std::string model = read("conv.mlir");
+  model.replace(model.find("-> tensor<1x4x4x2xf32> {"), std::string("-> tensor<1x4x4x2xf32> {").size(),
+                "-> (tensor<1x4x4x2xf32>, tensor<1x4x4x3xf32>) {");
+  model.replace(model.find("return %y : tensor<1x4x4x2xf32>"), std::string("return %y : tensor<1x4x4x2xf32>").size(),
+                "return %y, %r : tensor<1x4x4x2xf32>, tensor<1x4x4x3xf32>");
+  write("two.mlir", model);
+  auto base = "qtable " + path("two.mlir") + " --dataset " + path("data") + " --calibration-table " + path("bad.txt") +
+      " --expected-cos 0.95 -o " + path("q.txt");
+  auto relu = runTool(base + " --outputs out1");
+  ASSERT_EQ(relu.exitCode, 0) << relu.out;
+  EXPECT_NE(read("q.txt").find("# float layers: 0 of 4"), std::string::npos) << read("q.txt");
+  auto both = runTool(base);
+  ASSERT_EQ(both.exitCode, 0) << both.out;
+  EXPECT_NE(read("q.txt").find("# op_name quantize_mode\nclip F32\nconv2 F32\n"), std::string::npos) << read("q.txt");
+  fs::remove(path("q.txt"));
+  auto unknown = runTool(base + " --outputs out1,nope");
+  EXPECT_EQ(unknown.exitCode, 4) << unknown.out;
+  EXPECT_NE(unknown.out.find("'nope' is not an output of the model"), std::string::npos) << unknown.out;
+  EXPECT_FALSE(fs::exists(path("q.txt")));
+}
+
 TEST_F(QtableCli, BadInputIsOneLineExitFourAndNoTable) {
   write("unknown.txt", "x 1 -1 1\nconv9 1 0 1\n");
   fs::create_directories(path("empty"));

@@ -1,10 +1,9 @@
 // `calibrate --equalize-activations` on a residual stream (docs/QUANTIZATION.md, "Weight rewrites"): two convs
 // feed an add whose result two convs read (a conv2d and a depthwise), so no conv1 -> conv2 pair may rescale it
-// alone. The whole stream gets one scale per channel, s_c = sqrt(a_c / r2_c) k / A (a_c: the largest |value|
-// of channel c over the stream's tensors on the samples, r2_c: the conv2d consumer's largest weight of input
-// channel c relative to its largest, k = max_c sqrt(a_c r2_c), A = max_c a_c): both producers divide their
-// output channel c by s_c, both consumers multiply their input channel c by s_c, and the function stays
-// exactly the same. Expected values computed here by hand from the sample.
+// alone. The whole stream gets one scale per channel, s_c = a_c / A (a_c: the largest |value| of channel c
+// over the stream's tensors on the samples, A = max_c a_c): both producers divide their output channel c by
+// s_c, both consumers multiply their input channel c by s_c, and the function stays exactly the same.
+// Expected values computed here by hand from the sample.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -87,11 +86,9 @@ TEST_F(CalibResidualEqualization, OneScalePerChannelOverTheStreamKeepsTheFunctio
       double x = kX[size_t(pos * 2 + ch)], t1 = kP1[ch] * x + kB1[ch], t2 = kP2[ch] * x;
       a[ch] = std::max({a[ch], std::fabs(t1), std::fabs(t2), std::fabs(t1 + t2)});
     }
-  const double r2[2] = {kC[0] / 20.0, kC[1] / 20.0};
   const double amax = std::max(a[0], a[1]);
-  const double k = std::max(std::sqrt(a[0] * r2[0]), std::sqrt(a[1] * r2[1]));
-  double s[2];
-  for (int ch = 0; ch < 2; ++ch) s[ch] = std::sqrt(a[ch] / r2[ch]) * k / amax;
+  const double s[2] = {a[0] / amax, a[1] / amax};
+  ASSERT_LT(s[1], 0.01);  // channel 1 is the small one: scaled up more than 100 times
 
   auto eq = loadModel(p("eq.mlir"));
   ASSERT_TRUE(eq);
@@ -103,10 +100,6 @@ TEST_F(CalibResidualEqualization, OneScalePerChannelOverTheStreamKeepsTheFunctio
     EXPECT_NEAR(weights(fn, "c").getFloat(ch), kC[ch] * s[ch], 1e-5 * kC[ch] * s[ch]) << ch;
     EXPECT_NEAR(weights(fn, "dw").getFloat(ch), kDw[ch] * s[ch], 1e-5 * kDw[ch] * s[ch]) << ch;
   }
-  // The scaled stream's channel ranges a_c / s_c are balanced against the conv2d's weights: both channels
-  // end at A sqrt(a_c r2_c) / k, the larger one at A.
-  EXPECT_NEAR(std::max(a[0] / s[0], a[1] / s[1]), amax, 1e-9);
-
   auto before = runOutputs(p("m.mlir"), p("y.npz"));
   auto after = runOutputs(p("eq.mlir"), p("y_eq.npz"));
   ASSERT_EQ(before.size(), 2u);
