@@ -32,6 +32,9 @@ struct QtableOptions {
   // Outputs whose cosine must reach expectedCos (names as Function::outputName); empty: every float output.
   // The search measures the worst of them (each averaged over the samples).
   std::vector<std::string> outputs;
+  // Each output's cosine on its worst sample instead of its mean over the samples: for a goal that every
+  // image must meet rather than the average.
+  bool worstSample = false;
   int64_t maxFloatLayers = -1;  // -1: no limit
   SessionOptions session;
   ProgressCallback progress;

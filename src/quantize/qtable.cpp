@@ -113,7 +113,8 @@ class Evaluator {
   }
 
   // The model quantized with `floatLayers` in fpType, against float: the mean cosine over the samples of each
-  // output that counts (every floating-point output, or those named in opts.outputs), and of those the worst.
+  // output that counts (every floating-point output, or those named in opts.outputs; the worst sample's with
+  // opts.worstSample), and of those the worst.
   // The worst, not the mean over outputs: a landmark model whose pixel coordinates keep 0.999 would hide that
   // its world landmarks fall to 0.9.
   Result<double> cosine(const std::vector<std::string>& floatLayers) {
@@ -125,21 +126,26 @@ class Evaluator {
     if (!session) return session.status();
     RunOptions ro;
     ro.function = o_.quantize.function;
-    std::map<size_t, std::pair<double, int64_t>> perOutput;  // output index -> (sum, count)
+    struct Sims {
+      double sum = 0, worst = 2;
+      int64_t n = 0;
+    };
+    std::map<size_t, Sims> perOutput;
     for (size_t s = 0; s < inputs_.size(); ++s) {
       RunResult rr;
       if (Status st = (*session)->run(inputs_[s], rr, ro); !st) return st.withContext(o_.samples[s]);
       for (size_t i = 0; i < rr.outputs.size() && i < reference_[s].size(); ++i) {
         if (!isFloat(rr.outputs[i].second.dtype()) || !counts(reference_[s][i].first)) continue;
-        auto& [sum, n] = perOutput[i];
-        sum += compliance::cosineSimilarity(rr.outputs[i].second, reference_[s][i].second);
-        ++n;
+        Sims& sims = perOutput[i];
+        double c = compliance::cosineSimilarity(rr.outputs[i].second, reference_[s][i].second);
+        sims.sum += c, sims.worst = std::min(sims.worst, c), ++sims.n;
       }
     }
     if (perOutput.empty())
       return Status::unsupported("qtable: the quantized model has no floating-point output to compare");
     double worst = 2;
-    for (const auto& [i, sn] : perOutput) worst = std::min(worst, sn.first / double(sn.second));
+    for (const auto& [i, sims] : perOutput)
+      worst = std::min(worst, o_.worstSample ? sims.worst : sims.sum / double(sims.n));
     return worst;
   }
 

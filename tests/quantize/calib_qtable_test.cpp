@@ -3,6 +3,8 @@
 // below 0.95, and only keeping that layer and the clip that requantizes it in float lifts it above (the other
 // layers' int8 error is small), so the search must return exactly those two; bad input as the README says. A fused group (QtableGroup): an input
 // saturated by its thresholds before a transpose -> conv -> ReLU is repaired only when all three are float.
+#include <cmath>
+
 #include "../cli/cli_test_util.h"
 #include "calib_test_util.h"
 #include "formats/npy/npy.h"
@@ -174,6 +176,41 @@ TEST_F(QtableCli, OutputsNamesTheOutputsThatMustReachTheTarget) {
   EXPECT_EQ(unknown.exitCode, 4) << unknown.out;
   EXPECT_NE(unknown.out.find("'nope' is not an output of the model"), std::string::npos) << unknown.out;
   EXPECT_FALSE(fs::exists(path("q.txt")));
+}
+
+// --worst-sample: the all-INT8 cosine the table reports is the smallest over the samples, not their mean; both
+// recomputed here from `run` outputs of the float and the INT8 model, the cosine by hand.
+TEST_F(QtableCli, WorstSampleMeasuresTheWorstSampleInsteadOfTheMean) {
+  ASSERT_EQ(runTool("quantize " + path("conv.mlir") + " --quantize INT8 --calibration-table " + path("bad.txt") +
+                    " -o " + path("int8.mlir"))
+                .exitCode,
+            0);
+  double worst = 2, sum = 0;
+  for (int k = 0; k < 4; ++k) {
+    std::string in = path("data/s" + std::to_string(k) + ".npy");
+    ASSERT_EQ(runTool("run " + path("conv.mlir") + " --input x=" + in + " -o " + path("f.npz")).exitCode, 0);
+    ASSERT_EQ(runTool("run " + path("int8.mlir") + " --input x=" + in + " -o " + path("q.npz")).exitCode, 0);
+    auto f = npy::readNpz(path("f.npz"));
+    auto q = npy::readNpz(path("q.npz"));
+    ASSERT_TRUE(f && q && f->size() == 1 && q->size() == 1);
+    const Tensor &a = (*f)[0].second, &b = (*q)[0].second;
+    double ab = 0, aa = 0, bb = 0;
+    for (int64_t i = 0; i < a.size(); ++i)
+      ab += a.getFloat(i) * b.getFloat(i), aa += a.getFloat(i) * a.getFloat(i), bb += b.getFloat(i) * b.getFloat(i);
+    double c = ab / std::sqrt(aa * bb);
+    worst = std::min(worst, c), sum += c;
+  }
+  ASSERT_LT(worst, sum / 4 - 1e-4);  // the samples differ, so the two measures do
+  auto allInt8 = [&](const std::string& extra) {
+    auto r = runTool("qtable " + path("conv.mlir") + " --dataset " + path("data") + " --calibration-table " +
+                     path("bad.txt") + " --expected-cos 0.1 " + extra + " -o " + path("q.txt"));
+    EXPECT_EQ(r.exitCode, 0) << r.out;
+    std::string q = read("q.txt");
+    size_t at = q.find("# all-INT8 cos: ");
+    return at == std::string::npos ? -9.0 : std::stod(q.substr(at + 16));
+  };
+  EXPECT_NEAR(allInt8(""), sum / 4, 1e-5);
+  EXPECT_NEAR(allInt8("--worst-sample"), worst, 1e-5);
 }
 
 TEST_F(QtableCli, BadInputIsOneLineExitFourAndNoTable) {

@@ -1,6 +1,6 @@
 // tosakit qtable MODEL --dataset DIR --calibration-table CALI.txt [--expected-cos 0.99] [--max-float-layers N]
 //                [--fp-type F16|BF16|F32|INT16] [--quantize INT8|INT16] [--asymmetric] [--per-tensor]
-//                [--outputs NAME,...] [--input-num N] [--loss-table LOSS.txt] -o QTABLE.txt
+//                [--outputs NAME,...] [--worst-sample] [--input-num N] [--loss-table LOSS.txt] -o QTABLE.txt
 #include <unistd.h>
 
 #include <filesystem>
@@ -24,6 +24,7 @@ struct QtableArgs {
   std::string calibrationTable;
   double expectedCos = 0.99;
   std::vector<std::string> outputs;
+  bool worstSample = false;
   int64_t maxFloatLayers = -1;
   std::string fpType = "F32";
   std::string mode = "INT8";
@@ -70,6 +71,7 @@ int qtableVerb(const QtableArgs& a) {
   o.fpType = *fpType;
   o.expectedCos = a.expectedCos;
   o.outputs = a.outputs;
+  o.worstSample = a.worstSample;
   o.maxFloatLayers = a.maxFloatLayers;
   a.backend.apply(o.session);
   o.progress = progressBar();
@@ -104,6 +106,8 @@ VerbAction addQtableVerb(CLI::App& app) {
   cmd->add_option("--outputs", args->outputs,
                   "Outputs whose cosine must reach --expected-cos, comma-separated (default: every float output)")
       ->delimiter(',');
+  cmd->add_flag("--worst-sample", args->worstSample,
+                "Each output's cosine on its worst sample, not its mean over the samples");
   cmd->add_option("--max-float-layers", args->maxFloatLayers, "At most this many float layers (-1: no limit)")
       ->capture_default_str();
   cmd->add_option("--fp-type", args->fpType,
