@@ -3,7 +3,8 @@
 //
 // 1. Sensitivity (the loss table): for every candidate — every layer alone, and every fused group (an op with
 //    the transposes/reshapes only it reads and its sole ReLU consumer) — the model quantized with those
-//    layers in `fpType` and everything else in the base mode; its mean output cosine against the float model.
+//    layers in `fpType` and everything else in the base mode; its output cosine against the float model (each
+//    output's cosine averaged over the samples, the worst output's counts).
 //    Sorted by cosine gain over all-quantized per float layer, most first.
 // 2. Greedy forward selection: each step quantizes the model with a candidate added to the layers chosen so
 //    far — for the 16 candidates with the highest gain measured so far and every candidate next to a chosen
@@ -28,6 +29,12 @@ struct QtableOptions {
   QuantizeOptions quantize;           // base mode (INT8 by default), asymmetric, per-tensor, function
   QuantMode fpType = QuantMode::F32;  // precision of the layers kept in float
   double expectedCos = 0.99;
+  // Outputs whose cosine must reach expectedCos (names as Function::outputName); empty: every float output.
+  // The search measures the worst of them (each averaged over the samples).
+  std::vector<std::string> outputs;
+  // Each output's cosine on its worst sample instead of its mean over the samples: for a goal that every
+  // image must meet rather than the average.
+  bool worstSample = false;
   int64_t maxFloatLayers = -1;  // -1: no limit
   SessionOptions session;
   ProgressCallback progress;

@@ -154,9 +154,11 @@ Result<CalibrationTable> calibrate(const CalibrateOptions& o) {
     note(o, "weight equalization: " + std::to_string(*pairs) + " conv pair(s) equalized");
   }
   if (o.activationEqualization) {
-    auto pairs = equalizeActivations(o, *fn, samples);
-    if (!pairs) return pairs.status();
-    note(o, "activation equalization: " + std::to_string(*pairs) + " conv pair(s) equalized");
+    auto eq = equalizeActivations(o, *fn, samples);
+    if (!eq) return eq.status();
+    note(o,
+         "activation equalization: " + std::to_string(eq->pairs) + " conv pair(s) equalized, " +
+             std::to_string(eq->residualGroups) + " residual stream(s)");
   }
   Calibrator cal(o, *fn);
   bool histograms = o.method != CalibrationMethod::MinMax || o.searchThreshold;

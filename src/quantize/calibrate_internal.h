@@ -45,8 +45,15 @@ Result<int> equalizeWeights(ir::Function& fn);
 
 // Activation-aware equalization of conv -> [ReLU / bounded ReLU] -> [zero pad] -> conv chains: each channel of
 // the tensor between them scaled by its range on `samples` (docs/QUANTIZATION.md, "Activation equalization");
-// returns the number of pairs.
-Result<int> equalizeActivations(const CalibrateOptions& o, ir::Function& fn, const std::vector<std::string>& samples);
+// residual streams (tensors joined by add/sub, pooling, ReLU, zero pad, produced and read by convs) get one
+// scale per channel over the whole stream, so tensors with several consumers are equalized too. Returns the
+// number of pairs and of streams.
+struct ActivationEqualization {
+  int pairs = 0;
+  int residualGroups = 0;
+};
+Result<ActivationEqualization> equalizeActivations(const CalibrateOptions& o, ir::Function& fn,
+                                                   const std::vector<std::string>& samples);
 
 // 7.5.2 bias correction of conv biases: bias += E[float output - fake-quantized output] per channel.
 Result<int> correctBiases(const CalibrateOptions& o, ir::Function& fn, const std::vector<std::string>& samples,

@@ -219,6 +219,10 @@ class Quantizer {
     return outputOnly_[v] = only;
   }
 
+  // Whether the layer producing y hands on its dequantized accumulator. Only an int32 one: TOSA's CAST has no
+  // int48 source (2.13.1), so an INT16 layer (16x8, i48 accumulator) rescales to its 16-bit grid as usual.
+  bool outputFromAccumulator(const Value* y) { return accType() == DType::I32 && feedsOnlyFloatOutputs(y); }
+
   // An op between the last layer and the outputs that stays in fp32: data movement, or the addition of a
   // constant (a fully connected layer's bias after its matmul).
   bool outputTailOp(const Operation& op) {
@@ -720,7 +724,7 @@ class Quantizer {
     if (!w || !bias || op.operands.size() < 5 || !zeroConst(op.operands[3]) || !zeroConst(op.operands[4])) return false;
     const Value* y = op.results[0];
     TK_ASSIGN(x, getInt(op.operands[0], op.describe()));
-    const bool floatOut = feedsOnlyFloatOutputs(y);
+    const bool floatOut = outputFromAccumulator(y);
     QParams qy;
     if (!floatOut) {
       TK_ASSIGN(p, resultParams(op));
@@ -761,7 +765,7 @@ class Quantizer {
     if (!zeroConst(op.operands[2]) || !zeroConst(op.operands[3])) return false;
     const Value* y = op.results[0];
     TK_ASSIGN(a, getInt(op.operands[0], op.describe()));
-    const bool floatOut = feedsOnlyFloatOutputs(y);
+    const bool floatOut = outputFromAccumulator(y);
     QParams qy;
     if (!floatOut) {
       TK_ASSIGN(p, resultParams(op));

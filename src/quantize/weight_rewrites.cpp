@@ -222,17 +222,169 @@ Result<std::map<std::string, std::vector<double>>> channelAbsMax(const Calibrate
   return out;
 }
 
+// --- Channel groups: tensors that must share one per-channel scale (residual streams) ---------------------
+//
+// A residual stream (MobileNetV2's linear bottlenecks: conv -> add(conv, skip) -> [1x1 conv, depthwise,
+// next add]) has tensors with several consumers, so no conv1 -> conv2 pair may rescale it alone. Scaling
+// channel c of every tensor of the stream by the same 1/s_c keeps the function: add/sub, max/avg pooling,
+// resize, ReLU (from 0, unbounded) and zero padding commute with a positive per-channel factor, so the
+// factor passes through them; the convs that produce the stream absorb it in their output channels
+// (W[c] /= s_c, b[c] /= s_c) and the convs that read it in their input channels (W[.., c] *= s_c).
+
+// The operand indices of op that carry a per-channel factor through to its result, or none.
+std::vector<size_t> passThroughOperands(const ir::Operation& op) {
+  if (op.results.size() != 1) return {};
+  const ir::ValueType& rt = op.results[0]->type;
+  auto sameShape = [&](size_t i) { return i < op.operands.size() && op.operands[i]->type.dims == rt.dims; };
+  if (op.name == "tosa.add" || op.name == "tosa.sub")
+    return sameShape(0) && sameShape(1) ? std::vector<size_t>{0, 1} : std::vector<size_t>{};
+  bool unary = op.name == "tosa.max_pool2d" || op.name == "tosa.avg_pool2d" || op.name == "tosa.resize" || isRelu(op) ||
+      isZeroPad(op);
+  if (!unary || op.operands.empty() || op.operands[0]->type.rank() != rt.rank() || rt.rank() == 0) return {};
+  return op.operands[0]->type.dims.back() == rt.dims.back() ? std::vector<size_t>{0} : std::vector<size_t>{};
+}
+
+// Input channel of element i of a consumer's weights: conv2d [OC,KH,KW,IC], depthwise [KH,KW,C,M].
+int64_t consumerInputChannel(const Tensor& w, const std::string& opName, int64_t i) {
+  if (opName == "tosa.conv2d") return i % w.shape()[3];
+  return (i / w.shape()[3]) % w.shape()[2];
+}
+
+struct ChannelGroup {
+  std::vector<const ir::Value*> values;
+  std::vector<ir::Operation*> producers;  // convs whose output channels absorb 1/s
+  std::vector<ir::Operation*> consumers;  // convs whose input channels absorb s
+  bool residual = false;                  // holds an add/sub (a conv1 -> conv2 pair otherwise)
+};
+
+class ValueSets {
+ public:
+  const ir::Value* find(const ir::Value* v) {
+    auto it = parent_.find(v);
+    if (it == parent_.end()) return parent_[v] = v;
+    return it->second == v ? v : it->second = find(it->second);
+  }
+  void join(const ir::Value* a, const ir::Value* b) { parent_[find(a)] = find(b); }
+
+ private:
+  std::map<const ir::Value*, const ir::Value*> parent_;
+};
+
+// Every group that holds an add/sub and whose tensors are produced and read only by pass-through ops and by
+// convs with their own constant weights (and, producers, biases); a tensor the function returns, or one an
+// other op reads, leaves its group as it is.
+std::vector<ChannelGroup> residualGroups(const ir::Function& fn, const std::map<const ir::Value*, int>& uses) {
+  ValueSets sets;
+  std::map<const ir::Value*, std::vector<std::pair<ir::Operation*, size_t>>> users;
+  std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
+    for (const auto& op : b.ops) {
+      for (size_t i = 0; i < op->operands.size(); ++i) users[op->operands[i]].push_back({op.get(), i});
+      for (const auto& r : op->regions)
+        for (const auto& blk : r->blocks) walk(*blk);
+    }
+  };
+  walk(fn.body);
+  std::vector<const ir::Value*> order;
+  for (const auto& op : fn.body.ops)
+    for (size_t i : passThroughOperands(*op)) {
+      sets.join(op->operands[i], op->results[0]);
+      order.push_back(op->operands[i]);
+      order.push_back(op->results[0]);
+    }
+  std::map<const ir::Value*, size_t> index;
+  std::vector<ChannelGroup> groups;
+  std::set<const ir::Value*> seen;
+  for (const ir::Value* v : order) {
+    if (!seen.insert(v).second) continue;
+    auto [it, fresh] = index.emplace(sets.find(v), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].values.push_back(v);
+  }
+  auto passes = [](const ir::Operation& op, size_t i) {
+    auto ops = passThroughOperands(op);
+    return std::find(ops.begin(), ops.end(), i) != ops.end();
+  };
+  auto ownWeights = [&](ir::Operation& op) {
+    return isConvLike(op) && op.operands.size() > 1 && ownConst(op.operands[1], uses) &&
+        op.operands[1]->type.rank() == 4;
+  };
+  std::vector<ChannelGroup> valid;
+  for (ChannelGroup& g : groups) {
+    bool ok = true;
+    int64_t channels = -1;
+    for (const ir::Value* v : g.values) {
+      if (!isFloat(v->type.dtype) || v->type.rank() != 4 || !v->definingOp) ok = false;
+      if (!ok) break;
+      if (channels < 0) channels = v->type.dims.back();
+      ok = v->type.dims.back() == channels;
+      ir::Operation* def = v->definingOp;
+      if (!passThroughOperands(*def).empty()) {
+        g.residual = g.residual || def->name == "tosa.add" || def->name == "tosa.sub";
+      } else if (ownWeights(*def) && def->operands.size() > 2 && ownConst(def->operands[2], uses)) {
+        g.producers.push_back(def);
+      } else {
+        ok = false;
+      }
+      for (auto [op, i] : users[v]) {
+        if (!ok) break;
+        if (passes(*op, i) && op->parent == &fn.body) continue;
+        ok = i == 0 && op->parent == &fn.body && ownWeights(*op);
+        if (ok) g.consumers.push_back(op);
+      }
+    }
+    if (ok && g.residual && !g.producers.empty()) valid.push_back(std::move(g));
+  }
+  return valid;
+}
+
+// Scales of one group: every channel of the stream is scaled to the stream's largest range A (a[c]: the
+// largest |value| of channel c over the group's tensors on the samples), s_c = a_c / A. Balancing against the
+// conv2d consumers' weight ranges, as activationScales does for a pair, did worse on the MediaPipe landmark
+// models (docs/QUANTIZATION.md): the stream is read by several convs and by the next add, which all quantize
+// it on one per-tensor grid.
+std::vector<double> groupScales(const std::vector<double>& a) {
+  std::vector<double> s(a.size(), 1.0);
+  double amax = *std::max_element(a.begin(), a.end());
+  if (!(amax > 0)) return s;
+  for (size_t c = 0; c < a.size(); ++c)
+    if (a[c] > 0) s[c] = std::clamp(a[c] / amax, 1.0 / 65536, 1.0);
+  return s;
+}
+
+// Divides channel c of every tensor of the group by s[c].
+void scaleGroup(const ChannelGroup& g, const std::vector<double>& s) {
+  auto rewrite = [](ir::Operation& op, size_t operand, const std::function<double(int64_t, double)>& f) {
+    auto* c = const_cast<ir::Operation*>(constProducer(op.operands[operand]));
+    Tensor t = *c->attr("values")->tensor;
+    for (int64_t i = 0; i < t.size(); ++i) t.setFloat(i, f(i, t.getFloat(i)));
+    c->attrs["values"] = ir::Attribute::dense(std::move(t));
+  };
+  for (ir::Operation* op : g.producers) {
+    const Tensor& w = *constProducer(op->operands[1])->attr("values")->tensor;
+    rewrite(*op, 1, [&](int64_t i, double x) { return x / s[size_t(weightOutputChannel(w, op->name, i))]; });
+    rewrite(*op, 2, [&](int64_t i, double x) { return x / s[size_t(i)]; });
+  }
+  for (ir::Operation* op : g.consumers) {
+    const Tensor& w = *constProducer(op->operands[1])->attr("values")->tensor;
+    rewrite(*op, 1, [&](int64_t i, double x) { return x * s[size_t(consumerInputChannel(w, op->name, i))]; });
+  }
+}
+
 }  // namespace
 
-Result<int> equalizeActivations(const CalibrateOptions& o, ir::Function& fn, const std::vector<std::string>& samples) {
+Result<ActivationEqualization> equalizeActivations(const CalibrateOptions& o, ir::Function& fn,
+                                                   const std::vector<std::string>& samples) {
   auto uses = useCounts(fn);
   auto names = topLevelValueNames(fn);
   std::vector<ChannelPair> pairs = channelPairs(fn, uses);
+  std::vector<ChannelGroup> groups = residualGroups(fn, uses);
   std::set<std::string> wanted;
   for (const ChannelPair& p : pairs) wanted.insert(names.at(p.middle));
+  for (const ChannelGroup& g : groups)
+    for (const ir::Value* v : g.values) wanted.insert(names.at(v));
   auto ranges = channelAbsMax(o, fn, samples, wanted);
   if (!ranges) return ranges.status();
-  int done = 0;
+  ActivationEqualization done;
   for (const ChannelPair& p : pairs) {
     auto it = ranges->find(names.at(p.middle));
     ir::Operation* w2c = ownConst(p.conv2->operands[1], uses);
@@ -247,7 +399,19 @@ Result<int> equalizeActivations(const CalibrateOptions& o, ir::Function& fn, con
       fits = c < r2.size();
       if (fits) r2[c] = std::max(r2[c], std::fabs(w2.getFloat(i)));
     }
-    if (fits) done += scaleChannels(p, activationScales(p, a, r2), uses);
+    if (fits) done.pairs += scaleChannels(p, activationScales(p, a, r2), uses);
+  }
+  for (const ChannelGroup& g : groups) {
+    std::vector<double> a;
+    for (const ir::Value* v : g.values) {
+      auto it = ranges->find(names.at(v));
+      if (it == ranges->end()) continue;
+      a.resize(it->second.size(), 0.0);
+      for (size_t c = 0; c < a.size() && c < it->second.size(); ++c) a[c] = std::max(a[c], it->second[c]);
+    }
+    if (a.empty() || int64_t(a.size()) != g.values.front()->type.dims.back()) continue;
+    scaleGroup(g, groupScales(a));
+    ++done.residualGroups;
   }
   return done;
 }

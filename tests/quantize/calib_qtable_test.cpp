@@ -3,6 +3,8 @@
 // below 0.95, and only keeping that layer and the clip that requantizes it in float lifts it above (the other
 // layers' int8 error is small), so the search must return exactly those two; bad input as the README says. A fused group (QtableGroup): an input
 // saturated by its thresholds before a transpose -> conv -> ReLU is repaired only when all three are float.
+#include <cmath>
+
 #include "../cli/cli_test_util.h"
 #include "calib_test_util.h"
 #include "formats/npy/npy.h"
@@ -149,6 +151,66 @@ TEST_F(QtableCli, NoFloatLayerWhenAllInt8ReachesTheTarget) {
   EXPECT_NE(q.find("# float layers: 0 of 4"), std::string::npos) << q;
   EXPECT_NE(q.find("# op_name quantize_mode\n"), std::string::npos) << q;
   EXPECT_EQ(q.substr(q.find("# op_name quantize_mode\n") + 24), "") << q;
+}
+
+// --outputs: the search measures the worst of the named outputs (each averaged over the samples). The model
+// also returns the ReLU, which INT8 keeps well: naming it alone, all-INT8 reaches the target; by default every
+// output counts and the saturated clip decides.
+TEST_F(QtableCli, OutputsNamesTheOutputsThatMustReachTheTarget) {
+  std::string model = read("conv.mlir");
+  model.replace(model.find("-> tensor<1x4x4x2xf32> {"), std::string("-> tensor<1x4x4x2xf32> {").size(),
+                "-> (tensor<1x4x4x2xf32>, tensor<1x4x4x3xf32>) {");
+  model.replace(model.find("return %y : tensor<1x4x4x2xf32>"), std::string("return %y : tensor<1x4x4x2xf32>").size(),
+                "return %y, %r : tensor<1x4x4x2xf32>, tensor<1x4x4x3xf32>");
+  write("two.mlir", model);
+  auto base = "qtable " + path("two.mlir") + " --dataset " + path("data") + " --calibration-table " + path("bad.txt") +
+      " --expected-cos 0.95 -o " + path("q.txt");
+  auto relu = runTool(base + " --outputs out1");
+  ASSERT_EQ(relu.exitCode, 0) << relu.out;
+  EXPECT_NE(read("q.txt").find("# float layers: 0 of 4"), std::string::npos) << read("q.txt");
+  auto both = runTool(base);
+  ASSERT_EQ(both.exitCode, 0) << both.out;
+  EXPECT_NE(read("q.txt").find("# op_name quantize_mode\nclip F32\nconv2 F32\n"), std::string::npos) << read("q.txt");
+  fs::remove(path("q.txt"));
+  auto unknown = runTool(base + " --outputs out1,nope");
+  EXPECT_EQ(unknown.exitCode, 4) << unknown.out;
+  EXPECT_NE(unknown.out.find("'nope' is not an output of the model"), std::string::npos) << unknown.out;
+  EXPECT_FALSE(fs::exists(path("q.txt")));
+}
+
+// --worst-sample: the all-INT8 cosine the table reports is the smallest over the samples, not their mean; both
+// recomputed here from `run` outputs of the float and the INT8 model, the cosine by hand.
+TEST_F(QtableCli, WorstSampleMeasuresTheWorstSampleInsteadOfTheMean) {
+  ASSERT_EQ(runTool("quantize " + path("conv.mlir") + " --quantize INT8 --calibration-table " + path("bad.txt") +
+                    " -o " + path("int8.mlir"))
+                .exitCode,
+            0);
+  double worst = 2, sum = 0;
+  for (int k = 0; k < 4; ++k) {
+    std::string in = path("data/s" + std::to_string(k) + ".npy");
+    ASSERT_EQ(runTool("run " + path("conv.mlir") + " --input x=" + in + " -o " + path("f.npz")).exitCode, 0);
+    ASSERT_EQ(runTool("run " + path("int8.mlir") + " --input x=" + in + " -o " + path("q.npz")).exitCode, 0);
+    auto f = npy::readNpz(path("f.npz"));
+    auto q = npy::readNpz(path("q.npz"));
+    ASSERT_TRUE(f && q && f->size() == 1 && q->size() == 1);
+    const Tensor &a = (*f)[0].second, &b = (*q)[0].second;
+    double ab = 0, aa = 0, bb = 0;
+    for (int64_t i = 0; i < a.size(); ++i)
+      ab += a.getFloat(i) * b.getFloat(i), aa += a.getFloat(i) * a.getFloat(i), bb += b.getFloat(i) * b.getFloat(i);
+    double c = ab / std::sqrt(aa * bb);
+    worst = std::min(worst, c), sum += c;
+  }
+  ASSERT_LT(worst, sum / 4 - 1e-4);  // the samples differ, so the two measures do
+  auto allInt8 = [&](const std::string& extra) {
+    auto r = runTool("qtable " + path("conv.mlir") + " --dataset " + path("data") + " --calibration-table " +
+                     path("bad.txt") + " --expected-cos 0.1 " + extra + " -o " + path("q.txt"));
+    EXPECT_EQ(r.exitCode, 0) << r.out;
+    std::string q = read("q.txt");
+    size_t at = q.find("# all-INT8 cos: ");
+    return at == std::string::npos ? -9.0 : std::stod(q.substr(at + 16));
+  };
+  EXPECT_NEAR(allInt8(""), sum / 4, 1e-5);
+  EXPECT_NEAR(allInt8("--worst-sample"), worst, 1e-5);
 }
 
 TEST_F(QtableCli, BadInputIsOneLineExitFourAndNoTable) {

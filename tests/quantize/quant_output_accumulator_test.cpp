@@ -136,3 +136,30 @@ TEST_F(QuantOutputAccumulator, EqualizeActivationsScalesASmallRelu6ChannelAndKee
   ASSERT_EQ(a.size(), e.size());
   for (int64_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a.getFloat(i), e.getFloat(i), 1e-4) << i;
 }
+
+TEST_F(QuantOutputAccumulator, Int16ConvFeedingOnlyTheOutputRescalesItsInt48Accumulator) {
+  // TOSA's CAST has no int48 source: an INT16 conv (i48 accumulator) requantizes to int16 instead of handing
+  // on its accumulator. Before, the graph held cast i48 -> fp32 and did not run. Here the table's thresholds
+  // fit the values (|y| <= 140), so the output is within the weights' and the grids' rounding of float.
+  writeConvModel(p("m16.mlir"));
+  std::ofstream(p("cali16.txt"))
+      << "# op_name threshold min max\nx 1.0 -1 1\nconv 160.0 -160 160\nflat 160.0 -160 160\n";
+  ASSERT_TRUE(npy::writeNpz(p("in.npz"), {{"x", Tensor::fromDoubles(DType::FP32, {1, 2, 2, 2}, kX)}}).isOk());
+  auto q = runTool("quantize " + p("m16.mlir") + " --quantize INT16 --calibration-table " + p("cali16.txt") + " -o " +
+                   p("q16.mlir"));
+  ASSERT_EQ(q.exitCode, 0) << q.out;
+  Tensor y = runOutput(p("q16.mlir"), p("y16.npz"));
+  ASSERT_EQ(y.size(), 8);
+  for (int pos = 0; pos < 4; ++pos)
+    for (int c = 0; c < 2; ++c) {
+      // Bound: the int8 weights' half step S_w/2 = max|w_c|/254 times |x|, the int16 input's half step times
+      // |w|, the output's step 160/32767.
+      double want = kB[c], sw = std::max(std::fabs(kW[c][0]), std::fabs(kW[c][1])) / 127, bound = 160.0 / 32767;
+      for (int i = 0; i < 2; ++i) {
+        double x = kX[size_t(pos * 2 + i)];
+        want += kW[c][i] * x;
+        bound += sw / 2 * std::fabs(x) + std::fabs(kW[c][i]) / 32767 / 2;
+      }
+      EXPECT_NEAR(y.getFloat(pos * 2 + c), want, bound) << pos << "," << c;
+    }
+}

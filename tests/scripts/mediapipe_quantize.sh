@@ -10,7 +10,8 @@
 # pose_landmark_lite pose_landmark_full (default: all six). Environment: CALIB (calibration photographs, 32),
 # HELDOUT (12), CALIBRATE_ARGS (default "--method percentile9999 --equalize-activations --bc"),
 # QUANTIZE_ARGS (extra `quantize` flags), QTABLE=1 runs `tosakit qtable --expected-cos $QTABLE_COS` (default
-# 0.99, on the calibration photographs) for a model below the goal and quantizes again with its table, MAX_PX
+# 0.99, on the calibration photographs, the goal's outputs) for a model below the goal and quantizes again with
+# its table, QTABLE_ARGS (more qtable flags, e.g. "--fp-type INT16 --max-float-layers 20"), MAX_PX
 # (pixel error bound, default 3), EVAL_ARGS (more mediapipe_quantize_eval.py flags, e.g.
 # "--min-cos-for classificators=0.96"). Exit 0 when every model meets the goal, 1 otherwise, 77 when the
 # MediaPipe models (npm, tools/tflite) or the photographs' packages are missing.
@@ -24,6 +25,7 @@ CALIB="${CALIB:-32}"
 HELDOUT="${HELDOUT:-12}"
 CALIBRATE_ARGS="${CALIBRATE_ARGS:---method percentile9999 --equalize-activations --bc}"
 QUANTIZE_ARGS="${QUANTIZE_ARGS:-}"
+QTABLE_ARGS="${QTABLE_ARGS:-}"
 MAX_PX="${MAX_PX:-3}"
 MODELS=("$@")
 [ ${#MODELS[@]} -gt 0 ] || MODELS=(face_detection_short_range face_detection_full_range hand_landmark_lite
@@ -40,20 +42,22 @@ fi
 mkdir -p "$OUT"
 
 # package/file, photograph kind, input size, import preprocessing: face detection takes [-1, 1], the
-# landmark models [0, 1] (MediaPipe's ImageToTensorCalculator ranges in their graphs).
+# landmark models [0, 1] (MediaPipe's ImageToTensorCalculator ranges in their graphs); then the outputs the goal
+# names (qtable --outputs): face detection both, landmark models the landmarks and the world landmarks.
 spec() {
   case "$1" in
-    face_detection_short_range) echo "face_detection face 128 127.5 0.0078431373 input" ;;
-    face_detection_full_range) echo "face_detection face 192 127.5 0.0078431373 input" ;;
-    hand_landmark_*) echo "hands hand 224 0 0.0039215686 input_1" ;;
-    pose_landmark_*) echo "pose pose 256 0 0.0039215686 input_1" ;;
+    face_detection_short_range) echo "face_detection face 128 127.5 0.0078431373 input regressors,classificators" ;;
+    face_detection_full_range)
+      echo "face_detection face 192 127.5 0.0078431373 input reshaped_regressor_face_4,reshaped_classifier_face_4" ;;
+    hand_landmark_*) echo "hands hand 224 0 0.0039215686 input_1 Identity,Identity_3" ;;
+    pose_landmark_*) echo "pose pose 256 0 0.0039215686 input_1 Identity,Identity_4" ;;
     *) return 1 ;;
   esac
 }
 
 status=0
 for m in "${MODELS[@]}"; do
-  read -r pkg kind size mean scale input <<<"$(spec "$m")" || { echo "unknown model $m"; exit 2; }
+  read -r pkg kind size mean scale input goal <<<"$(spec "$m")" || { echo "unknown model $m"; exit 2; }
   W="$OUT/$m"
   mkdir -p "$W"
   photos="$OUT/photos_${kind}_$size"
@@ -93,8 +97,10 @@ for m in "${MODELS[@]}"; do
       status=1
       break
     fi
+    # shellcheck disable=SC2086
     "$TK" qtable "$qsrc" --dataset "$photos/calib" --calibration-table "$W/cali.txt" --expected-cos "${QTABLE_COS:-0.99}" \
-      --input-num 8 -o "$W/qtable.txt" >"$W/qtable.log" 2>&1 || { cat "$W/qtable.log"; exit 1; }
+      --outputs "$goal" --input-num 8 $QTABLE_ARGS -o "$W/qtable.txt" >"$W/qtable.log" 2>&1 || { cat "$W/qtable.log"; exit 1; }
+    grep "layers in" "$W/qtable.log"
     echo "$m qtable: $(grep -c -v '^#' "$W/qtable.txt") float layers: $(grep -v '^#' "$W/qtable.txt" | awk '{print $1}' | tr '\n' ' ')"
     qtable_args=(--quantize-table "$W/qtable.txt")
   done

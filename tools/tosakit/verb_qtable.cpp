@@ -1,6 +1,6 @@
 // tosakit qtable MODEL --dataset DIR --calibration-table CALI.txt [--expected-cos 0.99] [--max-float-layers N]
-//                [--fp-type F16|BF16|F32] [--quantize INT8|INT16] [--asymmetric] [--per-tensor]
-//                [--input-num N] [--loss-table LOSS.txt] -o QTABLE.txt
+//                [--fp-type F16|BF16|F32|INT16] [--quantize INT8|INT16] [--asymmetric] [--per-tensor]
+//                [--outputs NAME,...] [--worst-sample] [--input-num N] [--loss-table LOSS.txt] -o QTABLE.txt
 #include <unistd.h>
 
 #include <filesystem>
@@ -23,6 +23,8 @@ struct QtableArgs {
   std::string dataset;
   std::string calibrationTable;
   double expectedCos = 0.99;
+  std::vector<std::string> outputs;
+  bool worstSample = false;
   int64_t maxFloatLayers = -1;
   std::string fpType = "F32";
   std::string mode = "INT8";
@@ -68,6 +70,8 @@ int qtableVerb(const QtableArgs& a) {
   o.quantize.perTensor = a.perTensor;
   o.fpType = *fpType;
   o.expectedCos = a.expectedCos;
+  o.outputs = a.outputs;
+  o.worstSample = a.worstSample;
   o.maxFloatLayers = a.maxFloatLayers;
   a.backend.apply(o.session);
   o.progress = progressBar();
@@ -99,11 +103,17 @@ VerbAction addQtableVerb(CLI::App& app) {
   cmd->add_option("--calibration-table", args->calibrationTable, "Calibration table from tosakit calibrate")
       ->required();
   cmd->add_option("--expected-cos", args->expectedCos, "Output cosine similarity to reach")->capture_default_str();
+  cmd->add_option("--outputs", args->outputs,
+                  "Outputs whose cosine must reach --expected-cos, comma-separated (default: every float output)")
+      ->delimiter(',');
+  cmd->add_flag("--worst-sample", args->worstSample,
+                "Each output's cosine on its worst sample, not its mean over the samples");
   cmd->add_option("--max-float-layers", args->maxFloatLayers, "At most this many float layers (-1: no limit)")
       ->capture_default_str();
-  cmd->add_option("--fp-type", args->fpType, "Precision of the float layers: F32, F16 or BF16")
+  cmd->add_option("--fp-type", args->fpType,
+                  "Precision of the layers kept out of the base mode: F32, F16, BF16 or INT16")
       ->capture_default_str()
-      ->check(CLI::IsMember({"F32", "F16", "BF16", "f32", "f16", "bf16"}));
+      ->check(CLI::IsMember({"F32", "F16", "BF16", "INT16", "f32", "f16", "bf16", "int16"}));
   cmd->add_option("--quantize", args->mode, "Precision of the other layers: INT8 or INT16")
       ->capture_default_str()
       ->check(CLI::IsMember({"INT8", "INT16", "int8", "int16"}));
