@@ -81,6 +81,17 @@ def int16_conv_add():
     return w.finish([x], [y])
 
 
+def int16_activations():
+    """int16 LOGISTIC and TANH (output scale 2^-15: the gathered 65536-entry tables)."""
+    w = ModelWriter()
+    x = w.tensor("x", [1, 3, 4], "int16", scale=3e-4, zero_point=0)
+    s = w.tensor("s", [1, 3, 4], "int16", scale=1 / 32768, zero_point=0)
+    t = w.tensor("t", [1, 3, 4], "int16", scale=1 / 32768, zero_point=0)
+    w.op("LOGISTIC", [x], [s])
+    w.op("TANH", [x], [t])
+    return w.finish([x], [s, t])
+
+
 def gather_pad_space():
     """GATHER, GATHER_ND, MIRROR_PAD, SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND, with a signature."""
     w = ModelWriter()
@@ -109,6 +120,7 @@ def main():
     seeds = {"conv_relu.tflite": small_model(), "densify.tflite": sparse_model([0, 3, 1, 2, 0, 1, 2, 3]),
              "fp16_pool_resize_concat.tflite": fp16_pool_resize(), "int8_fully_connected.tflite": int8_fully_connected(),
              "int8_activations.tflite": int8_activations(), "int16_conv_add.tflite": int16_conv_add(),
+             "int16_activations.tflite": int16_activations(),
              "gather_pad_space_signature.tflite": gather_pad_space(),
              "lstm_cifg_time_major.tflite": lstm(time_major=True, cifg=True)(np.random.default_rng(0))[0]}
     for name, data in seeds.items():

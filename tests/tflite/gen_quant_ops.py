@@ -384,6 +384,21 @@ def binary16(rng, op, broadcast=False, act=0):
     return c.finish([y])
 
 
+def table16(rng, op, every_value=False):
+    """int16 LOGISTIC / TANH (TFLite's interpolated sigmoid table; output scale 2^-15). every_value feeds all
+    65536 int16 inputs."""
+    c = Case(rng)
+    shape = [256, 256] if every_value else [1, int(rng.integers(2, 9)), int(rng.integers(1, 9))]
+    # log-uniform input scales across the table's range (a power of two near 2^-12 takes another TFLite kernel)
+    scale = float(np.exp(rng.uniform(np.log(2e-5), np.log(5e-3))))
+    x = c.act("x", shape, scale=scale, is_input=True, dtype="int16")
+    if every_value:
+        c.feeds["x"] = np.arange(-32768, 32768, dtype=np.int16).reshape(shape)
+    y = c.act("y", shape, scale=1 / 32768, dtype="int16")
+    c.w.op(op, [x], [y])
+    return c.finish([y])
+
+
 def transpose_conv(rng, padding=SAME, stride=2, bias=True):
     """TRANSPOSE_CONV int8 with per-channel weights (inputs: output_shape, weights, input, bias)."""
     c = Case(rng)
@@ -486,6 +501,10 @@ CASES = {
     "int16_add_broadcast_relu": lambda r: binary16(r, "ADD", True, RELU),
     "int16_sub": lambda r: binary16(r, "SUB"),
     "int16_fully_connected_relu": lambda r: fully_connected16x8(r, RELU),
+    "int16_logistic": lambda r: table16(r, "LOGISTIC"),
+    "int16_tanh": lambda r: table16(r, "TANH"),
+    "int16_logistic_every_value": lambda r: table16(r, "LOGISTIC", True),
+    "int16_tanh_every_value": lambda r: table16(r, "TANH", True),
     "resize_bilinear": lambda r: resize_bilinear(r),
     "resize_bilinear_align": lambda r: resize_bilinear(r, align=True),
     "resize_bilinear_half": lambda r: resize_bilinear(r, half=True),

@@ -14,6 +14,7 @@
 #include "frontends/common/float_arith.h"
 #include "frontends/tflite/tflite_fixedpoint.h"
 #include "frontends/tflite/tflite_internal.h"
+#include "frontends/tflite/tflite_quant.h"
 
 namespace tosakit::tflite {
 namespace {
@@ -21,10 +22,7 @@ namespace {
 constexpr const char* kScaleAttr = "tosakit.qscale";
 constexpr const char* kZpAttr = "tosakit.qzp";
 
-struct QParams {
-  double scale = 1;
-  int64_t zp = 0;
-};
+}  // namespace
 
 Result<QParams> perTensor(const TVal& v, const std::string& what) {
   if (!v.quant.present()) return Status::invalid(what + " has no quantization parameters");
@@ -33,6 +31,8 @@ Result<QParams> perTensor(const TVal& v, const std::string& what) {
     return Status::invalid(what + " has a scale that is not positive");
   return QParams{v.quant.scale[0], v.quant.zeroPoint[0]};
 }
+
+namespace {
 
 // tosa.rescale of x with TFLite multipliers for the real scales `scales` (one, or one per channel).
 Result<Value*> requantize(Importer& im, Value* x, DType out, const std::vector<double>& scales, int64_t inZp,
@@ -112,7 +112,8 @@ std::pair<int64_t, int64_t> activationRange(fb::ActivationFunctionType a, const 
   return {lo, hi};
 }
 
-// The quantized (int8 or int16) output k: clamped to the fused activation's range, its quantization recorded.
+}  // namespace
+
 Status setQuantOut(Importer& im, int k, Value* v, fb::ActivationFunctionType act, const QParams& q) {
   if (act == fb::ActivationFunctionType::TANH || act == fb::ActivationFunctionType::SIGN_BIT)
     return Status::unsupported("fused activation TANH/SIGN_BIT on a quantized result");
@@ -128,6 +129,8 @@ Status setQuantOut(Importer& im, int k, Value* v, fb::ActivationFunctionType act
   v->definingOp->attrs[kZpAttr] = ir::Attribute::integer(q.zp, DType::I64);
   return Status::ok();
 }
+
+namespace {
 
 Status requireInt8(Importer& im, int i) {
   if (im.in(i).dtype != DType::I8)
@@ -1086,8 +1089,11 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::MUL, qMul);
   add(Op::MAX_POOL_2D, [](Importer& im) { return qPool(im, true); });
   add(Op::AVERAGE_POOL_2D, [](Importer& im) { return qPool(im, false); });
-  add(Op::LOGISTIC, [](Importer& im) { return floatTable(im, logisticF); });
-  add(Op::TANH, [](Importer& im) { return floatTable(im, tanhF); });
+  add(Op::LOGISTIC, [](Importer& im) {
+    return im.in(0).dtype == DType::I16 ? int16SigmoidOrTanh(im, false) : floatTable(im, logisticF);
+  });
+  add(Op::TANH,
+      [](Importer& im) { return im.in(0).dtype == DType::I16 ? int16SigmoidOrTanh(im, true) : floatTable(im, tanhF); });
   add(Op::ELU, [](Importer& im) { return floatTable(im, eluF); });
   add(Op::LEAKY_RELU, qLeakyRelu);
   add(Op::HARD_SWISH, qHardSwish);

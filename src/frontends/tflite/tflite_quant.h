@@ -1,0 +1,24 @@
+// Internal to the TFLite frontend: what the quantized lowerings share across files (ops_quant.cpp: int8 and
+// 16x8 arithmetic; ops_quant16.cpp: int16 activations).
+#pragma once
+#include <string>
+
+#include "frontends/tflite/tflite_internal.h"
+
+namespace tosakit::tflite {
+
+// One scale and zero point (a per-tensor quantized tensor).
+struct QParams {
+  double scale = 1;
+  int64_t zp = 0;
+};
+
+// The per-tensor quantization of v; Unsupported when per channel, InvalidArgument when absent or not positive.
+Result<QParams> perTensor(const TVal& v, const std::string& what);
+// The quantized (int8 or int16) output k: clamped to the fused activation's range, its quantization recorded.
+Status setQuantOut(Importer& im, int k, Value* v, fb::ActivationFunctionType act, const QParams& q);
+
+// int16 LOGISTIC (tanh false) or TANH as TFLite 2.9's int16 kernels compute them (ops_quant16.cpp).
+Status int16SigmoidOrTanh(Importer& im, bool tanh);
+
+}  // namespace tosakit::tflite
