@@ -82,14 +82,16 @@ def int16_conv_add():
 
 
 def int16_activations():
-    """int16 LOGISTIC and TANH (output scale 2^-15: the gathered 65536-entry tables)."""
+    """int16 LOGISTIC, TANH and SOFTMAX (output scale 2^-15: gathered 65536-entry tables, shifts per row)."""
     w = ModelWriter()
     x = w.tensor("x", [1, 3, 4], "int16", scale=3e-4, zero_point=0)
     s = w.tensor("s", [1, 3, 4], "int16", scale=1 / 32768, zero_point=0)
     t = w.tensor("t", [1, 3, 4], "int16", scale=1 / 32768, zero_point=0)
     w.op("LOGISTIC", [x], [s])
+    m = w.tensor("m", [1, 3, 4], "int16", scale=1 / 32768, zero_point=0)
     w.op("TANH", [x], [t])
-    return w.finish([x], [s, t])
+    w.op("SOFTMAX", [x], [m], "SoftmaxOptions", beta=1.0)
+    return w.finish([x], [s, t, m])
 
 
 def gather_pad_space():

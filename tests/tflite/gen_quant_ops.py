@@ -399,6 +399,20 @@ def table16(rng, op, every_value=False):
     return c.finish([y])
 
 
+def softmax16(rng, classes, beta=1.0, narrow=False):
+    """SOFTMAX int16 -> int16 (output scale 2^-15, zero points 0). narrow: inputs within +-512 of each other,
+    so that many classes contribute to the sum."""
+    c = Case(rng)
+    shape = [int(rng.integers(1, 4)), int(rng.integers(1, 4)), classes]
+    scale = float(np.exp(rng.uniform(np.log(2e-5), np.log(3e-3))))
+    x = c.act("x", shape, scale=scale, is_input=True, dtype="int16")
+    if narrow:
+        c.feeds["x"] = rng.integers(-512, 512, shape).astype(np.int16)
+    y = c.act("y", shape, scale=1 / 32768, dtype="int16")
+    c.w.op("SOFTMAX", [x], [y], "SoftmaxOptions", beta=beta)
+    return c.finish([y])
+
+
 def transpose_conv(rng, padding=SAME, stride=2, bias=True):
     """TRANSPOSE_CONV int8 with per-channel weights (inputs: output_shape, weights, input, bias)."""
     c = Case(rng)
@@ -503,6 +517,9 @@ CASES = {
     "int16_fully_connected_relu": lambda r: fully_connected16x8(r, RELU),
     "int16_logistic": lambda r: table16(r, "LOGISTIC"),
     "int16_tanh": lambda r: table16(r, "TANH"),
+    "int16_softmax": lambda r: softmax16(r, int(r.integers(2, 40))),
+    "int16_softmax_narrow": lambda r: softmax16(r, int(r.integers(20, 300)), narrow=True),
+    "int16_softmax_beta": lambda r: softmax16(r, int(r.integers(2, 60)), float(r.uniform(0.3, 3)), True),
     "int16_logistic_every_value": lambda r: table16(r, "LOGISTIC", True),
     "int16_tanh_every_value": lambda r: table16(r, "TANH", True),
     "resize_bilinear": lambda r: resize_bilinear(r),

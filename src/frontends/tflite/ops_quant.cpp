@@ -1097,7 +1097,7 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::ELU, [](Importer& im) { return floatTable(im, eluF); });
   add(Op::LEAKY_RELU, qLeakyRelu);
   add(Op::HARD_SWISH, qHardSwish);
-  add(Op::SOFTMAX, qSoftmax);
+  add(Op::SOFTMAX, [](Importer& im) { return im.in(0).dtype == DType::I16 ? int16Softmax(im) : qSoftmax(im); });
   add(Op::LOG_SOFTMAX, qLogSoftmax);
   add(Op::PRELU, qPrelu);
   add(Op::MEAN, qMean);

@@ -137,4 +137,26 @@ inline int16_t sigmoidOrTanh16(int16_t q, int32_t multiplier, int shift, bool ta
   return int16_t(r >> 8);
 }
 
+// TFLite's gen_lut: a 513-entry Q15 table of f over [lo, hi] whose entries are biased by half the interpolation
+// error at each interval's midpoint (std::round is half away from zero, as TFLite's), the last entry f(hi).
+inline void genLut(double (*f)(double), double lo, double hi, int16_t (&table)[513]) {
+  const double step = (hi - lo) / 512.0, half = step / 2.0;
+  auto q15 = [](double v) { return std::round(v * 32768.0); };
+  for (int i = 0; i < 512; ++i) {
+    const double sample = q15(f(lo + i * step));
+    const double interpolated = std::round((f(lo + (i + 1) * step) * 32768.0 + sample) / 2.0);
+    const double bias = std::round((interpolated - q15(f(lo + i * step + half))) / 2.0);
+    table[i] = int16_t(std::clamp(sample - bias, -32768.0, 32767.0));
+  }
+  table[512] = int16_t(std::clamp(q15(f(hi)), -32768.0, 32767.0));
+}
+
+// TFLite's generic_int16_table_lookup: entry 256 + (v >> 7) and the next, interpolated on the 7 low bits with
+// rounding half up, the sum wrapped to int16 as TFLite's cast does.
+inline int16_t int16TableLookup(int16_t v, const int16_t (&table)[513]) {
+  const int index = 256 + (v >> 7), offset = v & 0x7F;
+  const int32_t slope = int32_t(table[index + 1]) - table[index];
+  return int16_t(uint16_t(int32_t(table[index]) + ((slope * offset + 64) >> 7)));
+}
+
 }  // namespace tosakit::tflite::fixedpoint

@@ -20,5 +20,7 @@ Status setQuantOut(Importer& im, int k, Value* v, fb::ActivationFunctionType act
 
 // int16 LOGISTIC (tanh false) or TANH as TFLite 2.9's int16 kernels compute them (ops_quant16.cpp).
 Status int16SigmoidOrTanh(Importer& im, bool tanh);
+// int16 SOFTMAX as TFLite 2.9's reference_ops::SoftmaxInt16 (ops_quant16.cpp).
+Status int16Softmax(Importer& im);
 
 }  // namespace tosakit::tflite
