@@ -94,6 +94,17 @@ def int16_activations():
     return w.finish([x], [s, t, m])
 
 
+def int8_mean_sum():
+    """int8 MEAN over the channels (float requantization) and SUM with the input's quantization (int8 wrap)."""
+    w = ModelWriter()
+    x = w.tensor("x", [1, 2, 3, 4], "int8", scale=0.05, zero_point=3)
+    m = w.tensor("m", [1, 2, 3], "int8", scale=0.02, zero_point=-5)
+    s = w.tensor("s", [1, 1, 1, 4], "int8", scale=0.05, zero_point=3)
+    w.op("MEAN", [x, w.tensor("axes", [1], "int32", data=[-1])], [m], "ReducerOptions", keep_dims=False)
+    w.op("SUM", [x, w.tensor("axes2", [2], "int32", data=[1, 2])], [s], "ReducerOptions", keep_dims=True)
+    return w.finish([x], [m, s])
+
+
 def gather_pad_space():
     """GATHER, GATHER_ND, MIRROR_PAD, SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND, with a signature."""
     w = ModelWriter()
@@ -122,7 +133,7 @@ def main():
     seeds = {"conv_relu.tflite": small_model(), "densify.tflite": sparse_model([0, 3, 1, 2, 0, 1, 2, 3]),
              "fp16_pool_resize_concat.tflite": fp16_pool_resize(), "int8_fully_connected.tflite": int8_fully_connected(),
              "int8_activations.tflite": int8_activations(), "int16_conv_add.tflite": int16_conv_add(),
-             "int16_activations.tflite": int16_activations(),
+             "int16_activations.tflite": int16_activations(), "int8_mean_sum.tflite": int8_mean_sum(),
              "gather_pad_space_signature.tflite": gather_pad_space(),
              "lstm_cifg_time_major.tflite": lstm(time_major=True, cifg=True)(np.random.default_rng(0))[0]}
     for name, data in seeds.items():

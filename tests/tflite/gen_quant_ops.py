@@ -336,6 +336,21 @@ def mean_hw(rng, same=False):
     return c.finish([y])
 
 
+def mean_sum_axes(rng, op, axes, keep, same=False):
+    """MEAN (outside the global-average kernel) or SUM over other axes: TFLite's float requantization, or with the
+    output quantized like the input the truncated integer mean / the int8-wrapped sum."""
+    c = Case(rng)
+    shape = [int(rng.integers(1, 4)), int(rng.integers(1, 6)), int(rng.integers(1, 6)), int(rng.integers(1, 9))]
+    x = c.act("x", shape, is_input=True)
+    out = [1 if i in axes else d for i, d in enumerate(shape)] if keep else [d for i, d in enumerate(shape) if i not in axes]
+    scale = rng.uniform(0.005, 0.03) if op == "MEAN" else rng.uniform(0.1, 0.5)
+    y = c.act("y", out, **(same_params(c, x) if same else dict(scale=scale)))
+    # a negative axis, as converters write them
+    axes_data = np.array([a - len(shape) if a == max(axes) else a for a in axes], np.int32)
+    c.w.op(op, [x, c.w.tensor("axes", [len(axes)], "int32", data=axes_data)], [y], "ReducerOptions", keep_dims=keep)
+    return c.finish([y])
+
+
 def resize_bilinear(rng, align=False, half=False, out_hw=(7, 4)):
     c = Case(rng)
     x = c.act("x", [1, 3, 5, 2], is_input=True)
@@ -530,6 +545,13 @@ CASES = {
     "mean_hw": lambda r: mean_hw(r),
     "mean_hw_same_params": lambda r: mean_hw(r, True),
     "reduce_extremes": reduce_extremes,
+    "mean_channels": lambda r: mean_sum_axes(r, "MEAN", [3], False),
+    "mean_axes_0_2_keep": lambda r: mean_sum_axes(r, "MEAN", [0, 2], True),
+    "mean_hw_no_keep": lambda r: mean_sum_axes(r, "MEAN", [1, 2], False),
+    "mean_same_params": lambda r: mean_sum_axes(r, "MEAN", [1, 3], True, same=True),
+    "sum_channels": lambda r: mean_sum_axes(r, "SUM", [3], False),
+    "sum_axes_1_2_keep": lambda r: mean_sum_axes(r, "SUM", [1, 2], True),
+    "sum_same_params_wraps": lambda r: mean_sum_axes(r, "SUM", [2, 3], False, same=True),
     "squared_difference": lambda r: binary(r, "SQUARED_DIFFERENCE"),
     "squared_difference_broadcast": lambda r: binary(r, "SQUARED_DIFFERENCE", True),
 }

@@ -323,7 +323,8 @@ Status opConcatenation(Importer& im) {
   return im.setOut(0, *act);
 }
 
-// Axes of a reduction (input 1, constant), normalized and sorted.
+}  // namespace
+
 Result<std::vector<int64_t>> reductionAxes(Importer& im, size_t rank) {
   auto axes = im.constIn(1, "axes");
   if (!axes) return axes.status();
@@ -337,6 +338,8 @@ Result<std::vector<int64_t>> reductionAxes(Importer& im, size_t rank) {
   std::sort(out.begin(), out.end());
   return out;
 }
+
+namespace {
 
 Status opMean(Importer& im) {
   TK_RETURN_IF_ERROR(requireFloat(im, 0));

@@ -833,9 +833,10 @@ Status qLogSoftmax(Importer& im) {
   return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
 }
 
-// MEAN over H and W of a 4-D tensor with keep_dims (global average pooling), as TFLite 2.9's kernel computes
-// it: the sum of x - zx in i32, MultiplyByQuantizedMultiplier by sx / sy, divided by the count rounding half
-// away from zero, plus zy, saturated (found against TFLite by the generator: a float variant was 1 LSB off).
+// MEAN over H and W of a 4-D tensor with keep_dims (global average pooling; other axes: int8MeanOrSum), as
+// TFLite 2.9's kernel computes it: the sum of x - zx in i32, MultiplyByQuantizedMultiplier by sx / sy, divided
+// by the count rounding half away from zero, plus zy, saturated (found against TFLite by the generator: a
+// float variant was 1 LSB off).
 Status qMean(Importer& im) {
   auto q = unaryParams(im);
   if (!q) return q.status();
@@ -846,7 +847,7 @@ Status qMean(Importer& im) {
   std::sort(axes.begin(), axes.end());
   const Shape& xs = im.in(0).shape;
   if (xs.size() != 4 || axes != std::vector<int64_t>{1, 2} || !o || !o->keep_dims())
-    return Status::unsupported("int8 MEAN other than over axes 1 and 2 of a 4-D tensor with keep_dims");
+    return int8MeanOrSum(im, false);  // TFLite's general kernels
   auto xv = im.get(0);
   if (!xv) return xv.status();
   const int64_t count = xs[1] * xs[2];
@@ -1101,6 +1102,7 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::LOG_SOFTMAX, qLogSoftmax);
   add(Op::PRELU, qPrelu);
   add(Op::MEAN, qMean);
+  add(Op::SUM, [](Importer& im) { return int8MeanOrSum(im, true); });
   add(Op::RESIZE_BILINEAR, qResizeBilinear);
   add(Op::SQUARED_DIFFERENCE, qSquaredDifference);
   add(Op::CONCATENATION, qConcatenation);

@@ -64,6 +64,8 @@ bool transposeConvPads(int64_t in, int64_t out, int64_t k, int64_t stride, fb::P
                        int64_t& bottom);
 
 class Importer;
+// Axes of a reduction (input 1, constant), negative ones resolved, deduplicated and sorted (ops_float.cpp).
+Result<std::vector<int64_t>> reductionAxes(Importer& im, size_t rank);
 // int8 TRANSPOSE_CONV (inputs: output_shape, weights, input, bias), reached from the float lowering (ops_quant.cpp).
 Status quantizedTransposeConv(Importer& im, fb::Padding padding, int64_t strideH, int64_t strideW,
                               fb::ActivationFunctionType act);

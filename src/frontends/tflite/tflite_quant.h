@@ -20,6 +20,10 @@ Status setQuantOut(Importer& im, int k, Value* v, fb::ActivationFunctionType act
 
 // int16 LOGISTIC (tanh false) or TANH as TFLite 2.9's int16 kernels compute them (ops_quant16.cpp).
 Status int16SigmoidOrTanh(Importer& im, bool tanh);
+// int8 MEAN (sum false) or SUM over any axes as TFLite 2.9's reference kernels compute them: the raw values
+// summed; equal input and output quantization: the sum truncated by the count (MEAN) or wrapped to int8 (SUM);
+// otherwise TFLite's float requantization (ops_quant_reduce.cpp).
+Status int8MeanOrSum(Importer& im, bool sum);
 // int16 SOFTMAX as TFLite 2.9's reference_ops::SoftmaxInt16 (ops_quant16.cpp).
 Status int16Softmax(Importer& im);
 
