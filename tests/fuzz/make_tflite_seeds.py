@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the seed corpus of tflite_fuzz (tests/fuzz/corpus/tflite): small valid TFLite models covering the
 reader's paths (constants, quantization parameters, sparse constants + DENSIFY, fp16 weights, options tables
-of several operators, int8/int16 lowerings, gathers and block moves, a SignatureDef, an LSTM with variable
+of several operators, int8/int16/uint8 lowerings, gathers and block moves, a SignatureDef, an LSTM with variable
 state tensors), written with tests/tflite/tflite_writer.py from tosakit's own schema subset.
 
     tests/fuzz/make_tflite_seeds.py [OUT_DIR]
@@ -105,6 +105,21 @@ def int8_mean_sum():
     return w.finish([x], [m, s])
 
 
+def uint8_conv_pool():
+    """TFLite's legacy uint8 quantization: uint8 input, asymmetric uint8 weights, CONV_2D, AVERAGE_POOL_2D."""
+    w = ModelWriter()
+    x = w.tensor("x", [1, 4, 4, 2], "uint8", scale=0.05, zero_point=128)
+    k = w.tensor("k", [2, 3, 3, 2], "uint8", data=np.arange(100, 136).reshape(2, 3, 3, 2), scale=0.01,
+                 zero_point=117)
+    b = w.tensor("b", [2], "int32", data=[100, -200], scale=[0.0005, 0.0005], zero_point=[0, 0])
+    c = w.tensor("c", [1, 4, 4, 2], "uint8", scale=0.1, zero_point=120)
+    y = w.tensor("y", [1, 2, 2, 2], "uint8", scale=0.1, zero_point=120)
+    w.op("CONV_2D", [x, k, b], [c], "Conv2DOptions", padding=0, stride_w=1, stride_h=1, fused_activation_function=1)
+    w.op("AVERAGE_POOL_2D", [c], [y], "Pool2DOptions", padding=0, stride_w=2, stride_h=2, filter_width=2,
+         filter_height=2)
+    return w.finish([x], [y])
+
+
 def gather_pad_space():
     """GATHER, GATHER_ND, MIRROR_PAD, SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND, with a signature."""
     w = ModelWriter()
@@ -134,6 +149,7 @@ def main():
              "fp16_pool_resize_concat.tflite": fp16_pool_resize(), "int8_fully_connected.tflite": int8_fully_connected(),
              "int8_activations.tflite": int8_activations(), "int16_conv_add.tflite": int16_conv_add(),
              "int16_activations.tflite": int16_activations(), "int8_mean_sum.tflite": int8_mean_sum(),
+             "uint8_conv_pool.tflite": uint8_conv_pool(),
              "gather_pad_space_signature.tflite": gather_pad_space(),
              "lstm_cifg_time_major.tflite": lstm(time_major=True, cifg=True)(np.random.default_rng(0))[0]}
     for name, data in seeds.items():

@@ -44,7 +44,7 @@ class Case:
     def act(self, name, shape, scale=None, zp=None, is_input=False, dtype="int8"):
         """An activation tensor; int16 ones have zero point 0 (TFLite's 16x8 scheme)."""
         scale = float(scale if scale is not None else self.rng.uniform(0.01, 0.1))
-        zp = 0 if dtype == "int16" else int(zp if zp is not None else self.rng.integers(-20, 20))
+        zp = 0 if dtype == "int16" else int(zp if zp is not None else self.rng.integers(-20, 20) + (128 if dtype == "uint8" else 0))
         t = self.w.tensor(name, shape, dtype, scale=scale, zero_point=zp)
         if is_input:
             self.inputs.append(t)
@@ -52,7 +52,11 @@ class Case:
             self.feeds[name] = self.rng.integers(info.min, info.max + 1, shape).astype(dtype)
         return t
 
-    def weights(self, name, shape, channels_dim=None, per_channel=True):
+    def weights(self, name, shape, channels_dim=None, per_channel=True, dtype="int8"):
+        if dtype == "uint8":  # TFLite's legacy scheme: asymmetric, per tensor
+            scale, zp = float(self.rng.uniform(0.002, 0.02)), int(self.rng.integers(100, 156))
+            data = self.rng.integers(0, 256, shape).astype(np.uint8)
+            return self.w.tensor(name, shape, "uint8", data=data, scale=scale, zero_point=zp), [scale]
         data = self.rng.integers(-127, 128, shape).astype(np.int8)
         if per_channel and channels_dim is not None:
             scale = list(self.rng.uniform(0.002, 0.02, shape[channels_dim]))
@@ -428,6 +432,57 @@ def softmax16(rng, classes, beta=1.0, narrow=False):
     return c.finish([y])
 
 
+def uint8_model(rng, op):
+    """TFLite's legacy uint8 quantization (asymmetric activations and per-tensor weights, zero points near 128)."""
+    c = Case(rng)
+    u8 = dict(dtype="uint8")
+    if op in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+        h, w_, ci, co = int(rng.integers(4, 9)), int(rng.integers(4, 9)), int(rng.integers(1, 5)), int(rng.integers(1, 6))
+        x = c.act("x", [1, h, w_, ci], is_input=True, **u8)
+        if op == "CONV_2D":
+            kw, ws = c.weights("w", [co, 3, 3, ci], **u8)
+            y = c.act("y", [1, h, w_, co], scale=rng.uniform(0.05, 0.5), **u8)
+            c.w.op(op, [x, kw, c.bias("b", co, scale_of(c, x), ws)], [y], "Conv2DOptions", padding=SAME, stride_w=1,
+                   stride_h=1, dilation_w_factor=1, dilation_h_factor=1, fused_activation_function=RELU6)
+        else:
+            kw, ws = c.weights("w", [1, 3, 3, ci], **u8)
+            y = c.act("y", [1, h, w_, ci], scale=rng.uniform(0.05, 0.5), **u8)
+            c.w.op(op, [x, kw, c.bias("b", ci, scale_of(c, x), ws)], [y], "DepthwiseConv2DOptions", padding=SAME,
+                   stride_w=1, stride_h=1, depth_multiplier=1, fused_activation_function=RELU)
+    elif op == "FULLY_CONNECTED":
+        rows, k, n = int(rng.integers(1, 4)), int(rng.integers(4, 40)), int(rng.integers(1, 12))
+        x = c.act("x", [rows, k], is_input=True, **u8)
+        kw, ws = c.weights("w", [n, k], **u8)
+        y = c.act("y", [rows, n], scale=rng.uniform(0.1, 1.0), **u8)
+        c.w.op(op, [x, kw, c.bias("b", n, scale_of(c, x), ws)], [y], "FullyConnectedOptions")
+    elif op == "ADD":
+        shape = [1, int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 5))]
+        a, b = c.act("a", shape, is_input=True, **u8), c.act("b", shape, is_input=True, **u8)
+        y = c.act("y", shape, **u8)
+        c.w.op(op, [a, b], [y], "AddOptions", fused_activation_function=RELU)
+        return c.finish([y])
+    elif op in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
+        shape = [1, int(rng.integers(4, 9)), int(rng.integers(4, 9)), int(rng.integers(1, 5))]
+        x = c.act("x", shape, is_input=True, **u8)
+        y = c.act("y", [1, -(-shape[1] // 2), -(-shape[2] // 2), shape[3]], **same_params(c, x), **u8)
+        c.w.op(op, [x], [y], "Pool2DOptions", padding=SAME, stride_w=2, stride_h=2, filter_width=3, filter_height=3)
+    elif op == "SOFTMAX":  # TFLite fixes a uint8 softmax output to 1/256 and zero point 0
+        shape = [int(rng.integers(1, 4)), int(rng.integers(2, 40))]
+        x = c.act("x", shape, scale=rng.uniform(0.02, 0.2), is_input=True, **u8)
+        y = c.act("y", shape, scale=1 / 256, zp=0, **u8)
+        c.w.op(op, [x], [y], "SoftmaxOptions", beta=1.0)
+    elif op == "QUANTIZE":  # float -> uint8 -> DEQUANTIZE
+        xf = c.w.tensor("xf", [1, 40], "float32")
+        c.inputs.append(xf)
+        c.feeds["xf"] = rng.uniform(-3, 3, (1, 40)).astype(np.float32)
+        q = c.act("q", [1, 40], scale=6 / 255, **u8)
+        y = c.w.tensor("y", [1, 40], "float32")
+        c.w.op("QUANTIZE", [xf], [q])
+        c.w.op("DEQUANTIZE", [q], [y])
+        return c.finish([q, y])
+    return c.finish([y])
+
+
 def transpose_conv(rng, padding=SAME, stride=2, bias=True):
     """TRANSPOSE_CONV int8 with per-channel weights (inputs: output_shape, weights, input, bias)."""
     c = Case(rng)
@@ -537,6 +592,14 @@ CASES = {
     "int16_softmax_beta": lambda r: softmax16(r, int(r.integers(2, 60)), float(r.uniform(0.3, 3)), True),
     "int16_logistic_every_value": lambda r: table16(r, "LOGISTIC", True),
     "int16_tanh_every_value": lambda r: table16(r, "TANH", True),
+    "uint8_conv": lambda r: uint8_model(r, "CONV_2D"),
+    "uint8_depthwise": lambda r: uint8_model(r, "DEPTHWISE_CONV_2D"),
+    "uint8_fully_connected": lambda r: uint8_model(r, "FULLY_CONNECTED"),
+    "uint8_add": lambda r: uint8_model(r, "ADD"),
+    "uint8_max_pool": lambda r: uint8_model(r, "MAX_POOL_2D"),
+    "uint8_avg_pool": lambda r: uint8_model(r, "AVERAGE_POOL_2D"),
+    "uint8_softmax": lambda r: uint8_model(r, "SOFTMAX"),
+    "uint8_quantize_dequantize": lambda r: uint8_model(r, "QUANTIZE"),
     "resize_bilinear": lambda r: resize_bilinear(r),
     "resize_bilinear_align": lambda r: resize_bilinear(r, align=True),
     "resize_bilinear_half": lambda r: resize_bilinear(r, half=True),

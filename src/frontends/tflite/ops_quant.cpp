@@ -143,8 +143,10 @@ Status requireInt8(Importer& im, int i) {
 Result<std::vector<double>> weightScales(Importer& im, int64_t channels, int dim) {
   const TVal& w = im.in(1);
   if (!w.quant.present()) return Status::invalid("weights have no quantization parameters");
+  // uint8 (legacy) weights are asymmetric per tensor: their zero point goes to the TOSA op (ConvCommon)
   for (int64_t z : w.quant.zeroPoint)
-    if (z != 0) return Status::unsupported("int8 weights with a non-zero zero point");
+    if (z != 0 && !(w.fromUint8 && w.quant.scale.size() == 1))
+      return Status::unsupported("int8 weights with a non-zero zero point");
   if (w.quant.scale.size() == 1) return w.quant.scale;
   if (int64_t(w.quant.scale.size()) != channels || w.quant.dim != dim)
     return Status::invalid("weights have " + std::to_string(w.quant.scale.size()) + " scales along dimension " +
@@ -171,6 +173,7 @@ Result<Value*> int32Bias(Importer& im, int64_t channels) {
 struct ConvCommon {
   QParams x, y;
   std::vector<double> scales;  // per output channel (or one)
+  int64_t weightZp = 0;        // non-zero only for uint8 weights (moved to int8)
 };
 
 Result<ConvCommon> convParams(Importer& im, int64_t channels, int weightDim) {
@@ -187,6 +190,7 @@ Result<ConvCommon> convParams(Importer& im, int64_t channels, int weightDim) {
   c.x = *x;
   c.y = *y;
   c.scales = outputScales(x->scale, *ws, y->scale);
+  c.weightZp = im.in(1).quant.zeroPoint.empty() ? 0 : im.in(1).quant.zeroPoint[0];
   return c;
 }
 
@@ -321,6 +325,7 @@ Status qConv2d(Importer& im) {
   ca.dilation = {h.dil, w.dil};
   ca.accType = wide ? DType::I48 : DType::I32;
   ca.inputZp = c->x.zp;
+  ca.weightZp = wide ? 0 : c->weightZp;
   Value* acc = im.b.conv2d(cutInput(im, *x, h, w), *wv, *bias, ca, im.aux("conv2d"));
   auto y = wide ? requantize48(im, acc, c->scales, c->y.zp)
                 : requantize(im, acc, DType::I8, c->scales, 0, c->y.zp, "rescale");
@@ -356,7 +361,7 @@ Status qDepthwiseConv2d(Importer& im) {
   Value* acc =
       im.b.op1("tosa.depthwise_conv2d",
                {cutInput(im, *x, h, w), wv, *bias, im.b.scalar1(DType::I8, double(c->x.zp), im.aux("input_zp")),
-                im.b.scalar1(DType::I8, 0, im.aux("weight_zp"))},
+                im.b.scalar1(DType::I8, double(c->weightZp), im.aux("weight_zp"))},
                ValueType::tensor(DType::I32, {xs[0], h.out, w.out, C * M}),
                {{"pad", ir::Attribute::intArray({h.p0, h.p1, w.p0, w.p1})},
                 {"stride", ir::Attribute::intArray({h.stride, w.stride})},
@@ -391,7 +396,7 @@ Status qFullyConnected(Importer& im) {
   Value* acc =
       im.b.op1("tosa.matmul",
                {a, im.constant(std::move(t), "weight_t"), im.b.scalar1(DType::I8, double(c->x.zp), im.aux("a_zp")),
-                im.b.scalar1(DType::I8, 0, im.aux("b_zp"))},
+                im.b.scalar1(DType::I8, double(c->weightZp), im.aux("b_zp"))},
                ValueType::tensor(DType::I32, {1, rows, N}), {}, im.aux("matmul"));
   if (im.hasInput(2)) {
     auto bias = int32Bias(im, N);
@@ -600,6 +605,7 @@ Status qPool(Importer& im, bool isMax) {
                 {"acc_type", ir::Attribute::type(DType::I32)}},
                im.aux("window_sum"));
   Tensor count(DType::I32, {1, h.out, w.out, 1}), half(DType::I32, {1, h.out, w.out, 1});
+  const bool uint8 = im.in(0).fromUint8;
   const int64_t inH = xs[1] - h.cut, inW = xs[2] - w.cut;
   for (int64_t oy = 0; oy < h.out; ++oy)
     for (int64_t ox = 0; ox < w.out; ++ox) {
@@ -607,12 +613,16 @@ Status qPool(Importer& im, bool isMax) {
       const int64_t ny = std::min(y0 + h.k, inH) - std::max<int64_t>(y0, 0);
       const int64_t nx = std::min(x0 + w.k, inW) - std::max<int64_t>(x0, 0);
       count.setInt(oy * w.out + ox, ny * nx);
-      half.setInt(oy * w.out + ox, ny * nx / 2);
+      half.setInt(oy * w.out + ox, ny * nx / 2 + (uint8 ? 128 * ny * nx : 0));
     }
   Value* cnt = im.constant(std::move(count), "count");
   Value* hv = im.constant(std::move(half), "half_count");
   const ValueType i32 = sum->type;
-  Value* avg = divideRoundingAway(im, sum, cnt, hv);
+  // uint8: TFLite rounds the raw (non-negative) uint8 sum half up: (sum + 128 n + n/2) / n - 128 on the moved values
+  Value* avg = uint8
+      ? im.b.sub(im.b.op1("tosa.intdiv", {im.b.add(sum, hv, im.aux("plus_half")), cnt}, i32, {}, im.aux("quotient")),
+                 im.scalarOf(DType::I32, 128, 4), im.aux("to_int8_range"))
+      : divideRoundingAway(im, sum, cnt, hv);
   Value* v = im.b.op1("tosa.cast", {avg}, ValueType::tensor(DType::I8, i32.dims), {}, im.aux("to_i8"));
   return setQuantOut(im, 0, v, o->fused_activation_function(), *y);
 }

@@ -44,6 +44,9 @@ struct TVal {
   Value* v = nullptr;
   bool poisoned = false;  // produced by an unsupported operator
   bool badType = false;   // an element type tosakit has no tensor for
+  // A quantized uint8 tensor (TFLite's legacy asymmetric scheme) carried as int8: its values and zero point
+  // moved by -128, so the int8 lowerings compute the same (q - zp) differences.
+  bool fromUint8 = false;
   QuantParams quant;
   bool isConst() const { return c != nullptr; }
 };
