@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Writes the seed corpus of tflite_fuzz (tests/fuzz/corpus/tflite): small valid TFLite models covering the
 reader's paths (constants, quantization parameters, sparse constants + DENSIFY, fp16 weights, options tables
-of several operators, int8/int16/uint8 lowerings, gathers and block moves, a SignatureDef, an LSTM with variable
-state tensors), written with tests/tflite/tflite_writer.py from tosakit's own schema subset.
+of several operators, int8/int16/uint8 lowerings, gathers and block moves, a SignatureDef, an LSTM and a bidirectional
+LSTM with variable state tensors), written with tests/tflite/tflite_writer.py from tosakit's own schema subset.
 
     tests/fuzz/make_tflite_seeds.py [OUT_DIR]
 """
@@ -14,7 +14,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "tflite"))
 from check_hostile import small_model, sparse_model  # noqa: E402
-from gen_float_ops import lstm  # noqa: E402
+from gen_float_ops import bilstm, lstm  # noqa: E402
 from tflite_writer import ModelWriter  # noqa: E402
 
 
@@ -151,7 +151,8 @@ def main():
              "int16_activations.tflite": int16_activations(), "int8_mean_sum.tflite": int8_mean_sum(),
              "uint8_conv_pool.tflite": uint8_conv_pool(),
              "gather_pad_space_signature.tflite": gather_pad_space(),
-             "lstm_cifg_time_major.tflite": lstm(time_major=True, cifg=True)(np.random.default_rng(0))[0]}
+             "lstm_cifg_time_major.tflite": lstm(time_major=True, cifg=True)(np.random.default_rng(0))[0],
+             "bilstm_separate.tflite": bilstm(merge=False, time_major=False)(np.random.default_rng(0))[0]}
     for name, data in seeds.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)

@@ -267,15 +267,12 @@ Result<Value*> requantize48(Importer& im, Value* acc, const std::vector<double>&
 Result<ConvCommon> params16x8(Importer& im, int64_t channels) {
   if (im.in(1).dtype != DType::I8 || !im.in(1).isConst())
     return Status::unsupported("16x8 operator whose weights are not constant int8");
-  if (im.out(0).dtype != DType::I16) return Status::unsupported("int16 operator with a non-int16 output");
-  auto x = perTensor(im.in(0), "input");
-  if (!x) return x.status();
-  auto y = perTensor(im.out(0), "output");
-  if (!y) return y.status();
-  if (x->zp != 0 || y->zp != 0) return Status::unsupported("int16 activations with a non-zero zero point");
+  auto q = int16UnaryParams(im);
+  if (!q) return q.status();
+  const auto& [x, y] = *q;
   auto ws = weightScales(im, channels, 0);
   if (!ws) return ws.status();
-  return ConvCommon{*x, *y, outputScales(x->scale, *ws, y->scale)};
+  return ConvCommon{x, y, outputScales(x.scale, *ws, y.scale)};
 }
 
 // FULLY_CONNECTED 16x8: a 1x1 tosa.conv2d over [rows, 1, 1, K] (TOSA's matmul has no i16 x i8 form; the

@@ -40,7 +40,8 @@ Status gatherTable16(Importer& im, const QParams& y, const std::function<int16_t
   return setQuantOut(im, 0, lookup(im, std::move(table), index, "lookup"), fb::ActivationFunctionType::NONE, y);
 }
 
-// Input and output parameters TFLite's int16 kernels accept: zero points 0, output scale 2^-15.
+}  // namespace
+
 Result<std::pair<QParams, QParams>> int16UnaryParams(Importer& im) {
   if (im.out(0).dtype != DType::I16) return Status::unsupported("int16 operator with a non-int16 output");
   auto x = perTensor(im.in(0), "input");
@@ -50,8 +51,6 @@ Result<std::pair<QParams, QParams>> int16UnaryParams(Importer& im) {
   if (x->zp != 0 || y->zp != 0) return Status::unsupported("int16 activations with a non-zero zero point");
   return std::pair{*x, *y};
 }
-
-}  // namespace
 
 // TFLite 2.9 takes the interpolated sigmoid table (reference_integer_ops) unless the input scale is 2^-12 (TANH:
 // also 2^-11, to within CheckedLog2's tolerance): those take gemmlowp's fixed-point kernel, not reproduced here.

@@ -2,6 +2,7 @@
 // 16x8 arithmetic; ops_quant16.cpp: int16 activations).
 #pragma once
 #include <string>
+#include <utility>
 
 #include "frontends/tflite/tflite_internal.h"
 
@@ -18,6 +19,8 @@ Result<QParams> perTensor(const TVal& v, const std::string& what);
 // The quantized (int8 or int16) output k: clamped to the fused activation's range, its quantization recorded.
 Status setQuantOut(Importer& im, int k, Value* v, fb::ActivationFunctionType act, const QParams& q);
 
+// Input 0 and output 0 of an int16 operator: per tensor, zero points 0 as TFLite's 16x8 scheme requires.
+Result<std::pair<QParams, QParams>> int16UnaryParams(Importer& im);
 // int16 LOGISTIC (tanh false) or TANH as TFLite 2.9's int16 kernels compute them (ops_quant16.cpp).
 Status int16SigmoidOrTanh(Importer& im, bool tanh);
 // int8 MEAN (sum false) or SUM over any axes as TFLite 2.9's reference kernels compute them: the raw values
