@@ -471,6 +471,28 @@ def uint8_model(rng, op):
         x = c.act("x", shape, scale=rng.uniform(0.02, 0.2), is_input=True, **u8)
         y = c.act("y", shape, scale=1 / 256, zp=0, **u8)
         c.w.op(op, [x], [y], "SoftmaxOptions", beta=1.0)
+    elif op in ("LOGISTIC", "TANH"):  # TFLite's uint8 outputs: LOGISTIC 1/256 with 0, TANH 1/128 with 128
+        shape = [1, int(rng.integers(2, 9)), int(rng.integers(1, 9))]
+        x = c.act("x", shape, is_input=True, **u8)
+        y = c.act("y", shape, scale=1 / 256 if op == "LOGISTIC" else 1 / 128, zp=0 if op == "LOGISTIC" else 128, **u8)
+        c.w.op(op, [x], [y])
+    elif op in ("MUL", "SUB"):
+        shape = [1, int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 5))]
+        a, b = c.act("a", shape, is_input=True, **u8), c.act("b", [1, 1, 1, shape[3]], is_input=True, **u8)
+        y = c.act("y", shape, **u8)
+        c.w.op(op, [a, b], [y], op.capitalize() + "Options", fused_activation_function=0)
+    elif op == "CONCATENATION":  # then RESHAPE; inputs and output share their quantization, as TFLite requires
+        a = c.act("a", [1, 2, 3, 4], is_input=True, **u8)
+        q = same_params(c, a)
+        b = c.act("b", [1, 2, 3, 2], is_input=True, **q, **u8)
+        cc = c.act("c", [1, 2, 3, 6], **q, **u8)
+        y = c.act("y", [6, 6], **q, **u8)
+        c.w.op(op, [a, b], [cc], "ConcatenationOptions", axis=3)
+        c.w.op("RESHAPE", [cc, c.w.tensor("shape", [2], "int32", data=[6, 6])], [y], "ReshapeOptions", new_shape=[6, 6])
+    elif op == "PAD":
+        x = c.act("x", [1, 3, 4, 2], is_input=True, **u8)
+        y = c.act("y", [1, 5, 7, 2], **same_params(c, x), **u8)
+        c.w.op(op, [x, c.w.tensor("paddings", [4, 2], "int32", data=np.array([[0, 0], [1, 1], [2, 1], [0, 0]], np.int32))], [y])
     elif op == "QUANTIZE":  # float -> uint8 -> DEQUANTIZE
         xf = c.w.tensor("xf", [1, 40], "float32")
         c.inputs.append(xf)
@@ -600,6 +622,12 @@ CASES = {
     "uint8_avg_pool": lambda r: uint8_model(r, "AVERAGE_POOL_2D"),
     "uint8_softmax": lambda r: uint8_model(r, "SOFTMAX"),
     "uint8_quantize_dequantize": lambda r: uint8_model(r, "QUANTIZE"),
+    "uint8_logistic": lambda r: uint8_model(r, "LOGISTIC"),
+    "uint8_tanh": lambda r: uint8_model(r, "TANH"),
+    "uint8_mul": lambda r: uint8_model(r, "MUL"),
+    "uint8_sub": lambda r: uint8_model(r, "SUB"),
+    "uint8_concat_reshape": lambda r: uint8_model(r, "CONCATENATION"),
+    "uint8_pad": lambda r: uint8_model(r, "PAD"),
     "resize_bilinear": lambda r: resize_bilinear(r),
     "resize_bilinear_align": lambda r: resize_bilinear(r, align=True),
     "resize_bilinear_half": lambda r: resize_bilinear(r, half=True),

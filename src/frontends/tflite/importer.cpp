@@ -140,9 +140,23 @@ namespace {
 // cases uint8_*): on uint8 tensors carried as int8 their int8 lowerings compute what TFLite's uint8 kernels do.
 bool uint8Verified(int code) {
   using Op = fb::BuiltinOperator;
-  static const std::set<int> verified = {int(Op::CONV_2D), int(Op::DEPTHWISE_CONV_2D), int(Op::FULLY_CONNECTED),
-                                         int(Op::ADD),     int(Op::MAX_POOL_2D),       int(Op::AVERAGE_POOL_2D),
-                                         int(Op::SOFTMAX), int(Op::QUANTIZE),          int(Op::DEQUANTIZE)};
+  static const std::set<int> verified = {int(Op::CONV_2D),
+                                         int(Op::DEPTHWISE_CONV_2D),
+                                         int(Op::FULLY_CONNECTED),
+                                         int(Op::ADD),
+                                         int(Op::MAX_POOL_2D),
+                                         int(Op::AVERAGE_POOL_2D),
+                                         int(Op::SOFTMAX),
+                                         int(Op::QUANTIZE),
+                                         int(Op::DEQUANTIZE),
+                                         int(Op::LOGISTIC),
+                                         int(Op::TANH),
+                                         int(Op::MUL),
+                                         int(Op::SUB),
+                                         int(Op::CONCATENATION),
+                                         int(Op::RESHAPE),
+                                         int(Op::PAD),
+                                         int(Op::RESIZE_BILINEAR)};
   return verified.count(code) > 0;
 }
 
