@@ -28,6 +28,7 @@ VerbAction addInfoVerb(CLI::App& app);
 VerbAction addCutVerb(CLI::App& app);
 VerbAction addGraphVerb(CLI::App& app);
 VerbAction addVisualVerb(CLI::App& app);
+VerbAction addExportQdqVerb(CLI::App& app);
 
 // Exit codes (documented in README.md):
 enum ExitCode {
