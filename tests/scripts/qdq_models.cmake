@@ -24,3 +24,15 @@ add_test(NAME qdq_ops_vs_onnxruntime
   COMMAND ${CMAKE_COMMAND} -E env TK=$<TARGET_FILE:tosakit> ROOT=${CMAKE_SOURCE_DIR} OUT=${CMAKE_BINARY_DIR}/model-tests
           bash ${CMAKE_SOURCE_DIR}/tests/qdq/qdq_ops_vs_ort.sh)
 set_tests_properties(qdq_ops_vs_onnxruntime PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
+# QDQ export round trip: tosakit calibrate + export-qdq of a float PyTorch model, run by live ONNX Runtime and
+# re-imported (tests/qdq/export_qdq_vs_ort.sh). Second field: the largest output difference of `--qdq fold` vs
+# ONNX Runtime relative to the output's range (its float requantization near rounding ties, as above).
+foreach(qdq_case small_cnn:1e-5 resnet18:0.05)
+  string(REPLACE ":" ";" qdq_pair ${qdq_case})
+  list(GET qdq_pair 0 qdq_model)
+  list(GET qdq_pair 1 qdq_rel)
+  add_test(NAME qdq_export_${qdq_model}_vs_onnxruntime
+    COMMAND ${CMAKE_COMMAND} -E env TK=$<TARGET_FILE:tosakit> ROOT=${CMAKE_SOURCE_DIR} OUT=${CMAKE_BINARY_DIR}/model-tests
+            bash ${CMAKE_SOURCE_DIR}/tests/qdq/export_qdq_vs_ort.sh ${qdq_model} ${qdq_rel})
+  set_tests_properties(qdq_export_${qdq_model}_vs_onnxruntime PROPERTIES TIMEOUT 1200 LABELS models SKIP_RETURN_CODE 77)
+endforeach()

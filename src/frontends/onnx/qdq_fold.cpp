@@ -321,7 +321,23 @@ Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
   return true;
 }
 
+// A matmul whose float result is not quantized again (a classifier's last layer, as `tosakit export-qdq` and
+// ONNX Runtime's quantizer leave it; ONNX Runtime runs QGemm / MatMulIntegerToFloat): the i32 accumulator as
+// fp32 times a_scale * b_scale[column] in float32, the way those kernels scale it.
+Result<bool> floatFromAccumulator(Importer& im, const NodeProto& n, Value* acc, float aScale,
+                                  const std::vector<double>& bScales, const Shape& out) {
+  const int64_t cols = acc->type.dims.back();
+  Tensor scale(DType::FP32, {1, 1, bScales.size() == 1 ? 1 : cols});
+  for (int64_t c = 0; c < scale.size(); ++c) scale.setFloat(c, double(aScale * float(bScales[size_t(c)])));
+  Value* f = im.castTo(acc, DType::FP32);
+  Value* y = im.b.mul(f, im.b.constant(std::move(scale), im.aux("scale")), 0, im.aux("dequantize"));
+  im.foldedAny = true;
+  TK_RETURN_IF_ERROR(im.setResult(n, im.b.reshape(y, out, im.aux("reshape")), Layout::Plain));
+  return true;
+}
+
 // DQ(a) , DQ(b) [, DQ(bias int32)] -> Gemm / MatMul -> [Relu/Clip] -> Q  =>  i8 matmul + bias + RESCALE.
+// Without the Q (and b constant): i8 matmul + bias, dequantized to fp32 (floatFromAccumulator).
 Result<bool> foldMatmul(Importer& im, const NodeProto& n) {
   const bool gemm = n.op_type() == "Gemm";
   const Importer::DequantSource* da = dequantizedInput(im, n, 0, true);
@@ -350,7 +366,7 @@ Result<bool> foldMatmul(Importer& im, const NodeProto& n) {
   }
   auto st = quantizeAfter(im, n);
   if (!st) return st.status();
-  if (!*st) return false;
+  if (!*st && !b.isConst()) return false;
   auto bz = perTensorZp(db->zps, "weight zero point");
   if (!bz) return false;
   Shape out;
@@ -358,6 +374,7 @@ Result<bool> foldMatmul(Importer& im, const NodeProto& n) {
   if (!acc) return acc.status();
   Value* sum = *acc;
   if (bias) sum = im.b.add(sum, im.b.constant(reshapeTensor(*bias, {1, 1, cols}), im.aux("bias")), im.aux("add_bias"));
+  if (!*st) return floatFromAccumulator(im, n, sum, float(da->scales[0]), db->scales, out);
   auto y = requantize(im, sum, outputScales(float(da->scales[0]), db->scales, (*st)->scale), (*st)->zp, (*st)->type,
                       (*st)->lo, (*st)->hi);
   if (!y) return y.status();
