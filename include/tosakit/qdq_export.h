@@ -8,8 +8,8 @@
 //   Status s = onnx::exportQdq("model.onnx", *table, "model_qdq.onnx", opts);
 //
 // The quantization follows `tosakit quantize --quantize INT8` (symmetric, docs/QUANTIZATION.md): every float
-// activation int8 with zero point 0 and scale threshold / 127, or, when calibration saw it non-negative, scale
-// threshold / 255 with zero point -128; a Conv/Gemm/MatMul/Add/Mul followed only by a Relu (or Clip from 0) is
+// activation with scale threshold / 127 and int8 zero point 0, or, when calibration saw it non-negative, scale
+// threshold / 255 and int8 zero point -128 (written as uint8 with the zero point 128 higher: the same steps); a Conv/Gemm/MatMul/Add/Mul followed only by a Relu (or Clip from 0) is
 // quantized on the Relu's grid; data movement, pools and a lone Relu keep their input's parameters; Conv,
 // ConvTranspose, Gemm and MatMul constant weights int8 per output channel (or per tensor), biases int32 at scale
 // x_scale * w_scale; a conv/matmul whose result reaches only graph outputs (through data movement) is not

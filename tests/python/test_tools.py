@@ -184,3 +184,29 @@ def test_load_sample(tmp_path):
     (tmp_path / "bad.npz").write_bytes(b"PK\x03\x04 truncated")
     with pytest.raises(tosakit.BadInput, match="bad.npz"):
         tosakit.load_sample(model, tmp_path / "bad.npz")
+
+
+def test_export_qdq_equals_cli(ppocr, tmp_path, tool):
+    """export_qdq writes the bytes `tosakit export-qdq` writes; the QDQ model re-imports with integer convs; a table
+    that lacks a tensor is the CLI's error and leaves no file."""
+    shape = ("--input-shape", "x=1x3x48x192")
+    code, _, err = run_cli(tool, "export-qdq", PPOCR / "model.onnx", "--calibration-table", ppocr / "cali.txt",
+                           *shape, "-o", tmp_path / "cli.onnx")
+    assert code == 0, err
+    tosakit.export_qdq(PPOCR / "model.onnx", ppocr / "cali.txt", tmp_path / "py.onnx",
+                       input_shapes={"x": (1, 3, 48, 192)})
+    assert (tmp_path / "py.onnx").read_bytes() == (tmp_path / "cli.onnx").read_bytes()
+    table = tosakit.read_calibration_table(ppocr / "cali.txt")
+    tosakit.export_qdq(PPOCR / "model.onnx", table, tmp_path / "table.onnx", input_shapes={"x": (1, 3, 48, 192)})
+    assert (tmp_path / "table.onnx").read_bytes() == (tmp_path / "cli.onnx").read_bytes()
+    text = tosakit.import_onnx(tmp_path / "py.onnx", input_shapes={"x": (1, 3, 48, 192)}).to_mlir()
+    assert "tosa.conv2d" in text and "xi8>" in text
+    partial = tmp_path / "partial.txt"
+    partial.write_text("x 2.0 -2.0 2.0\n")
+    code, _, err = run_cli(tool, "export-qdq", PPOCR / "model.onnx", "--calibration-table", partial, *shape,
+                           "-o", tmp_path / "bad.onnx")
+    with pytest.raises(tosakit.BadInput) as info:
+        tosakit.export_qdq(PPOCR / "model.onnx", partial, tmp_path / "bad.onnx", input_shapes={"x": (1, 3, 48, 192)})
+    assert code == 4 and "lacks tensor" in err
+    assert info.value.line == cli_error_line(err) and info.value.exit_code == code
+    assert not (tmp_path / "bad.onnx").exists()

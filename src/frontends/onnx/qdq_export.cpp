@@ -6,7 +6,7 @@
 // ONNX value is mapped to the name of the TOSA value it became. Then every float activation gets its int8
 // parameters by the rules of `tosakit quantize` (src/quantize/quantize.cpp: actParams, resultParams, the ops
 // that keep their input's parameters, feedsOnlyFloatOutputs) and a QuantizeLinear -> DequantizeLinear pair
-// after its producer; constant conv/matmul weights become int8 initializers per output channel and biases
+// after its producer (uint8 with the zero point 128 higher: see addQdq); constant conv/matmul weights become int8 initializers per output channel and biases
 // int32, each behind a DequantizeLinear. The graph is otherwise unchanged.
 #include <onnx/checker.h>
 
@@ -296,12 +296,16 @@ class QdqExporter {
   }
 
   // ---- graph rewriting ----
-  // value -> QuantizeLinear -> DequantizeLinear -> `out`, parameters as initializers (scale float32, zero point
-  // int8).
+  // value -> QuantizeLinear -> DequantizeLinear -> `out`, parameters as initializers: scale float32, zero point
+  // uint8, the int8 zero point + 128 (the same steps; tosakit's import carries uint8 as int8 u - 128 again).
+  // uint8 because ONNX Runtime's int8-activation (s8s8) kernels are not exact on every CPU: on this project's
+  // AVX-512 VNNI machine they gave one conv output in 100352 one step off resnet18's exact result, where the
+  // uint8 (u8s8) kernels agree with the exact integer result everywhere (docs/ONNX.md "Exporting QDQ models").
   void addQdq(const std::string& value, const std::string& out, const QParams& p) {
     const std::string scale = out + "_tk_scale", zp = out + "_tk_zero_point", q = out + "_tk_quantized";
     newInitializers_.push_back(makeTensor(scale, TensorProto::FLOAT, {}, rawBytes(std::vector<float>{float(p.scale)})));
-    newInitializers_.push_back(makeTensor(zp, TensorProto::INT8, {}, rawBytes(std::vector<int8_t>{int8_t(p.zp)})));
+    newInitializers_.push_back(
+        makeTensor(zp, TensorProto::UINT8, {}, rawBytes(std::vector<uint8_t>{uint8_t(p.zp + 128)})));
     addNode("QuantizeLinear", {value, scale, zp}, q, out + "_QuantizeLinear", -1);
     addNode("DequantizeLinear", {q, scale, zp}, out, out + "_DequantizeLinear", -1);
   }
