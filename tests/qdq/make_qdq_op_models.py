@@ -166,6 +166,10 @@ CASES = {
     "avgpool_2x2_u8": (avgpool("u8", (0.04, 100), kernel_shape=[2, 2], strides=[2, 2]), "u8", 1),
     "avgpool_3x3_pad_i8": (avgpool("i8", (0.03, 0), kernel_shape=[3, 3], pads=[1, 1, 1, 1],
                                    count_include_pad=1), "i8", 1),
+    # count_include_pad 0: each border window divided by the input elements it covers.
+    "avgpool_3x3_pad_excl_u8": (avgpool("u8", (0.03, 110), kernel_shape=[3, 3], pads=[1, 1, 1, 1]), "u8", 1),
+    "avgpool_3x3_s2_pad_excl_i8": (avgpool("i8", (0.035, -5), kernel_shape=[3, 3], strides=[2, 2],
+                                           pads=[1, 2, 0, 1]), "i8", 1),
 }
 
 

@@ -26,8 +26,8 @@ add_test(NAME qdq_ops_vs_onnxruntime
 set_tests_properties(qdq_ops_vs_onnxruntime PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
 # QDQ export round trip: tosakit calibrate + export-qdq of a float PyTorch model, run by live ONNX Runtime and
 # re-imported (tests/qdq/export_qdq_vs_ort.sh). Second field: the largest output difference of `--qdq fold` vs
-# ONNX Runtime relative to the output's range (its float requantization near rounding ties, as above).
-foreach(qdq_case small_cnn:1e-5 resnet18:0.05)
+# ONNX Runtime relative to the output's range (measured: 0 on both, the last layer's float scaling aside).
+foreach(qdq_case small_cnn:1e-5 resnet18:1e-5)
   string(REPLACE ":" ";" qdq_pair ${qdq_case})
   list(GET qdq_pair 0 qdq_model)
   list(GET qdq_pair 1 qdq_rel)

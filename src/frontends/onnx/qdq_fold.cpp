@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <optional>
 
 #include "frontends/onnx/importer.h"
@@ -651,6 +652,36 @@ Result<bool> foldMul(Importer& im, const NodeProto& n) {
 
 // DQ(x) -> AveragePool (2-D, no ceil mode, padding counted or none) -> Q (QLinearAveragePool): the window sums
 // of (x - zp) by a depthwise conv with weight 1 (i32), requantized by x_scale / (y_scale * window size).
+// AveragePool with count_include_pad 0 divides each window by the input elements it covers. Window sums times
+// factors[oh * OW + ow] = common / count are exact in i32 (a sum of 8-bit steps times at most the window size)
+// and share one divisor, `common` (the counts' least common multiple), which the RESCALE takes.
+struct WindowCounts {
+  std::vector<int64_t> factors;
+  int64_t common = 1;
+};
+
+std::optional<WindowCounts> windowCounts(const Shape& x, const std::vector<int64_t>& kernel,
+                                         const std::vector<int64_t>& strides, const std::vector<int64_t>& pads) {
+  std::vector<std::vector<int64_t>> perAxis(2);
+  for (size_t a = 0; a < 2; ++a) {
+    const int64_t in = x[2 + a], k = kernel[a], s = strides[a], begin = pads[a], end = pads[a + 2];
+    if (s < 1 || begin >= k || end >= k) return std::nullopt;  // a window wholly in the padding has no count
+    const int64_t outSize = (in + begin + end - k) / s + 1;
+    for (int64_t o = 0; o < outSize; ++o) {
+      const int64_t lo = std::max<int64_t>(o * s - begin, 0), hi = std::min<int64_t>(o * s - begin + k, in);
+      if (hi <= lo) return std::nullopt;
+      perAxis[a].push_back(hi - lo);
+    }
+  }
+  WindowCounts wc;
+  for (int64_t h : perAxis[0])
+    for (int64_t w : perAxis[1]) wc.common = std::lcm(wc.common, h * w);
+  if (wc.common > (int64_t(1) << 16)) return std::nullopt;  // 255 * window * common must stay far inside i32
+  for (int64_t h : perAxis[0])
+    for (int64_t w : perAxis[1]) wc.factors.push_back(wc.common / (h * w));
+  return wc;
+}
+
 Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
   const Importer::DequantSource* dx = dequantized8(im, n, 0);
   if (!dx || sourceOf(im, *dx).shape.size() != 4) return false;
@@ -661,7 +692,9 @@ Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
     if (d != 1) return false;
   bool padded = im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET" && im.attrStr(n, "auto_pad", "NOTSET") != "VALID";
   for (int64_t p : im.attrInts(n, "pads").value_or(std::vector<int64_t>{})) padded |= p != 0;
-  if (padded && im.attrInt(n, "count_include_pad", 0) == 0) return false;  // the divisor varies at the border
+  // count_include_pad 0: the divisor varies at the border (explicit pads only: auto_pad's are not known here).
+  const bool excludePad = padded && im.attrInt(n, "count_include_pad", 0) == 0;
+  if (excludePad && im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET") return false;
   // A window larger than the padded input is left to the AveragePool lowering to report (and is never built).
   const std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
   if (pads.size() != 4) return false;
@@ -669,6 +702,13 @@ Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
     if ((*kernel)[size_t(i)] < 1 ||
         (*kernel)[size_t(i)] > x.shape[size_t(2 + i)] + pads[size_t(i)] + pads[size_t(i + 2)])
       return false;
+  std::optional<WindowCounts> counts;
+  if (excludePad) {
+    const std::vector<int64_t> strides = im.attrInts(n, "strides").value_or(std::vector<int64_t>{1, 1});
+    if (strides.size() != 2) return false;
+    counts = windowCounts(x.shape, *kernel, strides, pads);
+    if (!counts) return false;
+  }
   auto st = quantizeAfter(im, n);
   if (!st) return st.status();
   if (!*st) return false;
@@ -682,9 +722,18 @@ Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
   g->set_i(C);
   auto acc = integerConv(im, conv, x, ones, dx->zps[0], 0, nullptr, im.aux("window_sum"));
   if (!acc) return acc.status();
-  const float count = float((*kernel)[0] * (*kernel)[1]);
+  Value* sum = *acc;
+  float count = float((*kernel)[0] * (*kernel)[1]);
+  if (counts) {
+    const Shape& d = sum->type.dims;  // N, OH, OW, C
+    if (d.size() != 4 || size_t(d[1] * d[2]) != counts->factors.size()) return Status::internal("window counts");
+    sum = im.b.mul(
+        sum, im.b.constant(Tensor::fromInts(DType::I32, {1, d[1], d[2], 1}, counts->factors), im.aux("count_factors")),
+        0, im.aux("window_sum_scaled"));
+    count = float(counts->common);
+  }
   const double scale = double(float(dx->scales[0]) / ((*st)->scale * count));
-  auto y = requantize(im, *acc, {scale}, (*st)->zp, (*st)->type, (*st)->lo, (*st)->hi);
+  auto y = requantize(im, sum, {scale}, (*st)->zp, (*st)->type, (*st)->lo, (*st)->hi);
   if (!y) return y.status();
   finish(im, **st, *y, Layout::Nhwc);
   return true;
