@@ -268,8 +268,8 @@ Result<bool> foldConv(Importer& im, const NodeProto& n) {
   return true;
 }
 
-// DQ(x) , DQ(w const [IC, OC, KH, KW], per tensor or per output channel) [, DQ(int32 bias)] -> ConvTranspose
-// (2-D, group 1, no dilation, explicit pads) -> [Relu/Clip]* -> Q  =>  i8 transpose_conv2d + RESCALE. ONNX
+// DQ(x) , DQ(w const [IC, OC / group, KH, KW], per tensor or per output channel) [, DQ(int32 bias)] -> ConvTranspose
+// (2-D, any group, no dilation, explicit pads) -> [Relu/Clip]* -> Q  =>  i8 transpose_conv2d per group + RESCALE. ONNX
 // Runtime has no integer ConvTranspose: it runs the float op between the Q/DQ pairs.
 Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
   const Importer::DequantSource* dx = dequantized8(im, n, 0);
@@ -279,12 +279,15 @@ Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
   const Tensor& w = *sourceOf(im, *dw).c;
   if (x.shape.size() != 4 || w.shape().size() != 4 || !isQuantType(w.dtype()) || w.shape()[0] != x.shape[1])
     return false;
-  if (im.attrInt(n, "group", 1) != 1 || im.attr(n, "output_shape") || im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET")
+  const int64_t groups = im.attrInt(n, "group", 1);
+  if (groups < 1 || x.shape[1] % groups != 0 || im.attr(n, "output_shape") ||
+      im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET")
     return false;
   for (int64_t d : im.attrInts(n, "dilations").value_or(std::vector<int64_t>{1, 1}))
     if (d != 1) return false;
   if (dw->scales.size() > 1 && dw->axis != 1) return false;
-  const int64_t oc = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
+  // Weight [IC, OC / group, KH, KW]: output channel g * OC/group + j of group g uses the axis-1 scale j.
+  const int64_t ocg = w.shape()[1], oc = ocg * groups, icg = x.shape[1] / groups, kh = w.shape()[2], kw = w.shape()[3];
   const std::vector<int64_t> strides = im.attrInts(n, "strides").value_or(std::vector<int64_t>{1, 1});
   const std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
   const std::vector<int64_t> outPad = im.attrInts(n, "output_padding").value_or(std::vector<int64_t>{0, 0});
@@ -303,20 +306,41 @@ Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
   Value* xs = toSignedI8(im, *xv, x.dtype);
   Tensor ws(DType::I8, w.shape());
   for (int64_t i = 0; i < w.size(); ++i) ws.setInt(i, w.getInt(i) - (w.dtype() == DType::U8 ? 128 : 0));
-  Value* wv = im.b.constant(permuteTensor(ws, {1, 2, 3, 0}), im.aux("weight"));  // [IC,OC,KH,KW] -> [OC,KH,KW,IC]
-  Value* bv = im.b.constant((*t)->bias ? *(*t)->bias : Tensor(DType::I32, {oc}), im.aux("bias"));
+  const Tensor wOhwi = permuteTensor(ws, {1, 2, 3, 0});  // [IC,OC/g,KH,KW] -> [OC/g,KH,KW,IC]
+  const Tensor bias = (*t)->bias ? *(*t)->bias : Tensor(DType::I32, {oc});
   Value* izp = im.b.scalar1(DType::I8, double(dx->zps[0] - (x.dtype == DType::U8 ? 128 : 0)), im.aux("input_zp"));
   Value* wzp = im.b.scalar1(DType::I8, double((*t)->wZp - (w.dtype() == DType::U8 ? 128 : 0)), im.aux("weight_zp"));
   const Shape& s = xs->type.dims;
   const int64_t oh = (s[1] - 1) * strides[0] + tosaPad[0] + tosaPad[1] + kh;
   const int64_t ow = (s[2] - 1) * strides[1] + tosaPad[2] + tosaPad[3] + kw;
-  Value* acc =
-      im.b.op1("tosa.transpose_conv2d", {xs, wv, bv, izp, wzp}, ValueType::tensor(DType::I32, {s[0], oh, ow, oc}),
-               {{"out_pad", ir::Attribute::intArray(tosaPad)},
-                {"stride", ir::Attribute::intArray(strides)},
-                {"acc_type", ir::Attribute::type(DType::I32)}},
-               im.aux("transpose_conv"));
-  auto y = requantize(im, acc, outputScales(float(dx->scales[0]), dw->scales, st.scale), st.zp, st.type, st.lo, st.hi);
+  // TOSA has no grouped transpose_conv2d: one per group on its input channels, accumulators concatenated.
+  std::vector<Value*> parts;
+  for (int64_t g = 0; g < groups; ++g) {
+    Value* xg = xs;
+    if (groups > 1) {
+      auto sl = im.sliceNhwc(xs, {0, 0, 0, g * icg}, {s[0], s[1], s[2], icg});
+      if (!sl) return sl.status();
+      xg = *sl;
+    }
+    Tensor wg(DType::I8, {ocg, kh, kw, icg}), bg(DType::I32, {ocg});
+    for (int64_t i = 0; i < wg.size(); ++i) wg.setInt(i, wOhwi.getInt((i / icg) * s[3] + g * icg + i % icg));
+    for (int64_t j = 0; j < ocg; ++j) bg.setInt(j, bias.getInt(g * ocg + j));
+    parts.push_back(im.b.op1(
+        "tosa.transpose_conv2d",
+        {xg, im.b.constant(std::move(wg), im.aux("weight")), im.b.constant(std::move(bg), im.aux("bias")), izp, wzp},
+        ValueType::tensor(DType::I32, {s[0], oh, ow, ocg}),
+        {{"out_pad", ir::Attribute::intArray(tosaPad)},
+         {"stride", ir::Attribute::intArray(strides)},
+         {"acc_type", ir::Attribute::type(DType::I32)}},
+        im.aux("transpose_conv")));
+  }
+  Value* acc = parts.size() == 1 ? parts[0]
+                                 : im.b.op1("tosa.concat", parts, ValueType::tensor(DType::I32, {s[0], oh, ow, oc}),
+                                            {{"axis", ir::Attribute::integer(3, DType::I32)}}, im.aux("concat"));
+  std::vector<double> wScales = dw->scales;
+  if (wScales.size() > 1)
+    for (int64_t c = ocg; c < oc; ++c) wScales.push_back(dw->scales[size_t(c % ocg)]);
+  auto y = requantize(im, acc, outputScales(float(dx->scales[0]), wScales, st.scale), st.zp, st.type, st.lo, st.hi);
   if (!y) return y.status();
   finish(im, st, *y, Layout::Nhwc);
   return true;
