@@ -14,19 +14,11 @@
 set -euo pipefail
 MODEL="$1"
 MAX_REL="$2"
-PY=/usr/bin/python3
+source "$ROOT/tests/qdq/model_setup.sh"
 DIR="$OUT/qdq_export"
 mkdir -p "$DIR"
-if ! "$PY" -c "import torch, torchvision, skimage, onnx" 2>/dev/null; then
-  echo "SKIP: python3-torch / python3-torchvision / python3-skimage / python3-onnx not installed"; exit 77
-fi
-if ! (cd "$ROOT/tools/ort" && node -e "require('onnxruntime-node')") 2>/dev/null; then
-  echo "SKIP: onnxruntime-node not installed (scripts/install-deps.sh runs npm ci in tools/ort)"; exit 77
-fi
 F="$DIR/${MODEL}_float"
 "$PY" "$ROOT/tests/qdq/make_qdq_models.py" "$DIR" "${MODEL}_float"
-size=224
-case "$MODEL" in small_cnn*) size=32 ;; esac
 "$PY" "$ROOT/tests/qdq/photo_input.py" "$F.input.npz" "$size"
 rm -f "$F.mlir" "$F.cali.txt" "$F.qdq.onnx" "$F.qdq.mlir" "$F.qdq-ort.mlir" "$F.int8.mlir"
 "$TK" import "$F.onnx" -o "$F.mlir"
