@@ -103,6 +103,8 @@ double cppSecondsPerRun(PySession& s, py::handle inputs, int iterations, const s
   return seconds / iterations;
 }
 
+}  // namespace
+
 Shape shapeArgument(py::handle dims, const std::string& name) {
   Shape shape;
   try {
@@ -114,6 +116,8 @@ Shape shapeArgument(py::handle dims, const std::string& name) {
     if (d < 0) raise(Status::invalid("input_shapes['" + name + "']: negative dimension " + std::to_string(d)));
   return shape;
 }
+
+namespace {
 
 ModuleHandle importTflite(py::handle path) {
   std::string p = pathArgument(path);

@@ -10,6 +10,7 @@
 #include "tosakit/compare.h"
 #include "tosakit/inputs.h"
 #include "tosakit/preprocess.h"
+#include "tosakit/qdq_export.h"
 #include "tosakit/quantize.h"
 #define TOSAKIT_PY_QUANTIZE 1
 #endif
@@ -133,6 +134,33 @@ std::map<std::string, QuantMode> layerModesArgument(py::handle qtable) {
   return out;
 }
 
+// export_qdq(model, table, output, input_shapes=None, per_tensor=False): `tosakit export-qdq` (include/tosakit/qdq_export.h).
+void exportQdqBinding(py::handle model, py::handle table, py::handle output, py::handle inputShapes, bool perTensor) {
+  onnx::QdqExportOptions o;
+  o.perTensor = perTensor;
+  if (!inputShapes.is_none()) {
+    if (!py::isinstance<py::dict>(inputShapes)) raise(Status::invalid("input_shapes: expected a dict name -> shape"));
+    for (auto [k, v] : py::reinterpret_borrow<py::dict>(inputShapes)) {
+      std::string name = py::str(k);
+      o.import.inputShapes[name] = shapeArgument(v, name);
+    }
+  }
+  CalibrationTable loaded;
+  const CalibrationTable* t = nullptr;
+  if (py::isinstance<CalibrationTable>(table)) {
+    t = &table.cast<const CalibrationTable&>();
+  } else {
+    o.calibrationTableSource = pathArgument(table);
+    loaded = take(readCalibrationTable(o.calibrationTableSource));
+    t = &loaded;
+  }
+  const std::string in = pathArgument(model), out = pathArgument(output);
+  py::gil_scoped_release release;
+  Status s = onnx::exportQdq(in, *t, out, o);
+  py::gil_scoped_acquire acquire;
+  check(s);
+}
+
 ModuleHandle quantizeBinding(py::handle model, py::handle table, const std::string& mode, bool asymmetric,
                              bool perTensor, bool quantInput, bool quantOutput, bool fusePreprocess,
                              py::handle quantizeTable, const std::string& function) {
@@ -236,6 +264,9 @@ void bindQuantize(py::module_& m) {
         py::arg("asymmetric") = false, py::arg("per_tensor") = false, py::arg("quant_input") = false,
         py::arg("quant_output") = false, py::arg("fuse_preprocess") = false, py::arg("quantize_table") = py::none(),
         py::arg("function") = "main");
+  m.def("export_qdq", &exportQdqBinding, py::arg("model"), py::arg("table"), py::arg("output"),
+        py::arg("input_shapes") = py::none(), py::arg("per_tensor") = false,
+        "Write the float ONNX model as an ONNX QDQ model quantized by the calibration table (export-qdq).");
   m.def(
       "load_sample",
       [](py::handle model, py::handle path, const std::string& function) {

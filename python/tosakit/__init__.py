@@ -17,7 +17,7 @@ __all__ = [
 ]
 
 # Parts built only with their libraries (quantization, compliance checking, the operator API).
-for _name in ("calibrate", "quantize", "quant_params", "load_sample", "read_calibration_table",
+for _name in ("calibrate", "quantize", "export_qdq", "quant_params", "load_sample", "read_calibration_table",
               "CalibrationTable", "CalibrationEntry", "check", "CheckReport", "CheckEntry", "compare", "TensorComparison",
               "CompareReport", "info", "cut", "graph", "visual"):
     if hasattr(_tosakit, _name):

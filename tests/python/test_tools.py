@@ -2,6 +2,7 @@
 calibrate -> quantize -> run gives the CLI's results bit for bit."""
 import json
 import math
+import re
 import shutil
 
 import numpy as np
@@ -184,3 +185,52 @@ def test_load_sample(tmp_path):
     (tmp_path / "bad.npz").write_bytes(b"PK\x03\x04 truncated")
     with pytest.raises(tosakit.BadInput, match="bad.npz"):
         tosakit.load_sample(model, tmp_path / "bad.npz")
+
+
+
+def small_float_onnx(path):
+    """A float conv -> relu -> global pool -> flatten -> gemm model (opset 13, seeded weights), by python3-onnx."""
+    import onnx
+    from onnx import helper, numpy_helper
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.normal(0, 0.3, (4, 3, 3, 3)).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.normal(0, 0.1, 4).astype(np.float32), "b"),
+             numpy_helper.from_array(rng.normal(0, 0.3, (5, 4)).astype(np.float32), "fc_w"),
+             numpy_helper.from_array(rng.normal(0, 0.1, 5).astype(np.float32), "fc_b")]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], "conv", pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"], "relu"),
+             helper.make_node("GlobalAveragePool", ["r"], ["p"], "pool"),
+             helper.make_node("Flatten", ["p"], ["f"], "flatten"),
+             helper.make_node("Gemm", ["f", "fc_w", "fc_b"], ["y"], "fc", transB=1)]
+    graph = helper.make_graph(nodes, "small", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 5])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+
+def test_export_qdq_equals_cli(tmp_path, tool):
+    """export_qdq writes the bytes `tosakit export-qdq` writes; the QDQ model re-imports with integer convs; a table
+    that lacks a tensor is the CLI's error and leaves no file."""
+    model = tmp_path / "small.onnx"
+    small_float_onnx(model)
+    rng = np.random.default_rng(1)
+    samples = [{"x": rng.normal(0, 1, (1, 3, 8, 8)).astype(np.float32)} for _ in range(2)]
+    table = tosakit.calibrate(tosakit.import_onnx(model), samples, method="minmax", tune_num=0)
+    table.save(tmp_path / "cali.txt")
+    code, _, err = run_cli(tool, "export-qdq", model, "--calibration-table", tmp_path / "cali.txt",
+                           "-o", tmp_path / "cli.onnx")
+    assert code == 0, err
+    tosakit.export_qdq(model, tmp_path / "cali.txt", tmp_path / "py.onnx")
+    assert (tmp_path / "py.onnx").read_bytes() == (tmp_path / "cli.onnx").read_bytes()
+    tosakit.export_qdq(model, table, tmp_path / "table.onnx", input_shapes={"x": (1, 3, 8, 8)})
+    assert (tmp_path / "table.onnx").read_bytes() == (tmp_path / "cli.onnx").read_bytes()
+    text = tosakit.import_onnx(tmp_path / "py.onnx").to_mlir()
+    assert "tosa.conv2d" in text and "tosa.matmul" in text
+    assert not re.search(r"tosa\.(conv2d|matmul) .*xf32>", text)
+    partial = tmp_path / "partial.txt"
+    partial.write_text("x 2.0 -2.0 2.0\n")
+    code, _, err = run_cli(tool, "export-qdq", model, "--calibration-table", partial, "-o", tmp_path / "bad.onnx")
+    with pytest.raises(tosakit.BadInput) as info:
+        tosakit.export_qdq(model, partial, tmp_path / "bad.onnx")
+    assert code == 4 and "lacks tensor" in err
+    assert info.value.line == cli_error_line(err) and info.value.exit_code == code
+    assert not (tmp_path / "bad.onnx").exists()

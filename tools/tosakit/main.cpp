@@ -124,6 +124,7 @@ int main(int argc, char** argv) {
   actions.push_back(addCutVerb(app));
   actions.push_back(addGraphVerb(app));
   actions.push_back(addVisualVerb(app));
+  actions.push_back(addExportQdqVerb(app));
   // --max-memory on every verb that reads models or data (all but version), new verbs included.
   for (CLI::App* verb : app.get_subcommands({}))
     if (verb->get_name() != "version") addMaxMemoryFlag(verb);

@@ -91,7 +91,8 @@ Status verifyImport(const ImportArgs& a, std::unique_ptr<ir::Module> module) {
   return Status::ok();
 }
 
-// "NAME=1x3x224x224" (also "NAME=1,3,224,224").
+}  // namespace
+
 Status parseShapeSpec(const std::string& spec, std::string& name, Shape& shape) {
   size_t eq = spec.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
@@ -111,6 +112,8 @@ Status parseShapeSpec(const std::string& spec, std::string& name, Shape& shape) 
   }
   return Status::ok();
 }
+
+namespace {
 
 // A .tflite model (by extension or FlatBuffers identifier) takes none of the ONNX-only options.
 Result<std::unique_ptr<ir::Module>> importTfliteModel(const ImportArgs& a) {

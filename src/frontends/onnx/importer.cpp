@@ -1034,6 +1034,8 @@ Status checkDivisorAttributes(const ::onnx::GraphProto& g, const std::string& na
   return Status::ok();
 }
 
+}  // namespace
+
 Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::string& name,
                                       const OnnxImportOptions& opts) {
   ::onnx::ModelProto model;
@@ -1080,8 +1082,6 @@ Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::strin
   // a malformed type: docs/FUZZING.md findings 6 and 7).
   return model;
 }
-
-}  // namespace
 
 Result<std::unique_ptr<ir::Module>> importOnnxBytes(const std::string& bytes, const std::string& name,
                                                     const OnnxImportOptions& options) {
