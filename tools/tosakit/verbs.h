@@ -43,6 +43,8 @@ enum ExitCode {
 int exitCodeFor(const Status& s);
 // Prints "tosakit: <kind>: <message>" on stderr and returns the exit code.
 int report(const Status& s);
+// The flag of a library parameter (Status::parameter): "histogram_bins" -> "--histogram-bins".
+std::string flagOf(const std::string& parameter);
 // Prints each note as "tosakit: note: <text>" on stderr.
 void printNotes(const std::vector<std::string>& notes);
 
