@@ -12,6 +12,7 @@
 #include "tosakit/preprocess.h"
 #include "tosakit/qdq_export.h"
 #include "tosakit/quantize.h"
+#include "tosakit/quantize_model.h"
 #define TOSAKIT_PY_QUANTIZE 1
 #endif
 #if defined(HAVE_TOSAKIT_CHECK)
@@ -254,6 +255,40 @@ void bindCompare(py::module_& m) {
       py::arg("function") = "main");
 }
 
+// verify_quantized: verifyQuantizedModel (include/tosakit/quantize_model.h), `quantize --test-input`'s check.
+void bindVerifyQuantized(py::module_& m) {
+  py::class_<QuantizeVerification>(m, "QuantizeVerification",
+                                   "A quantized model's outputs against reference outputs, and its layers against "
+                                   "the float model's on the same input.")
+      .def_readonly("outputs", &QuantizeVerification::outputs)
+      .def_readonly("layers", &QuantizeVerification::layers)
+      .def_property_readonly("passed", [](const QuantizeVerification& v) { return v.verdict.isOk(); })
+      .def("__bool__", [](const QuantizeVerification& v) { return v.verdict.isOk(); });
+  m.def(
+      "verify_quantized",
+      [](py::handle floatModel, py::handle quantized, py::handle testInput, py::handle testReference, double minCosine,
+         double minEuclidean, const std::string& backend, int threads) {
+        auto f = sharedModelArgument(floatModel);
+        auto q = sharedModelArgument(quantized);
+        QuantizeTestOptions o;
+        o.testInput = pathArgument(testInput);
+        o.testReference = pathArgument(testReference);
+        o.minCosine = minCosine;
+        o.minEuclidean = minEuclidean;
+        o.session.backend = backend;
+        if (threads < 0) raise(Status::invalid("must be >= 0 (0: the backend's default)").withParameter("threads"));
+        if constexpr (requires { o.session.threads; }) o.session.threads = threads;
+        auto v = [&] {
+          py::gil_scoped_release release;
+          return verifyQuantizedModel(*f, *q, o);
+        }();
+        return take(std::move(v));
+      },
+      py::arg("float_model"), py::arg("quantized"), py::arg("test_input"), py::arg("test_reference"),
+      py::arg("min_cosine") = 0.99, py::arg("min_euclidean") = 0.95, py::arg("backend") = "fast",
+      py::arg("threads") = 0);
+}
+
 void bindQuantize(py::module_& m) {
   bindCalibrationTable(m);
   m.def("calibrate", &calibrateBinding, py::arg("model"), py::arg("samples"), py::arg("method") = "kld",
@@ -287,6 +322,7 @@ void bindQuantize(py::module_& m) {
       py::arg("module"), py::arg("function") = "main",
       "Scale and zero point each quantized tensor records: name -> (scale, zero_point).");
   bindCompare(m);
+  bindVerifyQuantized(m);
 }
 #endif
 
@@ -323,8 +359,8 @@ void bindCheck(py::module_& m) {
           "unless allow_not_judged)")
       .def_property_readonly("exit_code", &CheckReport::exitCode, "What `tosakit check` exits with: 0, 1 or 7")
       .def_readonly("allow_not_judged", &CheckReport::allowNotJudged)
-      .def("to_text", &CheckReport::toText)
-      .def("to_json", &CheckReport::toJson)
+      .def("to_text", [](const CheckReport& r) { return r.toText(); })
+      .def("to_json", [](const CheckReport& r) { return r.toJson(); })
       .def("__bool__", [](const CheckReport& r) { return r.verdict() == Verdict::Compliant; });
   m.def(
       "check",

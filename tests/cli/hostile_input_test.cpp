@@ -178,7 +178,7 @@ TEST_F(HostileInput, ImportValidatesTheGraphAtLevel8K) {
   // MAX_LOG2_SIZE (2^31 - 1 at level 8K), so the graph is refused before it is written.
   const std::string f = kRegressions + "expand_input_4tb.onnx";
   expectBadInput(runTool("import " + f + " -o " + path("out.mlir")),
-                 {"expand_input_4tb.onnx", "level 8k", "MAX_LOG2_SIZE", "--level none"}, "import");
+                 {"expand_input_4tb.onnx", "level 8k", "MAX_LOG2_SIZE", "--level: ", "level none skips"}, "import");
   EXPECT_FALSE(exists("out.mlir"));
   auto r = runTool("import " + f + " --level none -o " + path("out.mlir"));
   EXPECT_EQ(r.exitCode, 0) << r.out;
@@ -270,7 +270,8 @@ TEST_F(HostileInput, FileLargerThanTheBudgetIsNotRead) {
   };
   for (const auto& [verb, args, file] : cases) {
     expectBadInput(runTool(verb + " --max-memory 1G " + args),
-                   {file, "2147483648 bytes (2.0 GiB)", "memory budget of 1.0 GiB (--max-memory)"}, verb + " " + args);
+                   {file, "2147483648 bytes (2.0 GiB)", "memory budget of 1.0 GiB", "--max-memory: "},
+                   verb + " " + args);
   }
   EXPECT_FALSE(exists("o.mlir"));
   EXPECT_FALSE(exists("o.npz"));
@@ -427,7 +428,7 @@ TEST_F(HostileInput, EveryVerbReportsAnOversizedRequestAsBadInput) {
     EXPECT_EQ(ok.exitCode, 0) << c.verb << " " << c.args << "\n" << ok.out;
     for (const auto& o : c.outputs) fs::remove(path(o));
     auto r = runTool(c.verb + " --max-memory 8 " + c.args);
-    expectBadInput(r, {c.file, "bytes", "more than the memory budget of 8 bytes (--max-memory)"},
+    expectBadInput(r, {c.file, "bytes", "more than the memory budget of 8 bytes", "--max-memory: "},
                    c.verb + " " + c.args);
     for (const auto& o : c.outputs) EXPECT_FALSE(exists(o)) << c.verb << ": " << o;
   }

@@ -47,6 +47,8 @@ int exitCodeFor(const Status& s);
 int report(const Status& s);
 // An --input-shape value, "NAME=1x3x224x224" (also "NAME=1,3,224,224") (import, export-qdq).
 Status parseShapeSpec(const std::string& spec, std::string& name, Shape& shape);
+// The flag of a library parameter (Status::parameter): "histogram_bins" -> "--histogram-bins".
+std::string flagOf(const std::string& parameter);
 // Prints each note as "tosakit: note: <text>" on stderr.
 void printNotes(const std::vector<std::string>& notes);
 

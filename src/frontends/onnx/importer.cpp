@@ -623,10 +623,12 @@ Status Importer::defineInputs() {
                                std::to_string(shape.size()));
       shape = ov->second;
     } else if (!tt.has_shape()) {
-      return Status::invalid(what + ": input has no shape; give one with an input-shape override");
+      return Status::invalid(what + ": input has no shape; give one with an input-shape override")
+          .withParameter("input_shapes");
     } else if (!dynamicDim.empty()) {
       return Status::invalid(what + ": " + dynamicDim + " is dynamic; give a static shape with an input-shape " +
-                             "override (tosakit import --input-shape " + in.name() + "=...)");
+                             "override")
+          .withParameter("input_shapes");
     }
     OVal v;
     v.shape = shape;
