@@ -117,6 +117,7 @@ run_tosakit() {  # model threads [model file]
 ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}' || echo "n/a"; }
 
 echo "tosakit: $("$TK" version | sed -n 's/^fast backend ISA: /fast backend ISA /p'); TFLite 2.9 with XNNPACK"
+echo "load average at start: $(cut -d" " -f1-3 /proc/loadavg) ($(nproc) cores): a loaded machine makes the figures provisional"
 echo "| model | threads | TFLite fp32 (ms) | tosakit fp32 (ms) | fp32 / TFLite | tosakit INT8 (ms) | INT8 / TFLite fp32 |"
 echo "|---|---|---|---|---|---|---|"
 for m in $MODELS; do

@@ -155,8 +155,7 @@ bool uint8Verified(int code) {
                                          int(Op::SUB),
                                          int(Op::CONCATENATION),
                                          int(Op::RESHAPE),
-                                         int(Op::PAD),
-                                         int(Op::RESIZE_BILINEAR)};
+                                         int(Op::PAD)};
   return verified.count(code) > 0;
 }
 

@@ -556,6 +556,16 @@ Value* divideRoundingAway(Importer& im, Value* x, Value* count, Value* half) {
 }
 
 // Pools: TFLite requires the output's quantization to equal the input's.
+// TFLite's uint8 kernels divide raw (non-negative) uint8 sums rounding half up. On the values moved to int8 (a
+// weighted sum of weight n moves by -128 n): (sum + 128 n + n/2) / n - 128, the numerator non-negative so that
+// tosa.intdiv's truncation is the floor; `biasedHalf` holds 128 n + n/2.
+Value* divideUint8HalfUp(Importer& im, Value* sum, Value* count, Value* biasedHalf) {
+  const ValueType t = sum->type;
+  Value* q =
+      im.b.op1("tosa.intdiv", {im.b.add(sum, biasedHalf, im.aux("plus_half")), count}, t, {}, im.aux("quotient"));
+  return im.b.sub(q, im.scalarOf(DType::I32, 128, t.dims.size()), im.aux("to_int8_range"));
+}
+
 Status qPool(Importer& im, bool isMax) {
   const auto* o = im.options<fb::Pool2DOptions>();
   if (!o) return Status::invalid("pool without Pool2DOptions");
@@ -615,11 +625,7 @@ Status qPool(Importer& im, bool isMax) {
   Value* cnt = im.constant(std::move(count), "count");
   Value* hv = im.constant(std::move(half), "half_count");
   const ValueType i32 = sum->type;
-  // uint8: TFLite rounds the raw (non-negative) uint8 sum half up: (sum + 128 n + n/2) / n - 128 on the moved values
-  Value* avg = uint8
-      ? im.b.sub(im.b.op1("tosa.intdiv", {im.b.add(sum, hv, im.aux("plus_half")), cnt}, i32, {}, im.aux("quotient")),
-                 im.scalarOf(DType::I32, 128, 4), im.aux("to_int8_range"))
-      : divideRoundingAway(im, sum, cnt, hv);
+  Value* avg = uint8 ? divideUint8HalfUp(im, sum, cnt, hv) : divideRoundingAway(im, sum, cnt, hv);
   Value* v = im.b.op1("tosa.cast", {avg}, ValueType::tensor(DType::I8, i32.dims), {}, im.aux("to_i8"));
   return setQuantOut(im, 0, v, o->fused_activation_function(), *y);
 }

@@ -1,5 +1,5 @@
 // Internal to the TFLite frontend: what the quantized lowerings share across files (ops_quant.cpp: int8 and
-// 16x8 arithmetic; ops_quant16.cpp: int16 activations).
+// 16x8 arithmetic; ops_quant16.cpp: int16 activations; ops_quant_reduce.cpp: int8 MEAN and SUM).
 #pragma once
 #include <string>
 #include <utility>
