@@ -165,6 +165,10 @@ class QdqExporter {
 
   void indexGraph() {
     for (const auto& t : g_.initializer()) initializers_[t.name()] = &t;
+    for (const auto& n : g_.node())  // Constant nodes (PyTorch's Clip bounds), for constScalar
+      for (const auto& a : n.attribute())
+        if (n.op_type() == "Constant" && n.domain().empty() && a.name() == "value" && n.output_size() == 1)
+          constants_[n.output(0)] = &a.t();
     for (const auto& o : g_.output()) graphOutputs_.insert(o.name());
     for (const auto& n : g_.node())
       for (const auto& i : n.input())
@@ -203,9 +207,11 @@ class QdqExporter {
   }
 
   std::optional<double> constScalar(const std::string& name) const {
-    auto it = initializers_.find(name);
-    if (it == initializers_.end()) return std::nullopt;
-    auto t = tensorFromProto(*it->second, name);
+    const TensorProto* proto = nullptr;
+    if (auto it = initializers_.find(name); it != initializers_.end()) proto = it->second;
+    if (auto it = constants_.find(name); !proto && it != constants_.end()) proto = it->second;
+    if (!proto) return std::nullopt;
+    auto t = tensorFromProto(*proto, name);
     if (!t || t->size() != 1) return std::nullopt;
     return t->getFloat(0);
   }
@@ -476,6 +482,7 @@ class QdqExporter {
   std::map<std::string, const CalibrationEntry*> table_;
   std::map<std::string, std::string> calibName_;  // float run-time ONNX value -> calibration table name
   std::map<std::string, const TensorProto*> initializers_;
+  std::map<std::string, const TensorProto*> constants_;  // outputs of Constant nodes
   std::set<std::string> graphOutputs_;
   std::map<std::string, std::vector<const NodeProto*>> consumers_;
   std::map<std::string, bool> outputOnly_;
