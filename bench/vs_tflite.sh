@@ -5,7 +5,7 @@
 #
 #   bench/vs_tflite.sh [--models "face_detection_short_range hand_landmark_lite ..."] [--threads "1 2"]
 #                      [--rounds 3] [--warmup 3] [--iterations 20] [--tosakit build/tools/tosakit/tosakit]
-#                      [--work /tmp/tosakit-vs-tflite] [--no-int8]
+#                      [--work /tmp/tosakit-vs-tflite] [--no-int8]   (environment: CALIBRATE_ARGS)
 #
 # TFLite is libtensorflowlite_c.so of tools/tflite (scripts/install-deps.sh) driven by tools/tflite/run_tflite.py
 # --bench, with its XNNPACK delegate (TFLite's fast float kernels; the library's default kernels re-run every
@@ -13,8 +13,10 @@
 # --backend fast --json` on `tosakit import` of the same file. The input is scikit-image's astronaut photograph
 # at the model's size, in the model's range. Selfie segmentation: TFLite runs the model with the custom
 # Convolution2DTransposeBias replaced by the builtin TRANSPOSE_CONV (tests/tflite/selfie_decomposed.py).
-# INT8 (off with --no-int8): `tosakit calibrate` on four other scikit-image photographs (kld, --tune-num 0) and
-# `tosakit quantize --quantize INT8` (fp32 in/out), timed in the same rounds; its ratio is to TFLite's fp32.
+# INT8 (off with --no-int8): the documented flow for these models (docs/QUANTIZATION.md, "Trained MediaPipe
+# networks"): `tosakit calibrate` on four other scikit-image photographs with $CALIBRATE_ARGS (default the
+# recipe, `--method percentile9999 --equalize-activations --bc`) writing the rewritten model, and `tosakit
+# quantize --quantize INT8` of that model (fp32 in/out), timed in the same rounds; its ratio is to TFLite's fp32.
 # Nothing is written inside the source tree.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,6 +28,7 @@ ITERATIONS=20
 TK="${TK:-$ROOT/build/tools/tosakit/tosakit}"
 WORK="${WORK:-/tmp/tosakit-vs-tflite}"
 INT8=1
+CALIBRATE_ARGS="${CALIBRATE_ARGS:---method percentile9999 --equalize-activations --bc}"
 PY=/usr/bin/python3
 MP="$ROOT/tools/tflite/node_modules/@mediapipe"
 
@@ -88,10 +91,14 @@ for img in ("coffee", "chelsea", "rocket", "immunohistochemistry"):
     np.savez(f"{base}.calib/{img}.npz", **{name: photo(img, shape, lo, hi)})
 PYEOF
   if [ "$INT8" = 1 ]; then
-    if ! "$TK" calibrate "$WORK/$m.mlir" --dataset "$WORK/$m.calib" --tune-num 0 -o "$WORK/$m.cali.txt" >>"$LOG" 2>&1; then
+    # --bc / --equalize-activations rewrite the weights: the table belongs to the rewritten model, quantized here
+    rm -f "$WORK/$m.calibrated.mlir"
+    # shellcheck disable=SC2086
+    if ! "$TK" calibrate "$WORK/$m.mlir" --dataset "$WORK/$m.calib" $CALIBRATE_ARGS \
+         --output-model "$WORK/$m.calibrated.mlir" -o "$WORK/$m.cali.txt" >>"$LOG" 2>&1; then
       SKIP_INT8[$m]="calibrate failed"
-    elif ! "$TK" quantize "$WORK/$m.mlir" --quantize INT8 --calibration-table "$WORK/$m.cali.txt" \
-         -o "$WORK/$m.int8.mlir" >>"$LOG" 2>&1; then
+    elif ! "$TK" quantize "$([ -f "$WORK/$m.calibrated.mlir" ] && echo "$WORK/$m.calibrated.mlir" || echo "$WORK/$m.mlir")" \
+         --quantize INT8 --calibration-table "$WORK/$m.cali.txt" -o "$WORK/$m.int8.mlir" >>"$LOG" 2>&1; then
       SKIP_INT8[$m]="quantize failed"
     fi
   fi

@@ -7,6 +7,7 @@
 //   auto report = checkResults(o);            // per output, each by its producing operator's rule
 //   o.intermediates.path = "impl_layers.npz"; // per op: each op re-run in fp64 on the implementation's inputs
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,9 +77,13 @@ struct CheckReport {
   Verdict verdict() const;
   // The exit code `tosakit check` gives for it: 0 compliant, 1 NOT compliant, 7 not judged.
   int exitCode() const;
-  std::string notJudgedSummary() const;  // why results are not judged and what to give, one line
-  std::string toText() const;            // the table `tosakit check` prints
-  std::string toJson() const;            // `tosakit check --json`
+  // How a door spells a CheckOptions parameter ("allow_not_judged"): the CLI its flag, Python its keyword.
+  // Empty: the parameter's own name.
+  using Spelling = std::function<std::string(const std::string& parameter)>;
+  // Why results are not judged and what to give, one line.
+  std::string notJudgedSummary(const Spelling& spell = {}) const;
+  std::string toText(const Spelling& spell = {}) const;  // the table `tosakit check` prints
+  std::string toJson(const Spelling& spell = {}) const;  // `tosakit check --json`
 };
 
 // Judges the implementation's results. Errors (bad files, names, shapes, dtypes) are returned as Status;

@@ -42,6 +42,21 @@ struct PreprocessRecipe {
   Status checkAgainst(const ir::ValueType& arg, const std::string& argName) const;
 };
 
+// What a user gives at import (TPU-MLIR's model_transform --mean/--scale/...): fields left empty are read off
+// each image argument's shape (channel format from where 1 or 3 channels are, gray for 1 channel, else bgr).
+struct PreprocessOptions {
+  std::vector<double> mean;
+  std::vector<double> scale;
+  std::string pixelFormat;    // rgb | bgr | gray
+  std::string channelFormat;  // nchw | nhwc
+  std::vector<int64_t> resizeDims;
+  bool keepAspectRatio = false;
+  bool given() const;
+};
+// Records the recipe on every rank-4 argument of every function (nothing when no option is given).
+// InvalidArgument, parameter "preprocess", when there is no rank-4 argument or a recipe does not fit one.
+Status recordPreprocessRecipes(ir::Module& m, const PreprocessOptions& options);
+
 // The recipe recorded on argument `argIndex`, or nullopt when there is none (ParseError when malformed).
 Result<std::optional<PreprocessRecipe>> preprocessRecipe(const ir::Function& fn, size_t argIndex);
 void setPreprocessRecipe(ir::Function& fn, size_t argIndex, const PreprocessRecipe& recipe);

@@ -25,6 +25,10 @@ static py::object exceptionFor(const Status& s) {
     location = py::str(v->location);
     condition = py::str(v->condition);
   }
+  // A library parameter is worded as this door's keyword: "histogram_bins: <message>".
+  if (!s.parameter().empty())
+    return make(className(s.code()), std::string(statusCodeName(s.code())), s.parameter() + ": " + s.message(), op,
+                location, condition, py::str(s.parameter()));
   return make(className(s.code()), std::string(statusCodeName(s.code())), s.message(), op, location, condition);
 }
 

@@ -8,7 +8,9 @@
 #include "bindings.h"
 #include "compliance/datagen.h"
 #include "frontends/tflite/tflite_import.h"
+#include "tosakit/bench.h"
 #include "tosakit/import.h"
+#include "tosakit/import_model.h"
 #include "tosakit/inputs.h"
 #include "tosakit/io_adapt.h"
 #include "tosakit/npz.h"
@@ -103,6 +105,8 @@ double cppSecondsPerRun(PySession& s, py::handle inputs, int iterations, const s
   return seconds / iterations;
 }
 
+}  // namespace
+
 Shape shapeArgument(py::handle dims, const std::string& name) {
   Shape shape;
   try {
@@ -115,6 +119,8 @@ Shape shapeArgument(py::handle dims, const std::string& name) {
   return shape;
 }
 
+namespace {
+
 ModuleHandle importTflite(py::handle path) {
   std::string p = pathArgument(path);
   auto imported = [&] {
@@ -124,23 +130,49 @@ ModuleHandle importTflite(py::handle path) {
   return ModuleHandle{std::shared_ptr<ir::Module>(take(std::move(imported))), p};
 }
 
+// preprocess={"mean": [...], "scale": [...], "pixel_format": "rgb", "channel_format": "nchw",
+// "resize_dims": [H, W], "keep_aspect_ratio": False}: the fields of PreprocessOptions.
+PreprocessOptions preprocessArgument(py::handle arg) {
+  PreprocessOptions o;
+  if (arg.is_none()) return o;
+  if (!py::isinstance<py::dict>(arg)) raise(Status::invalid("expected a dict").withParameter("preprocess"));
+  for (auto [k, v] : py::reinterpret_borrow<py::dict>(arg)) {
+    const std::string key = py::str(k);
+    try {
+      if (key == "mean")
+        o.mean = v.cast<std::vector<double>>();
+      else if (key == "scale")
+        o.scale = v.cast<std::vector<double>>();
+      else if (key == "pixel_format")
+        o.pixelFormat = v.cast<std::string>();
+      else if (key == "channel_format")
+        o.channelFormat = v.cast<std::string>();
+      else if (key == "resize_dims")
+        o.resizeDims = v.cast<std::vector<int64_t>>();
+      else if (key == "keep_aspect_ratio")
+        o.keepAspectRatio = v.cast<bool>();
+      else
+        raise(Status::invalid("unknown key '" + key + "'").withParameter("preprocess"));
+    } catch (const py::cast_error&) {
+      raise(Status::invalid("'" + key + "' has the wrong type").withParameter("preprocess"));
+    }
+  }
+  return o;
+}
+
+// import_onnx: importModel (include/tosakit/import_model.h), as `tosakit import`; a .tflite file is imported
+// as one. A verification run below tolerance raises SpecError (nothing to write, as the verb writes nothing).
 ModuleHandle importOnnx(py::handle path, py::handle inputShapes, py::handle bindInputs,
                         std::vector<std::string> outputNames, bool nhwcIo, bool runChecker, bool convertOpset,
-                        const std::string& qdq, bool qdqIntegerIo) {
-  // A TFLite model given to the import function is imported as one (it takes none of the ONNX options).
-  if (tflite::isTfliteFile(pathArgument(path))) {
-    if (!inputShapes.is_none() || !bindInputs.is_none() || !outputNames.empty() || nhwcIo || qdq != "fold" ||
-        qdqIntegerIo)
-      raise(Status::invalid(pathArgument(path) +
-                            ": input_shapes, bind_inputs, output_names, nhwc_io, qdq and qdq_integer_io apply to "
-                            "ONNX models only"));
-    return importTflite(path);
-  }
-  onnx::OnnxImportOptions opts;
+                        const std::string& qdq, bool qdqIntegerIo, const std::string& level, py::handle preprocess,
+                        py::handle testInput, py::handle testReference, double minCosine, double minEuclidean,
+                        const std::string& backend, int threads) {
+  ImportModelOptions o;
+  onnx::OnnxImportOptions& opts = o.onnx;
   opts.keepNchwIo = !nhwcIo;
   opts.runChecker = runChecker;
   opts.convertOpset = convertOpset;
-  if (Status s = onnx::setQdqMode(opts, qdq); !s) raise(s);
+  check(onnx::setQdqMode(opts, qdq).withParameter("qdq"));
   opts.qdqIntegerIo = qdqIntegerIo;
   opts.outputNames = std::move(outputNames);
   if (!inputShapes.is_none()) {
@@ -152,12 +184,72 @@ ModuleHandle importOnnx(py::handle path, py::handle inputShapes, py::handle bind
   }
   if (!bindInputs.is_none())
     for (auto& [name, t] : tensorsFromDict(bindInputs, "bind_inputs")) opts.bindInputs[name] = std::move(t);
+  o.level = level;
+  o.preprocess = preprocessArgument(preprocess);
+  if (!testInput.is_none()) o.testInput = pathArgument(testInput);
+  if (!testReference.is_none()) o.testReference = pathArgument(testReference);
+  o.minCosine = minCosine;
+  o.minEuclidean = minEuclidean;
+  o.session.backend = backend;
+  if (threads < 0) raise(Status::invalid("must be >= 0 (0: the backend's default)").withParameter("threads"));
+  setThreads(o.session, threads);
   std::string p = pathArgument(path);
   auto imported = [&] {
     py::gil_scoped_release release;
-    return onnx::importOnnx(p, opts);
+    return importModel(p, o);
   }();
-  return ModuleHandle{std::shared_ptr<ir::Module>(take(std::move(imported))), p};
+  ImportedModel m = take(std::move(imported));
+  check(m.testVerdict);
+  return ModuleHandle{std::shared_ptr<ir::Module>(std::move(m.module)), p};
+}
+
+// bench: benchModel (include/tosakit/bench.h), as `tosakit bench`. inputs: None (deterministic random data),
+// an .npz path or a dict of arrays.
+BenchReport bench(py::handle model, py::handle inputs, const std::string& function, int warmup, int iterations,
+                  bool profile, const std::string& backend, int threads, const std::string& isa) {
+  BenchOptions o;
+  o.function = function;
+  if (py::isinstance<py::dict>(inputs))
+    o.inputs = InputSources::fromTensors(tensorsFromDict(inputs, "inputs"));
+  else if (!inputs.is_none())
+    o.inputs = InputSources::fromNpz(pathArgument(inputs));
+  if (warmup < 0) raise(Status::invalid("must be >= 0").withParameter("warmup"));
+  if (iterations < 1) raise(Status::invalid("must be >= 1").withParameter("iterations"));
+  if (threads < 0) raise(Status::invalid("must be >= 0 (0: the backend's default)").withParameter("threads"));
+  o.warmup = warmup;
+  o.iterations = iterations;
+  o.profile = profile;
+  o.session.backend = backend;
+  setThreads(o.session, threads);
+  o.session.isa = isa;
+  std::string p = pathArgument(model);
+  auto r = [&] {
+    py::gil_scoped_release release;
+    return benchModel(p, o);
+  }();
+  return take(std::move(r));
+}
+
+void bindBench(py::module_& m) {
+  py::class_<BenchReport>(m, "BenchReport", "What `tosakit bench` measures (times in milliseconds).")
+      .def_readonly("model", &BenchReport::model)
+      .def_readonly("backend", &BenchReport::backend)
+      .def_readonly("threads", &BenchReport::threads)
+      .def_readonly("isa", &BenchReport::isa)
+      .def_readonly("load_ms", &BenchReport::loadMs)
+      .def_readonly("compile_ms", &BenchReport::compileMs)
+      .def_readonly("run_ms", &BenchReport::runMs)
+      .def_readonly("min_ms", &BenchReport::minMs)
+      .def_readonly("median_ms", &BenchReport::medianMs)
+      .def_readonly("max_ms", &BenchReport::maxMs)
+      .def_readonly("notes", &BenchReport::notes)
+      .def_property_readonly("memory_ratio", &BenchReport::memoryRatio)
+      .def("to_text", &BenchReport::toText)
+      .def("to_json", &BenchReport::toJson);
+  m.def("bench", &bench, py::arg("model"), py::arg("inputs") = py::none(), py::arg("function") = "main",
+        py::arg("warmup") = 3, py::arg("iterations") = 20, py::arg("profile") = false, py::arg("backend") = "fast",
+        py::arg("threads") = 0, py::arg("isa") = "",
+        "Load and compile time, latency of repeated runs, memory (the `bench` verb).");
 }
 
 py::dict genData(py::handle model, int set, uint32_t seed, const std::string& function) {
@@ -191,7 +283,10 @@ void bindSession(py::module_& m) {
   m.def("import_onnx", &importOnnx, py::arg("path"), py::arg("input_shapes") = py::none(),
         py::arg("bind_inputs") = py::none(), py::arg("output_names") = std::vector<std::string>{},
         py::arg("nhwc_io") = false, py::arg("check") = true, py::arg("opset_convert") = true, py::arg("qdq") = "fold",
-        py::arg("qdq_integer_io") = false);
+        py::arg("qdq_integer_io") = false, py::arg("level") = "8k", py::arg("preprocess") = py::none(),
+        py::arg("test_input") = py::none(), py::arg("test_reference") = py::none(), py::arg("min_cosine") = 0.99,
+        py::arg("min_euclidean") = 0.99, py::arg("backend") = "fast", py::arg("threads") = 0);
+  bindBench(m);
   m.def("import_tflite", &importTflite, py::arg("path"));
   m.def("gen_data", &genData, py::arg("model"), py::arg("set") = 0, py::arg("seed") = 0, py::arg("function") = "main");
 }

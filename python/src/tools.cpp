@@ -10,7 +10,9 @@
 #include "tosakit/compare.h"
 #include "tosakit/inputs.h"
 #include "tosakit/preprocess.h"
+#include "tosakit/qdq_export.h"
 #include "tosakit/quantize.h"
+#include "tosakit/quantize_model.h"
 #define TOSAKIT_PY_QUANTIZE 1
 #endif
 #if defined(HAVE_TOSAKIT_CHECK)
@@ -133,6 +135,33 @@ std::map<std::string, QuantMode> layerModesArgument(py::handle qtable) {
   return out;
 }
 
+// export_qdq(model, table, output, input_shapes=None, per_tensor=False): `tosakit export-qdq` (include/tosakit/qdq_export.h).
+void exportQdqBinding(py::handle model, py::handle table, py::handle output, py::handle inputShapes, bool perTensor) {
+  onnx::QdqExportOptions o;
+  o.perTensor = perTensor;
+  if (!inputShapes.is_none()) {
+    if (!py::isinstance<py::dict>(inputShapes)) raise(Status::invalid("input_shapes: expected a dict name -> shape"));
+    for (auto [k, v] : py::reinterpret_borrow<py::dict>(inputShapes)) {
+      std::string name = py::str(k);
+      o.import.inputShapes[name] = shapeArgument(v, name);
+    }
+  }
+  CalibrationTable loaded;
+  const CalibrationTable* t = nullptr;
+  if (py::isinstance<CalibrationTable>(table)) {
+    t = &table.cast<const CalibrationTable&>();
+  } else {
+    o.calibrationTableSource = pathArgument(table);
+    loaded = take(readCalibrationTable(o.calibrationTableSource));
+    t = &loaded;
+  }
+  const std::string in = pathArgument(model), out = pathArgument(output);
+  py::gil_scoped_release release;
+  Status s = onnx::exportQdq(in, *t, out, o);
+  py::gil_scoped_acquire acquire;
+  check(s);
+}
+
 ModuleHandle quantizeBinding(py::handle model, py::handle table, const std::string& mode, bool asymmetric,
                              bool perTensor, bool quantInput, bool quantOutput, bool fusePreprocess,
                              py::handle quantizeTable, const std::string& function) {
@@ -226,6 +255,40 @@ void bindCompare(py::module_& m) {
       py::arg("function") = "main");
 }
 
+// verify_quantized: verifyQuantizedModel (include/tosakit/quantize_model.h), `quantize --test-input`'s check.
+void bindVerifyQuantized(py::module_& m) {
+  py::class_<QuantizeVerification>(m, "QuantizeVerification",
+                                   "A quantized model's outputs against reference outputs, and its layers against "
+                                   "the float model's on the same input.")
+      .def_readonly("outputs", &QuantizeVerification::outputs)
+      .def_readonly("layers", &QuantizeVerification::layers)
+      .def_property_readonly("passed", [](const QuantizeVerification& v) { return v.verdict.isOk(); })
+      .def("__bool__", [](const QuantizeVerification& v) { return v.verdict.isOk(); });
+  m.def(
+      "verify_quantized",
+      [](py::handle floatModel, py::handle quantized, py::handle testInput, py::handle testReference, double minCosine,
+         double minEuclidean, const std::string& backend, int threads) {
+        auto f = sharedModelArgument(floatModel);
+        auto q = sharedModelArgument(quantized);
+        QuantizeTestOptions o;
+        o.testInput = pathArgument(testInput);
+        o.testReference = pathArgument(testReference);
+        o.minCosine = minCosine;
+        o.minEuclidean = minEuclidean;
+        o.session.backend = backend;
+        if (threads < 0) raise(Status::invalid("must be >= 0 (0: the backend's default)").withParameter("threads"));
+        if constexpr (requires { o.session.threads; }) o.session.threads = threads;
+        auto v = [&] {
+          py::gil_scoped_release release;
+          return verifyQuantizedModel(*f, *q, o);
+        }();
+        return take(std::move(v));
+      },
+      py::arg("float_model"), py::arg("quantized"), py::arg("test_input"), py::arg("test_reference"),
+      py::arg("min_cosine") = 0.99, py::arg("min_euclidean") = 0.95, py::arg("backend") = "fast",
+      py::arg("threads") = 0);
+}
+
 void bindQuantize(py::module_& m) {
   bindCalibrationTable(m);
   m.def("calibrate", &calibrateBinding, py::arg("model"), py::arg("samples"), py::arg("method") = "kld",
@@ -236,6 +299,9 @@ void bindQuantize(py::module_& m) {
         py::arg("asymmetric") = false, py::arg("per_tensor") = false, py::arg("quant_input") = false,
         py::arg("quant_output") = false, py::arg("fuse_preprocess") = false, py::arg("quantize_table") = py::none(),
         py::arg("function") = "main");
+  m.def("export_qdq", &exportQdqBinding, py::arg("model"), py::arg("table"), py::arg("output"),
+        py::arg("input_shapes") = py::none(), py::arg("per_tensor") = false,
+        "Write the float ONNX model as an ONNX QDQ model quantized by the calibration table (export-qdq).");
   m.def(
       "load_sample",
       [](py::handle model, py::handle path, const std::string& function) {
@@ -256,6 +322,7 @@ void bindQuantize(py::module_& m) {
       py::arg("module"), py::arg("function") = "main",
       "Scale and zero point each quantized tensor records: name -> (scale, zero_point).");
   bindCompare(m);
+  bindVerifyQuantized(m);
 }
 #endif
 
@@ -292,8 +359,8 @@ void bindCheck(py::module_& m) {
           "unless allow_not_judged)")
       .def_property_readonly("exit_code", &CheckReport::exitCode, "What `tosakit check` exits with: 0, 1 or 7")
       .def_readonly("allow_not_judged", &CheckReport::allowNotJudged)
-      .def("to_text", &CheckReport::toText)
-      .def("to_json", &CheckReport::toJson)
+      .def("to_text", [](const CheckReport& r) { return r.toText(); })
+      .def("to_json", [](const CheckReport& r) { return r.toJson(); })
       .def("__bool__", [](const CheckReport& r) { return r.verdict() == Verdict::Compliant; });
   m.def(
       "check",

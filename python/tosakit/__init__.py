@@ -6,7 +6,8 @@ out. The functions mirror the CLI verbs and call the same C++ library functions;
 """
 
 from . import _tosakit, errors
-from ._tosakit import Module, Session, convert, dis, gen_data, import_onnx, import_tflite, load, save, validate, version
+from ._tosakit import (BenchReport, Module, Session, bench, convert, dis, gen_data, import_onnx, import_tflite, load,
+                       save, validate, version)
 from .errors import BadInput, Error, InternalError, SpecError, Unpredictable, Unsupported
 
 __version__ = version()
@@ -14,12 +15,13 @@ __version__ = version()
 __all__ = [
     "Error", "BadInput", "SpecError", "Unpredictable", "Unsupported", "InternalError", "errors",
     "Module", "Session", "load", "save", "convert", "dis", "validate", "version", "import_onnx", "import_tflite", "gen_data",
+    "bench", "BenchReport",
 ]
 
 # Parts built only with their libraries (quantization, compliance checking, the operator API).
-for _name in ("calibrate", "quantize", "quant_params", "load_sample", "read_calibration_table",
+for _name in ("calibrate", "quantize", "export_qdq", "quant_params", "load_sample", "read_calibration_table",
               "CalibrationTable", "CalibrationEntry", "check", "CheckReport", "CheckEntry", "compare", "TensorComparison",
-              "CompareReport", "info", "cut", "graph", "visual"):
+              "CompareReport", "verify_quantized", "QuantizeVerification", "info", "cut", "graph", "visual"):
     if hasattr(_tosakit, _name):
         globals()[_name] = getattr(_tosakit, _name)
         __all__.append(_name)

@@ -62,9 +62,32 @@ def version() -> str: ...
 def import_onnx(path: Path, input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
                 bind_inputs: Optional[Mapping[str, np.ndarray]] = None, output_names: Sequence[str] = (),
                 nhwc_io: bool = False, check: bool = True, opset_convert: bool = True, qdq: str = "fold",
-                qdq_integer_io: bool = False) -> Module: ...
+                qdq_integer_io: bool = False, level: str = "8k", preprocess: Optional[Mapping[str, Any]] = None,
+                test_input: Optional[Path] = None, test_reference: Optional[Path] = None, min_cosine: float = 0.99,
+                min_euclidean: float = 0.99, backend: str = "fast", threads: int = 0) -> Module: ...
 def import_tflite(path: Path) -> Module: ...
 def gen_data(model: ModelLike, set: int = 0, seed: int = 0, function: str = "main") -> Arrays: ...
+
+class BenchReport:
+    model: str
+    backend: str
+    threads: int
+    isa: str
+    load_ms: float
+    compile_ms: float
+    run_ms: List[float]
+    min_ms: float
+    median_ms: float
+    max_ms: float
+    notes: List[str]
+    @property
+    def memory_ratio(self) -> float: ...
+    def to_text(self) -> str: ...
+    def to_json(self) -> str: ...
+
+def bench(model: Path, inputs: Union[None, Path, Mapping[str, np.ndarray]] = None, function: str = "main",
+          warmup: int = 3, iterations: int = 20, profile: bool = False, backend: str = "fast", threads: int = 0,
+          isa: str = "") -> BenchReport: ...
 
 class CalibrationEntry:
     name: str
@@ -89,6 +112,8 @@ def calibrate(model: ModelLike, samples: Union[Path, Sequence[Union[Path, Mappin
 def quantize(model: ModelLike, table: Union[CalibrationTable, Path], mode: str = "INT8", asymmetric: bool = False,
              per_tensor: bool = False, quant_input: bool = False, quant_output: bool = False,
              fuse_preprocess: bool = False, quantize_table: Union[None, Path, Mapping[str, str]] = None, function: str = "main") -> Module: ...
+def export_qdq(model: Path, table: Union[CalibrationTable, Path], output: Path,
+               input_shapes: Optional[Mapping[str, Sequence[int]]] = None, per_tensor: bool = False) -> None: ...
 def load_sample(model: ModelLike, path: Path, function: str = "main") -> Arrays: ...
 def quant_params(module: Module, function: str = "main") -> Dict[str, Tuple[float, int]]: ...
 
@@ -114,6 +139,17 @@ class CompareReport:
 def compare(a: TensorSet, b: TensorSet, min_cosine: float = 0.99, min_euclidean: float = 0.9,
             excepts: Sequence[str] = (), quant_params: Union[None, Module, Mapping[str, Tuple[float, int]]] = None,
             function: str = "main") -> CompareReport: ...
+
+class QuantizeVerification:
+    outputs: CompareReport
+    layers: CompareReport
+    @property
+    def passed(self) -> bool: ...
+    def __bool__(self) -> bool: ...
+
+def verify_quantized(float_model: ModelLike, quantized: ModelLike, test_input: Path, test_reference: Path,
+                     min_cosine: float = 0.99, min_euclidean: float = 0.95, backend: str = "fast",
+                     threads: int = 0) -> QuantizeVerification: ...
 
 class CheckEntry:
     name: str

@@ -8,13 +8,15 @@ reads the same from Python and from the command line.
 class Error(Exception):
     """Base class. ``kind`` is the CLI's kind ("invalid argument", "parse error", ...), ``exit_code`` the
     CLI's exit code, ``message`` the reason naming the file/op/tensor. For spec verdicts ``op``,
-    ``location`` and ``condition`` say which ERROR_IF/REQUIRE failed where."""
+    ``location`` and ``condition`` say which ERROR_IF/REQUIRE failed where. ``parameter`` names the keyword
+    argument the error is about (its message starts with it), else None."""
 
     exit_code = 6
     default_kind = "internal error"
 
-    def __init__(self, message, kind=None, op=None, location=None, condition=None):
+    def __init__(self, message, kind=None, op=None, location=None, condition=None, parameter=None):
         self.message = message
+        self.parameter = parameter
         self.kind = kind or self.default_kind
         self.op = op
         self.location = location
@@ -62,6 +64,6 @@ class InternalError(Error):
     default_kind = "internal error"
 
 
-def _make(class_name, kind, message, op=None, location=None, condition=None):
+def _make(class_name, kind, message, op=None, location=None, condition=None, parameter=None):
     """Called by the C++ bindings to build the exception of a failed Status."""
-    return globals()[class_name](message, kind, op, location, condition)
+    return globals()[class_name](message, kind, op, location, condition, parameter)

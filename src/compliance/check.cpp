@@ -30,8 +30,9 @@ Status checkForced(Context& c, CheckReport& rep) {
     if (!r) return r.status();
     ref = std::move(*r);
   } else {
-    if (!c.haveInputs) return Status::invalid("check: give --reference, or --inputs to compute the reference");
-    rep.notes.push_back("no --reference: the reference backend's precise (fp64) outputs are the reference");
+    if (!c.haveInputs)
+      return Status::invalid("check: give a reference, or the inputs to compute it").withParameter("reference");
+    rep.notes.push_back("no reference given: the reference backend's precise (fp64) outputs are the reference");
     RunResult rr;
     TK_RETURN_IF_ERROR(runPrecise(c, rr));
     ref = std::move(rr.outputs);
@@ -62,10 +63,10 @@ Status checkForced(Context& c, CheckReport& rep) {
     rule.name = mode->toString();
     rule.modeBounds = find(bounds, name);
     if (mode->needsBounds() && !rule.modeBounds)
-      return Status::invalid("mode " + mode->mode + " needs --bounds with '" + name + "'");
+      return Status::invalid("mode " + mode->mode + " needs bounds with '" + name + "'").withParameter("bounds");
     CheckEntry e;
     e.name = name;
-    e.rule = rule.name + " (--mode)";
+    e.rule = rule.name + " (mode)";
     fill(e, compliance::judge(rule, *impl, refT, false, -1));
     rep.entries.push_back(std::move(e));
   }

@@ -7,6 +7,7 @@
 #include "compliance/datagen.h"
 #include "formats/npy/npy.h"
 #include "ir/module_clone.h"
+#include "tosakit/inputs.h"
 #include "tosakit/model_io.h"
 
 namespace tosakit::check_detail {
@@ -86,6 +87,22 @@ void inlineKnownBranches(ir::Function& fn, const NamedTensors& inputs) {
 
 namespace {
 
+// The checked inputs, prepared by the one front door (include/tosakit/inputs.h: ONNX Runtime's types, numpy
+// carrier dtypes, images by the recorded recipe) and put in argument order, every argument present.
+Status loadInputs(const TensorSource& s, Context& c) {
+  InputSources sources = s.tensors ? InputSources::fromTensors(*s.tensors) : InputSources::fromNpz(s.path);
+  auto prepared = prepareInputs(*c.fn, sources);
+  if (!prepared) return prepared.status();
+  const std::string lbl = label(s, "inputs");
+  for (size_t i = 0; i < c.fn->inputs().size(); ++i) {
+    const std::string name = c.fn->inputName(i);
+    const Tensor* t = find(prepared->tensors, name);
+    if (!t) return Status::invalid(lbl + ": no input '" + name + "'");
+    c.inputs.emplace_back(name, *t);
+  }
+  return Status::ok();
+}
+
 // `check --backend B`: the implementation judged is tosakit's own backend B, run on the checked inputs from a
 // private copy of the model (the session owns its module); its outputs (and per-op results) become the result.
 Status runBackend(CheckOptions& o, Context& c) {
@@ -123,30 +140,23 @@ Status loadContext(CheckOptions& o, Context& c) {
   if (!c.fn) return Status::invalid(c.modelLabel + ": no function '" + o.function + "'");
   c.target = c.module->target ? *c.module->target : ir::TargetEnv::all();
   if (!o.result.given() && o.backend.empty())
-    return Status::invalid("check: no result given (--result, or --backend to judge a backend's own run)");
+    return Status::invalid("check: no result given (a result, or a backend to judge its own run)")
+        .withParameter("result");
   if (o.result.given() && !o.backend.empty())
-    return Status::invalid("check: --result and --backend exclude each other (judge a file, or a backend's run)");
+    return Status::invalid("check: result and backend exclude each other (judge a file, or a backend's run)")
+        .withParameter("backend");
   if (!o.backend.empty() && !o.inputs.given())
-    return Status::invalid("check: --backend needs --inputs (the run's inputs)");
+    return Status::invalid("check: a backend's run needs the inputs of the run").withParameter("inputs");
   if (o.backendIntermediates && (o.backend.empty() || o.intermediates.given()))
-    return Status::invalid("check: judging a backend's per-op results needs --backend and no --intermediates file");
+    return Status::invalid("check: judging a backend's per-op results needs a backend and no intermediates file")
+        .withParameter("per_op");
   if (o.result.given()) {
     auto r = load(o.result);
     if (!r) return r.status();
     c.result = std::move(*r);
   }
   if (o.inputs.given()) {
-    auto in = load(o.inputs);
-    if (!in) return in.status();
-    std::string lbl = label(o.inputs, "inputs");
-    for (size_t i = 0; i < c.fn->inputs().size(); ++i) {
-      std::string name = c.fn->inputName(i);
-      const Tensor* t = find(*in, name);
-      if (!t) return Status::invalid(lbl + ": no input '" + name + "'");
-      auto a = npy::adaptToDType(*t, c.fn->inputs()[i]->type.dtype, lbl + ": input '" + name + "'");
-      if (!a) return a.status();
-      c.inputs.emplace_back(name, std::move(*a));
-    }
+    TK_RETURN_IF_ERROR(loadInputs(o.inputs, c));
     c.haveInputs = true;
   }
   if (!o.backend.empty()) TK_RETURN_IF_ERROR(runBackend(o, c));

@@ -117,7 +117,7 @@ bool judgeSequence(Context& c, PerOutputData& d, size_t i, const Tensor& impl, C
   e.worst = kNaN;
   if (!c.haveInputs) {
     e.verdict = Verdict::NotJudged;
-    e.reason = "judged against the spec's execution in the declared types: give --inputs";
+    e.reason = "judged against the spec's execution in the declared types: give inputs";
     return true;
   }
   if (!d.declared) {
@@ -236,7 +236,7 @@ Status sourceRule(Context& c, PerOutputData& d, SourcePart& part, const Tensor& 
     if (it == d.inter.end()) return Status::internal(op->describe() + ": result missing from the precise run");
     opRef = *it->second;
   } else if (compliance::ruleNeedsInputs(*op, k)) {
-    part.notJudged = "the rule of " + op->describe() + " needs the op's inputs: give --inputs";
+    part.notJudged = "the rule of " + op->describe() + " needs the op's inputs: give inputs";
     return Status::ok();
   } else {
     opRef = partRef;  // movement keeps values: a rule from the reference alone is computed on the elements
@@ -340,7 +340,7 @@ Status judgeOutput(Context& c, PerOutputData& d, size_t i, CheckEntry& e) {
     const ir::Operation* shown = prov->sources.size() == 1 ? prov->sources[0]->definingOp : nullptr;
     describeOp(e, shown ? *shown : *blocking.front());
     return notJudged("its data went through " + std::to_string(n) + " inexact or control-flow operator(s) (" + list +
-                     "): no single operator's rule applies; give --intermediates to judge op by op");
+                     "): no single operator's rule applies; give intermediates to judge op by op");
   }
   std::vector<SourcePart> parts(prov->sources.size());
   for (size_t s = 0; s < parts.size(); ++s) parts[s].source = prov->sources[s];
@@ -379,7 +379,8 @@ Status checkPerOutput(Context& c, CheckReport& rep) {
     for (const auto& [n, t] : d.rr.intermediates) d.inter[n] = &t;
     if (!d.haveGivenRef) rep.notes.push_back("reference: the reference backend in precise (fp64) mode");
   } else if (!d.haveGivenRef) {
-    return Status::invalid("check: give --inputs (to compute the fp64 reference and the bounds) or --reference");
+    return Status::invalid("check: give inputs (to compute the fp64 reference and the bounds) or a reference")
+        .withParameter("inputs");
   }
   for (size_t i = 0; i < c.fn->outputs().size(); ++i) {
     CheckEntry e;

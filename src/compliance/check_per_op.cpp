@@ -22,7 +22,8 @@ Status checkPerOp(Context& c, CheckReport& rep) {
       if (const Tensor* t = find(c.result, c.fn->outputName(i))) impl[n->second] = t;
   }
   if (!c.haveInputs && !c.fn->inputs().empty())
-    return Status::invalid("check: --intermediates needs --inputs (the graph's inputs feed its first ops)");
+    return Status::invalid("check: intermediates need the inputs (the graph's inputs feed its first ops)")
+        .withParameter("inputs");
   for (const auto& opPtr : c.fn->body.ops) {
     const ir::Operation& op = *opPtr;
     if (op.name == "tosa.const" || op.name == "tosa.const_shape" || op.name == "func.return") continue;

@@ -59,18 +59,20 @@ const char* verdictKey(Verdict v) {
 
 }  // namespace
 
-std::string CheckReport::notJudgedSummary() const {
+std::string CheckReport::notJudgedSummary(const Spelling& spell) const {
+  auto name = [&](const std::string& p) { return spell ? spell(p) : p; };
   int n = count(Verdict::NotJudged);
   std::string what = std::to_string(n) + (perOp ? " result(s)" : " output(s)");
-  if (allowNotJudged) return "not judged: " + what + " without a verdict, accepted by --allow-not-judged";
-  std::string hint = perOp ? "dump every op's result (`tosakit run --dump-intermediates`)"
-                           : "give --intermediates (as `tosakit run --dump-intermediates` writes them) to judge "
-                             "op by op";
-  return "not judged: " + what + " without a verdict (reasons above; exit 7): " + hint +
-      ", or --allow-not-judged to accept them";
+  if (allowNotJudged) return "not judged: " + what + " without a verdict, accepted by " + name("allow_not_judged");
+  std::string hint = perOp ? "capture every op's result (a run's intermediates)"
+                           : "give " + name("intermediates") +
+          " (every op's result, as a run captures them) to "
+          "judge op by op";
+  return "not judged: " + what + " without a verdict (reasons above; exit 7): " + hint + ", or " +
+      name("allow_not_judged") + " to accept them";
 }
 
-std::string CheckReport::toText() const {
+std::string CheckReport::toText(const Spelling& spell) const {
   std::vector<std::vector<std::string>> rows;
   rows.push_back({perOp ? "result" : "output", "op", "location", "rule", "worst/bound", "verdict"});
   for (const CheckEntry& e : entries)
@@ -93,11 +95,11 @@ std::string CheckReport::toText() const {
     if (e.verdict != Verdict::Compliant) o << e.name << ": " << verdictName(e.verdict) << ": " << e.reason << "\n";
   o << count(Verdict::Compliant) << " compliant, " << count(Verdict::NotCompliant) << " not compliant, "
     << count(Verdict::NotJudged) << " not judged\n";
-  if (count(Verdict::NotJudged) > 0) o << notJudgedSummary() << "\n";
+  if (count(Verdict::NotJudged) > 0) o << notJudgedSummary(spell) << "\n";
   return o.str();
 }
 
-std::string CheckReport::toJson() const {
+std::string CheckReport::toJson(const Spelling& spell) const {
   nlohmann::json j;
   j["per_op"] = perOp;
   j["compliant"] = compliant();
@@ -125,7 +127,7 @@ std::string CheckReport::toJson() const {
   j["overall_verdict"] = verdictKey(verdict());
   j["exit_code"] = exitCode();
   j["allow_not_judged"] = allowNotJudged;
-  if (count(Verdict::NotJudged) > 0) j["not_judged_summary"] = notJudgedSummary();
+  if (count(Verdict::NotJudged) > 0) j["not_judged_summary"] = notJudgedSummary(spell);
   j["counts"] = {{"compliant", count(Verdict::Compliant)},
                  {"not_compliant", count(Verdict::NotCompliant)},
                  {"not_judged", count(Verdict::NotJudged)}};

@@ -245,7 +245,7 @@ Result<ComplianceMode> parseComplianceSpec(const std::string& spec) {
   ComplianceMode m;
   size_t colon = spec.find(':');
   m.mode = spec.substr(0, colon);
-  if (!knownMode(m.mode)) return Status::invalid("--mode: unknown compliance mode '" + m.mode + "'");
+  if (!knownMode(m.mode)) return Status::invalid("unknown compliance mode '" + m.mode + "'").withParameter("mode");
   if (colon == std::string::npos) return m;
   std::string rest = spec.substr(colon + 1);
   size_t pos = 0;
@@ -253,7 +253,7 @@ Result<ComplianceMode> parseComplianceSpec(const std::string& spec) {
     size_t comma = rest.find(',', pos);
     std::string kv = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     size_t eq = kv.find('=');
-    if (eq == std::string::npos) return Status::invalid("--mode: expected key=value, got '" + kv + "'");
+    if (eq == std::string::npos) return Status::invalid("expected key=value, got '" + kv + "'").withParameter("mode");
     std::string key = kv.substr(0, eq), val = kv.substr(eq + 1);
     nlohmann::json v = val == "true" ? nlohmann::json(true)
         : val == "false"             ? nlohmann::json(false)

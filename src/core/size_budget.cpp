@@ -84,7 +84,8 @@ std::string describe(DType dtype, const Shape& shape) {
 Status overBudget(const std::string& what, const std::string& thing, int64_t bytes) {
   std::string human = bytes >= 1024 ? " (" + formatBytes(bytes) + ")" : "";
   return Status::invalid(what + ": " + thing + " needs " + std::to_string(bytes) + " bytes" + human +
-                         ", more than the memory budget of " + formatBytes(memoryBudget()) + " (--max-memory)");
+                         ", more than the memory budget of " + formatBytes(memoryBudget()))
+      .withParameter("max_memory");
 }
 
 }  // namespace

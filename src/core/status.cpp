@@ -48,4 +48,11 @@ Status Status::withContext(const std::string& context) const {
   return s;
 }
 
+Status Status::withParameter(std::string name) const {
+  if (isOk()) return *this;
+  Status s = *this;
+  s.parameter_ = std::move(name);
+  return s;
+}
+
 }  // namespace tosakit

@@ -55,10 +55,16 @@ class [[nodiscard]] Status {
   std::string toString() const;
   // Prefix the message with context, e.g. the file name: "model.mlir: <message>".
   Status withContext(const std::string& context) const;
+  // The caller-given parameter the error is about, in snake_case ("histogram_bins", "tolerance"), empty when
+  // none. Library messages name no door's spelling of it; each door words it its own way from this field (the
+  // CLI its flag, --histogram-bins; Python its keyword, histogram_bins=).
+  const std::string& parameter() const { return parameter_; }
+  Status withParameter(std::string name) const;
 
  private:
   StatusCode code_ = StatusCode::Ok;
   std::string message_;
+  std::string parameter_;
   std::optional<SpecVerdict> verdict_;
 };
 

@@ -57,9 +57,8 @@ Result<std::vector<ir::Value*>> resolve(const std::map<std::string, NamedTensor>
     if (!seen.insert(name).second) return Status::invalid(what + " '" + name + "' named twice");
     auto it = names.find(name);
     if (it == names.end())
-      return Status::invalid(
-          what + " '" + name + "': function '" + fn.name +
-          "' has no input or op result of that name (names as run --dump-intermediates writes them)");
+      return Status::invalid(what + " '" + name + "': function '" + fn.name +
+                             "' has no input or op result of that name (names as a run captures its intermediates)");
     if (it->second.inRegion)
       return Status::unsupported(what + " '" + name +
                                  "' is inside a control-flow region (cond_if/while_loop); cut at the op that owns it");
@@ -87,7 +86,7 @@ Result<std::set<const ir::Operation*>> neededOps(const ir::Function& fn, const s
       if (!v->definingOp) {
         const std::string input = fn.inputName(size_t(v->index));
         return Status::invalid("output '" + outputNames[k] + "' depends on function input '" + input +
-                               "', which is neither computed nor given (add it to --inputs)");
+                               "', which is neither computed nor given (add it to the inputs)");
       }
       const ir::Operation* op = v->definingOp;
       if (!needed.insert(op).second) continue;

@@ -364,7 +364,7 @@ std::string modelInfoText(const ModelInfo& info) {
   o << "MACs: " << info.totalMacs << " (" << human(double(info.totalMacs), "MAC") << ") in " << info.macs.size()
     << " op(s)\n";
   if (info.planError.empty() && !info.planAvailable)
-    o << "fast plan: not compiled (--no-plan)\n";
+    o << "fast plan: not compiled (not asked for)\n";
   else if (info.planAvailable)
     o << "fast plan: activation arena " << mib(info.arenaBytes) << ", weights " << mib(info.planWeightBytes)
       << ", peak " << mib(info.planPeakBytes) << "\n";

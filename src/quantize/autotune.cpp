@@ -135,7 +135,8 @@ Result<double> fakeQuantSimilarity(const CalibrateOptions& o, const ir::Function
       ++n;
     }
   }
-  if (n == 0) return Status::unsupported("--search threshold: the model has no floating-point output to compare");
+  if (n == 0)
+    return Status::unsupported("the model has no floating-point output to compare").withParameter("search_threshold");
   return sum / double(n);
 }
 

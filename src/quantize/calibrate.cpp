@@ -112,8 +112,10 @@ Status checkOptions(const CalibrateOptions& o) {
   if (!o.module) return Status::internal("calibrate: no module");
   if (!o.loadSample) return Status::internal("calibrate: no sample loader");
   if (o.histogramBins < 128 || o.histogramBins > (1 << 20))
-    return Status::invalid("--histogram-bins " + std::to_string(o.histogramBins) + ": expected 128 to 1048576");
-  if (o.inputNum < 0 || o.tuneNum < 0) return Status::invalid("--input-num and --tune-num must not be negative");
+    return Status::invalid(std::to_string(o.histogramBins) + ": expected 128 to 1048576")
+        .withParameter("histogram_bins");
+  if (o.inputNum < 0 || o.tuneNum < 0)
+    return Status::invalid("must not be negative").withParameter(o.inputNum < 0 ? "input_num" : "tune_num");
   return Status::ok();
 }
 

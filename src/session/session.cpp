@@ -63,7 +63,7 @@ Result<std::unique_ptr<Session>> Session::create(std::unique_ptr<ir::Module> mod
   if (opts.backend != "ref" && opts.backend != "fast")
     return Status::invalid("unknown backend '" + opts.backend + "' (available: ref, fast)");
   if (opts.backend == "fast" && opts.precise)
-    return Status::invalid("precise (fp64) mode needs the reference backend (--backend ref)");
+    return Status::invalid("precise (fp64) mode needs the reference backend (backend ref)").withParameter("backend");
   std::unique_ptr<Session> s(new Session());
   s->module_ = std::move(module);
   if (s->module_->target)

@@ -284,6 +284,33 @@ TEST_F(FastInt8Depthwise, UnitStepRowsOfEveryWidthAreBitIdentical) {
   EXPECT_GE(parallel, 8);
 }
 
+// The unit-step 3x3/5x5 rows through the integer epilogue (shifts 18..20, whose range the weights' bound does not
+// prove: the fp64 rescale declines; inputs in [-8, 8] keep the values inside it and spread the results), i8
+// results with and without a clamp: pixels stored in pairs (one pack per two pixels' 8 channels), channel counts
+// with and without a tail of fewer than 8.
+TEST_F(FastInt8Depthwise, UnitStepRowsThroughTheIntegerEpilogueAreBitIdentical) {
+  std::mt19937 rng(8111);
+  const int64_t channels[] = {8, 40, 13, 24};
+  for (int trial = 0; trial < 8; ++trial) {
+    DwCase c;
+    c.KH = c.KW = trial % 2 ? 5 : 3;
+    c.OW = 9 + trial, c.OH = 5;
+    c.C = channels[trial % 4];
+    const int64_t ph = c.KH / 2, pw = c.KW / 2;
+    c.pad = {ph, ph, pw, pw};
+    fitInput(c);
+    c.w = randomInts(DType::I8, {c.KH, c.KW, c.C, 1}, rng, -128, 127);
+    randomRescale(c, rng, 0);  // scale32, i8, per channel, single rounding, clamp
+    for (auto& sh : c.ra.shift) sh = uniform(rng, 18, 20);
+    for (auto& m : c.ra.multiplier) m = uniform(rng, 1, 1 << 12);
+    c.clamp = trial % 3 != 2;
+    c.bias = randomInts(DType::I32, {c.C}, rng, -1000, 1000);
+    Tensor x = randomInts(DType::I8, {c.N, c.IH, c.IW, c.C}, rng, -8, 8);
+    const std::string what = "trial " + std::to_string(trial) + " " + c.describe();
+    expectTaken(expectSame(c, x, 1, what), what);
+  }
+}
+
 // Epilogues without a rescale (i32 results), and rescales whose fp64 form the
 // compile-time bounds cannot prove exact: biases beyond 2^24, or shifts 18..20 whose apply_scale_32 range
 // [-2^(shift-1), 2^(shift-1)) the weights' bound (up to 25 * 128 * 128) does not prove but the inputs in

@@ -1,4 +1,6 @@
 """tosakit.import_onnx and tosakit.gen_data equal the CLI's `import` / `gen-data` bit for bit."""
+import json
+
 import numpy as np
 import pytest
 
@@ -54,6 +56,54 @@ def test_import_failures_match_cli(tmp_path, tool, write):
     with pytest.raises(tosakit.BadInput, match="bind_inputs: 'x': expected a numpy array"):
         tosakit.import_onnx(PPOCR / "model.onnx", bind_inputs={"x": 3})
     assert not (tmp_path / "o.mlir").exists()
+
+
+def test_import_verification_equals_cli(tmp_path, tool):
+    # model_transform's verification by the library's importModel, behind import_onnx and `tosakit import`:
+    # ONNX Runtime's outputs (models/ppocr_cls/ort_output.npz, the independent reference) pass; a reference
+    # shifted by 1 fails and nothing is returned or written.
+    shape = {"x": (1, 3, 48, 192)}
+    m = tosakit.import_onnx(PPOCR / "model.onnx", input_shapes=shape, test_input=PPOCR / "input.npz",
+                            test_reference=PPOCR / "ort_output.npz", backend="ref")
+    assert m.input_types() == [("x", "fp32", (1, 3, 48, 192))]
+    shifted = {name: ref + 1 for name, ref in load_npz(PPOCR / "ort_output.npz").items()}
+    np.savez(tmp_path / "shifted.npz", **shifted)
+    with pytest.raises(tosakit.SpecError, match="beyond tolerance 0.99,0.99") as info:
+        tosakit.import_onnx(PPOCR / "model.onnx", input_shapes=shape, test_input=PPOCR / "input.npz",
+                            test_reference=tmp_path / "shifted.npz", backend="ref")
+    code, stdout, err = run_cli(tool, "import", PPOCR / "model.onnx", "--input-shape", "x=1x3x48x192", "--test-input",
+                                PPOCR / "input.npz", "--test-reference", tmp_path / "shifted.npz", "--backend", "ref",
+                                "-o", tmp_path / "o.mlir")
+    assert code == info.value.exit_code == 1 and "BELOW TOLERANCE" in stdout
+    assert cli_error_line(err) == info.value.line and not (tmp_path / "o.mlir").exists()
+    # A lone test file: the error names the parameter, Python as its keyword, the CLI as its flag.
+    with pytest.raises(tosakit.BadInput) as info:
+        tosakit.import_onnx(PPOCR / "model.onnx", input_shapes=shape, test_input=PPOCR / "input.npz")
+    assert info.value.parameter == "test_reference" and info.value.message.startswith("test_reference: ")
+    code, _, err = run_cli(tool, "import", PPOCR / "model.onnx", "--test-input", PPOCR / "input.npz",
+                           "-o", tmp_path / "o.mlir")
+    assert code == 4 and cli_error_line(err).startswith("tosakit: invalid argument: --test-reference: ")
+    with pytest.raises(tosakit.BadInput) as info:
+        tosakit.import_onnx(PPOCR / "model.onnx", level="9k")
+    assert info.value.parameter == "level"
+
+
+def test_bench_equals_cli(tool):
+    # `tosakit bench` and tosakit.bench are one library call (benchModel): the same report fields.
+    model, inputs = SOURCE_DIR / "models/default/model.mlir", SOURCE_DIR / "models/default/inputs.npz"
+    r = tosakit.bench(model, inputs=inputs, warmup=0, iterations=3, backend="ref")
+    assert r.backend == "ref" and len(r.run_ms) == 3 and r.min_ms <= r.median_ms <= r.max_ms
+    assert r.to_text().startswith(f"model: {model}  backend: ref")
+    j = json.loads(r.to_json())
+    assert j["iterations"] == 3 and j["latency_ms"]["median"] == pytest.approx(r.median_ms, rel=1e-5)
+    code, stdout, err = run_cli(tool, "bench", model, "--inputs", inputs, "--warmup", "0", "--iterations", "3",
+                                "--backend", "ref", "--json")
+    assert code == 0, err
+    assert json.loads(stdout.splitlines()[-1]).keys() == j.keys()
+    assert tosakit.bench(model, inputs=load_npz(inputs), warmup=0, iterations=1, backend="ref").run_ms
+    with pytest.raises(tosakit.BadInput) as info:
+        tosakit.bench(model, function="nope", backend="ref")
+    assert info.value.parameter == "function"
 
 
 @pytest.mark.parametrize("set_, seed", [(0, 0), (3, 7)])

@@ -9,7 +9,10 @@ real photographs (scikit-image's bundled ones; not 'chelsea', the test photo: ph
 
 Variants: NAME_qat is quantization-aware training instead (fused conv-bn-relu with fake quantization, a few
 SGD steps on the same photographs with fixed labels, then convert); NAME_fx is FX graph mode post-training
-static quantization (torch.ao.quantization.quantize_fx, default fbgemm qconfig mapping) of the float model.
+static quantization (torch.ao.quantization.quantize_fx, default fbgemm qconfig mapping) of the float model;
+NAME_float is the float model itself (BatchNorm statistics from the photographs, eval mode, so the export folds
+BatchNorm into the convolutions), written with its calibration samples (the photographs as NAME_float_calib/*.npz)
+for `tosakit calibrate` + `tosakit export-qdq` (tests/qdq/export_qdq_vs_ort.sh).
 
 usage: make_qdq_models.py OUT_DIR [small_cnn resnet18 mobilenet_v2 small_cnn_qat mobilenet_v2_qat resnet18_fx ...]
 """
@@ -142,12 +145,32 @@ def quantize(model, shape):
     return model
 
 
+def export_float(name, out):
+    """The float model and its calibration samples (the calibration photographs, one .npz each)."""
+    base = name.removesuffix("_float")
+    model, shape = build(base, fx=True)
+    batch = photo_batch(shape[-1])
+    photo_bn_statistics(model, batch)
+    model.eval()
+    path = os.path.join(out, name + ".onnx")
+    torch.onnx.export(model, torch.zeros(shape), path, opset_version=13, input_names=["input"],
+                      output_names=["output"])
+    calib = os.path.join(out, name + "_calib")
+    os.makedirs(calib, exist_ok=True)
+    for i, x in enumerate(batch.numpy()):
+        np.savez(os.path.join(calib, f"sample{i}.npz"), input=x[None])
+    print(path)
+
+
 def main():
     out = sys.argv[1]
     names = sys.argv[2:] or ["small_cnn", "resnet18", "mobilenet_v2"]
     os.makedirs(out, exist_ok=True)
     for name in names:
         torch.manual_seed(0)
+        if name.endswith("_float"):
+            export_float(name, out)
+            continue
         base = name.removesuffix("_qat").removesuffix("_fx")
         model, shape = build(base, fx=name.endswith("_fx"))
         if name.endswith("_qat"):

@@ -106,20 +106,23 @@ def avgpool(qtype, y_params, **attrs):
     return build
 
 
-def conv_transpose(qtype, per_channel, **attrs):
-    """DQ(x), DQ(int8 weight [8, 6, 3, 3], per tensor or per output channel: axis 1), DQ(int32 bias)."""
+def conv_transpose(qtype, per_channel, group=1, **attrs):
+    """DQ(x), DQ(int8 weight [8, 6 / group, 3, 3], per tensor or per channel of axis 1), DQ(int32 bias)."""
     def build(m):
         x_scale = 0.05
         x = m.input("X", [1, 8, 7, 7], x_scale, 100 if qtype == "u8" else -5, qtype)
-        w = m.rng.integers(-127, 128, (8, 6, 3, 3)).astype(np.int8)
-        w_scale = (m.rng.uniform(0.002, 0.006, 6) if per_channel else np.full(1, 0.004)).astype(np.float32)
+        ocg = 6 // group
+        w = m.rng.integers(-127, 128, (8, ocg, 3, 3)).astype(np.int8)
+        w_scale = (m.rng.uniform(0.002, 0.006, ocg) if per_channel else np.full(1, 0.004)).astype(np.float32)
         bias = m.rng.integers(-3000, 3000, 6).astype(np.int32)
+        if group > 1:
+            attrs["group"] = group
         m.inits.append(helper.make_tensor("w", TensorProto.INT8, w.shape, w.flatten().tolist()))
         m.inits.append(helper.make_tensor("w_scale", TensorProto.FLOAT, w_scale.shape if per_channel else [],
                                           w_scale.tolist()))
         m.inits.append(helper.make_tensor("w_zp", TensorProto.INT8, w_scale.shape if per_channel else [],
                                           [0] * len(w_scale)))
-        b_scale = (np.float32(x_scale) * w_scale).astype(np.float32)
+        b_scale = (np.float32(x_scale) * (np.tile(w_scale, group) if per_channel else w_scale)).astype(np.float32)
         m.inits.append(helper.make_tensor("b", TensorProto.INT32, [6], bias.tolist()))
         m.inits.append(helper.make_tensor("b_scale", TensorProto.FLOAT, b_scale.shape if per_channel else [],
                                           b_scale.tolist()))
@@ -161,11 +164,17 @@ CASES = {
     "conv_transpose_s2_u8": (conv_transpose("u8", True, strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1]),
                              "u8", 1),
     "conv_transpose_i8": (conv_transpose("i8", False), "i8", 1),
+    "conv_transpose_group2_u8": (conv_transpose("u8", True, group=2, strides=[2, 2], pads=[1, 1, 1, 1]), "u8", 1),
+    "conv_transpose_group2_i8": (conv_transpose("i8", False, group=2), "i8", 1),
     "resize_nearest_u8": (resize_nearest("u8"), "u8", 0),
     "resize_nearest_i8": (resize_nearest("i8"), "i8", 0),
     "avgpool_2x2_u8": (avgpool("u8", (0.04, 100), kernel_shape=[2, 2], strides=[2, 2]), "u8", 1),
     "avgpool_3x3_pad_i8": (avgpool("i8", (0.03, 0), kernel_shape=[3, 3], pads=[1, 1, 1, 1],
                                    count_include_pad=1), "i8", 1),
+    # count_include_pad 0: each border window divided by the input elements it covers.
+    "avgpool_3x3_pad_excl_u8": (avgpool("u8", (0.03, 110), kernel_shape=[3, 3], pads=[1, 1, 1, 1]), "u8", 1),
+    "avgpool_3x3_s2_pad_excl_i8": (avgpool("i8", (0.035, -5), kernel_shape=[3, 3], strides=[2, 2],
+                                           pads=[1, 2, 0, 1]), "i8", 1),
 }
 
 

@@ -13,19 +13,11 @@
 set -euo pipefail
 MODEL="$1"
 MAX_LSB="$2"
-PY=/usr/bin/python3
+source "$ROOT/tests/qdq/model_setup.sh"
 DIR="$OUT/qdq"
 mkdir -p "$DIR"
-if ! "$PY" -c "import torch, torchvision, skimage, onnx" 2>/dev/null; then
-  echo "SKIP: python3-torch / python3-torchvision / python3-skimage / python3-onnx not installed"; exit 77
-fi
-if ! (cd "$ROOT/tools/ort" && node -e "require('onnxruntime-node')") 2>/dev/null; then
-  echo "SKIP: onnxruntime-node not installed (scripts/install-deps.sh runs npm ci in tools/ort)"; exit 77
-fi
 M="$DIR/${MODEL}_qdq"
 "$PY" "$ROOT/tests/qdq/make_qdq_models.py" "$DIR" "$MODEL"
-size=224
-case "$MODEL" in small_cnn*) size=32 ;; esac
 "$PY" "$ROOT/tests/qdq/photo_input.py" "$M.input.npz" "$size"
 node "$ROOT/tools/ort/run_ort.js" "$M.onnx" "$M.ort.npz" "$M.input.npz"
 rm -f "$M.mlir" "$M.ort-mode.mlir"

@@ -297,7 +297,43 @@ def lstm(time_major=False, cifg=False, clip=0.0):
     return make
 
 
+def bilstm(merge=True, time_major=True, cifg=False):
+    """BIDIRECTIONAL_SEQUENCE_LSTM (float, tanh): forward and backward directions, outputs merged along the last
+    axis or separate."""
+    def make(rng):
+        c = Case(rng)
+        B, T, I, NF, NB = 2, 4, 3, 5, 5  # TFLite 2.9 requires equal cell counts
+        x = c.input("x", [T, B, I] if time_major else [B, T, I])
+        wt = lambda name, shape: c.w.tensor(name, shape, "float32",  # noqa: E731
+                                            data=rng.uniform(-0.6, 0.6, shape).astype(np.float32))
+
+        def direction(p, n):
+            ins = [-1 if cifg and k == 0 else wt(f"{p}w{k}", [n, I]) for k in range(4)]
+            ins += [-1 if cifg and k == 0 else wt(f"{p}r{k}", [n, n]) for k in range(4)]
+            ins += [-1, -1, -1]  # no peepholes
+            ins += [-1 if cifg and k == 0 else wt(f"{p}b{k}", [n]) for k in range(4)]
+            return ins + [-1, -1]  # no projection
+
+        def state(name, n):
+            t = c.w.tensor(name, [B, n], "float32")
+            c.w.tensors[t]["variable"] = True
+            return t
+
+        ins = [x] + direction("fw_", NF) + direction("bw_", NB)
+        ins += [state("fw_h", NF), state("fw_c", NF), state("bw_h", NB), state("bw_c", NB)]
+        ins += [-1] * 9  # no auxiliary input
+        seq = [T, B] if time_major else [B, T]
+        outs = [c.out("y", seq + [NF + NB])] if merge else [c.out("y_fw", seq + [NF]), c.out("y_bw", seq + [NB])]
+        c.w.op("BIDIRECTIONAL_SEQUENCE_LSTM", ins, outs, "BidirectionalSequenceLSTMOptions",
+               fused_activation_function=4, merge_outputs=merge, time_major=time_major)
+        return c.finish(outs)
+    return make
+
+
 CASES = {
+    "bilstm_merged": bilstm(),
+    "bilstm_separate_batch_major": bilstm(merge=False, time_major=False),
+    "bilstm_cifg": bilstm(cifg=True),
     "div": binary("DIV", "DivOptions"),
     "squared_difference": binary("SQUARED_DIFFERENCE"),
     "pow": binary("POW", low=0.1),

@@ -44,7 +44,7 @@ class Case:
     def act(self, name, shape, scale=None, zp=None, is_input=False, dtype="int8"):
         """An activation tensor; int16 ones have zero point 0 (TFLite's 16x8 scheme)."""
         scale = float(scale if scale is not None else self.rng.uniform(0.01, 0.1))
-        zp = 0 if dtype == "int16" else int(zp if zp is not None else self.rng.integers(-20, 20))
+        zp = 0 if dtype == "int16" else int(zp if zp is not None else self.rng.integers(-20, 20) + (128 if dtype == "uint8" else 0))
         t = self.w.tensor(name, shape, dtype, scale=scale, zero_point=zp)
         if is_input:
             self.inputs.append(t)
@@ -52,7 +52,11 @@ class Case:
             self.feeds[name] = self.rng.integers(info.min, info.max + 1, shape).astype(dtype)
         return t
 
-    def weights(self, name, shape, channels_dim=None, per_channel=True):
+    def weights(self, name, shape, channels_dim=None, per_channel=True, dtype="int8"):
+        if dtype == "uint8":  # TFLite's legacy scheme: asymmetric, per tensor
+            scale, zp = float(self.rng.uniform(0.002, 0.02)), int(self.rng.integers(100, 156))
+            data = self.rng.integers(0, 256, shape).astype(np.uint8)
+            return self.w.tensor(name, shape, "uint8", data=data, scale=scale, zero_point=zp), [scale]
         data = self.rng.integers(-127, 128, shape).astype(np.int8)
         if per_channel and channels_dim is not None:
             scale = list(self.rng.uniform(0.002, 0.02, shape[channels_dim]))
@@ -336,6 +340,21 @@ def mean_hw(rng, same=False):
     return c.finish([y])
 
 
+def mean_sum_axes(rng, op, axes, keep, same=False):
+    """MEAN (outside the global-average kernel) or SUM over other axes: TFLite's float requantization, or with the
+    output quantized like the input the truncated integer mean / the int8-wrapped sum."""
+    c = Case(rng)
+    shape = [int(rng.integers(1, 4)), int(rng.integers(1, 6)), int(rng.integers(1, 6)), int(rng.integers(1, 9))]
+    x = c.act("x", shape, is_input=True)
+    out = [1 if i in axes else d for i, d in enumerate(shape)] if keep else [d for i, d in enumerate(shape) if i not in axes]
+    scale = rng.uniform(0.005, 0.03) if op == "MEAN" else rng.uniform(0.1, 0.5)
+    y = c.act("y", out, **(same_params(c, x) if same else dict(scale=scale)))
+    # a negative axis, as converters write them
+    axes_data = np.array([a - len(shape) if a == max(axes) else a for a in axes], np.int32)
+    c.w.op(op, [x, c.w.tensor("axes", [len(axes)], "int32", data=axes_data)], [y], "ReducerOptions", keep_dims=keep)
+    return c.finish([y])
+
+
 def resize_bilinear(rng, align=False, half=False, out_hw=(7, 4)):
     c = Case(rng)
     x = c.act("x", [1, 3, 5, 2], is_input=True)
@@ -381,6 +400,108 @@ def binary16(rng, op, broadcast=False, act=0):
     y = c.act("y", shape, scale=rng.uniform(2e-4, 2e-3), dtype="int16")
     c.w.op(op, [a, b], [y], {"ADD": "AddOptions", "SUB": "SubOptions"}[op], fused_activation_function=act,
            pot_scale_int16=False)
+    return c.finish([y])
+
+
+def table16(rng, op, every_value=False):
+    """int16 LOGISTIC / TANH (TFLite's interpolated sigmoid table; output scale 2^-15). every_value feeds all
+    65536 int16 inputs."""
+    c = Case(rng)
+    shape = [256, 256] if every_value else [1, int(rng.integers(2, 9)), int(rng.integers(1, 9))]
+    # log-uniform input scales across the table's range (a power of two near 2^-12 takes another TFLite kernel)
+    scale = float(np.exp(rng.uniform(np.log(2e-5), np.log(5e-3))))
+    x = c.act("x", shape, scale=scale, is_input=True, dtype="int16")
+    if every_value:
+        c.feeds["x"] = np.arange(-32768, 32768, dtype=np.int16).reshape(shape)
+    y = c.act("y", shape, scale=1 / 32768, dtype="int16")
+    c.w.op(op, [x], [y])
+    return c.finish([y])
+
+
+def softmax16(rng, classes, beta=1.0, narrow=False):
+    """SOFTMAX int16 -> int16 (output scale 2^-15, zero points 0). narrow: inputs within +-512 of each other,
+    so that many classes contribute to the sum."""
+    c = Case(rng)
+    shape = [int(rng.integers(1, 4)), int(rng.integers(1, 4)), classes]
+    scale = float(np.exp(rng.uniform(np.log(2e-5), np.log(3e-3))))
+    x = c.act("x", shape, scale=scale, is_input=True, dtype="int16")
+    if narrow:
+        c.feeds["x"] = rng.integers(-512, 512, shape).astype(np.int16)
+    y = c.act("y", shape, scale=1 / 32768, dtype="int16")
+    c.w.op("SOFTMAX", [x], [y], "SoftmaxOptions", beta=beta)
+    return c.finish([y])
+
+
+def uint8_model(rng, op):
+    """TFLite's legacy uint8 quantization (asymmetric activations and per-tensor weights, zero points near 128)."""
+    c = Case(rng)
+    u8 = dict(dtype="uint8")
+    if op in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+        h, w_, ci, co = int(rng.integers(4, 9)), int(rng.integers(4, 9)), int(rng.integers(1, 5)), int(rng.integers(1, 6))
+        x = c.act("x", [1, h, w_, ci], is_input=True, **u8)
+        if op == "CONV_2D":
+            kw, ws = c.weights("w", [co, 3, 3, ci], **u8)
+            y = c.act("y", [1, h, w_, co], scale=rng.uniform(0.05, 0.5), **u8)
+            c.w.op(op, [x, kw, c.bias("b", co, scale_of(c, x), ws)], [y], "Conv2DOptions", padding=SAME, stride_w=1,
+                   stride_h=1, dilation_w_factor=1, dilation_h_factor=1, fused_activation_function=RELU6)
+        else:
+            kw, ws = c.weights("w", [1, 3, 3, ci], **u8)
+            y = c.act("y", [1, h, w_, ci], scale=rng.uniform(0.05, 0.5), **u8)
+            c.w.op(op, [x, kw, c.bias("b", ci, scale_of(c, x), ws)], [y], "DepthwiseConv2DOptions", padding=SAME,
+                   stride_w=1, stride_h=1, depth_multiplier=1, fused_activation_function=RELU)
+    elif op == "FULLY_CONNECTED":
+        rows, k, n = int(rng.integers(1, 4)), int(rng.integers(4, 40)), int(rng.integers(1, 12))
+        x = c.act("x", [rows, k], is_input=True, **u8)
+        kw, ws = c.weights("w", [n, k], **u8)
+        y = c.act("y", [rows, n], scale=rng.uniform(0.1, 1.0), **u8)
+        c.w.op(op, [x, kw, c.bias("b", n, scale_of(c, x), ws)], [y], "FullyConnectedOptions")
+    elif op == "ADD":
+        shape = [1, int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 5))]
+        a, b = c.act("a", shape, is_input=True, **u8), c.act("b", shape, is_input=True, **u8)
+        y = c.act("y", shape, **u8)
+        c.w.op(op, [a, b], [y], "AddOptions", fused_activation_function=RELU)
+        return c.finish([y])
+    elif op in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
+        shape = [1, int(rng.integers(4, 9)), int(rng.integers(4, 9)), int(rng.integers(1, 5))]
+        x = c.act("x", shape, is_input=True, **u8)
+        y = c.act("y", [1, -(-shape[1] // 2), -(-shape[2] // 2), shape[3]], **same_params(c, x), **u8)
+        c.w.op(op, [x], [y], "Pool2DOptions", padding=SAME, stride_w=2, stride_h=2, filter_width=3, filter_height=3)
+    elif op == "SOFTMAX":  # TFLite fixes a uint8 softmax output to 1/256 and zero point 0
+        shape = [int(rng.integers(1, 4)), int(rng.integers(2, 40))]
+        x = c.act("x", shape, scale=rng.uniform(0.02, 0.2), is_input=True, **u8)
+        y = c.act("y", shape, scale=1 / 256, zp=0, **u8)
+        c.w.op(op, [x], [y], "SoftmaxOptions", beta=1.0)
+    elif op in ("LOGISTIC", "TANH"):  # TFLite's uint8 outputs: LOGISTIC 1/256 with 0, TANH 1/128 with 128
+        shape = [1, int(rng.integers(2, 9)), int(rng.integers(1, 9))]
+        x = c.act("x", shape, is_input=True, **u8)
+        y = c.act("y", shape, scale=1 / 256 if op == "LOGISTIC" else 1 / 128, zp=0 if op == "LOGISTIC" else 128, **u8)
+        c.w.op(op, [x], [y])
+    elif op in ("MUL", "SUB"):
+        shape = [1, int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 5))]
+        a, b = c.act("a", shape, is_input=True, **u8), c.act("b", [1, 1, 1, shape[3]], is_input=True, **u8)
+        y = c.act("y", shape, **u8)
+        c.w.op(op, [a, b], [y], op.capitalize() + "Options", fused_activation_function=0)
+    elif op == "CONCATENATION":  # then RESHAPE; inputs and output share their quantization, as TFLite requires
+        a = c.act("a", [1, 2, 3, 4], is_input=True, **u8)
+        q = same_params(c, a)
+        b = c.act("b", [1, 2, 3, 2], is_input=True, **q, **u8)
+        cc = c.act("c", [1, 2, 3, 6], **q, **u8)
+        y = c.act("y", [6, 6], **q, **u8)
+        c.w.op(op, [a, b], [cc], "ConcatenationOptions", axis=3)
+        c.w.op("RESHAPE", [cc, c.w.tensor("shape", [2], "int32", data=[6, 6])], [y], "ReshapeOptions", new_shape=[6, 6])
+    elif op == "PAD":
+        x = c.act("x", [1, 3, 4, 2], is_input=True, **u8)
+        y = c.act("y", [1, 5, 7, 2], **same_params(c, x), **u8)
+        c.w.op(op, [x, c.w.tensor("paddings", [4, 2], "int32", data=np.array([[0, 0], [1, 1], [2, 1], [0, 0]], np.int32))], [y])
+    elif op == "QUANTIZE":  # float -> uint8 -> DEQUANTIZE
+        xf = c.w.tensor("xf", [1, 40], "float32")
+        c.inputs.append(xf)
+        c.feeds["xf"] = rng.uniform(-3, 3, (1, 40)).astype(np.float32)
+        q = c.act("q", [1, 40], scale=6 / 255, **u8)
+        y = c.w.tensor("y", [1, 40], "float32")
+        c.w.op("QUANTIZE", [xf], [q])
+        c.w.op("DEQUANTIZE", [q], [y])
+        return c.finish([q, y])
     return c.finish([y])
 
 
@@ -486,6 +607,27 @@ CASES = {
     "int16_add_broadcast_relu": lambda r: binary16(r, "ADD", True, RELU),
     "int16_sub": lambda r: binary16(r, "SUB"),
     "int16_fully_connected_relu": lambda r: fully_connected16x8(r, RELU),
+    "int16_logistic": lambda r: table16(r, "LOGISTIC"),
+    "int16_tanh": lambda r: table16(r, "TANH"),
+    "int16_softmax": lambda r: softmax16(r, int(r.integers(2, 40))),
+    "int16_softmax_narrow": lambda r: softmax16(r, int(r.integers(20, 300)), narrow=True),
+    "int16_softmax_beta": lambda r: softmax16(r, int(r.integers(2, 60)), float(r.uniform(0.3, 3)), True),
+    "int16_logistic_every_value": lambda r: table16(r, "LOGISTIC", True),
+    "int16_tanh_every_value": lambda r: table16(r, "TANH", True),
+    "uint8_conv": lambda r: uint8_model(r, "CONV_2D"),
+    "uint8_depthwise": lambda r: uint8_model(r, "DEPTHWISE_CONV_2D"),
+    "uint8_fully_connected": lambda r: uint8_model(r, "FULLY_CONNECTED"),
+    "uint8_add": lambda r: uint8_model(r, "ADD"),
+    "uint8_max_pool": lambda r: uint8_model(r, "MAX_POOL_2D"),
+    "uint8_avg_pool": lambda r: uint8_model(r, "AVERAGE_POOL_2D"),
+    "uint8_softmax": lambda r: uint8_model(r, "SOFTMAX"),
+    "uint8_quantize_dequantize": lambda r: uint8_model(r, "QUANTIZE"),
+    "uint8_logistic": lambda r: uint8_model(r, "LOGISTIC"),
+    "uint8_tanh": lambda r: uint8_model(r, "TANH"),
+    "uint8_mul": lambda r: uint8_model(r, "MUL"),
+    "uint8_sub": lambda r: uint8_model(r, "SUB"),
+    "uint8_concat_reshape": lambda r: uint8_model(r, "CONCATENATION"),
+    "uint8_pad": lambda r: uint8_model(r, "PAD"),
     "resize_bilinear": lambda r: resize_bilinear(r),
     "resize_bilinear_align": lambda r: resize_bilinear(r, align=True),
     "resize_bilinear_half": lambda r: resize_bilinear(r, half=True),
@@ -494,6 +636,13 @@ CASES = {
     "mean_hw": lambda r: mean_hw(r),
     "mean_hw_same_params": lambda r: mean_hw(r, True),
     "reduce_extremes": reduce_extremes,
+    "mean_channels": lambda r: mean_sum_axes(r, "MEAN", [3], False),
+    "mean_axes_0_2_keep": lambda r: mean_sum_axes(r, "MEAN", [0, 2], True),
+    "mean_hw_no_keep": lambda r: mean_sum_axes(r, "MEAN", [1, 2], False),
+    "mean_same_params": lambda r: mean_sum_axes(r, "MEAN", [1, 3], True, same=True),
+    "sum_channels": lambda r: mean_sum_axes(r, "SUM", [3], False),
+    "sum_axes_1_2_keep": lambda r: mean_sum_axes(r, "SUM", [1, 2], True),
+    "sum_same_params_wraps": lambda r: mean_sum_axes(r, "SUM", [2, 3], False, same=True),
     "squared_difference": lambda r: binary(r, "SQUARED_DIFFERENCE"),
     "squared_difference_broadcast": lambda r: binary(r, "SQUARED_DIFFERENCE", True),
 }

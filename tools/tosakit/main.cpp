@@ -5,6 +5,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <map>
 #include <new>
 #include <vector>
 
@@ -29,9 +30,24 @@ int exitCodeFor(const Status& s) {
   return kExitInternal;
 }
 
+// The flags of the few parameters spelled otherwise.
+std::string flagOf(const std::string& parameter) {
+  static const std::map<std::string, std::string> spelledOtherwise = {
+      {"preprocess", "--mean/--scale/--pixel-format/--channel-format/--resize-dims/--keep-aspect-ratio"},
+      {"input_shapes", "--input-shape"},
+      {"bind_inputs", "--bind/--bind-inputs"},
+      {"search_threshold", "--search threshold"},
+  };
+  if (auto it = spelledOtherwise.find(parameter); it != spelledOtherwise.end()) return it->second;
+  std::string flag = "--" + parameter;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
 int report(const Status& s) {
   if (s.isOk()) return kExitOk;
-  std::cerr << "tosakit: " << s.toString() << "\n";
+  const Status worded = s.parameter().empty() ? s : s.withContext(flagOf(s.parameter()));
+  std::cerr << "tosakit: " << worded.toString() << "\n";
   return exitCodeFor(s);
 }
 
@@ -124,6 +140,7 @@ int main(int argc, char** argv) {
   actions.push_back(addCutVerb(app));
   actions.push_back(addGraphVerb(app));
   actions.push_back(addVisualVerb(app));
+  actions.push_back(addExportQdqVerb(app));
   // --max-memory on every verb that reads models or data (all but version), new verbs included.
   for (CLI::App* verb : app.get_subcommands({}))
     if (verb->get_name() != "version") addMaxMemoryFlag(verb);

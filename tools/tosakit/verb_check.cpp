@@ -27,7 +27,7 @@ int checkVerb(CheckArgs& a) {
   o.intermediates.path = a.intermediates;
   auto rep = checkResults(o);
   if (!rep) return report(rep.status());
-  std::cout << (a.json ? rep->toJson() : rep->toText());
+  std::cout << (a.json ? rep->toJson(flagOf) : rep->toText(flagOf));
   return rep->exitCode();
 }
 

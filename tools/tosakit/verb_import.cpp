@@ -3,95 +3,38 @@
 //                [--no-opset-convert] [--test-input in.npz --test-reference ref.npz [--tolerance 0.99,0.99]]
 #include <iostream>
 
-#include "compliance/similarity.h"
-
 #include "backend_flags.h"
-#include "frontends/tflite/tflite_import.h"
 #include "preprocess_flags.h"
 #include "tosakit/compare.h"
-#include "tosakit/import.h"
-#include "tosakit/inputs.h"
+#include "tosakit/import_model.h"
 #include "tosakit/inspect.h"
-#include "tosakit/model_io.h"
 #include "tosakit/npz.h"
-#include "tosakit/session.h"
 #include "verbs.h"
 
 namespace tosakit::cli {
 
 namespace {
 
+// The flags that are not ImportModelOptions fields as they stand (the importing itself is the library's,
+// include/tosakit/import_model.h).
 struct ImportArgs {
   std::string model;
   std::string output;
   std::vector<std::string> inputShapes;
   std::vector<std::string> binds;
   std::string bindInputsNpz;
-  std::vector<std::string> outputs;
   bool nhwcIo = false;
   bool keepNchwIo = false;
   bool noCheck = false;
   bool noConvert = false;
   std::string qdq = "fold";
-  bool qdqIntegerIo = false;
-  std::string testInput;
-  std::string testReference;
   std::string tolerance = "0.99,0.99";
-  std::string level = "8k";
-  PreprocessFlags preprocess;
+  ImportModelOptions options;
   BackendFlags backend;  // runs --test-input
 };
 
-// --level: the library's check (validateImportedModule, run here rather than inside the import so that this
-// door can name its flag), before anything is written.
-Status checkLevel(const ir::Module& m, const ImportArgs& a) {
-  if (a.level == "none") return Status::ok();
-  if (a.level != "8k" && a.level != "8K") return Status::invalid("--level '" + a.level + "': expected 8k or none");
-  Status s = validateImportedModule(m, a.model);
-  if (s) return s;
-  return Status::error(s.code(), s.message() + "; --level none skips this check");
-}
+}  // namespace
 
-// model_transform-style verification: run the imported graph on --test-input and compare each output with
-// --test-reference by cosine and euclidean similarity. Error when any is below the tolerance.
-Status verifyImport(const ImportArgs& a, std::unique_ptr<ir::Module> module) {
-  double minCosine = 0, minEuclidean = 0;
-  TK_RETURN_IF_ERROR(parseTolerance(a.tolerance, minCosine, minEuclidean).withContext("--tolerance"));
-  auto reference = npy::readNpz(a.testReference);
-  if (!reference) return reference.status();
-  // The test inputs are in ONNX Runtime's types (int64, uint8, shape-only inputs): prepared as `run` does.
-  const ir::Function* fn = module->function("main");
-  if (!fn) return Status::internal("the imported module has no @main");
-  auto adapted = prepareInputs(*fn, InputSources::fromNpz(a.testInput));
-  if (!adapted) return adapted.status();
-  SessionOptions so;
-  a.backend.apply(so);
-  auto session = Session::create(std::move(module), so);
-  if (!session) return session.status();
-  RunResult result;
-  TK_RETURN_IF_ERROR((*session)->run(adapted->tensors, result).withContext(a.testInput));
-  bool ok = true;
-  for (const auto& [name, out] : result.outputs) {
-    const Tensor* ref = nullptr;
-    for (const auto& [n, t] : *reference)
-      if (n == name) ref = &t;
-    if (!ref) return Status::invalid(a.testReference + ": no reference for output '" + name + "'");
-    if (ref->shape() != out.shape())
-      return Status::invalid(a.testReference + ": output '" + name + "' has shape [" + shapeToString(out.shape()) +
-                             "], reference [" + shapeToString(ref->shape()) + "]");
-    double c = compliance::cosineSimilarity(out, *ref), e = compliance::euclideanSimilarity(out, *ref);
-    bool pass = c >= minCosine && e >= minEuclidean;
-    ok = ok && pass;
-    std::cout << name << ": cosine " << c << ", euclidean " << e << (pass ? "" : "  BELOW TOLERANCE") << "\n";
-  }
-  if (!ok)
-    return Status::error(
-        StatusCode::SpecError,
-        a.model + ": imported graph differs from " + a.testReference + " beyond tolerance " + a.tolerance);
-  return Status::ok();
-}
-
-// "NAME=1x3x224x224" (also "NAME=1,3,224,224").
 Status parseShapeSpec(const std::string& spec, std::string& name, Shape& shape) {
   size_t eq = spec.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
@@ -112,77 +55,48 @@ Status parseShapeSpec(const std::string& spec, std::string& name, Shape& shape) 
   return Status::ok();
 }
 
-// A .tflite model (by extension or FlatBuffers identifier) takes none of the ONNX-only options.
-Result<std::unique_ptr<ir::Module>> importTfliteModel(const ImportArgs& a) {
-  if (!a.inputShapes.empty() || !a.binds.empty() || !a.bindInputsNpz.empty() || !a.outputs.empty() || a.nhwcIo ||
-      a.keepNchwIo)
-    return Status::invalid(a.model +
-                           ": --input-shape, --bind, --bind-inputs, --output-names, --keep-nchw-io and "
-                           "--nhwc-io apply to ONNX models only (a TFLite model is NHWC with static shapes)");
-  tflite::TfliteImportOptions opts;
-  opts.validateLevel = false;  // checkLevel
-  return tflite::importTflite(a.model, opts);
-}
+namespace {
 
-int importVerb(const ImportArgs& a) {
-  double minCosine = 0, minEuclidean = 0;  // checked before the (slow) import
-  if (Status s = parseTolerance(a.tolerance, minCosine, minEuclidean).withContext("--tolerance"); !s) return report(s);
-  if (tflite::isTfliteFile(a.model)) {
-    auto module = importTfliteModel(a);
-    if (!module) return report(module.status());
-    if (Status s = checkLevel(**module, a); !s) return report(s);
-    if (Status s = a.preprocess.apply(**module).withContext(a.model); !s) return report(s);
-    if (!a.testInput.empty() || !a.testReference.empty()) {
-      if (a.testInput.empty() || a.testReference.empty())
-        return report(Status::invalid("--test-input and --test-reference go together"));
-      auto checked = importTfliteModel(a);
-      if (!checked) return report(checked.status());
-      if (Status s = verifyImport(a, std::move(*checked)); !s) return report(s);
-    }
-    if (Status s = saveModelWithQuantParams(**module, a.output); !s) return report(s);
-    return kExitOk;
-  }
-  onnx::OnnxImportOptions opts;
+// --input-shape, --bind-inputs and --bind into the ONNX options.
+Status readOnnxFlags(const ImportArgs& a, onnx::OnnxImportOptions& opts) {
   opts.keepNchwIo = !a.nhwcIo;
   opts.runChecker = !a.noCheck;
   opts.convertOpset = !a.noConvert;
-  if (Status s = onnx::setQdqMode(opts, a.qdq); !s) return report(s);
-  opts.qdqIntegerIo = a.qdqIntegerIo;
-  opts.validateLevel = false;  // checkLevel
-  opts.outputNames = a.outputs;
+  TK_RETURN_IF_ERROR(onnx::setQdqMode(opts, a.qdq));
   for (const auto& spec : a.inputShapes) {
     std::string name;
     Shape shape;
-    if (Status s = parseShapeSpec(spec, name, shape); !s) return report(s);
+    TK_RETURN_IF_ERROR(parseShapeSpec(spec, name, shape));
     opts.inputShapes[name] = shape;
   }
   if (!a.bindInputsNpz.empty()) {
     auto values = npy::readNpz(a.bindInputsNpz);
-    if (!values) return report(values.status());
+    if (!values) return values.status();
     for (auto& [name, t] : *values) opts.bindInputs[name] = std::move(t);
   }
   for (const auto& spec : a.binds) {
     size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return report(Status::invalid("--bind '" + spec + "': expected NAME=FILE.npy"));
+    if (eq == std::string::npos || eq == 0) return Status::invalid("--bind '" + spec + "': expected NAME=FILE.npy");
     auto t = npy::readNpy(spec.substr(eq + 1));
-    if (!t) return report(t.status());
+    if (!t) return t.status();
     opts.bindInputs[spec.substr(0, eq)] = std::move(*t);
   }
-  auto module = onnx::importOnnx(a.model, opts);
-  if (!module) return report(module.status());
-  if (Status s = checkLevel(**module, a); !s) return report(s);
-  if (Status s = a.preprocess.apply(**module).withContext(a.model); !s) return report(s);
-  if (!a.testInput.empty() || !a.testReference.empty()) {
-    if (a.testInput.empty() || a.testReference.empty())
-      return report(Status::invalid("--test-input and --test-reference go together"));
-    // Verify a second import (the session takes ownership); nothing is written unless it passes.
-    auto checked = onnx::importOnnx(a.model, opts);
-    if (!checked) return report(checked.status());
-    if (Status s = verifyImport(a, std::move(*checked)); !s) return report(s);
-  }
-  if (Status s = saveModelWithQuantParams(**module, a.output); !s) return report(s);
-  return kExitOk;
+  return Status::ok();
+}
+
+int importVerb(ImportArgs& a) {
+  ImportModelOptions& o = a.options;
+  if (Status s = parseTolerance(a.tolerance, o.minCosine, o.minEuclidean).withParameter("tolerance"); !s)
+    return report(s);
+  if (Status s = readOnnxFlags(a, o.onnx); !s) return report(s);
+  a.backend.apply(o.session);
+  auto imported = importModel(a.model, o);
+  if (!imported) return report(imported.status());
+  for (const ImportTestRow& r : imported->testRows)
+    std::cout << r.output << ": cosine " << r.cosine << ", euclidean " << r.euclidean
+              << (r.pass ? "" : "  BELOW TOLERANCE") << "\n";
+  if (!imported->testVerdict) return report(imported->testVerdict);
+  return report(saveModelWithQuantParams(*imported->module, a.output));
 }
 
 }  // namespace
@@ -197,7 +111,7 @@ VerbAction addImportVerb(CLI::App& app) {
                   "Fold the graph inputs present in VALUES.npz to constants (shape-influencing inputs: Reshape "
                   "shapes, Resize scales/sizes, Slice starts/ends/axes, ...); the others stay inputs");
   cmd->add_option("--bind", args->binds, "Fold one input to a constant: NAME=FILE.npy (repeatable)");
-  cmd->add_option("--output-names,--output-name", args->outputs,
+  cmd->add_option("--output-names,--output-name", args->options.onnx.outputNames,
                   "Graph values to return, comma-separated (default: the graph outputs)")
       ->delimiter(',');
   auto* nchw = cmd->add_flag("--keep-nchw-io", args->keepNchwIo,
@@ -211,21 +125,21 @@ VerbAction addImportVerb(CLI::App& app) {
                   "ONNX QuantizeLinear/DequantizeLinear patterns: fold (integer TOSA ops, default), fold-ort (fold, "
                   "requantizing in float32 like ONNX Runtime: bit-identical to it, not PRO-INT) or keep (float ops)")
       ->check(CLI::IsMember({"fold", "fold-ort", "keep"}));
-  cmd->add_flag("--qdq-integer-io", args->qdqIntegerIo,
+  cmd->add_flag("--qdq-integer-io", args->options.onnx.qdqIntegerIo,
                 "QDQ model: inputs read only by QuantizeLinear take the quantized type, DequantizeLinear outputs "
                 "return the integers (scale/zero point recorded, like quantize --quant-input/--quant-output)");
-  cmd->add_option("--test-input", args->testInput,
+  cmd->add_option("--test-input", args->options.testInput,
                   "Verify the import: run the TOSA graph on these inputs (.npz keyed by input name)");
-  cmd->add_option("--test-reference", args->testReference,
+  cmd->add_option("--test-reference", args->options.testReference,
                   "Expected outputs (.npz keyed by output name, e.g. from ONNX Runtime) for --test-input");
   cmd->add_option("--tolerance", args->tolerance,
                   "Minimum cosine,euclidean similarity (TPU-MLIR's definitions); below it the import fails "
                   "and writes nothing")
       ->capture_default_str();
-  cmd->add_option("--level", args->level,
+  cmd->add_option("--level", args->options.level,
                   "Validate the imported graph at this TOSA level before writing it: 8k, or none to skip")
       ->capture_default_str();
-  args->preprocess.add(cmd);
+  addPreprocessFlags(cmd, args->options.preprocess);
   args->backend.add(cmd);
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "core/tensor.h"
 
 namespace tosakit::cli {
 
@@ -28,6 +29,7 @@ VerbAction addInfoVerb(CLI::App& app);
 VerbAction addCutVerb(CLI::App& app);
 VerbAction addGraphVerb(CLI::App& app);
 VerbAction addVisualVerb(CLI::App& app);
+VerbAction addExportQdqVerb(CLI::App& app);
 
 // Exit codes (documented in README.md):
 enum ExitCode {
@@ -43,6 +45,10 @@ enum ExitCode {
 int exitCodeFor(const Status& s);
 // Prints "tosakit: <kind>: <message>" on stderr and returns the exit code.
 int report(const Status& s);
+// An --input-shape value, "NAME=1x3x224x224" (also "NAME=1,3,224,224") (import, export-qdq).
+Status parseShapeSpec(const std::string& spec, std::string& name, Shape& shape);
+// The flag of a library parameter (Status::parameter): "histogram_bins" -> "--histogram-bins".
+std::string flagOf(const std::string& parameter);
 // Prints each note as "tosakit: note: <text>" on stderr.
 void printNotes(const std::vector<std::string>& notes);
 

@@ -51,12 +51,12 @@ Status PreprocessRecipe::checkAgainst(const ir::ValueType& arg, const std::strin
                            channelFormat + " shape " + arg.toString() + " has " + std::to_string(channels));
   for (const auto* v : {&mean, &scale})
     if (v->size() != 1 && int64_t(v->size()) != channels)
-      return Status::invalid(what + ": --mean/--scale need 1 or " + std::to_string(channels) + " values, got " +
+      return Status::invalid(what + ": mean/scale need 1 or " + std::to_string(channels) + " values, got " +
                              std::to_string(v->size()));
   int64_t h = channelFormat == "nchw" ? arg.dims[2] : arg.dims[1];
   int64_t w = channelFormat == "nchw" ? arg.dims[3] : arg.dims[2];
   if (!resizeDims.empty() && (resizeDims[0] < h || resizeDims[1] < w))
-    return Status::invalid(what + ": --resize-dims " + std::to_string(resizeDims[0]) + "," +
+    return Status::invalid(what + ": resize_dims " + std::to_string(resizeDims[0]) + "," +
                            std::to_string(resizeDims[1]) + " is smaller than the input's " + std::to_string(h) + "," +
                            std::to_string(w));
   return Status::ok();
@@ -75,6 +75,47 @@ Result<std::optional<PreprocessRecipe>> preprocessRecipe(const ir::Function& fn,
 
 void setPreprocessRecipe(ir::Function& fn, size_t argIndex, const PreprocessRecipe& recipe) {
   fn.setArgAttr(argIndex, kPreprocessAttr, ir::Attribute::string(recipe.toJson()));
+}
+
+bool PreprocessOptions::given() const {
+  return !mean.empty() || !scale.empty() || !pixelFormat.empty() || !channelFormat.empty() || !resizeDims.empty() ||
+      keepAspectRatio;
+}
+
+namespace {
+
+// The recipe of one image argument: the options given, the rest read off its shape (TPU-MLIR's defaults).
+PreprocessRecipe recipeFor(const ir::ValueType& t, const PreprocessOptions& o) {
+  PreprocessRecipe r;
+  r.channelFormat = !o.channelFormat.empty() ? o.channelFormat : (t.dims[1] == 1 || t.dims[1] == 3) ? "nchw" : "nhwc";
+  int64_t channels = r.channelFormat == "nchw" ? t.dims[1] : t.dims[3];
+  r.pixelFormat = !o.pixelFormat.empty() ? o.pixelFormat : channels == 1 ? "gray" : "bgr";
+  if (!o.mean.empty()) r.mean = o.mean;
+  if (!o.scale.empty()) r.scale = o.scale;
+  if (r.pixelFormat == "gray" && o.mean.empty()) r.mean = {0};
+  if (r.pixelFormat == "gray" && o.scale.empty()) r.scale = {1};
+  r.resizeDims = o.resizeDims;
+  r.keepAspectRatio = o.keepAspectRatio;
+  return r;
+}
+
+}  // namespace
+
+Status recordPreprocessRecipes(ir::Module& m, const PreprocessOptions& options) {
+  if (!options.given()) return Status::ok();
+  int recorded = 0;
+  for (auto& fn : m.functions)
+    for (size_t i = 0; i < fn->inputs().size(); ++i) {
+      const ir::ValueType& t = fn->inputs()[i]->type;
+      if (t.rank() != 4) continue;
+      PreprocessRecipe r = recipeFor(t, options);
+      TK_RETURN_IF_ERROR(r.checkAgainst(t, fn->inputName(i)).withParameter("preprocess"));
+      setPreprocessRecipe(*fn, i, r);
+      ++recorded;
+    }
+  if (recorded == 0)
+    return Status::invalid("the model has no rank-4 (image) input to preprocess").withParameter("preprocess");
+  return Status::ok();
 }
 
 }  // namespace tosakit

@@ -623,10 +623,12 @@ Status Importer::defineInputs() {
                                std::to_string(shape.size()));
       shape = ov->second;
     } else if (!tt.has_shape()) {
-      return Status::invalid(what + ": input has no shape; give one with an input-shape override");
+      return Status::invalid(what + ": input has no shape; give one with an input-shape override")
+          .withParameter("input_shapes");
     } else if (!dynamicDim.empty()) {
       return Status::invalid(what + ": " + dynamicDim + " is dynamic; give a static shape with an input-shape " +
-                             "override (tosakit import --input-shape " + in.name() + "=...)");
+                             "override")
+          .withParameter("input_shapes");
     }
     OVal v;
     v.shape = shape;
@@ -1034,6 +1036,8 @@ Status checkDivisorAttributes(const ::onnx::GraphProto& g, const std::string& na
   return Status::ok();
 }
 
+}  // namespace
+
 Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::string& name,
                                       const OnnxImportOptions& opts) {
   ::onnx::ModelProto model;
@@ -1080,8 +1084,6 @@ Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::strin
   // a malformed type: docs/FUZZING.md findings 6 and 7).
   return model;
 }
-
-}  // namespace
 
 Result<std::unique_ptr<ir::Module>> importOnnxBytes(const std::string& bytes, const std::string& name,
                                                     const OnnxImportOptions& options) {

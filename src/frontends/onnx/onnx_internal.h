@@ -14,5 +14,8 @@ Result<std::string> readFileBytes(const std::string& path);
 Result<DType> dtypeFromOnnx(int32_t onnxType, const std::string& what);
 // TensorProto -> Tensor (raw_data or typed fields); `what` names the tensor in messages.
 Result<Tensor> tensorFromProto(const ::onnx::TensorProto& tp, const std::string& what);
+// Parses serialized ModelProto bytes, runs the checker and the version converter to opset 17 as the options say
+// (importer.cpp); `name` (the file) prefixes errors.
+Result<::onnx::ModelProto> parseModel(const std::string& bytes, const std::string& name, const OnnxImportOptions& opts);
 
 }  // namespace tosakit::onnx

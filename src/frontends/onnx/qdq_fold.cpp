@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <optional>
 
 #include "frontends/onnx/importer.h"
@@ -267,8 +268,8 @@ Result<bool> foldConv(Importer& im, const NodeProto& n) {
   return true;
 }
 
-// DQ(x) , DQ(w const [IC, OC, KH, KW], per tensor or per output channel) [, DQ(int32 bias)] -> ConvTranspose
-// (2-D, group 1, no dilation, explicit pads) -> [Relu/Clip]* -> Q  =>  i8 transpose_conv2d + RESCALE. ONNX
+// DQ(x) , DQ(w const [IC, OC / group, KH, KW], per tensor or per output channel) [, DQ(int32 bias)] -> ConvTranspose
+// (2-D, any group, no dilation, explicit pads) -> [Relu/Clip]* -> Q  =>  i8 transpose_conv2d per group + RESCALE. ONNX
 // Runtime has no integer ConvTranspose: it runs the float op between the Q/DQ pairs.
 Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
   const Importer::DequantSource* dx = dequantized8(im, n, 0);
@@ -278,12 +279,15 @@ Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
   const Tensor& w = *sourceOf(im, *dw).c;
   if (x.shape.size() != 4 || w.shape().size() != 4 || !isQuantType(w.dtype()) || w.shape()[0] != x.shape[1])
     return false;
-  if (im.attrInt(n, "group", 1) != 1 || im.attr(n, "output_shape") || im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET")
+  const int64_t groups = im.attrInt(n, "group", 1);
+  if (groups < 1 || x.shape[1] % groups != 0 || im.attr(n, "output_shape") ||
+      im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET")
     return false;
   for (int64_t d : im.attrInts(n, "dilations").value_or(std::vector<int64_t>{1, 1}))
     if (d != 1) return false;
   if (dw->scales.size() > 1 && dw->axis != 1) return false;
-  const int64_t oc = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
+  // Weight [IC, OC / group, KH, KW]: output channel g * OC/group + j of group g uses the axis-1 scale j.
+  const int64_t ocg = w.shape()[1], oc = ocg * groups, icg = x.shape[1] / groups, kh = w.shape()[2], kw = w.shape()[3];
   const std::vector<int64_t> strides = im.attrInts(n, "strides").value_or(std::vector<int64_t>{1, 1});
   const std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
   const std::vector<int64_t> outPad = im.attrInts(n, "output_padding").value_or(std::vector<int64_t>{0, 0});
@@ -302,26 +306,63 @@ Result<bool> foldConvTranspose(Importer& im, const NodeProto& n) {
   Value* xs = toSignedI8(im, *xv, x.dtype);
   Tensor ws(DType::I8, w.shape());
   for (int64_t i = 0; i < w.size(); ++i) ws.setInt(i, w.getInt(i) - (w.dtype() == DType::U8 ? 128 : 0));
-  Value* wv = im.b.constant(permuteTensor(ws, {1, 2, 3, 0}), im.aux("weight"));  // [IC,OC,KH,KW] -> [OC,KH,KW,IC]
-  Value* bv = im.b.constant((*t)->bias ? *(*t)->bias : Tensor(DType::I32, {oc}), im.aux("bias"));
+  const Tensor wOhwi = permuteTensor(ws, {1, 2, 3, 0});  // [IC,OC/g,KH,KW] -> [OC/g,KH,KW,IC]
+  const Tensor bias = (*t)->bias ? *(*t)->bias : Tensor(DType::I32, {oc});
   Value* izp = im.b.scalar1(DType::I8, double(dx->zps[0] - (x.dtype == DType::U8 ? 128 : 0)), im.aux("input_zp"));
   Value* wzp = im.b.scalar1(DType::I8, double((*t)->wZp - (w.dtype() == DType::U8 ? 128 : 0)), im.aux("weight_zp"));
   const Shape& s = xs->type.dims;
   const int64_t oh = (s[1] - 1) * strides[0] + tosaPad[0] + tosaPad[1] + kh;
   const int64_t ow = (s[2] - 1) * strides[1] + tosaPad[2] + tosaPad[3] + kw;
-  Value* acc =
-      im.b.op1("tosa.transpose_conv2d", {xs, wv, bv, izp, wzp}, ValueType::tensor(DType::I32, {s[0], oh, ow, oc}),
-               {{"out_pad", ir::Attribute::intArray(tosaPad)},
-                {"stride", ir::Attribute::intArray(strides)},
-                {"acc_type", ir::Attribute::type(DType::I32)}},
-               im.aux("transpose_conv"));
-  auto y = requantize(im, acc, outputScales(float(dx->scales[0]), dw->scales, st.scale), st.zp, st.type, st.lo, st.hi);
+  // TOSA has no grouped transpose_conv2d: one per group on its input channels, accumulators concatenated.
+  std::vector<Value*> parts;
+  for (int64_t g = 0; g < groups; ++g) {
+    Value* xg = xs;
+    if (groups > 1) {
+      auto sl = im.sliceNhwc(xs, {0, 0, 0, g * icg}, {s[0], s[1], s[2], icg});
+      if (!sl) return sl.status();
+      xg = *sl;
+    }
+    Tensor wg(DType::I8, {ocg, kh, kw, icg}), bg(DType::I32, {ocg});
+    for (int64_t i = 0; i < wg.size(); ++i) wg.setInt(i, wOhwi.getInt((i / icg) * s[3] + g * icg + i % icg));
+    for (int64_t j = 0; j < ocg; ++j) bg.setInt(j, bias.getInt(g * ocg + j));
+    parts.push_back(im.b.op1(
+        "tosa.transpose_conv2d",
+        {xg, im.b.constant(std::move(wg), im.aux("weight")), im.b.constant(std::move(bg), im.aux("bias")), izp, wzp},
+        ValueType::tensor(DType::I32, {s[0], oh, ow, ocg}),
+        {{"out_pad", ir::Attribute::intArray(tosaPad)},
+         {"stride", ir::Attribute::intArray(strides)},
+         {"acc_type", ir::Attribute::type(DType::I32)}},
+        im.aux("transpose_conv")));
+  }
+  Value* acc = parts.size() == 1 ? parts[0]
+                                 : im.b.op1("tosa.concat", parts, ValueType::tensor(DType::I32, {s[0], oh, ow, oc}),
+                                            {{"axis", ir::Attribute::integer(3, DType::I32)}}, im.aux("concat"));
+  std::vector<double> wScales = dw->scales;
+  if (wScales.size() > 1)
+    for (int64_t c = ocg; c < oc; ++c) wScales.push_back(dw->scales[size_t(c % ocg)]);
+  auto y = requantize(im, acc, outputScales(float(dx->scales[0]), wScales, st.scale), st.zp, st.type, st.lo, st.hi);
   if (!y) return y.status();
   finish(im, st, *y, Layout::Nhwc);
   return true;
 }
 
+// A matmul whose float result is not quantized again (a classifier's last layer, as `tosakit export-qdq` and
+// ONNX Runtime's quantizer leave it; ONNX Runtime runs QGemm / MatMulIntegerToFloat): the i32 accumulator as
+// fp32 times a_scale * b_scale[column] in float32, the way those kernels scale it.
+Result<bool> floatFromAccumulator(Importer& im, const NodeProto& n, Value* acc, float aScale,
+                                  const std::vector<double>& bScales, const Shape& out) {
+  const int64_t cols = acc->type.dims.back();
+  Tensor scale(DType::FP32, {1, 1, bScales.size() == 1 ? 1 : cols});
+  for (int64_t c = 0; c < scale.size(); ++c) scale.setFloat(c, double(aScale * float(bScales[size_t(c)])));
+  Value* f = im.castTo(acc, DType::FP32);
+  Value* y = im.b.mul(f, im.b.constant(std::move(scale), im.aux("scale")), 0, im.aux("dequantize"));
+  im.foldedAny = true;
+  TK_RETURN_IF_ERROR(im.setResult(n, im.b.reshape(y, out, im.aux("reshape")), Layout::Plain));
+  return true;
+}
+
 // DQ(a) , DQ(b) [, DQ(bias int32)] -> Gemm / MatMul -> [Relu/Clip] -> Q  =>  i8 matmul + bias + RESCALE.
+// Without the Q (and b constant): i8 matmul + bias, dequantized to fp32 (floatFromAccumulator).
 Result<bool> foldMatmul(Importer& im, const NodeProto& n) {
   const bool gemm = n.op_type() == "Gemm";
   const Importer::DequantSource* da = dequantizedInput(im, n, 0, true);
@@ -350,7 +391,7 @@ Result<bool> foldMatmul(Importer& im, const NodeProto& n) {
   }
   auto st = quantizeAfter(im, n);
   if (!st) return st.status();
-  if (!*st) return false;
+  if (!*st && !b.isConst()) return false;
   auto bz = perTensorZp(db->zps, "weight zero point");
   if (!bz) return false;
   Shape out;
@@ -358,6 +399,7 @@ Result<bool> foldMatmul(Importer& im, const NodeProto& n) {
   if (!acc) return acc.status();
   Value* sum = *acc;
   if (bias) sum = im.b.add(sum, im.b.constant(reshapeTensor(*bias, {1, 1, cols}), im.aux("bias")), im.aux("add_bias"));
+  if (!*st) return floatFromAccumulator(im, n, sum, float(da->scales[0]), db->scales, out);
   auto y = requantize(im, sum, outputScales(float(da->scales[0]), db->scales, (*st)->scale), (*st)->zp, (*st)->type,
                       (*st)->lo, (*st)->hi);
   if (!y) return y.status();
@@ -634,6 +676,36 @@ Result<bool> foldMul(Importer& im, const NodeProto& n) {
 
 // DQ(x) -> AveragePool (2-D, no ceil mode, padding counted or none) -> Q (QLinearAveragePool): the window sums
 // of (x - zp) by a depthwise conv with weight 1 (i32), requantized by x_scale / (y_scale * window size).
+// AveragePool with count_include_pad 0 divides each window by the input elements it covers. Window sums times
+// factors[oh * OW + ow] = common / count are exact in i32 (a sum of 8-bit steps times at most the window size)
+// and share one divisor, `common` (the counts' least common multiple), which the RESCALE takes.
+struct WindowCounts {
+  std::vector<int64_t> factors;
+  int64_t common = 1;
+};
+
+std::optional<WindowCounts> windowCounts(const Shape& x, const std::vector<int64_t>& kernel,
+                                         const std::vector<int64_t>& strides, const std::vector<int64_t>& pads) {
+  std::vector<std::vector<int64_t>> perAxis(2);
+  for (size_t a = 0; a < 2; ++a) {
+    const int64_t in = x[2 + a], k = kernel[a], s = strides[a], begin = pads[a], end = pads[a + 2];
+    if (s < 1 || begin >= k || end >= k) return std::nullopt;  // a window wholly in the padding has no count
+    const int64_t outSize = (in + begin + end - k) / s + 1;
+    for (int64_t o = 0; o < outSize; ++o) {
+      const int64_t lo = std::max<int64_t>(o * s - begin, 0), hi = std::min<int64_t>(o * s - begin + k, in);
+      if (hi <= lo) return std::nullopt;
+      perAxis[a].push_back(hi - lo);
+    }
+  }
+  WindowCounts wc;
+  for (int64_t h : perAxis[0])
+    for (int64_t w : perAxis[1]) wc.common = std::lcm(wc.common, h * w);
+  if (wc.common > (int64_t(1) << 16)) return std::nullopt;  // 255 * window * common must stay far inside i32
+  for (int64_t h : perAxis[0])
+    for (int64_t w : perAxis[1]) wc.factors.push_back(wc.common / (h * w));
+  return wc;
+}
+
 Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
   const Importer::DequantSource* dx = dequantized8(im, n, 0);
   if (!dx || sourceOf(im, *dx).shape.size() != 4) return false;
@@ -644,7 +716,9 @@ Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
     if (d != 1) return false;
   bool padded = im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET" && im.attrStr(n, "auto_pad", "NOTSET") != "VALID";
   for (int64_t p : im.attrInts(n, "pads").value_or(std::vector<int64_t>{})) padded |= p != 0;
-  if (padded && im.attrInt(n, "count_include_pad", 0) == 0) return false;  // the divisor varies at the border
+  // count_include_pad 0: the divisor varies at the border (explicit pads only: auto_pad's are not known here).
+  const bool excludePad = padded && im.attrInt(n, "count_include_pad", 0) == 0;
+  if (excludePad && im.attrStr(n, "auto_pad", "NOTSET") != "NOTSET") return false;
   // A window larger than the padded input is left to the AveragePool lowering to report (and is never built).
   const std::vector<int64_t> pads = im.attrInts(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
   if (pads.size() != 4) return false;
@@ -652,6 +726,13 @@ Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
     if ((*kernel)[size_t(i)] < 1 ||
         (*kernel)[size_t(i)] > x.shape[size_t(2 + i)] + pads[size_t(i)] + pads[size_t(i + 2)])
       return false;
+  std::optional<WindowCounts> counts;
+  if (excludePad) {
+    const std::vector<int64_t> strides = im.attrInts(n, "strides").value_or(std::vector<int64_t>{1, 1});
+    if (strides.size() != 2) return false;
+    counts = windowCounts(x.shape, *kernel, strides, pads);
+    if (!counts) return false;
+  }
   auto st = quantizeAfter(im, n);
   if (!st) return st.status();
   if (!*st) return false;
@@ -665,9 +746,18 @@ Result<bool> foldAveragePool(Importer& im, const NodeProto& n) {
   g->set_i(C);
   auto acc = integerConv(im, conv, x, ones, dx->zps[0], 0, nullptr, im.aux("window_sum"));
   if (!acc) return acc.status();
-  const float count = float((*kernel)[0] * (*kernel)[1]);
+  Value* sum = *acc;
+  float count = float((*kernel)[0] * (*kernel)[1]);
+  if (counts) {
+    const Shape& d = sum->type.dims;  // N, OH, OW, C
+    if (d.size() != 4 || size_t(d[1] * d[2]) != counts->factors.size()) return Status::internal("window counts");
+    sum = im.b.mul(
+        sum, im.b.constant(Tensor::fromInts(DType::I32, {1, d[1], d[2], 1}, counts->factors), im.aux("count_factors")),
+        0, im.aux("window_sum_scaled"));
+    count = float(counts->common);
+  }
   const double scale = double(float(dx->scales[0]) / ((*st)->scale * count));
-  auto y = requantize(im, *acc, {scale}, (*st)->zp, (*st)->type, (*st)->lo, (*st)->hi);
+  auto y = requantize(im, sum, {scale}, (*st)->zp, (*st)->type, (*st)->lo, (*st)->hi);
   if (!y) return y.status();
   finish(im, **st, *y, Layout::Nhwc);
   return true;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/size_budget.h"
@@ -113,11 +114,17 @@ std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b) {
 
 // Quantized arguments and results record their scale and zero point under src/quantize's keys, so compare
 // --dequantize and --quant-input-style integer I/O work on imported models as on tosakit's own.
+// A uint8 argument or result is i8 bits with `tosakit.onnx_type = "uint8"` (as the ONNX import writes them), so
+// `tosakit run` takes and writes uint8 data; its recorded zero point is the file's.
 void Importer::recordQuant(const TVal& v, bool argument, size_t index) {
+  ir::Function& fn = b.function();
+  if (v.fromUint8) {
+    const ir::Attribute u8 = ir::Attribute::string("uint8");
+    argument ? fn.setArgAttr(index, "tosakit.onnx_type", u8) : fn.setResultAttr(index, "tosakit.onnx_type", u8);
+  }
   if (isFloat(v.dtype) || v.quant.scale.size() != 1) return;
   const ir::Attribute scale = ir::Attribute::floating(v.quant.scale[0], DType::FP64);
-  const ir::Attribute zp = ir::Attribute::integer(v.quant.zeroPoint[0], DType::I64);
-  ir::Function& fn = b.function();
+  const ir::Attribute zp = ir::Attribute::integer(v.quant.zeroPoint[0] + (v.fromUint8 ? 128 : 0), DType::I64);
   if (argument) {
     fn.setArgAttr(index, "tosakit.qscale", scale);
     fn.setArgAttr(index, "tosakit.qzp", zp);
@@ -126,6 +133,45 @@ void Importer::recordQuant(const TVal& v, bool argument, size_t index) {
     fn.setResultAttr(index, "tosakit.qzp", zp);
   }
 }
+
+namespace {
+
+// The operators whose uint8 models the generator checks bit for bit against TFLite (tests/tflite/gen_quant_ops.py,
+// cases uint8_*): on uint8 tensors carried as int8 their int8 lowerings compute what TFLite's uint8 kernels do.
+bool uint8Verified(int code) {
+  using Op = fb::BuiltinOperator;
+  static const std::set<int> verified = {int(Op::CONV_2D),
+                                         int(Op::DEPTHWISE_CONV_2D),
+                                         int(Op::FULLY_CONNECTED),
+                                         int(Op::ADD),
+                                         int(Op::MAX_POOL_2D),
+                                         int(Op::AVERAGE_POOL_2D),
+                                         int(Op::SOFTMAX),
+                                         int(Op::QUANTIZE),
+                                         int(Op::DEQUANTIZE),
+                                         int(Op::LOGISTIC),
+                                         int(Op::TANH),
+                                         int(Op::MUL),
+                                         int(Op::SUB),
+                                         int(Op::CONCATENATION),
+                                         int(Op::RESHAPE),
+                                         int(Op::PAD),
+                                         int(Op::RESIZE_BILINEAR)};
+  return verified.count(code) > 0;
+}
+
+// The identity tosa.rescale between uint8 (i8 bits, unsigned) and int8: u - 128 in, s + 128 out.
+ir::RescaleAttrs uint8Move(bool in) {
+  ir::RescaleAttrs ra;
+  ra.multiplier = {int64_t(1) << 30};
+  ra.shift = {30};
+  ra.roundingMode = "SINGLE_ROUND";
+  (in ? ra.inputZp : ra.outputZp) = 128;
+  (in ? ra.inputUnsigned : ra.outputUnsigned) = true;
+  return ra;
+}
+
+}  // namespace
 
 Importer::Importer(const fb::Model& model, const std::string& file, const TfliteImportOptions& opts)
     : model(model),
@@ -223,6 +269,11 @@ Status Importer::defineTensors() {
                              std::to_string(v.quant.zeroPoint.size()) + " zero points");
       if (v.quant.zeroPoint.empty()) v.quant.zeroPoint.assign(v.quant.scale.size(), 0);
       TK_RETURN_IF_ERROR(checkQuantization(v, what));
+      if (v.dtype == DType::U8) {
+        v.dtype = DType::I8;
+        v.fromUint8 = true;
+        for (int64_t& z : v.quant.zeroPoint) z -= 128;
+      }
     }
     const fb::Buffer* buf = model.buffers() && tensor->buffer() < model.buffers()->size()
         ? model.buffers()->Get(tensor->buffer())
@@ -237,6 +288,8 @@ Status Importer::defineTensors() {
                            std::string(dtypeName(v.dtype)) + " needs " + std::to_string(*bytes));
     Tensor c(v.dtype, v.shape);
     std::memcpy(c.data(), buf->data()->data(), size_t(*bytes));
+    if (v.fromUint8)  // u - 128 as int8 bits: the top bit flipped
+      for (int64_t i = 0; i < *bytes; ++i) c.data()[i] ^= 0x80;
     v.c = std::make_shared<const Tensor>(std::move(c));
   }
   return Status::ok();
@@ -255,6 +308,7 @@ Status Importer::defineInputs() {
       return Status::unsupported(what + ": element type " + std::string(dtypeName(v.dtype)) + " is not supported");
     v.v = b.input(ValueType::tensor(v.dtype, v.shape), name);
     recordQuant(v, true, b.function().inputs().size() - 1);
+    if (v.fromUint8) v.v = b.rescale(v.v, DType::I8, uint8Move(true), name + "/to_int8");
   }
   return Status::ok();
 }
@@ -374,10 +428,11 @@ Status Importer::lowerOperators() {
     const std::string name = operatorName(model, *op);
     loc = numOutputs() > 0 ? tensorName(op->outputs()->Get(0)) : name + std::to_string(i);
     const std::string label = "#" + std::to_string(i) + " " + name + " -> '" + loc + "'";
-    bool poisoned = false, badType = false;
+    bool poisoned = false, badType = false, uint8 = false;
     auto look = [&](int t) {
       poisoned |= vals[size_t(t)].poisoned;
       badType |= vals[size_t(t)].badType;
+      uint8 |= vals[size_t(t)].fromUint8;
     };
     for (int k = 0; k < numInputs(); ++k)
       if (int t = inputTensor(k); t >= 0) look(t);
@@ -396,6 +451,9 @@ Status Importer::lowerOperators() {
     Status s;
     if (!h) {
       s = Status::unsupported("no lowering for this operator");
+      errors.push_back(label + ": " + s.message());
+    } else if (uint8 && !uint8Verified(code)) {
+      s = Status::unsupported("uint8 (legacy quantized) operator not verified against TFLite");
       errors.push_back(label + ": " + s.message());
     } else if (badType) {
       s = Status::unsupported("a tensor of an element type TOSA 1.0 lacks (string, complex, resource, ...)");
@@ -457,7 +515,7 @@ Result<std::unique_ptr<ir::Module>> Importer::run() {
       malformed.push_back("output '" + name + "': no operator writes it");
       continue;
     }
-    results.push_back(v.v);
+    results.push_back(v.fromUint8 ? b.rescale(v.v, DType::I8, uint8Move(false), name + "/to_uint8") : v.v);
     names.push_back(name);
   }
   if (!malformed.empty())

@@ -323,7 +323,8 @@ Status opConcatenation(Importer& im) {
   return im.setOut(0, *act);
 }
 
-// Axes of a reduction (input 1, constant), normalized and sorted.
+}  // namespace
+
 Result<std::vector<int64_t>> reductionAxes(Importer& im, size_t rank) {
   auto axes = im.constIn(1, "axes");
   if (!axes) return axes.status();
@@ -337,6 +338,8 @@ Result<std::vector<int64_t>> reductionAxes(Importer& im, size_t rank) {
   std::sort(out.begin(), out.end());
   return out;
 }
+
+namespace {
 
 Status opMean(Importer& im) {
   TK_RETURN_IF_ERROR(requireFloat(im, 0));
@@ -763,24 +766,33 @@ Result<Value*> transposedWeight(Importer& im, int i, int64_t n, int64_t k, const
   return im.constant(std::move(t), what);
 }
 
-// UNIDIRECTIONAL_SEQUENCE_LSTM, float, unrolled over time: per step the four gates x W^T + h R^T + b (input,
-// forget, cell, output), i f o through sigmoid and the cell gate through the fused activation, c = f c + i g
+// Where one LSTM direction's tensors are among the operator's inputs (TFLite's input numbering).
+struct LstmInputs {
+  int weights = 1;      // 4 input-to-gate weights (input, forget, cell, output); recurrent weights follow at +4
+  int peephole = 9;     // 3 peephole weights
+  int bias = 12;        // 4 gate biases
+  int projection = 16;  // projection weights and bias
+  int hState = 18, cState = 19;  // variable tensors
+};
+
+// One float LSTM direction over x ([T, B, I] time-major or [B, T, I]), unrolled: per step the four gates
+// x W^T + h R^T + b, i f o through sigmoid and the cell gate through the fused activation, c = f c + i g
 // (clipped by cell_clip), h = o act(c); the states start at zero (TFLite's variable tensors). CIFG (no input
-// gate) is handled; peepholes, projection and layer normalization are unsupported.
-Status opUnidirectionalLstm(Importer& im) {
-  TK_RETURN_IF_ERROR(requireFloat(im, 0));
-  const auto* o = im.options<fb::UnidirectionalSequenceLSTMOptions>();
-  if (!o) return Status::invalid("UNIDIRECTIONAL_SEQUENCE_LSTM without options");
-  for (int i : {9, 10, 11, 16, 17, 20, 21, 22, 23})
-    if (im.hasInput(i)) return Status::unsupported("LSTM with peepholes, projection or layer normalization");
-  const Shape& xs = im.in(0).shape;
-  if (xs.size() != 3) return Status::invalid("LSTM input must be rank 3");
-  const bool timeMajor = o->time_major();
+// gate) is handled; peepholes and projection are unsupported. `reverse` walks time backwards (the backward
+// direction of BIDIRECTIONAL_SEQUENCE_LSTM). Returns h [1, B, N] per time index, in time order.
+Result<std::vector<Value*>> lstmDirection(Importer& im, Value* x, bool timeMajor, const LstmInputs& in,
+                                          fb::ActivationFunctionType act, float cellClip, bool reverse,
+                                          const std::string& prefix) {
+  for (int i : {in.peephole, in.peephole + 1, in.peephole + 2, in.projection, in.projection + 1})
+    if (im.hasInput(i)) return Status::unsupported("LSTM with peepholes or projection");
+  const Shape& xs = x->type.dims;
   const int64_t T = timeMajor ? xs[0] : xs[1], B = timeMajor ? xs[1] : xs[0], I = xs[2];
-  if (!im.hasInput(2) || !im.hasInput(6)) return Status::invalid("LSTM without forget weights");
-  const int64_t N = im.in(2).shape.empty() ? 0 : im.in(2).shape[0];
-  const bool cifg = !im.hasInput(1);
-  for (int i : {18, 19}) {
+  if (!im.hasInput(in.weights + 1) || !im.hasInput(in.weights + 5))
+    return Status::invalid("LSTM without forget weights");
+  const int64_t N = im.in(in.weights + 1).shape.empty() ? 0 : im.in(in.weights + 1).shape[0];
+  const bool cifg = !im.hasInput(in.weights);
+  for (int i : {in.hState, in.cState}) {
+    if (!im.hasInput(i)) return Status::invalid("LSTM without its state tensors");
     const TVal& state = im.in(i);
     if (state.isConst() || state.v || !im.g.tensors()->Get(uint32_t(im.inputTensor(i)))->is_variable())
       return Status::unsupported("LSTM state that is not a fresh variable tensor");
@@ -790,33 +802,32 @@ Status opUnidirectionalLstm(Importer& im) {
   };
   std::vector<Gate> gates(4);  // input, forget, cell, output
   for (int k = cifg ? 1 : 0; k < 4; ++k) {
-    const std::string name = std::string("gate") + std::to_string(k);
-    auto w = transposedWeight(im, 1 + k, N, I, name + "_input_weights");
+    const std::string name = prefix + "gate" + std::to_string(k);
+    auto w = transposedWeight(im, in.weights + k, N, I, name + "_input_weights");
     if (!w) return w.status();
-    auto r = transposedWeight(im, 5 + k, N, N, name + "_recurrent_weights");
+    auto r = transposedWeight(im, in.weights + 4 + k, N, N, name + "_recurrent_weights");
     if (!r) return r.status();
-    if (!im.hasInput(12 + k) || im.in(12 + k).shape != Shape{N})
+    if (!im.hasInput(in.bias + k) || im.in(in.bias + k).shape != Shape{N})
       return Status::invalid("LSTM gate bias of size N needed");
-    auto b = reshapedInput(im, 12 + k, {1, 1, N}, name + "_bias");
+    auto b = reshapedInput(im, in.bias + k, {1, 1, N}, name + "_bias");
     if (!b) return b.status();
     gates[size_t(k)] = {*w, *r, *b};
   }
-  auto xv = im.get(0);
-  if (!xv) return xv.status();
   const ValueType state = ValueType::tensor(DType::FP32, {1, B, N});
-  Value* h = im.constant(Tensor(DType::FP32, {1, B, N}), "h0");
-  Value* c = im.constant(Tensor(DType::FP32, {1, B, N}), "c0");
-  Value* zp = im.b.scalar1(DType::FP32, 0, im.aux("zp"));
-  std::vector<Value*> outputs;
-  for (int64_t t = 0; t < T; ++t) {
-    const std::string step = "t" + std::to_string(t);
+  Value* h = im.constant(Tensor(DType::FP32, {1, B, N}), prefix + "h0");
+  Value* c = im.constant(Tensor(DType::FP32, {1, B, N}), prefix + "c0");
+  Value* zp = im.b.scalar1(DType::FP32, 0, im.aux(prefix + "zp"));
+  std::vector<Value*> outputs(size_t(T), nullptr);
+  for (int64_t n = 0; n < T; ++n) {
+    const int64_t t = reverse ? T - 1 - n : n;
+    const std::string step = prefix + "t" + std::to_string(t);
     Shape start = {0, 0, 0}, size = {B, B, I};
     start[timeMajor ? 0 : 1] = t;
     size[0] = timeMajor ? 1 : B;
     size[1] = timeMajor ? B : 1;
     Value* xt = im.b.reshape(
         im.b.op1("tosa.slice",
-                 {*xv, im.b.constShape(start, im.aux(step + "_start")), im.b.constShape(size, im.aux(step + "_size"))},
+                 {x, im.b.constShape(start, im.aux(step + "_start")), im.b.constShape(size, im.aux(step + "_size"))},
                  ValueType::tensor(DType::FP32, size), {}, im.aux(step + "_x")),
         {1, B, I}, im.aux(step + "_x3"));
     auto gate = [&](int k) {
@@ -829,23 +840,79 @@ Status opUnidirectionalLstm(Importer& im) {
       return im.b.op1("tosa.sigmoid", {v}, state, {}, im.aux(step + what));
     };
     Value* f = sigmoid(gate(1), "_forget");
-    auto g = im.activation(gate(2), o->fused_activation_function());
+    auto g = im.activation(gate(2), act);
     if (!g) return g.status();
     Value* i = cifg ? im.b.sub(im.scalarOf(DType::FP32, 1, 3), f, im.aux(step + "_input")) : sigmoid(gate(0), "_input");
     Value* og = sigmoid(gate(3), "_output");
     c = im.b.add(im.b.mul(f, c, 0, im.aux(step + "_keep")), im.b.mul(i, *g, 0, im.aux(step + "_write")),
                  im.aux(step + "_c"));
-    if (o->cell_clip() > 0) c = im.clampF(c, -o->cell_clip(), o->cell_clip(), step + "_cell_clip");
-    auto ac = im.activation(c, o->fused_activation_function());
+    if (cellClip > 0) c = im.clampF(c, -cellClip, cellClip, step + "_cell_clip");
+    auto ac = im.activation(c, act);
     if (!ac) return ac.status();
     h = im.b.mul(og, *ac, 0, im.aux(step + "_h"));
-    outputs.push_back(im.b.reshape(h, timeMajor ? Shape{1, B, N} : Shape{B, 1, N}, im.aux(step + "_out")));
+    outputs[size_t(t)] = h;
   }
-  Value* y = outputs.size() == 1
-      ? outputs[0]
-      : im.b.op1("tosa.concat", outputs, ValueType::tensor(DType::FP32, timeMajor ? Shape{T, B, N} : Shape{B, T, N}),
-                 {{"axis", ir::Attribute::integer(timeMajor ? 0 : 1, DType::I32)}}, im.loc);
-  return im.setOut(0, y);
+  return outputs;
+}
+
+// The per-step h [1, B, N] (or [1, B, N + M] merged) concatenated along time as [T, B, *] or [B, T, *].
+Value* sequenceOutput(Importer& im, const std::vector<Value*>& steps, bool timeMajor, const std::string& what) {
+  std::vector<Value*> parts;
+  const int64_t B = steps[0]->type.dims[1], W = steps[0]->type.dims[2], T = int64_t(steps.size());
+  for (size_t t = 0; t < steps.size(); ++t)
+    parts.push_back(
+        im.b.reshape(steps[t], timeMajor ? Shape{1, B, W} : Shape{B, 1, W}, im.aux(what + "_t" + std::to_string(t))));
+  if (parts.size() == 1) return parts[0];
+  return im.b.op1("tosa.concat", parts, ValueType::tensor(DType::FP32, timeMajor ? Shape{T, B, W} : Shape{B, T, W}),
+                  {{"axis", ir::Attribute::integer(timeMajor ? 0 : 1, DType::I32)}}, im.aux(what));
+}
+
+// UNIDIRECTIONAL_SEQUENCE_LSTM, float: one lstmDirection (layer normalization: unsupported).
+Status opUnidirectionalLstm(Importer& im) {
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  const auto* o = im.options<fb::UnidirectionalSequenceLSTMOptions>();
+  if (!o) return Status::invalid("UNIDIRECTIONAL_SEQUENCE_LSTM without options");
+  for (int i : {20, 21, 22, 23})
+    if (im.hasInput(i)) return Status::unsupported("LSTM with layer normalization");
+  if (im.in(0).shape.size() != 3) return Status::invalid("LSTM input must be rank 3");
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  auto steps =
+      lstmDirection(im, *xv, o->time_major(), LstmInputs{}, o->fused_activation_function(), o->cell_clip(), false, "");
+  if (!steps) return steps.status();
+  return im.setOut(0, sequenceOutput(im, *steps, o->time_major(), "sequence"));
+}
+
+// BIDIRECTIONAL_SEQUENCE_LSTM, float: a forward and a backward lstmDirection over the same input (the backward
+// one walks time from the end; its h at time t is the output at t), either merged along the last axis into
+// output 0 ([.., N_fw + N_bw]) or as outputs 0 and 1. Auxiliary inputs: unsupported.
+Status opBidirectionalLstm(Importer& im) {
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  const auto* o = im.options<fb::BidirectionalSequenceLSTMOptions>();
+  if (!o) return Status::invalid("BIDIRECTIONAL_SEQUENCE_LSTM without options");
+  for (int i = 39; i < 48; ++i)
+    if (im.hasInput(i)) return Status::unsupported("BIDIRECTIONAL_SEQUENCE_LSTM with auxiliary inputs");
+  if (im.in(0).shape.size() != 3) return Status::invalid("LSTM input must be rank 3");
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  const bool tm = o->time_major();
+  const LstmInputs fw{1, 9, 12, 16, 35, 36}, bw{18, 26, 29, 33, 37, 38};
+  auto f = lstmDirection(im, *xv, tm, fw, o->fused_activation_function(), o->cell_clip(), false, "fw_");
+  if (!f) return f.status();
+  auto b = lstmDirection(im, *xv, tm, bw, o->fused_activation_function(), o->cell_clip(), true, "bw_");
+  if (!b) return b.status();
+  if (!o->merge_outputs()) {
+    TK_RETURN_IF_ERROR(im.setOut(0, sequenceOutput(im, *f, tm, "fw_sequence")));
+    return im.setOut(1, sequenceOutput(im, *b, tm, "bw_sequence"));
+  }
+  std::vector<Value*> merged;
+  for (size_t t = 0; t < f->size(); ++t) {
+    const Shape& fs = (*f)[t]->type.dims;
+    merged.push_back(im.b.op1(
+        "tosa.concat", {(*f)[t], (*b)[t]}, ValueType::tensor(DType::FP32, {1, fs[1], fs[2] + (*b)[t]->type.dims[2]}),
+        {{"axis", ir::Attribute::integer(2, DType::I32)}}, im.aux("merged_t" + std::to_string(t))));
+  }
+  return im.setOut(0, sequenceOutput(im, merged, tm, "sequence"));
 }
 
 }  // namespace
@@ -927,6 +994,7 @@ void registerFloatOps(HandlerTable& t) {
   add(Op::LOG_SOFTMAX, opLogSoftmax);
   add(Op::BATCH_MATMUL, opBatchMatmul);
   add(Op::UNIDIRECTIONAL_SEQUENCE_LSTM, opUnidirectionalLstm);
+  add(Op::BIDIRECTIONAL_SEQUENCE_LSTM, opBidirectionalLstm);
   t.custom["Convolution2DTransposeBias"] = opConvolution2DTransposeBias;
 }
 

@@ -14,6 +14,7 @@
 #include "frontends/common/float_arith.h"
 #include "frontends/tflite/tflite_fixedpoint.h"
 #include "frontends/tflite/tflite_internal.h"
+#include "frontends/tflite/tflite_quant.h"
 
 namespace tosakit::tflite {
 namespace {
@@ -21,10 +22,7 @@ namespace {
 constexpr const char* kScaleAttr = "tosakit.qscale";
 constexpr const char* kZpAttr = "tosakit.qzp";
 
-struct QParams {
-  double scale = 1;
-  int64_t zp = 0;
-};
+}  // namespace
 
 Result<QParams> perTensor(const TVal& v, const std::string& what) {
   if (!v.quant.present()) return Status::invalid(what + " has no quantization parameters");
@@ -33,6 +31,8 @@ Result<QParams> perTensor(const TVal& v, const std::string& what) {
     return Status::invalid(what + " has a scale that is not positive");
   return QParams{v.quant.scale[0], v.quant.zeroPoint[0]};
 }
+
+namespace {
 
 // tosa.rescale of x with TFLite multipliers for the real scales `scales` (one, or one per channel).
 Result<Value*> requantize(Importer& im, Value* x, DType out, const std::vector<double>& scales, int64_t inZp,
@@ -112,7 +112,8 @@ std::pair<int64_t, int64_t> activationRange(fb::ActivationFunctionType a, const 
   return {lo, hi};
 }
 
-// The quantized (int8 or int16) output k: clamped to the fused activation's range, its quantization recorded.
+}  // namespace
+
 Status setQuantOut(Importer& im, int k, Value* v, fb::ActivationFunctionType act, const QParams& q) {
   if (act == fb::ActivationFunctionType::TANH || act == fb::ActivationFunctionType::SIGN_BIT)
     return Status::unsupported("fused activation TANH/SIGN_BIT on a quantized result");
@@ -129,6 +130,8 @@ Status setQuantOut(Importer& im, int k, Value* v, fb::ActivationFunctionType act
   return Status::ok();
 }
 
+namespace {
+
 Status requireInt8(Importer& im, int i) {
   if (im.in(i).dtype != DType::I8)
     return Status::unsupported("input " + std::to_string(i) + " is " + std::string(dtypeName(im.in(i).dtype)) +
@@ -140,8 +143,10 @@ Status requireInt8(Importer& im, int i) {
 Result<std::vector<double>> weightScales(Importer& im, int64_t channels, int dim) {
   const TVal& w = im.in(1);
   if (!w.quant.present()) return Status::invalid("weights have no quantization parameters");
+  // uint8 (legacy) weights are asymmetric per tensor: their zero point goes to the TOSA op (ConvCommon)
   for (int64_t z : w.quant.zeroPoint)
-    if (z != 0) return Status::unsupported("int8 weights with a non-zero zero point");
+    if (z != 0 && !(w.fromUint8 && w.quant.scale.size() == 1))
+      return Status::unsupported("int8 weights with a non-zero zero point");
   if (w.quant.scale.size() == 1) return w.quant.scale;
   if (int64_t(w.quant.scale.size()) != channels || w.quant.dim != dim)
     return Status::invalid("weights have " + std::to_string(w.quant.scale.size()) + " scales along dimension " +
@@ -168,6 +173,7 @@ Result<Value*> int32Bias(Importer& im, int64_t channels) {
 struct ConvCommon {
   QParams x, y;
   std::vector<double> scales;  // per output channel (or one)
+  int64_t weightZp = 0;        // non-zero only for uint8 weights (moved to int8)
 };
 
 Result<ConvCommon> convParams(Importer& im, int64_t channels, int weightDim) {
@@ -184,6 +190,7 @@ Result<ConvCommon> convParams(Importer& im, int64_t channels, int weightDim) {
   c.x = *x;
   c.y = *y;
   c.scales = outputScales(x->scale, *ws, y->scale);
+  c.weightZp = im.in(1).quant.zeroPoint.empty() ? 0 : im.in(1).quant.zeroPoint[0];
   return c;
 }
 
@@ -260,15 +267,12 @@ Result<Value*> requantize48(Importer& im, Value* acc, const std::vector<double>&
 Result<ConvCommon> params16x8(Importer& im, int64_t channels) {
   if (im.in(1).dtype != DType::I8 || !im.in(1).isConst())
     return Status::unsupported("16x8 operator whose weights are not constant int8");
-  if (im.out(0).dtype != DType::I16) return Status::unsupported("int16 operator with a non-int16 output");
-  auto x = perTensor(im.in(0), "input");
-  if (!x) return x.status();
-  auto y = perTensor(im.out(0), "output");
-  if (!y) return y.status();
-  if (x->zp != 0 || y->zp != 0) return Status::unsupported("int16 activations with a non-zero zero point");
+  auto q = int16UnaryParams(im);
+  if (!q) return q.status();
+  const auto& [x, y] = *q;
   auto ws = weightScales(im, channels, 0);
   if (!ws) return ws.status();
-  return ConvCommon{*x, *y, outputScales(x->scale, *ws, y->scale)};
+  return ConvCommon{x, y, outputScales(x.scale, *ws, y.scale)};
 }
 
 // FULLY_CONNECTED 16x8: a 1x1 tosa.conv2d over [rows, 1, 1, K] (TOSA's matmul has no i16 x i8 form; the
@@ -318,6 +322,7 @@ Status qConv2d(Importer& im) {
   ca.dilation = {h.dil, w.dil};
   ca.accType = wide ? DType::I48 : DType::I32;
   ca.inputZp = c->x.zp;
+  ca.weightZp = wide ? 0 : c->weightZp;
   Value* acc = im.b.conv2d(cutInput(im, *x, h, w), *wv, *bias, ca, im.aux("conv2d"));
   auto y = wide ? requantize48(im, acc, c->scales, c->y.zp)
                 : requantize(im, acc, DType::I8, c->scales, 0, c->y.zp, "rescale");
@@ -353,7 +358,7 @@ Status qDepthwiseConv2d(Importer& im) {
   Value* acc =
       im.b.op1("tosa.depthwise_conv2d",
                {cutInput(im, *x, h, w), wv, *bias, im.b.scalar1(DType::I8, double(c->x.zp), im.aux("input_zp")),
-                im.b.scalar1(DType::I8, 0, im.aux("weight_zp"))},
+                im.b.scalar1(DType::I8, double(c->weightZp), im.aux("weight_zp"))},
                ValueType::tensor(DType::I32, {xs[0], h.out, w.out, C * M}),
                {{"pad", ir::Attribute::intArray({h.p0, h.p1, w.p0, w.p1})},
                 {"stride", ir::Attribute::intArray({h.stride, w.stride})},
@@ -388,7 +393,7 @@ Status qFullyConnected(Importer& im) {
   Value* acc =
       im.b.op1("tosa.matmul",
                {a, im.constant(std::move(t), "weight_t"), im.b.scalar1(DType::I8, double(c->x.zp), im.aux("a_zp")),
-                im.b.scalar1(DType::I8, 0, im.aux("b_zp"))},
+                im.b.scalar1(DType::I8, double(c->weightZp), im.aux("b_zp"))},
                ValueType::tensor(DType::I32, {1, rows, N}), {}, im.aux("matmul"));
   if (im.hasInput(2)) {
     auto bias = int32Bias(im, N);
@@ -597,6 +602,7 @@ Status qPool(Importer& im, bool isMax) {
                 {"acc_type", ir::Attribute::type(DType::I32)}},
                im.aux("window_sum"));
   Tensor count(DType::I32, {1, h.out, w.out, 1}), half(DType::I32, {1, h.out, w.out, 1});
+  const bool uint8 = im.in(0).fromUint8;
   const int64_t inH = xs[1] - h.cut, inW = xs[2] - w.cut;
   for (int64_t oy = 0; oy < h.out; ++oy)
     for (int64_t ox = 0; ox < w.out; ++ox) {
@@ -604,12 +610,16 @@ Status qPool(Importer& im, bool isMax) {
       const int64_t ny = std::min(y0 + h.k, inH) - std::max<int64_t>(y0, 0);
       const int64_t nx = std::min(x0 + w.k, inW) - std::max<int64_t>(x0, 0);
       count.setInt(oy * w.out + ox, ny * nx);
-      half.setInt(oy * w.out + ox, ny * nx / 2);
+      half.setInt(oy * w.out + ox, ny * nx / 2 + (uint8 ? 128 * ny * nx : 0));
     }
   Value* cnt = im.constant(std::move(count), "count");
   Value* hv = im.constant(std::move(half), "half_count");
   const ValueType i32 = sum->type;
-  Value* avg = divideRoundingAway(im, sum, cnt, hv);
+  // uint8: TFLite rounds the raw (non-negative) uint8 sum half up: (sum + 128 n + n/2) / n - 128 on the moved values
+  Value* avg = uint8
+      ? im.b.sub(im.b.op1("tosa.intdiv", {im.b.add(sum, hv, im.aux("plus_half")), cnt}, i32, {}, im.aux("quotient")),
+                 im.scalarOf(DType::I32, 128, 4), im.aux("to_int8_range"))
+      : divideRoundingAway(im, sum, cnt, hv);
   Value* v = im.b.op1("tosa.cast", {avg}, ValueType::tensor(DType::I8, i32.dims), {}, im.aux("to_i8"));
   return setQuantOut(im, 0, v, o->fused_activation_function(), *y);
 }
@@ -830,9 +840,10 @@ Status qLogSoftmax(Importer& im) {
   return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
 }
 
-// MEAN over H and W of a 4-D tensor with keep_dims (global average pooling), as TFLite 2.9's kernel computes
-// it: the sum of x - zx in i32, MultiplyByQuantizedMultiplier by sx / sy, divided by the count rounding half
-// away from zero, plus zy, saturated (found against TFLite by the generator: a float variant was 1 LSB off).
+// MEAN over H and W of a 4-D tensor with keep_dims (global average pooling; other axes: int8MeanOrSum), as
+// TFLite 2.9's kernel computes it: the sum of x - zx in i32, MultiplyByQuantizedMultiplier by sx / sy, divided
+// by the count rounding half away from zero, plus zy, saturated (found against TFLite by the generator: a
+// float variant was 1 LSB off).
 Status qMean(Importer& im) {
   auto q = unaryParams(im);
   if (!q) return q.status();
@@ -843,7 +854,7 @@ Status qMean(Importer& im) {
   std::sort(axes.begin(), axes.end());
   const Shape& xs = im.in(0).shape;
   if (xs.size() != 4 || axes != std::vector<int64_t>{1, 2} || !o || !o->keep_dims())
-    return Status::unsupported("int8 MEAN other than over axes 1 and 2 of a 4-D tensor with keep_dims");
+    return int8MeanOrSum(im, false);  // TFLite's general kernels
   auto xv = im.get(0);
   if (!xv) return xv.status();
   const int64_t count = xs[1] * xs[2];
@@ -1086,15 +1097,19 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::MUL, qMul);
   add(Op::MAX_POOL_2D, [](Importer& im) { return qPool(im, true); });
   add(Op::AVERAGE_POOL_2D, [](Importer& im) { return qPool(im, false); });
-  add(Op::LOGISTIC, [](Importer& im) { return floatTable(im, logisticF); });
-  add(Op::TANH, [](Importer& im) { return floatTable(im, tanhF); });
+  add(Op::LOGISTIC, [](Importer& im) {
+    return im.in(0).dtype == DType::I16 ? int16SigmoidOrTanh(im, false) : floatTable(im, logisticF);
+  });
+  add(Op::TANH,
+      [](Importer& im) { return im.in(0).dtype == DType::I16 ? int16SigmoidOrTanh(im, true) : floatTable(im, tanhF); });
   add(Op::ELU, [](Importer& im) { return floatTable(im, eluF); });
   add(Op::LEAKY_RELU, qLeakyRelu);
   add(Op::HARD_SWISH, qHardSwish);
-  add(Op::SOFTMAX, qSoftmax);
+  add(Op::SOFTMAX, [](Importer& im) { return im.in(0).dtype == DType::I16 ? int16Softmax(im) : qSoftmax(im); });
   add(Op::LOG_SOFTMAX, qLogSoftmax);
   add(Op::PRELU, qPrelu);
   add(Op::MEAN, qMean);
+  add(Op::SUM, [](Importer& im) { return int8MeanOrSum(im, true); });
   add(Op::RESIZE_BILINEAR, qResizeBilinear);
   add(Op::SQUARED_DIFFERENCE, qSquaredDifference);
   add(Op::CONCATENATION, qConcatenation);

@@ -44,6 +44,9 @@ struct TVal {
   Value* v = nullptr;
   bool poisoned = false;  // produced by an unsupported operator
   bool badType = false;   // an element type tosakit has no tensor for
+  // A quantized uint8 tensor (TFLite's legacy asymmetric scheme) carried as int8: its values and zero point
+  // moved by -128, so the int8 lowerings compute the same (q - zp) differences.
+  bool fromUint8 = false;
   QuantParams quant;
   bool isConst() const { return c != nullptr; }
 };
@@ -64,6 +67,8 @@ bool transposeConvPads(int64_t in, int64_t out, int64_t k, int64_t stride, fb::P
                        int64_t& bottom);
 
 class Importer;
+// Axes of a reduction (input 1, constant), negative ones resolved, deduplicated and sorted (ops_float.cpp).
+Result<std::vector<int64_t>> reductionAxes(Importer& im, size_t rank);
 // int8 TRANSPOSE_CONV (inputs: output_shape, weights, input, bias), reached from the float lowering (ops_quant.cpp).
 Status quantizedTransposeConv(Importer& im, fb::Padding padding, int64_t strideH, int64_t strideW,
                               fb::ActivationFunctionType act);

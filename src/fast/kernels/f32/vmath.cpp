@@ -1,23 +1,27 @@
 // fp32 transcendentals written once over GCC vector types and compiled per ISA level, one register wide: 16
-// lanes on AVX-512, 8 on AVX2, 4 (SSE) at the baseline, chosen as TK_ISA_DISPATCH does. This file is built with -ffp-contract=fast: each `a * b + c` is one FMA on the
-// AVX2 and AVX-512 levels (identical results on both) and a multiply and an add on the baseline (which has no
-// FMA); the bounds below hold for both (tests/fast/kernels_eltwise_transcendental_test.cpp checks each level).
+// lanes on AVX-512, 8 on AVX2, 4 (SSE) at the baseline, chosen as TK_ISA_DISPATCH does, four registers in
+// lockstep (Pack). This file is built with -ffp-contract=fast: each `a * b + c` is one FMA on the AVX2 and
+// AVX-512 levels (identical results on both) and a multiply and an add on the baseline (which has no FMA); the
+// bounds below hold for both (tests/fast/kernels_eltwise_transcendental_test.cpp checks each level).
 //
 // exp(t): n = round(t / ln2) by the 1.5 * 2^23 shifter, r = t - n ln2 in two FMAs (ln2 split in a 24-bit head
 // and its tail), exp(r) = 1 + (r + r^2 q(r)) with q of degree 4 (a Chebyshev-node least-squares fit of
 // (e^r - 1 - r) / r^2 on [-ln2/2, ln2/2], made for this file with numpy: 0.09 ulp model error), then 2^n
 // put into the exponent field, in two factors where n leaves the normal range (subnormal results, e^88.5).
 // Error about 0.6 ulp against the spec's (1+|x|) * 2^-23 * |exp(x)|.
-// sigmoid(x) = 1 / (1 + exp(-x)); 0 below x = -87.34 (the reference's results there are subnormal; the spec
-// lets an implementation flush them, and all of them are flushed), so sigmoid(-inf) = 0 exactly.
+// sigmoid(x) = 1 / (1 + exp(-x)) with a shorter exp (onePlusExpShort: one-constant reduction, q of degree 3;
+// the sigmoid's bound is at least 2 ulp and grows with |x|); 0 below x = -87.34 (the reference's results there
+// are subnormal; the spec lets an implementation flush them, and all of them are flushed), so sigmoid(-inf) = 0
+// exactly. SiLU x * sigmoid(x) = x / (1 + exp(-x)): the multiply folded into the one divide.
 // tanh: |x| < 0.625: x + x^3 p(x^2) (p of degree 5, fitted as above: 0.005 ulp model error); else
-// sign(x) (1 - 2 / (exp(2|x|) + 1)), 2|x| clamped to 40 (tanh is 1 in fp32 from 9.01 on).
+// sign(x) (1 - 2 / (exp(2|x|) + 1)) with the shorter exp, 2|x| clamped to 40 (tanh is 1 in fp32 from 9.01 on).
 // erf: |x| < 1: x p(x^2) (degree 6); 1 <= |x| < 4: sign(x) (1 - exp(-x^2) R(1/|x|)), R fitted to
 // erfc(x) e^(x^2) (degree 7); |x| >= 4: sign(x) (erf is 1 in fp32 from 3.92 on).
 // NaN in -> NaN out: the clamps pass NaN and every later step keeps it (its payload is not defined).
 #include "fast/kernels/f32/vmath.h"
 
 #include <cstring>
+#include <type_traits>
 
 #include "fast/isa_dispatch.h"
 
@@ -52,160 +56,241 @@ using IntOf = typename Vec<int(sizeof(F) / 4)>::I;
 
 #define TK_VM __attribute__((always_inline)) inline
 
-template <typename F>
-TK_VM F splat(float v) {
-  return F{} + v;
-}
-// A constant GCC cannot see through: compared with a variable and selected, it becomes vmaxps/vminps (with a
-// known constant GCC emits a compare and a blend).
-template <typename F>
-TK_VM F opaque(float v) {
-  F r = splat<F>(v);
-  asm("" : "+x"(r));
+// U vectors in lockstep: every operation below is issued for all U vectors of a pack before the next one, so
+// the out-of-order core always sees U independent dependency chains side by side (a sigmoid's chain is ~50
+// cycles long; one or two vectors at a time left the FMA pipes idle most of the time: docs/FAST.md
+// "Transcendentals"). The functions are written once over packs; a pack's operators apply the vector operation
+// member by member.
+template <typename V, int U>
+struct Pack {
+  V v[U];
+};
+template <typename V>
+using ElemOf = std::remove_cvref_t<decltype(V{}[0])>;
+
+// (The scalar operand's type is not deduced: a float literal converts to the element type.)
+#define TK_PACK_OP(op)                                                             \
+  template <typename V, int U>                                                     \
+  TK_VM auto operator op(const Pack<V, U>& a, const Pack<V, U>& b) {               \
+    Pack<decltype(a.v[0] op b.v[0]), U> r;                                         \
+    for (int u = 0; u < U; ++u) r.v[u] = a.v[u] op b.v[u];                         \
+    return r;                                                                      \
+  }                                                                                \
+  template <typename V, int U>                                                     \
+  TK_VM auto operator op(const Pack<V, U>& a, std::type_identity_t<ElemOf<V>> b) { \
+    Pack<decltype(a.v[0] op b), U> r;                                              \
+    for (int u = 0; u < U; ++u) r.v[u] = a.v[u] op b;                              \
+    return r;                                                                      \
+  }                                                                                \
+  template <typename V, int U>                                                     \
+  TK_VM auto operator op(std::type_identity_t<ElemOf<V>> a, const Pack<V, U>& b) { \
+    Pack<decltype(a op b.v[0]), U> r;                                              \
+    for (int u = 0; u < U; ++u) r.v[u] = a op b.v[u];                              \
+    return r;                                                                      \
+  }
+TK_PACK_OP(+)
+TK_PACK_OP(-)
+TK_PACK_OP(*)
+TK_PACK_OP(/)
+TK_PACK_OP(&)
+TK_PACK_OP(|)
+TK_PACK_OP(<<)
+TK_PACK_OP(>>)
+TK_PACK_OP(<)
+TK_PACK_OP(>)
+#undef TK_PACK_OP
+
+template <typename F, int U>
+using IPack = Pack<IntOf<F>, U>;
+
+template <typename F, int U>
+TK_VM Pack<F, U> splat(float c) {
+  Pack<F, U> r;
+  for (int u = 0; u < U; ++u) r.v[u] = F{} + c;
   return r;
 }
-template <int W>
-TK_VM typename Vec<W>::F load(const float* p) {
-  return *reinterpret_cast<const typename Vec<W>::Unaligned*>(p);
+template <typename F, int U>
+TK_VM IPack<F, U> asI(const Pack<F, U>& p) {
+  IPack<F, U> r;
+  for (int u = 0; u < U; ++u) r.v[u] = reinterpret_cast<IntOf<F>>(p.v[u]);
+  return r;
 }
-template <int W>
-TK_VM void store(float* p, typename Vec<W>::F v) {
-  *reinterpret_cast<typename Vec<W>::Unaligned*>(p) = v;
+template <typename F, int U>
+TK_VM Pack<F, U> asF(const IPack<F, U>& p) {
+  Pack<F, U> r;
+  for (int u = 0; u < U; ++u) r.v[u] = reinterpret_cast<F>(p.v[u]);
+  return r;
 }
-template <typename F>
-TK_VM F asF(IntOf<F> v) {
-  return reinterpret_cast<F>(v);
+// m ? a : b per lane (m from a comparison: all ones or zero).
+template <typename F, int U>
+TK_VM Pack<F, U> select(const IPack<F, U>& m, const Pack<F, U>& a, const Pack<F, U>& b) {
+  Pack<F, U> r;
+  for (int u = 0; u < U; ++u) r.v[u] = m.v[u] ? a.v[u] : b.v[u];
+  return r;
 }
-template <typename F>
-TK_VM IntOf<F> asI(F v) {
-  return reinterpret_cast<IntOf<F>>(v);
-}
-template <typename F>
-TK_VM F absF(F v) {
+template <typename F, int U>
+TK_VM Pack<F, U> absF(const Pack<F, U>& v) {
   return asF<F>(asI(v) & 0x7fffffff);
 }
-template <typename F>
-TK_VM F copySign(F magnitude, F sign) {
+template <typename F, int U>
+TK_VM Pack<F, U> copySign(const Pack<F, U>& magnitude, const Pack<F, U>& sign) {
   return asF<F>((asI(magnitude) & 0x7fffffff) | (asI(sign) & int32_t(0x80000000)));
 }
-// lo if x < lo, hi if x > hi, else x — NaN included (written as x86's maxps/minps compute it, which GCC
-// then emits: vmaxps/vminps return their second operand when either is NaN).
-template <typename F>
-TK_VM F clampF(F x, float lo, float hi) {
-  const F l = opaque<F>(lo), h = opaque<F>(hi);
-  const F m = l > x ? l : x;
-  return h < m ? h : m;
+// lo if x < lo, hi if x > hi, else x — NaN included (written as x86's maxps/minps compute it, which GCC then
+// emits: vmaxps/vminps return their second operand when either is NaN). The bounds are opaque to GCC: with a
+// known constant it emits a compare and a blend.
+template <typename F, int U>
+TK_VM Pack<F, U> clampF(const Pack<F, U>& x, float lo, float hi) {
+  F l = F{} + lo, h = F{} + hi;
+  asm("" : "+x"(l), "+x"(h));
+  Pack<F, U> m;
+  for (int u = 0; u < U; ++u) m.v[u] = l > x.v[u] ? l : x.v[u];
+  for (int u = 0; u < U; ++u) m.v[u] = h < m.v[u] ? h : m.v[u];
+  return m;
 }
+template <int W, int U>
+TK_VM Pack<typename Vec<W>::F, U> load(const float* p) {
+  Pack<typename Vec<W>::F, U> r;
+  for (int u = 0; u < U; ++u) r.v[u] = *reinterpret_cast<const typename Vec<W>::Unaligned*>(p + u * W);
+  return r;
+}
+template <int W, int U>
+TK_VM void store(float* p, const Pack<typename Vec<W>::F, U>& v) {
+  for (int u = 0; u < U; ++u) *reinterpret_cast<typename Vec<W>::Unaligned*>(p + u * W) = v.v[u];
+}
+
+// 1.5 * 2^23 + 127: t / ln 2 + this rounds to an integer whose low mantissa bits are n + 127, the biased exponent
+// of 2^n (shifted left by 23 it is 2^n: the shifter's own bits above bit 8 shift out).
+constexpr float kLog2e = 1.44269504088896341f, kShifterBiased = 12583039.0f;
+constexpr int32_t kShifterBiasedBits = 0x4b40007f;
 
 // e^t for t in [-104, 89] (callers clamp; a NaN t gives NaN: it reaches p, and NaN times any scale is NaN).
 // `wide`: n may leave [-126, 127] (subnormal results, overflow to inf), so 2^n is applied as two factors;
-// else t must keep n = round(t / ln 2) in [-126, 128] (128 gives the factor inf).
-template <bool wide, typename F>
-TK_VM F expClamped(F t) {
-  // 1.5 * 2^23 + 127: t / ln 2 + this rounds to an integer whose low mantissa bits are n + 127, the biased
-  // exponent of 2^n (shifted left by 23 it is 2^n: the shifter's own bits above bit 8 shift out).
-  constexpr float kLog2e = 1.44269504088896341f, kShifter = 12582912.0f, kShifterBiased = 12583039.0f;
+// else t must keep n = round(t / ln 2) in [-126, 128] (128 gives the factor inf). About 0.6 ulp.
+template <bool wide, typename F, int U>
+TK_VM Pack<F, U> expClamped(const Pack<F, U>& t) {
   constexpr float kLn2Hi = 0.693145751953125f, kLn2Lo = 1.42860682030941723212e-6f;
-  const F k = t * kLog2e + kShifterBiased;
-  const F nf = k - kShifterBiased;
-  F r = t - nf * kLn2Hi;
+  const Pack<F, U> k = t * kLog2e + kShifterBiased;
+  const Pack<F, U> nf = k - kShifterBiased;
+  Pack<F, U> r = t - nf * kLn2Hi;
   r = r - nf * kLn2Lo;
-  F q = splat<F>(0.0013933644f);
-  q = q * r + 0.008363175f;
+  Pack<F, U> q = r * 0.0013933644f + 0.008363175f;
   q = q * r + 0.041666467f;
   q = q * r + 0.16666576f;
   q = q * r + 0.5f;
-  const F p = (r * r * q + r) + 1.0f;
+  const Pack<F, U> p = (r * r * q + r) + 1.0f;
   if (!wide) return p * asF<F>(asI(k) << 23);
-  const IntOf<F> n = asI(k) - asI(splat<F>(kShifter)) - 127;
-  const IntOf<F> n1 = n >> 1, n2 = n - n1;
+  const IPack<F, U> n = asI(k) - kShifterBiasedBits;
+  const IPack<F, U> n1 = n >> 1, n2 = n - n1;
   return (p * asF<F>((n1 + 127) << 23)) * asF<F>((n2 + 127) << 23);
 }
 
-template <typename F>
-TK_VM F expV(F x) {
+// 1 + e^(sign * t) for sigmoid, SiLU and tanh, whose bounds are at least 2 ulp and grow with |x|: two FMAs
+// and a third of the latency less than expClamped. ln 2 as one fp32 constant (r off by at most |n| * 1.9e-9,
+// i.e. 0.023 |t| ulp), q of degree 3 (1.06e-7 relative model error; our own fit: Lawson's weighted least
+// squares for the relative error of 1 + r + r^2 q on [-ln2/2, ln2/2]) evaluated in Estrin's order, and the
+// sign folded into the constants (sign * t is never formed). sign * t must keep n in [-126, 128] (128: inf).
+template <int sign, typename F, int U>
+TK_VM Pack<F, U> onePlusExpShort(const Pack<F, U>& t) {
+  constexpr float kLn2 = 0.69314718f;
+  const Pack<F, U> k = t * (sign * kLog2e) + kShifterBiased;
+  const Pack<F, U> nf = k - kShifterBiased;
+  const Pack<F, U> r = sign > 0 ? t - nf * kLn2 : nf * -kLn2 - t;
+  Pack<F, U> q = r * 0.008312525f + 0.041890115f;
+  q = q * r + 0.16667114f;
+  q = q * r + 0.4999923f;
+  const Pack<F, U> p = (r * r * q + r) + 1.0f;
+  return p * asF<F>(asI(k) << 23) + 1.0f;
+}
+
+template <typename F, int U>
+TK_VM Pack<F, U> expV(const Pack<F, U>& x) {
   return expClamped<true>(clampF(x, -104.0f, 89.0f));
 }
 
 // The least fp32 x whose sigmoid (fp64) is a normal fp32 (>= 2^-126); below it the results are subnormal.
 constexpr float kSigmoidZeroBelow = -0x1.5d589ep+6f;  // -87.33654
 
-template <typename F>
-TK_VM F sigmoidV(F x) {
-  const F s = 1.0f / (1.0f + expClamped<false>(clampF(-x, -87.0f, -kSigmoidZeroBelow)));
-  return x < kSigmoidZeroBelow ? splat<F>(0.0f) : s;
+// 1 + e^-x for sigmoid and SiLU, x clamped to [-88.5, 87]: from x = -88.37 on, n = 128 and the sum is inf.
+template <typename F, int U>
+TK_VM Pack<F, U> onePlusExpNeg(const Pack<F, U>& x) {
+  return onePlusExpShort<-1>(clampF(x, -88.5f, 87.0f));
 }
 
-template <typename F>
-TK_VM F tanhV(F x) {
-  const F a = absF(x), x2 = x * x;
-  F p = splat<F>(0.0022959905f);
-  p = p * x2 - 0.008347141f;
+template <typename F, int U>
+TK_VM Pack<F, U> sigmoidV(const Pack<F, U>& x) {
+  return select(x < kSigmoidZeroBelow, splat<F, U>(0.0f), 1.0f / onePlusExpNeg(x));
+}
+
+// x * sigmoid(x) as x / (1 + e^-x): one rounding instead of two, the multiply folded into the divide. The
+// result lies between x times the two ends of the sigmoid's bound, as a sigmoid and a multiply may give it.
+// Below -88.37 the denominator is inf: x / inf = -0 (the sigmoid flushed, times x), -inf / inf = NaN (-inf * 0).
+template <typename F, int U>
+TK_VM Pack<F, U> siluV(const Pack<F, U>& x) {
+  return x / onePlusExpNeg(x);
+}
+
+template <typename F, int U>
+TK_VM Pack<F, U> tanhV(const Pack<F, U>& x) {
+  const Pack<F, U> a = absF(x), x2 = x * x;
+  Pack<F, U> p = x2 * 0.0022959905f - 0.008347141f;
   p = p * x2 + 0.021770023f;
   p = p * x2 - 0.053959418f;
   p = p * x2 + 0.13333304f;
   p = p * x2 - 0.33333334f;
-  const F small = (a * x2) * p + a;  // on |x|: the sign is x's, -0 included
-  const F e = expClamped<false>(clampF(a + a, 0.0f, 40.0f));
-  const F large = 1.0f - 2.0f / (e + 1.0f);
-  return copySign(a < 0.625f ? small : large, x);
+  const Pack<F, U> small = (a * x2) * p + a;  // on |x|: the sign is x's, -0 included
+  const Pack<F, U> large = 1.0f - 2.0f / onePlusExpShort<1>(clampF(a + a, 0.0f, 40.0f));
+  return copySign(select(a < 0.625f, small, large), x);
 }
 
-template <typename F>
-TK_VM F erfV(F x) {
-  const F a = absF(x), x2 = x * x;
-  F p = splat<F>(7.8824974e-05f);
-  p = p * x2 - 0.0008018855f;
+template <typename F, int U>
+TK_VM Pack<F, U> erfV(const Pack<F, U>& x) {
+  const Pack<F, U> a = absF(x), x2 = x * x;
+  Pack<F, U> p = x2 * 7.8824974e-05f - 0.0008018855f;
   p = p * x2 + 0.005189312f;
   p = p * x2 - 0.026854329f;
   p = p * x2 + 0.11283597f;
   p = p * x2 - 0.37612626f;
   p = p * x2 + 1.1283791f;
-  const F small = x * p;
-  const F ac = clampF(a, 1.0f, 4.0f), t = 1.0f / ac;
-  F q = splat<F>(-0.01869008f);
-  q = q * t + 0.12443532f;
+  const Pack<F, U> small = x * p;
+  const Pack<F, U> ac = clampF(a, 1.0f, 4.0f), t = 1.0f / ac;
+  Pack<F, U> q = t * -0.01869008f + 0.12443532f;
   q = q * t - 0.36112645f;
   q = q * t + 0.58254594f;
   q = q * t - 0.5096923f;
   q = q * t + 0.052210074f;
   q = q * t + 0.55753726f;
   q = q * t + 0.00036385292f;
-  const F large = copySign(1.0f - expClamped<false>(-(ac * ac)) * q, x);
-  return a < 1.0f ? small : large;
+  const Pack<F, U> large = copySign(1.0f - expClamped<false>(splat<F, U>(0.0f) - ac * ac) * q, x);
+  return select(a < 1.0f, small, large);
 }
 
 enum class Fn { Exp, Sigmoid, Silu, Tanh, Erf };
 
-template <Fn fn, typename F>
-TK_VM F apply(F x) {
+template <Fn fn, typename F, int U>
+TK_VM Pack<F, U> apply(const Pack<F, U>& x) {
   if constexpr (fn == Fn::Exp) return expV(x);
   if constexpr (fn == Fn::Sigmoid) return sigmoidV(x);
-  if constexpr (fn == Fn::Silu) return x * sigmoidV(x);
+  if constexpr (fn == Fn::Silu) return siluV(x);
   if constexpr (fn == Fn::Tanh) return tanhV(x);
   if constexpr (fn == Fn::Erf) return erfV(x);
   return x;
 }
 
-// Two vectors per iteration (independent chains side by side: a few % on AVX2), then whole vectors, then the
-// last partial one through a padded copy (zeros: every function is defined there). `out` may be `x`. Loads
-// and stores through the may_alias unaligned vector type: memcpy into a vector variable made GCC bounce
-// every vector through the stack (0.3 G elements/s).
+// Packs of kU vectors, then whole vectors, then the last partial one through a padded copy (zeros: every
+// function is defined there). `out` may be `x` (a pack is loaded whole before it is stored). Loads and stores
+// through the may_alias unaligned vector type: memcpy into a vector variable made GCC bounce every vector
+// through the stack (0.3 G elements/s).
 template <Fn fn, int W>
 TK_VECTOR_BODY void rowBody(const float* x, float* out, int64_t n) {
-  using F = typename Vec<W>::F;
-  constexpr int kU = 2;
+  constexpr int kU = 4;
   int64_t i = 0;
-  for (; i + kU * W <= n; i += kU * W) {
-    F v[kU];
-    for (int u = 0; u < kU; ++u) v[u] = apply<fn>(load<W>(x + i + u * W));
-    for (int u = 0; u < kU; ++u) store<W>(out + i + u * W, v[u]);
-  }
-  for (; i + W <= n; i += W) store<W>(out + i, apply<fn>(load<W>(x + i)));
+  for (; i + kU * W <= n; i += kU * W) store<W, kU>(out + i, apply<fn>(load<W, kU>(x + i)));
+  for (; i + W <= n; i += W) store<W, 1>(out + i, apply<fn>(load<W, 1>(x + i)));
   if (i == n) return;
   float pad[W] = {};
   std::memcpy(pad, x + i, size_t(n - i) * sizeof(float));
-  store<W>(pad, apply<fn>(load<W>(pad)));
+  store<W, 1>(pad, apply<fn>(load<W, 1>(pad)));
   std::memcpy(out + i, pad, size_t(n - i) * sizeof(float));
 }
 

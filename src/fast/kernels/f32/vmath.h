@@ -9,7 +9,8 @@ namespace tosakit::fast::vmath {
 
 void exp(const float* x, float* out, int64_t n);
 void sigmoid(const float* x, float* out, int64_t n);
-// x * sigmoid(x) (SiLU, Swish): the sigmoid rounded to fp32 before the multiply, as the two-op graph.
+// x * sigmoid(x) (SiLU, Swish) as x / (1 + e^-x), one rounding: each result lies between x times the two ends
+// of the sigmoid's bound (what a compliant sigmoid followed by the multiply may give).
 void silu(const float* x, float* out, int64_t n);
 void tanh(const float* x, float* out, int64_t n);
 void erf(const float* x, float* out, int64_t n);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "fast/cpu_features.h"
@@ -74,6 +75,12 @@ struct IntEpi8 {
   TK_TARGET_AVX2 void apply(__m256 acc, const EpiRegs8& r, OutT* out, int n, EpiFlags8& f) const {
     epilogue8<OutT, kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(acc), r, out, n, f);
   }
+  // Two pixels' 8 channels (i8 results): packed into one 16-byte vector and clipped as bytes.
+  TK_TARGET_AVX2 void applyPair(__m256 a, __m256 b, const EpiRegs8& r, int8_t* outA, int8_t* outB, EpiFlags8& f) const {
+    const __m256i va = rescale8<kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(a), r, f);
+    const __m256i vb = rescale8<kRescale, kDouble, kRange, kOverflow>(_mm256_cvtps_epi32(b), r, f);
+    storeClippedPair(packBytes16(va, vb), l.lo, l.hi, outA, outB);
+  }
 };
 struct ScaledRegs8 {
   __m256d mLo, mHi, rpLo, rpHi, rnLo, rnHi;
@@ -89,18 +96,30 @@ struct ScaledEpi8 {
             _mm256_loadu_pd(rn), _mm256_loadu_pd(rn + 4), _mm256_set1_epi32(lo), _mm256_set1_epi32(hi)};
   }
   TK_TARGET_AVX2 void apply(__m256 acc, const ScaledRegs8& r, OutT* out, int n, EpiFlags8&) const {
+    __m128i h[2];
+    rescaleHalves(acc, r, h);
+    const __m256i y = _mm256_setr_m128i(h[0], h[1]);
+    storeNarrow8(out, _mm256_min_epi32(_mm256_max_epi32(y, r.lo), r.hi), n);
+  }
+  // Two pixels' 8 channels (i8 results): the four halves packed into one 16-byte vector and clipped as bytes.
+  TK_TARGET_AVX2 void applyPair(__m256 a, __m256 b, const ScaledRegs8& r, int8_t* outA, int8_t* outB,
+                                EpiFlags8&) const {
+    __m128i ya[2], yb[2];
+    rescaleHalves(a, r, ya), rescaleHalves(b, r, yb);
+    storeClippedPair(_mm_packs_epi16(_mm_packs_epi32(ya[0], ya[1]), _mm_packs_epi32(yb[0], yb[1])), lo, hi, outA, outB);
+  }
+  // The rescaled lanes 0-3 and 4-7 (the rounding term of the value's sign with double rounding; floor, then an
+  // exact truncation: the output zero point is in the rounding term).
+  TK_TARGET_AVX2 void rescaleHalves(__m256 acc, const ScaledRegs8& r, __m128i (&y)[2]) const {
     const __m256d vLo = _mm256_cvtps_pd(_mm256_castps256_ps128(acc)),
                   vHi = _mm256_cvtps_pd(_mm256_extractf128_ps(acc, 1));
     __m256d rLo = r.rpLo, rHi = r.rpHi;
-    if constexpr (kDouble) {  // the rounding term of the value's sign
+    if constexpr (kDouble) {
       rLo = _mm256_blendv_pd(r.rpLo, r.rnLo, _mm256_cmp_pd(vLo, _mm256_setzero_pd(), _CMP_LT_OQ));
       rHi = _mm256_blendv_pd(r.rpHi, r.rnHi, _mm256_cmp_pd(vHi, _mm256_setzero_pd(), _CMP_LT_OQ));
     }
-    // floor, then an exact truncation (the output zero point is in the rounding term)
-    const __m128i yLo = _mm256_cvttpd_epi32(_mm256_floor_pd(_mm256_fmadd_pd(vLo, r.mLo, rLo)));
-    const __m128i yHi = _mm256_cvttpd_epi32(_mm256_floor_pd(_mm256_fmadd_pd(vHi, r.mHi, rHi)));
-    const __m256i y = _mm256_setr_m128i(yLo, yHi);
-    storeNarrow8(out, _mm256_min_epi32(_mm256_max_epi32(y, r.lo), r.hi), n);
+    y[0] = _mm256_cvttpd_epi32(_mm256_floor_pd(_mm256_fmadd_pd(vLo, r.mLo, rLo)));
+    y[1] = _mm256_cvttpd_epi32(_mm256_floor_pd(_mm256_fmadd_pd(vHi, r.mHi, rHi)));
   }
 };
 
@@ -163,6 +182,14 @@ TK_TARGET_AVX2 inline void unitBlockAvx2(const Geometry& g, const float* const* 
   }
   const int n = int(std::min<int64_t>(8, g.C - c));
   const auto r = e.load(c);
+  if constexpr (std::is_same_v<OutT, int8_t> && B % 2 == 0) {
+    if (n == 8) {  // pixels in pairs: one pack and one clip per 16 values
+#pragma GCC unroll 4
+      for (int i = 0; i < B; i += 2)
+        e.applyPair(a[i], a[i + 1], r, y + (ox + i) * g.C + c, y + (ox + i + 1) * g.C + c, f);
+      return;
+    }
+  }
 #pragma GCC unroll 8
   for (int i = 0; i < B; ++i) e.apply(a[i], r, y + (ox + i) * g.C + c, n, f);
 }

@@ -19,7 +19,8 @@ struct EpiRegs8 {
   __m256i bias, rlo, rhi, mE, mO, shE, shO, rpE, rpO, rnE, rnO, zp, lo, hi;
 };
 TK_TARGET_AVX2 inline __m256i load8(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
-TK_TARGET_AVX2 inline EpiRegs8 loadEpi8(const IntEpilogueLanes& e, const int32_t* biasRow, int64_t cb) {
+TK_TARGET_AVX2 inline __attribute__((always_inline)) EpiRegs8 loadEpi8(const IntEpilogueLanes& e,
+                                                                       const int32_t* biasRow, int64_t cb) {
   EpiRegs8 r;
   const int64_t h = cb / 2;
   r.bias = load8(biasRow + cb), r.rlo = load8(e.rangeLo.data() + cb), r.rhi = load8(e.rangeHi.data() + cb);
@@ -84,8 +85,9 @@ TK_TARGET_AVX2 inline void storeNarrow8(OutT* out, __m256i v, int n) {
 // Kernels that know more leave out what cannot matter, as epilogue16 does: kDouble false (single rounding: both
 // rounding terms equal), kRange false (every shift >= 32: the range is all of i32), kOverflow false (the
 // accumulators' bound and the biases cannot overflow: IntEpilogueLanes::noOverflow).
-template <typename OutT, bool kRescale = true, bool kDouble = true, bool kRange = true, bool kOverflow = true>
-TK_TARGET_AVX2 inline void epilogue8(__m256i acc, const EpiRegs8& r, OutT* out, int n, EpiFlags8& f) {
+// rescale8: the value before the clip; epilogue8: clipped and stored.
+template <bool kRescale = true, bool kDouble = true, bool kRange = true, bool kOverflow = true>
+TK_TARGET_AVX2 inline __attribute__((always_inline)) __m256i rescale8(__m256i acc, const EpiRegs8& r, EpiFlags8& f) {
   __m256i v = _mm256_add_epi32(acc, r.bias);
   if constexpr (kOverflow)
     f.ovf = _mm256_or_si256(f.ovf, _mm256_and_si256(_mm256_xor_si256(acc, v), _mm256_xor_si256(r.bias, v)));
@@ -107,8 +109,36 @@ TK_TARGET_AVX2 inline void epilogue8(__m256i acc, const EpiRegs8& r, OutT* out, 
     v = _mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xaa);
     v = _mm256_add_epi32(v, r.zp);
   }
-  v = _mm256_min_epi32(_mm256_max_epi32(v, r.lo), r.hi);
-  storeNarrow8(out, v, n);
+  return v;
+}
+
+template <typename OutT, bool kRescale = true, bool kDouble = true, bool kRange = true, bool kOverflow = true>
+TK_TARGET_AVX2 inline void epilogue8(__m256i acc, const EpiRegs8& r, OutT* out, int n, EpiFlags8& f) {
+  const __m256i v = rescale8<kRescale, kDouble, kRange, kOverflow>(acc, r, f);
+  storeNarrow8(out, _mm256_min_epi32(_mm256_max_epi32(v, r.lo), r.hi), n);
+}
+
+// 16 i32 (a: the first 8, b: the next 8) as 16 i8, saturated (one pack for 16 values instead of per 8).
+TK_TARGET_AVX2 inline __attribute__((always_inline)) __m128i packBytes16(__m256i a, __m256i b) {
+  // packs works per 128-bit half: [a0-3 b0-3 | a4-7 b4-7] as i16, reordered to [a | b] before the byte pack.
+  const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), _MM_SHUFFLE(3, 1, 2, 0));
+  return _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
+// 16 values before the clip as 16 i8 clipped to [lo, hi] (within i8's range): the saturating packs give i8's
+// range, the clamp is applied to the bytes.
+TK_TARGET_AVX2 inline __attribute__((always_inline)) void storeClipped16(int8_t* out, __m256i a, __m256i b, __m128i lo,
+                                                                         __m128i hi) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_min_epi8(_mm_max_epi8(packBytes16(a, b), lo), hi));
+}
+
+// 16 bytes saturated to i8 (two rows' or pixels' 8 channels), clipped to [lo, hi] (within i8's range): the low 8
+// to outA, the high 8 to outB.
+TK_TARGET_AVX2 inline __attribute__((always_inline)) void storeClippedPair(__m128i bytes, int32_t lo, int32_t hi,
+                                                                           int8_t* outA, int8_t* outB) {
+  bytes = _mm_min_epi8(_mm_max_epi8(bytes, _mm_set1_epi8(int8_t(lo))), _mm_set1_epi8(int8_t(hi)));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(outA), bytes);
+  _mm_storeh_pd(reinterpret_cast<double*>(outB), _mm_castsi128_pd(bytes));
 }
 
 }  // namespace tosakit::fast::dnn
