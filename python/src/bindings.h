@@ -33,8 +33,6 @@ struct ModuleHandle {
   std::string origin;  // file it came from, or "<import_onnx>" etc.
 };
 
-// Deep copy (through MLIR text, the format that round-trips every construct).
-std::unique_ptr<ir::Module> cloneModule(const ir::Module& m);
 // A tosakit.Module or a path (str / os.PathLike) -> a module the caller owns.
 std::unique_ptr<ir::Module> modelArgument(py::handle model, std::string* origin = nullptr);
 // Same, without copying when given a tosakit.Module.
