@@ -35,8 +35,6 @@ struct ModuleHandle {
 
 // A sequence of non-negative ints (input_shapes['name'] of import_onnx, export_qdq).
 Shape shapeArgument(py::handle dims, const std::string& name);
-// Deep copy (through MLIR text, the format that round-trips every construct).
-std::unique_ptr<ir::Module> cloneModule(const ir::Module& m);
 // A tosakit.Module or a path (str / os.PathLike) -> a module the caller owns.
 std::unique_ptr<ir::Module> modelArgument(py::handle model, std::string* origin = nullptr);
 // Same, without copying when given a tosakit.Module.

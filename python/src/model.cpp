@@ -3,6 +3,7 @@
 
 #include "bindings.h"
 #include "formats/mlir/mlir_io.h"
+#include "ir/module_clone.h"
 #include "ir/validate.h"
 #include "tosakit/inspect.h"
 #include "tosakit/model_io.h"
@@ -20,13 +21,6 @@ std::string pathArgument(py::handle path) {
                         std::string(py::str(path.get_type().attr("__name__")))));
 }
 
-std::unique_ptr<ir::Module> cloneModule(const ir::Module& m) {
-  std::string text = take(mlirio::exportMlir(m));
-  mlirio::ImportOptions opts;
-  opts.verify = false;  // the original passed tosakit's checks; MLIR's verifier may reject spec-level errors
-  return take(mlirio::importMlirString(text, "<module copy>", opts));
-}
-
 std::shared_ptr<ir::Module> sharedModelArgument(py::handle model, std::string* origin) {
   if (py::isinstance<ModuleHandle>(model)) {
     auto& h = model.cast<ModuleHandle&>();
@@ -42,7 +36,7 @@ std::unique_ptr<ir::Module> modelArgument(py::handle model, std::string* origin)
   if (py::isinstance<ModuleHandle>(model)) {
     auto& h = model.cast<ModuleHandle&>();
     if (origin) *origin = h.origin;
-    return cloneModule(*h.module);
+    return ir::cloneModule(*h.module);
   }
   std::string path = pathArgument(model);
   if (origin) *origin = path;
