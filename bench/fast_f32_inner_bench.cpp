@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "depthwise_layers.h"
 #include "fast/kernels/f32/depthwise.h"
 #include "fast/kernels/f32/vmath.h"
 
@@ -71,15 +72,7 @@ void BM_DepthwiseInner(benchmark::State& state) {
   const double flops = 2.0 * double(g.OH * g.OW * g.C * k * k);
   state.counters["flops"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
 }
-// The layers of fast_f32_kernels_bench.
-BENCHMARK(BM_DepthwiseInner)
-    ->Args({112, 32, 3, 1})
-    ->Args({112, 96, 3, 2})
-    ->Args({56, 144, 3, 1})
-    ->Args({28, 240, 5, 1})
-    ->Args({14, 672, 5, 1})
-    ->Args({56, 72, 3, 2})
-    ->Args({14, 576, 5, 1});
+BENCHMARK(BM_DepthwiseInner)->Apply(depthwiseLayers);
 
 }  // namespace
 
