@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "depthwise_layers.h"
 #include "ir/builder.h"
 #include "tosakit/session.h"
 
@@ -121,16 +122,7 @@ BENCHMARK_CAPTURE(BM_Unary, abs_peer, std::string("abs"))
     ->Args({56, 144})
     ->Args({28, 240})
     ->Args({16, 32});
-// {H, C, K, stride}: efficientnet_b0 (3x3 112x112x32, 3x3/2 112x112x96, 3x3 56x56x144, 5x5 28x28x240,
-// 5x5 14x14x672) and mobilenet_v3_small (3x3/2 56x56x72, 5x5 14x14x576).
-BENCHMARK(BM_Depthwise)
-    ->Args({112, 32, 3, 1})
-    ->Args({112, 96, 3, 2})
-    ->Args({56, 144, 3, 1})
-    ->Args({28, 240, 5, 1})
-    ->Args({14, 672, 5, 1})
-    ->Args({56, 72, 3, 2})
-    ->Args({14, 576, 5, 1});
+BENCHMARK(BM_Depthwise)->Apply(depthwiseLayers);
 
 }  // namespace
 
