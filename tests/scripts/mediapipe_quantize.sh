@@ -67,10 +67,10 @@ for m in "${MODELS[@]}"; do
   fi
   "$TK" import "$MP/$pkg/$m.tflite" -o "$W/float.mlir" --mean "$mean,$mean,$mean" \
     --scale "$scale,$scale,$scale" --pixel-format rgb --channel-format nhwc >/dev/null || exit 1
-  # shellcheck disable=SC2086
   # Weight rewrites (--we, --bc, --equalize-activations) write the model to quantize; the float reference stays
   # the imported model.
   rm -f "$W/calibrated.mlir"
+  # shellcheck disable=SC2086  # CALIBRATE_ARGS is a list of flags, split on purpose
   "$TK" calibrate "$W/float.mlir" --dataset "$photos/calib" $CALIBRATE_ARGS --output-model "$W/calibrated.mlir" \
     -o "$W/cali.txt" >"$W/calibrate.log" 2>&1 || { cat "$W/calibrate.log"; exit 1; }
   qsrc="$W/float.mlir"
@@ -89,6 +89,7 @@ for m in "${MODELS[@]}"; do
     done
     label="$m"
     [ "$round" = 1 ] || label="$m+qtable"
+    # shellcheck disable=SC2086  # EVAL_ARGS is a list of flags, split on purpose
     if $PY "$ROOT/tests/scripts/mediapipe_quantize_eval.py" "$kind" "$W/float_out" "$W/int8_out" --label "$label" \
       --max-px "$MAX_PX" ${EVAL_ARGS:-}; then
       break
