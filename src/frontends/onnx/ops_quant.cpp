@@ -10,6 +10,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/quant_internal.h"
@@ -259,6 +260,109 @@ Status quantizeLinearRunTime(Importer& im, const NodeProto& n) {
   return Status::ok();
 }
 
+// ---- QuantizeLinear by a constant scale: one multiply and a verified correction ----
+//
+// ONNX (and ONNX Runtime's MLAS) computes q = round_half_even(fl32(x / s)). TOSA has no float divide and
+// divideF32's exact quotient costs 18 full-tensor ops. With s constant this shorter sequence is used when an
+// import-time check proves it gives the same integers as the exact quotient for every float32 x:
+//   x' = clamp(x, xLo, xHi)           xLo, xHi: (lo - zp)*s, (hi - zp)*s rounded, so |q| = |x'/s| <= 256
+//   y  = fl(x' * c)                   c = fl(1/s)
+//   q0 = fl(fl(y + M) - M)            M = 1.5 * 2^16: y rounded to a multiple of 2^-7 (|q0 - q| < 2^-7)
+//   r  = x' - q0*s1 - q0*s2 - q0*s3   s = s1 + s2 + s3 exactly, 8-bit parts: q0*si exact (16 x 8 bits)
+//   A  = fl(q0 + fl(r * c))           then cast to i32 (half to even) + zp, already in [lo, hi]
+// Why it is close: for |q| >= 1/4 each partial difference of r is a multiple of min(ulp(x'), 2^-22 ulp-of-s
+// grid) below 2^24 of them, so r = x' - q0*s exactly; fl(r*c) is then off by |r/s| * 2^-24 < 2^-32 (c) plus
+// half an ulp of a value below 2^-7 (2^-31), so q0 + fl(r*c) = q + e with |e| < 2^-30. For |q| < 1/4 every
+// term is below 1/4 + 2^-20 and both give 0. rint(fl(.)) only steps at the rounding midpoints next to the
+// half-integers h = n + 0.5, so the two integers can differ only for x' within 2^-30 s of such a midpoint
+// times s: within 2 floats of fl(h*s). checkCheapQuantize compares both on the 64 floats either side of every
+// h*s of the output range, at xLo, xHi and at +-inf, evaluating each op in float32 exactly as TOSA does (via
+// double: exact for a product of two floats, innocuous double rounding for + and -). A scale for which any
+// differs (about 1 in 40 random scales) keeps the exact division.
+struct CheapQuantConsts {
+  float c, s1, s2, s3, xLo, xHi;
+};
+
+constexpr float kRoundMagic = 98304.0f;  // 1.5 * 2^16: fl(fl(y + M) - M) rounds y to a multiple of 2^-7
+
+float mulF(float a, float b) { return float(double(a) * double(b)); }
+float addF(float a, float b) { return float(double(a) + double(b)); }
+float subF(float a, float b) { return float(double(a) - double(b)); }
+
+// The emitted sequence on one value, op by op.
+int64_t cheapQuantized(float x, const CheapQuantConsts& k) {
+  const float xc = std::min(std::max(x, k.xLo), k.xHi);
+  const float q0 = subF(addF(mulF(xc, k.c), kRoundMagic), kRoundMagic);
+  const float r = subF(subF(subF(xc, mulF(q0, k.s1)), mulF(q0, k.s2)), mulF(q0, k.s3));
+  return int64_t(std::nearbyint(addF(q0, mulF(r, k.c))));
+}
+
+// ONNX's definition: round_half_even(fl32(x / s)), saturated to [lo, hi] after + zp.
+int64_t exactQuantized(float x, float s, int64_t zp, int64_t lo, int64_t hi) {
+  const double q = std::nearbyint(float(double(x) / double(s)));  // +-inf stays infinite: clamp in double
+  return int64_t(std::clamp(q + double(zp), double(lo), double(hi)));
+}
+
+// v rounded to a multiple of `unit` (a power of two).
+double roundTo(double v, double unit) { return std::nearbyint(v / unit) * unit; }
+
+// The constants for scale s, or nullopt where the argument's assumptions (no overflow or underflow) fail.
+std::optional<CheapQuantConsts> cheapQuantConsts(double scale, int64_t zp, int64_t lo, int64_t hi) {
+  const float s = float(scale);
+  if (!(s >= 0x1p-60f && s <= 0x1p60f) || std::max(std::abs(lo - zp), std::abs(hi - zp)) > 256) return std::nullopt;
+  int e = 0;
+  std::frexp(double(s), &e);  // s in [2^(e-1), 2^e)
+  const double s1 = roundTo(s, std::ldexp(1.0, e - 8));
+  const double s2 = roundTo(double(s) - s1, std::ldexp(1.0, e - 16));
+  const double s3 = double(s) - s1 - s2;  // a multiple of ulp(s) below 2^(e-17): 8 bits
+  return CheapQuantConsts{float(1.0 / double(s)),    float(s1), float(s2), float(s3), float(double(lo - zp) * s),
+                          float(double(hi - zp) * s)};
+}
+
+bool checkCheapQuantize(const CheapQuantConsts& k, float s, int64_t zp, int64_t lo, int64_t hi) {
+  auto same = [&](float x) {
+    const int64_t cheap = cheapQuantized(x, k) + zp;
+    return cheap >= lo && cheap <= hi && cheap == exactQuantized(x, s, zp, lo, hi);
+  };
+  if (!same(k.xLo) || !same(k.xHi) || !same(-INFINITY) || !same(INFINITY)) return false;
+  for (int64_t n = lo - zp; n < hi - zp; ++n) {
+    const float center = float((double(n) + 0.5) * s);
+    float up = center, down = center;
+    for (int i = 0; i <= 64; ++i, up = std::nextafter(up, INFINITY), down = std::nextafter(down, -INFINITY))
+      if (!same(up) || !same(down)) return false;
+  }
+  return true;
+}
+
+// The cheap sequence for per-tensor or per-axis constants, or nullptr where a check fails.
+Value* cheapQuantize(Importer& im, Value* x, const std::vector<double>& scales, const std::vector<double>& zps,
+                     int64_t lo, int64_t hi, size_t rank, int64_t axis) {
+  std::vector<double> c, s1, s2, s3, xLo, xHi;
+  for (size_t i = 0; i < scales.size(); ++i) {
+    const auto zp = int64_t(zps[i]);
+    auto k = cheapQuantConsts(scales[i], zp, lo, hi);
+    if (!k || !checkCheapQuantize(*k, float(scales[i]), zp, lo, hi)) return nullptr;
+    c.push_back(k->c);
+    s1.push_back(k->s1);
+    s2.push_back(k->s2);
+    s3.push_back(k->s3);
+    xLo.push_back(k->xLo);
+    xHi.push_back(k->xHi);
+  }
+  auto param = [&](const std::vector<double>& v) { return im.constF(alongAxis(DType::FP32, v, rank, axis)); };
+  Value* xc = scales.size() == 1 ? im.b.clamp(x, xLo[0], xHi[0], im.aux("clamp"))
+                                 : im.binary("tosa.minimum", im.binary("tosa.maximum", x, param(xLo)), param(xHi));
+  Value* cv = param(c);
+  Value* magic = im.scalarF(kRoundMagic, rank);
+  Value* q0 = im.b.sub(im.b.add(im.b.mul(xc, cv, 0, im.aux("mul")), magic, im.aux("add")), magic, im.aux("sub"));
+  Value* r = xc;
+  for (const auto* part : {&s1, &s2, &s3}) r = im.b.sub(r, im.b.mul(q0, param(*part), 0, im.aux("mul")), im.aux("sub"));
+  Value* a = im.b.add(q0, im.b.mul(r, cv, 0, im.aux("mul")), im.aux("add"));
+  Value* withZp = im.b.add(im.castTo(a, DType::I32),
+                           im.b.constant(alongAxis(DType::I32, zps, rank, axis), im.aux("zero_point")), im.aux("add"));
+  return im.b.op1("tosa.cast", {withZp}, ValueType::tensor(DType::I8, withZp->type.dims), {}, im.loc);
+}
+
 Status opQuantizeLinear(Importer& im, const NodeProto& n) {
   OVal& x = im.val(n, 0);
   TK_RETURN_IF_ERROR(im.requireFloat(n, x));
@@ -289,6 +393,10 @@ Status opQuantizeLinear(Importer& im, const NodeProto& n) {
   if (zps.size() != scale->size()) zps.assign(scale->size(), zps[0]);
   auto xv = im.get(x, Layout::Plain);
   if (!xv) return xv.status();
+  if (Value* cheap = cheapQuantize(im, *xv, *scale, zps, lo, hi, size_t(rank), axis)) {
+    im.setValue(n, 0, cheap, Layout::Plain, outType);
+    return Status::ok();
+  }
   // y = saturate(round_half_even(x / scale) + zp): the cast rounds to nearest even (spec CAST), the zero point
   // is added after rounding (adding it before would move ties), then clamp and keep the low 8 bits.
   Value* q = im.divideF32(*xv, im.constF(alongAxis(DType::FP32, *scale, size_t(rank), axis)));
