@@ -358,8 +358,15 @@ Value* cheapQuantize(Importer& im, Value* x, const std::vector<double>& scales, 
   Value* r = xc;
   for (const auto* part : {&s1, &s2, &s3}) r = im.b.sub(r, im.b.mul(q0, param(*part), 0, im.aux("mul")), im.aux("sub"));
   Value* a = im.b.add(q0, im.b.mul(r, cv, 0, im.aux("mul")), im.aux("add"));
-  Value* withZp = im.b.add(im.castTo(a, DType::I32),
-                           im.b.constant(alongAxis(DType::I32, zps, rank, axis), im.aux("zero_point")), im.aux("add"));
+  Value* rounded = im.castTo(a, DType::I32);
+  // int8 with one zero point: a RESCALE by 1 adds it and narrows in one step (the values are already in range).
+  if (lo == -128 && std::all_of(zps.begin(), zps.end(), [&](double z) { return z == zps[0]; })) {
+    RescaleAttrs plusZp = identityRescale();
+    plusZp.outputZp = int64_t(zps[0]);
+    return im.b.rescale(rounded, DType::I8, plusZp, im.loc);
+  }
+  Value* withZp =
+      im.b.add(rounded, im.b.constant(alongAxis(DType::I32, zps, rank, axis), im.aux("zero_point")), im.aux("add"));
   return im.b.op1("tosa.cast", {withZp}, ValueType::tensor(DType::I8, withZp->type.dims), {}, im.loc);
 }
 
