@@ -270,15 +270,17 @@ Status quantizeLinearRunTime(Importer& im, const NodeProto& n) {
 //   q0 = fl(fl(y + M) - M)            M = 1.5 * 2^16: y rounded to a multiple of 2^-7 (|q0 - q| < 2^-7)
 //   r  = x' - q0*s1 - q0*s2 - q0*s3   s = s1 + s2 + s3 exactly, 8-bit parts: q0*si exact (16 x 8 bits)
 //   A  = fl(q0 + fl(r * c))           then cast to i32 (half to even) + zp, already in [lo, hi]
-// Why it is close: for |q| >= 1/4 each partial difference of r is a multiple of min(ulp(x'), 2^-22 ulp-of-s
-// grid) below 2^24 of them, so r = x' - q0*s exactly; fl(r*c) is then off by |r/s| * 2^-24 < 2^-32 (c) plus
+// Why it is close (e: s in [2^(e-1), 2^e)): for |q| >= 1/4, ulp(x') >= |q| 2^(e-25); with |q - q0| < 2^-7,
+// |s2| <= 2^(e-9) and |s3| <= 2^(e-17), the partial differences x' - q0*s1 (< s 2^-7 + |q0| 2^(e-8)), then
+// - q0*s2 and - q0*s3 are each below 2^24 units of min(ulp(x'), 2^-7 ulp(si)), the grid both operands lie on:
+// they are exact, r = x' - q0*s. fl(r*c) is then off by |r/s| * 2^-24 < 2^-32 (c's error) plus
 // half an ulp of a value below 2^-7 (2^-31), so q0 + fl(r*c) = q + e with |e| < 2^-30. For |q| < 1/4 every
 // term is below 1/4 + 2^-20 and both give 0. rint(fl(.)) only steps at the rounding midpoints next to the
 // half-integers h = n + 0.5, so the two integers can differ only for x' within 2^-30 s of such a midpoint
 // times s: within 2 floats of fl(h*s). checkCheapQuantize compares both on the 64 floats either side of every
 // h*s of the output range, at xLo, xHi and at +-inf, evaluating each op in float32 exactly as TOSA does (via
 // double: exact for a product of two floats, innocuous double rounding for + and -). A scale for which any
-// differs (about 1 in 40 random scales) keeps the exact division.
+// differs (none of 800 random scales in 2^-9..1 did) keeps the exact division.
 struct CheapQuantConsts {
   float c, s1, s2, s3, xLo, xHi;
 };
