@@ -6,22 +6,21 @@
 # not met yet: docs). All six models, with the same recipe (the script's default):
 #   TK=build/tools/tosakit/tosakit ROOT=. OUT=/tmp/mp bash tests/scripts/mediapipe_quantize.sh
 # Skipped (77) without the MediaPipe models (tools/tflite, scripts/install-deps.sh) or the photographs' packages.
-add_test(NAME quantize_mediapipe_face_detection_accuracy
-  COMMAND ${CMAKE_COMMAND} -E env TK=$<TARGET_FILE:tosakit> ROOT=${CMAKE_SOURCE_DIR}
-          OUT=${CMAKE_BINARY_DIR}/quantize-tests/mediapipe
-          "CALIBRATE_ARGS=--method percentile9999 --equalize-activations --bc" MAX_PX=3
-          "EVAL_ARGS=--min-cos-for classificators=0.97"
-          bash ${CMAKE_SOURCE_DIR}/tests/scripts/mediapipe_quantize.sh face_detection_short_range)
-set_tests_properties(quantize_mediapipe_face_detection_accuracy PROPERTIES TIMEOUT 600 LABELS "quantize;tflite"
-                     SKIP_RETURN_CODE 77)
+# One model through the script with the default recipe; MAX_PX and EVAL_ARGS are the test's bounds.
+function(add_mediapipe_quantize_test name model max_px eval_args)
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_COMMAND} -E env TK=$<TARGET_FILE:tosakit> ROOT=${CMAKE_SOURCE_DIR}
+            OUT=${CMAKE_BINARY_DIR}/quantize-tests/mediapipe
+            "CALIBRATE_ARGS=--method percentile9999 --equalize-activations --bc" MAX_PX=${max_px}
+            "EVAL_ARGS=${eval_args}"
+            bash ${CMAKE_SOURCE_DIR}/tests/scripts/mediapipe_quantize.sh ${model})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 600 LABELS "quantize;tflite" SKIP_RETURN_CODE 77)
+endfunction()
+
+add_mediapipe_quantize_test(quantize_mediapipe_face_detection_accuracy face_detection_short_range 3
+                            "--min-cos-for classificators=0.97")
 # hand_landmark_lite with the same recipe (residual streams equalized too): the landmarks' cosine >= 0.99 (the
 # goal), regression bounds below the goal for the rest — world landmarks >= 0.75 (0.787 measured, goal 0.99),
 # landmarks within 16 px of float's (14.9 measured, goal a few px). docs/QUANTIZATION.md has the figures.
-add_test(NAME quantize_mediapipe_hand_landmark_accuracy
-  COMMAND ${CMAKE_COMMAND} -E env TK=$<TARGET_FILE:tosakit> ROOT=${CMAKE_SOURCE_DIR}
-          OUT=${CMAKE_BINARY_DIR}/quantize-tests/mediapipe
-          "CALIBRATE_ARGS=--method percentile9999 --equalize-activations --bc" MAX_PX=16
-          "EVAL_ARGS=--min-cos-for Identity_3=0.75"
-          bash ${CMAKE_SOURCE_DIR}/tests/scripts/mediapipe_quantize.sh hand_landmark_lite)
-set_tests_properties(quantize_mediapipe_hand_landmark_accuracy PROPERTIES TIMEOUT 600 LABELS "quantize;tflite"
-                     SKIP_RETURN_CODE 77)
+add_mediapipe_quantize_test(quantize_mediapipe_hand_landmark_accuracy hand_landmark_lite 16
+                            "--min-cos-for Identity_3=0.75")
