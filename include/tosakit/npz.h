@@ -30,6 +30,8 @@ std::vector<uint8_t> serializeNpy(const Tensor& t);
 Result<NamedTensors> readNpz(const std::string& path);
 Result<NamedTensors> parseNpz(const uint8_t* data, size_t size, const std::string& context);
 Status writeNpz(const std::string& path, const NamedTensors& tensors, bool compress = false);
+// The first tensor named `name`, or nullptr.
+const Tensor* findTensor(const NamedTensors& tensors, const std::string& name);
 
 // Convert a tensor read from a file into the TOSA type `want` by the convention above
 // (e.g. U16 -> BF16 bits, I8 -> I4 with range check, I64 -> I48 with range check). Same dtype: unchanged.

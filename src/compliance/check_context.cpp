@@ -19,11 +19,7 @@ Result<NamedTensors> load(const TensorSource& s) {
   return npy::readNpz(s.path);
 }
 
-const Tensor* find(const NamedTensors& ts, const std::string& name) {
-  for (const auto& [n, t] : ts)
-    if (n == name) return &t;
-  return nullptr;
-}
+const Tensor* find(const NamedTensors& ts, const std::string& name) { return npy::findTensor(ts, name); }
 
 namespace {
 

@@ -9,6 +9,7 @@
 #include "ir/module_clone.h"
 #include "tosakit/compare.h"
 #include "tosakit/inspect.h"
+#include "tosakit/npz.h"
 #include "tosakit/quantize.h"
 
 namespace tosakit {
@@ -81,12 +82,6 @@ nlohmann::json plots(const std::vector<double>& f, const std::vector<double>& q,
   return j;
 }
 
-const Tensor* findTensor(const NamedTensors& ts, const std::string& name) {
-  for (const auto& [n, t] : ts)
-    if (n == name) return &t;
-  return nullptr;
-}
-
 // The detail record of one tensor: the first sample's figures and plots, the mean/worst cosine over samples.
 nlohmann::json tensorRecord(const TensorComparison& row, const std::vector<CompareReport>& reports,
                             const NamedTensors& floatTs, const NamedTensors& quantTs,
@@ -106,8 +101,8 @@ nlohmann::json tensorRecord(const TensorComparison& row, const std::vector<Compa
   j["cos_mean"] = rounded(count ? sum / double(count) : row.cosine);
   j["cos_min"] = rounded(count ? worst : row.cosine);
   j["samples"] = count;
-  const Tensor* q = findTensor(quantTs, row.name);
-  const Tensor* f = findTensor(floatTs, row.name);
+  const Tensor* q = npy::findTensor(quantTs, row.name);
+  const Tensor* f = npy::findTensor(floatTs, row.name);
   if (q) j["dtype"] = std::string(dtypeName(q->dtype()));
   if (auto it = params.find(row.name); it != params.end()) {
     j["scale"] = it->second.scale;

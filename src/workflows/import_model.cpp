@@ -56,12 +56,6 @@ Status checkLevel(const ir::Module& m, const std::string& path, bool wanted) {
   return Status::error(s.code(), s.message() + "; level none skips this check").withParameter("level");
 }
 
-const Tensor* findByName(const NamedTensors& set, const std::string& name) {
-  for (const auto& [n, t] : set)
-    if (n == name) return &t;
-  return nullptr;
-}
-
 // model_transform's verification: run a copy of the imported graph on the test input and compare each output
 // with the reference by cosine and euclidean similarity.
 Status verifyImport(const std::string& path, const ImportModelOptions& o, ImportedModel& imported) {
@@ -79,7 +73,7 @@ Status verifyImport(const std::string& path, const ImportModelOptions& o, Import
   TK_RETURN_IF_ERROR((*session)->run(inputs->tensors, result, ro).withContext(o.testInput));
   bool ok = true;
   for (const auto& [name, out] : result.outputs) {
-    const Tensor* ref = findByName(*reference, name);
+    const Tensor* ref = npy::findTensor(*reference, name);
     if (!ref)
       return Status::invalid(o.testReference + ": no reference for output '" + name + "'")
           .withParameter("test_reference");

@@ -603,4 +603,10 @@ Result<Tensor> adaptToDType(const Tensor& t, DType want, const std::string& what
                          std::string(dtypeName(want)));
 }
 
+const Tensor* findTensor(const NamedTensors& tensors, const std::string& name) {
+  for (const auto& [n, t] : tensors)
+    if (n == name) return &t;
+  return nullptr;
+}
+
 }  // namespace tosakit::npy
