@@ -75,7 +75,8 @@ TEST(DepthwiseF32Affine, StridedRowsAccumulateTapsInOrder) {
   for (const Case& k : {Case{3, 21, 45, 2, 2}, Case{5, 21, 45, 2, 2}, Case{3, 32, 61, 2, 2}, Case{5, 40, 53, 1, 2},
                         Case{4, 19, 47, 2, 2}, Case{3, 9, 39, 2, 1}}) {
     const int64_t IH = 9, pad = k.K / 2, padEnd = k.K - 1 - pad;
-    const int64_t OH = (IH - 1 + pad + padEnd - (k.K - 1)) / k.sy + 1, OW = (k.IW - 1 + pad + padEnd - (k.K - 1)) / k.sx + 1;
+    const int64_t OH = (IH - 1 + pad + padEnd - (k.K - 1)) / k.sy + 1,
+                  OW = (k.IW - 1 + pad + padEnd - (k.K - 1)) / k.sx + 1;
     std::mt19937 rng(uint32_t(k.K * 1000 + k.C));
     std::uniform_real_distribution<float> d(-1, 1);
     auto randomTensor = [&](Shape s) {

@@ -9,10 +9,11 @@
 // (e^r - 1 - r) / r^2 on [-ln2/2, ln2/2], made for this file with numpy: 0.09 ulp model error), then 2^n
 // put into the exponent field, in two factors where n leaves the normal range (subnormal results, e^88.5).
 // Error about 0.6 ulp against the spec's (1+|x|) * 2^-23 * |exp(x)|.
-// sigmoid(x) = 1 / (1 + exp(-x)) with a shorter exp (onePlusExpShort: one-constant reduction, q of degree 3;
-// the sigmoid's bound is at least 2 ulp and grows with |x|); 0 below x = -87.34 (the reference's results there
-// are subnormal; the spec lets an implementation flush them, and all of them are flushed), so sigmoid(-inf) = 0
-// exactly. SiLU x * sigmoid(x) = x / (1 + exp(-x)): the multiply folded into the one divide.
+// sigmoid(x) = 1 / (1 + exp(-x)) with 1 + exp(-x) from a 2^(j/8) table and a degree-3 polynomial at AVX2 and
+// AVX-512 (onePlusExpNegTable), from a shorter exp at the baseline (onePlusExpShort: one-constant reduction, q
+// of degree 3; the sigmoid's bound is at least 2 ulp and grows with |x|); 0 below x = -87.34 (the reference's
+// results there are subnormal; the spec lets an implementation flush them, and all of them are flushed), so
+// sigmoid(-inf) = 0 exactly. SiLU x * sigmoid(x) = x / (1 + exp(-x)): the multiply folded into the one divide.
 // tanh: |x| < 0.625: x + x^3 p(x^2) (p of degree 5, fitted as above: 0.005 ulp model error); else
 // sign(x) (1 - 2 / (exp(2|x|) + 1)) with the shorter exp, 2|x| clamped to 40 (tanh is 1 in fp32 from 9.01 on).
 // erf: |x| < 1: x p(x^2) (degree 6); 1 <= |x| < 4: sign(x) (1 - exp(-x^2) R(1/|x|)), R fitted to
