@@ -9,10 +9,11 @@
 // (e^r - 1 - r) / r^2 on [-ln2/2, ln2/2], made for this file with numpy: 0.09 ulp model error), then 2^n
 // put into the exponent field, in two factors where n leaves the normal range (subnormal results, e^88.5).
 // Error about 0.6 ulp against the spec's (1+|x|) * 2^-23 * |exp(x)|.
-// sigmoid(x) = 1 / (1 + exp(-x)) with a shorter exp (onePlusExpShort: one-constant reduction, q of degree 3;
-// the sigmoid's bound is at least 2 ulp and grows with |x|); 0 below x = -87.34 (the reference's results there
-// are subnormal; the spec lets an implementation flush them, and all of them are flushed), so sigmoid(-inf) = 0
-// exactly. SiLU x * sigmoid(x) = x / (1 + exp(-x)): the multiply folded into the one divide.
+// sigmoid(x) = 1 / (1 + exp(-x)) with 1 + exp(-x) from a 2^(j/8) table and a degree-3 polynomial at AVX2 and
+// AVX-512 (onePlusExpNegTable), from a shorter exp at the baseline (onePlusExpShort: one-constant reduction, q
+// of degree 3; the sigmoid's bound is at least 2 ulp and grows with |x|); 0 below x = -87.34 (the reference's
+// results there are subnormal; the spec lets an implementation flush them, and all of them are flushed), so
+// sigmoid(-inf) = 0 exactly. SiLU x * sigmoid(x) = x / (1 + exp(-x)): the multiply folded into the one divide.
 // tanh: |x| < 0.625: x + x^3 p(x^2) (p of degree 5, fitted as above: 0.005 ulp model error); else
 // sign(x) (1 - 2 / (exp(2|x|) + 1)) with the shorter exp, 2|x| clamped to 40 (tanh is 1 in fp32 from 9.01 on).
 // erf: |x| < 1: x p(x^2) (degree 6); 1 <= |x| < 4: sign(x) (1 - exp(-x^2) R(1/|x|)), R fitted to
@@ -211,10 +212,54 @@ TK_VM Pack<F, U> expV(const Pack<F, U>& x) {
 // The least fp32 x whose sigmoid (fp64) is a normal fp32 (>= 2^-126); below it the results are subnormal.
 constexpr float kSigmoidZeroBelow = -0x1.5d589ep+6f;  // -87.33654
 
-// 1 + e^-x for sigmoid and SiLU, x clamped to [-88.5, 87]: from x = -88.37 on, n = 128 and the sum is inf.
+// 1 + e^-x for sigmoid and SiLU where a vector has 8 or 16 lanes (AVX2, AVX-512: a lane permute from a register
+// table, vpermd): e^-x = 2^(u/8) with u = -8 x log2(e) (one multiply: u off by at most half an ulp, i.e.
+// |x| 2^-24 relative in e^-x), m = round(u) by the shifter, f = u - m in [-1/2, 1/2] exactly, m = 8n + j:
+// e^-x = 2^n 2^(j/8) 2^(f/8), 2^(j/8) from an 8-entry table (fp32 nearest: 0.54 ulp at worst) and 2^(f/8) by
+// 1 + f q(f), q of degree 2 (0.45 * 2^-24 relative model error; our own fit, Lawson's weighted least squares
+// for the relative error on [-1/2, 1/2]). Against the 2^n of onePlusExpShort this takes three FMAs off the FMA
+// pipes (the reduction's adds run on the FP add pipes) for a permute, a shift and an integer add: docs/FAST.md
+// "Transcendentals". The scale 2^(n-1) 2^(j/8) is built in the integer domain: the shifter leaves m + 1016 in
+// k's low 12 bits, and k << 20 is ((n + 127) << 23) | (j << 20), so table[j] = bits(2^(j/8)) - (128 << 23) -
+// (j << 20) added to it gives bits(2^(j/8) 2^(n-1)), normal for n in [-125, 128]; the polynomial is doubled
+// (p = 2 + f 2q, exact) to make up the -1, so n = 128 overflows to inf in the final FMA as e^-x does (x <=
+// -88.72). u is clamped to [-1000, 1027.2] (n in [-125, 128]): below, 1 + e^-x rounds to 1 anyway.
+// (The table repeats for 16 lanes: __builtin_shuffle takes the index modulo the lanes, so AVX-512 looks up
+// the same 8 entries with k's low 4 bits, and both levels give the same bits.)
+template <typename F, int U>
+TK_VM Pack<F, U> onePlusExpNegTable(const Pack<F, U>& x) {
+  using I = IntOf<F>;
+  constexpr int32_t kBias = 128 << 23;
+  constexpr int32_t t0 = 0x3f800000 - kBias, t1 = 0x3f8b95c2 - kBias - (1 << 20), t2 = 0x3f9837f0 - kBias - (2 << 20),
+                    t3 = 0x3fa5fed7 - kBias - (3 << 20), t4 = 0x3fb504f3 - kBias - (4 << 20),
+                    t5 = 0x3fc5672a - kBias - (5 << 20), t6 = 0x3fd744fd - kBias - (6 << 20),
+                    t7 = 0x3feac0c7 - kBias - (7 << 20);
+  I table;
+  if constexpr (sizeof(F) == 32)
+    table = I{t0, t1, t2, t3, t4, t5, t6, t7};
+  else
+    table = I{t0, t1, t2, t3, t4, t5, t6, t7, t0, t1, t2, t3, t4, t5, t6, t7};
+  const Pack<F, U> u = clampF(x * (-8 * kLog2e), -1000.0f, 1027.2f);
+  constexpr float kShifter8 = 12583928.0f;  // 1.5 * 2^23 + 8 * 127
+  const Pack<F, U> k = u + kShifter8;
+  const Pack<F, U> f = u - (k - kShifter8);
+  Pack<F, U> q = f * 0.00021678212f + 0.007508051f;
+  q = q * f + 0.17328681f;
+  const Pack<F, U> p = q * f + 2.0f;
+  IPack<F, U> scale = asI(k) << 20;
+  for (int i = 0; i < U; ++i) scale.v[i] += __builtin_shuffle(table, asI(k).v[i]);
+  return p * asF<F>(scale) + 1.0f;
+}
+
+// 1 + e^-x for sigmoid and SiLU: the table form above where the level has a lane permute; at the baseline (SSE,
+// 4 lanes, no permute across 8 entries) onePlusExpShort with x clamped to [-88.5, 87] (from x = -88.37 on, n =
+// 128 and the sum is inf).
 template <typename F, int U>
 TK_VM Pack<F, U> onePlusExpNeg(const Pack<F, U>& x) {
-  return onePlusExpShort<-1>(clampF(x, -88.5f, 87.0f));
+  if constexpr (sizeof(F) == 16)
+    return onePlusExpShort<-1>(clampF(x, -88.5f, 87.0f));
+  else
+    return onePlusExpNegTable(x);
 }
 
 template <typename F, int U>
@@ -283,7 +328,9 @@ TK_VM Pack<F, U> apply(const Pack<F, U>& x) {
 // through the stack (0.3 G elements/s).
 template <Fn fn, int W>
 TK_VECTOR_BODY void rowBody(const float* x, float* out, int64_t n) {
-  constexpr int kU = 4;
+  // AVX2 has 16 registers: packs of 3 kept the sigmoid's temporaries in registers (1.1-1.2x over 4 on Zen 5);
+  // AVX-512's 32 take 4.
+  constexpr int kU = W == 8 ? 3 : 4;
   int64_t i = 0;
   for (; i + kU * W <= n; i += kU * W) store<W, kU>(out + i, apply<fn>(load<W, kU>(x + i)));
   for (; i + W <= n; i += W) store<W, 1>(out + i, apply<fn>(load<W, 1>(x + i)));
