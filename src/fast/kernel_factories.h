@@ -56,4 +56,10 @@ Result<CompiledKernel> compileReduceMin(const OpChain& c);
 Result<CompiledKernel> compileReduceProduct(const OpChain& c);
 Result<CompiledKernel> compileReduceSum(const OpChain& c);
 
+// The registry key of the factories offered regions (plan_compile.cpp, collectRegion: ops that read values made
+// earlier in the region, not only the previous op's; the kernel takes the region whole or declines).
+// kernels/int8/quantize_input.cpp: fp32 add/sub/mul/clamp/max/min -> cast [-> rescale] [-> NCHW -> NHWC], one pass
+inline constexpr const char* kRegionKernels = "fast.region";
+Result<CompiledKernel> compileQuantizeRegion(const OpChain& c);
+
 }  // namespace tosakit::fast

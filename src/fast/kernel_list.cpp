@@ -89,6 +89,8 @@ const std::vector<Implementation>& implementations() {
       {"tosa.reduce_min", "fast:reduce", Needs::Baseline, compileReduceMin},
       {"tosa.reduce_product", "fast:reduce", Needs::Baseline, compileReduceProduct},
       {"tosa.reduce_sum", "fast:reduce", Needs::Baseline, compileReduceSum},
+      // ---- regions (plan_compile.cpp, collectRegion: values read by several ops of one step) ----
+      {kRegionKernels, "fast:quantize_region", Needs::Baseline, compileQuantizeRegion},
   };
   return list;
 }

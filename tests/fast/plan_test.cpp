@@ -4,6 +4,7 @@
 // Integer results must be bit-identical to the golden model.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "ir/builder.h"
@@ -258,6 +259,93 @@ TEST(FastPlan, RandomQuantGraphsWithHeldBackRescalesAreBitIdentical) {
     if (seed <= 5)
       expectIdentical(runOn(make, "ref", in, true).intermediates, runOn(make, "fast", in, true).intermediates);
   }
+}
+
+// The import's QuantizeLinear of a float NCHW input by a constant scale (docs/ONNX.md, "The float input's
+// QuantizeLinear"), written op by op: clamp, a rounding by a magic constant, a three-part residual (the clamped
+// value is read twice, the rounded one four times), cast to i32, a rescale adding the zero point, and the
+// NCHW -> NHWC transpose after it (transposeFirst: on the float input instead).
+std::unique_ptr<ir::Module> quantizeInputRegion(bool transposeFirst, Shape nchw) {
+  auto m = std::make_unique<ir::Module>();
+  ir::Builder b(*m, "main");
+  auto* x = b.input(ValueType::tensor(DType::FP32, nchw), "x");
+  const Shape nhwc{nchw[0], nchw[2], nchw[3], nchw[1]};
+  auto scalar = [&](double v) {
+    Tensor t(DType::FP32, {1, 1, 1, 1});
+    t.setFloat(0, v);
+    return b.constant(t);
+  };
+  ir::Value* v = transposeFirst ? b.transpose(x, {0, 2, 3, 1}, "to_nhwc") : x;
+  auto* xc = b.clamp(v, -2.3828125, 2.3671875, "clamp");
+  auto* c = scalar(1.0 / 0.018671875);
+  auto* magic = scalar(98304.0);
+  auto* q0 = b.sub(b.add(b.mul(xc, c, 0, "mul"), magic, "add"), magic, "sub");
+  ir::Value* r = xc;
+  for (double part : {0.0185546875, 0.000117188, 1.3e-9}) r = b.sub(r, b.mul(q0, scalar(part), 0, "mul_part"), "sub_part");
+  auto* a = b.add(q0, b.mul(r, c, 0, "mul_residual"), "add_residual");
+  auto* i32 = b.op1("tosa.cast", {a}, ValueType::tensor(DType::I32, a->type.dims), {}, "cast");
+  ir::RescaleAttrs plusZp;
+  plusZp.multiplier = {1 << 30};
+  plusZp.shift = {30};
+  plusZp.outputZp = -7;
+  auto* q = b.rescale(i32, DType::I8, plusZp, "plus_zp");
+  auto* y = transposeFirst ? q : b.transpose(q, {0, 2, 3, 1}, "to_nhwc");
+  EXPECT_EQ(y->type.dims, nhwc);
+  b.output({y}, {"y"});
+  return m;
+}
+
+// The region is one step (plan_compile.cpp, collectRegion; kernels/int8/quantize_input.cpp) and its integers are
+// the reference's: rounding ties of the scale, values beyond the clamp, +-inf, zeros of both signs, a last tile
+// of a plane shorter than the kernel's tile.
+TEST(FastPlan, QuantizeInputRegionIsOneStepBitIdenticalToReference) {
+  for (bool transposeFirst : {false, true})
+    for (Shape nchw : {Shape{1, 3, 17, 19}, Shape{2, 3, 16, 16}, Shape{1, 1, 1, 5}}) {
+      ModuleFactory make = [=] { return quantizeInputRegion(transposeFirst, nchw); };
+      std::mt19937 rng(7);
+      Tensor x = randomFloats(DType::FP32, nchw, rng);
+      for (int64_t i = 0; i < x.size(); ++i) {
+        const int64_t k = int64_t(rng() % 256) - 128;
+        switch (i % 7) {
+          case 0: x.setFloat(i, float((double(k) + 0.5) * 0.018671875)); break;  // a rounding tie
+          case 1: x.setFloat(i, x.getFloat(i) * 5); break;                           // beyond the clamp
+          case 2: x.setFloat(i, i % 2 ? -0.0 : 0.0); break;
+          case 3: x.setFloat(i, i % 3 ? INFINITY : -INFINITY); break;
+          default: x.setFloat(i, x.getFloat(i) * 2.4); break;
+        }
+      }
+      NamedTensors in{{"x", x}};
+      RunResult ref = runOn(make, "ref", in);
+      PlanStats stats;
+      RunResult fast = runOn(make, "fast", in, false, &stats);
+      expectIdentical(ref.outputs, fast.outputs);
+      ASSERT_EQ(stats.steps.size(), 1u) << "transposeFirst " << transposeFirst;
+      EXPECT_EQ(stats.steps[0].impl, "fast:quantize_region_nhwc");
+      EXPECT_FALSE(stats.steps[0].fallback);
+      // Unfused (every intermediate observed), the same ops match op by op.
+      if (nchw[3] == 19)
+        expectIdentical(runOn(make, "ref", in, true).intermediates, runOn(make, "fast", in, true).intermediates);
+    }
+}
+
+// A NaN reaching the region's cast (CAST of NaN is a REQUIRE) reruns the step on the reference kernels, which
+// give the verdict: the fast backend fails (or not) exactly as the reference does.
+TEST(FastPlan, QuantizeInputRegionLeavesNaNToTheReference) {
+  ModuleFactory make = [] { return quantizeInputRegion(false, {1, 3, 4, 4}); };
+  std::mt19937 rng(8);
+  Tensor x = randomFloats(DType::FP32, {1, 3, 4, 4}, rng);
+  x.setFloat(5, NAN);
+  Status status[2];
+  RunResult result[2];
+  for (int i = 0; i < 2; ++i) {
+    SessionOptions so;
+    so.backend = i == 0 ? "ref" : "fast";
+    auto s = Session::create(make(), so);
+    ASSERT_TRUE(s.isOk());
+    status[i] = (*s)->run({{"x", x}}, result[i], RunOptions{});
+  }
+  EXPECT_FALSE(status[0].isOk());
+  EXPECT_EQ(status[0].code(), status[1].code()) << status[0].toString() << " / " << status[1].toString();
 }
 
 // A chain of elementwise ops: values die one step after they are made, so the arena holds two of them, not

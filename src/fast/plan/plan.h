@@ -62,9 +62,12 @@ class ExecutionPlan {
   std::vector<const Tensor*> constantsOf(CompileState& st, const ir::Operation* op);
   bool holdBack(const CompileState& st, size_t i) const;
   Status compileChains(CompileState& st);
-  Result<int> compileStep(CompileState& st, OpChain& chain);
+  // region: the prefix lengths of a region (collectRegion) a kernel may take; null for a linear chain.
+  Result<int> compileStep(CompileState& st, OpChain& chain, const std::vector<bool>* region = nullptr);
   Status chooseKernel(CompileState& st, OpChain& chain, Step& step, std::vector<const ir::Operation*>& chainOps,
-                      std::vector<std::pair<int, int>>& absorbed);
+                      std::vector<std::pair<int, int>>& absorbed, const std::vector<bool>* region);
+  std::vector<size_t> collectRegion(const CompileState& st, size_t i, const std::vector<bool>& scheduled,
+                                    std::vector<bool>& closed) const;
   Status wireOperands(CompileState& st, Step& step);
   void guardSpecials(Step& step) const;
   void aliasReshape(Step& step);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/size_budget.h"
+#include "fast/kernel_factories.h"
 #include "fast/plan/plan_internal.h"
 
 namespace tosakit::fast {
@@ -189,6 +190,22 @@ Status ExecutionPlan::compileChains(CompileState& st) {
       scheduled[i] = true;
       continue;
     }
+    if (st.opts.fuse) {
+      std::vector<bool> closed;
+      const std::vector<size_t> region = collectRegion(st, i, scheduled, closed);
+      if (!region.empty()) {
+        OpChain r;
+        r.target = &st.target;
+        for (size_t j : region) r.ops.push_back(ops[j]);
+        for (const ir::Operation* op : r.ops) r.constants.push_back(constantsOf(st, op));
+        Result<int> done = compileStep(st, r, &closed);
+        if (!done) return done.status();
+        if (*done > 0) {
+          for (int k = 0; k < *done; ++k) scheduled[region[size_t(k)]] = true;
+          continue;
+        }
+      }
+    }
     // The longest chain starting at ops[i]: each next op is the only user of the previous op's only result. An
     // op in between that is held back anyway (holdBack) does not end it: it is held back now, and offered to
     // the chain's kernel as a producer of its user. E.g. the skip operand's rescale between a 1x1 convolution's
@@ -223,9 +240,49 @@ Status ExecutionPlan::compileChains(CompileState& st) {
   return Status::ok();
 }
 
+// A region (fused plan only; offered to the kRegionKernels factories): ops[i] and the ops right after it, each
+// reading a value the region made. A kernel may take a prefix that is closed — every value of it is read only
+// inside it, but the last op's result — and branched — some value has several readers, where a linear chain
+// stops. E.g. the import's QuantizeLinear of a float graph input (docs/ONNX.md): a clamp, a rounding by a magic
+// constant and a three-part residual read the clamped value twice and the rounded one four times, then cast,
+// rescale and transpose: 15 ops, 7 steps as chains. Returns the ops (up to kMaxOps), closed[k]: whether the
+// prefix of k ops may be taken (at least three); empty: no such prefix.
+std::vector<size_t> ExecutionPlan::collectRegion(const CompileState& st, size_t i, const std::vector<bool>& scheduled,
+                                                 std::vector<bool>& closed) const {
+  constexpr size_t kMaxOps = 32;
+  if (!st.registry.find(kRegionKernels)) return {};
+  std::map<const ir::Value*, int> readsInside;  // region values -> their reads by region ops
+  std::vector<size_t> ops;
+  closed.assign(1, false);
+  bool branched = false, any = false;
+  for (size_t j = i; j < st.ops.size() && ops.size() < kMaxOps && !scheduled[j]; ++j) {
+    const ir::Operation* op = st.ops[j];
+    if (op->results.size() != 1) break;
+    bool reads = false;
+    for (const ir::Value* v : op->operands)
+      if (auto it = readsInside.find(v); it != readsInside.end()) ++it->second, reads = true;
+    if (j > i && !reads) break;
+    readsInside[op->results[0]] = 0;
+    ops.push_back(j);
+    bool inside = true;
+    for (const auto& [v, n] : readsInside) {
+      if (v == op->results[0]) continue;
+      auto u = st.uses.find(v);
+      const int uses = u == st.uses.end() ? 0 : u->second;
+      inside = inside && n == uses;
+      branched = branched || uses > 1;
+    }
+    closed.push_back(inside && branched && ops.size() >= 3);
+    any = any || closed.back();
+  }
+  if (!any) ops.clear();
+  return ops;
+}
+
 // Compiles a chain into one step (the first ops of the chain its kernel absorbs, with the held-back producers
 // it absorbs); returns how many ops of the chain the step computes.
-Result<int> ExecutionPlan::compileStep(CompileState& st, OpChain& chain) {
+// A region (collectRegion) is compiled only by a kernel that takes a closed prefix of it: 0 otherwise, and no step.
+Result<int> ExecutionPlan::compileStep(CompileState& st, OpChain& chain, const std::vector<bool>* region) {
   chain.producers.clear();
   for (const ir::Operation* op : chain.ops) {
     std::vector<OpChain::Producer> row(op->operands.size());
@@ -238,7 +295,8 @@ Result<int> ExecutionPlan::compileStep(CompileState& st, OpChain& chain) {
   step.singleThread = isSmallStep(*chain.ops[0]);
   std::vector<const ir::Operation*> chainOps{chain.ops[0]};
   std::vector<std::pair<int, int>> absorbed;  // held-back producers the kernel computes
-  TK_RETURN_IF_ERROR(chooseKernel(st, chain, step, chainOps, absorbed));
+  TK_RETURN_IF_ERROR(chooseKernel(st, chain, step, chainOps, absorbed, region));
+  if (region && !step.kernel) return 0;
   for (auto [k, j] : absorbed) {
     step.ops.push_back(chain.producers[k][j].op);
     st.heldBack.erase(chainOps[k]->operands[j]);
@@ -265,13 +323,16 @@ Result<int> ExecutionPlan::compileStep(CompileState& st, OpChain& chain) {
 // kernel.
 Status ExecutionPlan::chooseKernel(CompileState& st, OpChain& chain, Step& step,
                                    std::vector<const ir::Operation*>& chainOps,
-                                   std::vector<std::pair<int, int>>& absorbed) {
-  if (const auto* factories = st.registry.find(chain.ops[0]->name)) {
+                                   std::vector<std::pair<int, int>>& absorbed, const std::vector<bool>* region) {
+  if (const auto* factories = st.registry.find(region ? std::string(kRegionKernels) : chain.ops[0]->name)) {
     for (const KernelFactory& f : *factories) {
       // A small step's oneDNN primitive is created for one thread too (some fix their split at creation).
       OneThreadScope oneThread(step.singleThread);
       Result<CompiledKernel> ck = f(chain);
       if (!ck) return ck.status();
+      if (ck->kernel && region &&
+          (ck->opsAbsorbed < 1 || size_t(ck->opsAbsorbed) >= region->size() || !(*region)[size_t(ck->opsAbsorbed)]))
+        continue;  // a region is taken only up to a closed prefix
       if (ck->kernel) {
         step.kernel = std::move(ck->kernel);
         chainOps.assign(chain.ops.begin(),
@@ -297,7 +358,7 @@ Status ExecutionPlan::chooseKernel(CompileState& st, OpChain& chain, Step& step,
     if (!step.kernel) chainOps = {chain.ops[0]}, absorbed.clear();
   }
   // An i8 table next in the chain (the only user of the step's result) is looked up in place by the same step.
-  if (step.kernel && chainOps.size() < chain.ops.size()) {
+  if (step.kernel && !region && chainOps.size() < chain.ops.size()) {
     const size_t t = chainOps.size();
     if (std::unique_ptr<OpKernel> both = withTrailingTable(step.kernel, *chain.ops[t], chain.constants[t])) {
       step.kernel = std::move(both);
