@@ -4,6 +4,7 @@
 // the reference's verdict on both backends.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -62,16 +63,24 @@ TEST(FastTable, RandomI8TablesAreBitIdenticalToReference) {
 
 // Every one of the 256 inputs at every position of a 32-byte vector (the AVX2 lookup covers the table with two
 // cascades of row differences: each row and each half must come out), plus a 5-byte tail, with random tables and
-// tables holding the row index (a wrong row shows as a wrong high nibble).
+// tables holding the row index (a wrong row shows as a wrong high nibble); tables with rows equal to the row
+// before (the lookup leaves their steps out): random rows repeated, a hard-swish-like table (a constant stretch,
+// then rising, then saturated), a constant table.
 TEST(FastTable, EveryI8InputAtEveryLaneIsBitIdenticalToReference) {
   std::mt19937 rng(8102);
   const Shape shape{1, 32 + 1, 256 + 5};
   Tensor x(DType::I8, shape);
   for (int64_t i = 0; i < x.size(); ++i) x.setInt(i, (i % 256 + i / 256) % 256 - 128);
-  for (int trial = 0; trial < 4; ++trial) {
+  for (int trial = 0; trial < 7; ++trial) {
     Tensor table(DType::I8, Shape{256});
     for (int64_t i = 0; i < 256; ++i)
       table.setInt(i, trial == 0 ? i / 16 * 16 + 15 - i % 16 - 128 : int64_t(rng() % 256) - 128);
+    if (trial == 4)  // rows 1-3, 6, 9, 10, 15 repeat the row before
+      for (int64_t h : {1, 2, 3, 6, 9, 10, 15})
+        for (int64_t j = 0; j < 16; ++j) table.setInt(h * 16 + j, table.getInt((h - 1) * 16 + j));
+    for (int64_t i = 0; i < 256 && trial == 5; ++i)
+      table.setInt(i, i < 90 ? -3 : std::min<int64_t>(127, (i - 90) * 3 / 2 - 3));
+    for (int64_t i = 0; i < 256 && trial == 6; ++i) table.setInt(i, 42);
     expectSameOnBothBackends("tosa.table", DType::I8, DType::I8, shape, &table, x, "fast:table_i8", trial);
   }
 }

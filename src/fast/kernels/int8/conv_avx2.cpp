@@ -23,6 +23,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <type_traits>
 
@@ -46,6 +47,8 @@ constexpr int64_t kPanel = 16;  // output channels per panel: two vectors of 8 i
 constexpr int64_t kBandBytes = 64 * 1024;    // the i16 rows of one band (L2)
 constexpr int64_t kMaxK = int64_t(1) << 16;  // |acc| <= 2^14 * K < 2^31
 constexpr int64_t kInlinePairs = 16;         // reductions of at most 32 columns inline reduce4x2Body
+
+std::atomic<int64_t> hiFormRuns{0};  // convInt8HiFormRunsForTesting
 
 // Weights for `vpmaddwd`: panel j, pair g (columns 2g, 2g + 1) is 16 lanes of two i16, lane l for output channel
 // 16j + l; zeros pad the channels and an odd last column.
@@ -177,9 +180,11 @@ TK_TARGET_AVX2 inline __m256i broadcastPair(const int16_t* p) {
 // the epilogue's registers brought the copies back; the 8 sums go through memory once per block instead. Short
 // ones (kInlinePairs) inline it: there the call and the sums' round trip through memory cost more (mobilenet_v2's
 // 112x112 16->96 expansion 0.565 -> 0.51 ms at avx2; its 160->960 one 0.096 -> 0.103 ms when inlined).
+// The sums start at init0 / init1 (zero, or the bias: see block).
 TK_TARGET_AVX2 inline __attribute__((always_inline)) void reduce4x2Body(const int16_t* a, int64_t lda, const int16_t* w,
-                                                                        int64_t pairs, __m256i (&acc)[4][2]) {
-  __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+                                                                        int64_t pairs, __m256i (&acc)[4][2],
+                                                                        __m256i init0, __m256i init1) {
+  __m256i c00 = init0, c01 = init1, c10 = init0, c11 = init1, c20 = init0, c21 = init1, c30 = init0, c31 = init1;
   const int16_t *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;
   for (int64_t g = 0; g < pairs; ++g) {
     const __m256i w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + g * 32));
@@ -197,27 +202,31 @@ TK_TARGET_AVX2 inline __attribute__((always_inline)) void reduce4x2Body(const in
   acc[2][0] = c20, acc[2][1] = c21, acc[3][0] = c30, acc[3][1] = c31;
 }
 TK_TARGET_AVX2 __attribute__((noinline)) void reduce4x2(const int16_t* a, int64_t lda, const int16_t* w, int64_t pairs,
-                                                        __m256i (&acc)[4][2]) {
-  reduce4x2Body(a, lda, w, pairs, acc);
+                                                        __m256i (&acc)[4][2], __m256i init0, __m256i init1) {
+  reduce4x2Body(a, lda, w, pairs, acc, init0, init1);
 }
 
 // P rows of a (lda apart) x one panel of weights (output channels cb..cb+15; NV = 1: only cb..cb+7 exist, the
 // last panel of a layer with 8 or fewer channels left): the reduction in registers, then the epilogue
 // (kernels/int8/simd_avx2.h) on each accumulator, stored to y (rows OC apart; the channels that exist).
-template <int P, int NV, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow, bool kShort>
+// kHi: the sums start at the bias (IntEpilogueLanes::noOverflow: no sum can overflow, so the order of the
+// additions does not matter) and go through rescaleHi8 (IntEpilogueLanes::hiForm) instead of rescale8.
+template <int P, int NV, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow, bool kShort,
+          bool kHi = false>
 TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w, int64_t pairs,
                                  const IntEpilogueLanes& l, OutT* y, int64_t OC, int64_t cb, EpiFlags8& f) {
-  __m256i acc[P][NV];
+  __m256i acc[P][NV], init[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+  if constexpr (kHi) init[0] = load8(l.bias.data() + cb), init[1] = load8(l.bias.data() + cb + 8);
   if constexpr (P == 4 && NV == 2) {
     if constexpr (kShort)
-      reduce4x2Body(a, lda, w, pairs, acc);
+      reduce4x2Body(a, lda, w, pairs, acc, init[0], init[1]);
     else
-      reduce4x2(a, lda, w, pairs, acc);
+      reduce4x2(a, lda, w, pairs, acc, init[0], init[1]);
   } else {  // fully unrolled so the accumulators stay in registers
 #pragma GCC unroll 8
     for (int p = 0; p < P; ++p)
 #pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[p][v] = _mm256_setzero_si256();
+      for (int v = 0; v < NV; ++v) acc[p][v] = init[v];
     for (int64_t g = 0; g < pairs; ++g) {
       __m256i wv[NV];
 #pragma GCC unroll 2
@@ -234,9 +243,23 @@ TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w
     if (OC - cb >= 16) {  // a whole panel: each row's 16 channels packed and clipped at once
 #pragma GCC unroll 2
       for (int v = 0; v < 2; ++v) {
-        const EpiRegs8 r = loadEpi8(l, l.bias.data(), cb + 8 * v);
+        if constexpr (kHi) {
+          const EpiHiRegs8 r = loadEpiHi8(l, cb + 8 * v);
 #pragma GCC unroll 8
-        for (int p = 0; p < P; ++p) acc[p][v] = rescale8<kRescale, kDouble, kRange, kOverflow>(acc[p][v], r, f);
+          for (int p = 0; p < P; ++p) acc[p][v] = rescaleHi8(acc[p][v], r);
+        } else {
+          const EpiRegs8 r = loadEpi8(l, l.bias.data(), cb + 8 * v);
+#pragma GCC unroll 8
+          for (int p = 0; p < P; ++p) acc[p][v] = rescale8<kRescale, kDouble, kRange, kOverflow>(acc[p][v], r, f);
+        }
+      }
+      if constexpr (P % 2 == 0) {  // rows in pairs: one pack for both
+        const __m256i lo = _mm256_set1_epi8(int8_t(l.lo)), hi = _mm256_set1_epi8(int8_t(l.hi));
+#pragma GCC unroll 4
+        for (int p = 0; p < P; p += 2)
+          storeClipped16x2(y + p * OC + cb, y + (p + 1) * OC + cb, acc[p][0], acc[p][1], acc[p + 1][0],
+                           acc[p + 1][1], lo, hi);
+        return;
       }
       const __m128i lo = _mm_set1_epi8(int8_t(l.lo)), hi = _mm_set1_epi8(int8_t(l.hi));
 #pragma GCC unroll 8
@@ -248,6 +271,14 @@ TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w
   for (int v = 0; v < NV; ++v) {
     const int n = int(std::min<int64_t>(8, OC - cb - 8 * v));
     if (n <= 0) return;
+    if constexpr (kHi) {
+      const EpiHiRegs8 r = loadEpiHi8(l, cb + 8 * v);
+      const __m256i lo = _mm256_set1_epi32(l.lo), hi = _mm256_set1_epi32(l.hi);
+#pragma GCC unroll 8
+      for (int p = 0; p < P; ++p)
+        storeNarrow8(y + p * OC + cb + 8 * v, _mm256_min_epi32(_mm256_max_epi32(rescaleHi8(acc[p][v], r), lo), hi), n);
+      continue;
+    }
     const EpiRegs8 r = loadEpi8(l, l.bias.data(), cb + 8 * v);  // the lanes are padded to 16 channels
 #pragma GCC unroll 8
     for (int p = 0; p < P; ++p)
@@ -256,28 +287,28 @@ TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w
 }
 
 // rows x one panel: blocks of kPixels rows, then the 1-3 rows left.
-template <int NV, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow, bool kShort>
+template <int NV, typename OutT, bool kRescale, bool kDouble, bool kRange, bool kOverflow, bool kShort, bool kHi>
 TK_TARGET_AVX2 void panelRows(const int16_t* a, int64_t lda, const int16_t* w, int64_t pairs, const IntEpilogueLanes& l,
                               OutT* y, int64_t OC, int64_t cb, int64_t rows, EpiFlags8& f) {
   int64_t r = 0;
   for (; r + kPixels <= rows; r += kPixels)
-    block<kPixels, NV, OutT, kRescale, kDouble, kRange, kOverflow, kShort>(a + r * lda, lda, w, pairs, l, y + r * OC,
+    block<kPixels, NV, OutT, kRescale, kDouble, kRange, kOverflow, kShort, kHi>(a + r * lda, lda, w, pairs, l, y + r * OC,
                                                                            OC, cb, f);
   const int16_t* ar = a + r * lda;
   OutT* yr = y + r * OC;
   if (rows - r == 1)
-    block<1, NV, OutT, kRescale, kDouble, kRange, kOverflow, kShort>(ar, lda, w, pairs, l, yr, OC, cb, f);
+    block<1, NV, OutT, kRescale, kDouble, kRange, kOverflow, kShort, kHi>(ar, lda, w, pairs, l, yr, OC, cb, f);
   if (rows - r == 2)
-    block<2, NV, OutT, kRescale, kDouble, kRange, kOverflow, kShort>(ar, lda, w, pairs, l, yr, OC, cb, f);
+    block<2, NV, OutT, kRescale, kDouble, kRange, kOverflow, kShort, kHi>(ar, lda, w, pairs, l, yr, OC, cb, f);
   if (rows - r == 3)
-    block<3, NV, OutT, kRescale, kDouble, kRange, kOverflow, kShort>(ar, lda, w, pairs, l, yr, OC, cb, f);
+    block<3, NV, OutT, kRescale, kDouble, kRange, kOverflow, kShort, kHi>(ar, lda, w, pairs, l, yr, OC, cb, f);
 }
 
 // rows x panels [j0, j1) of a band into y (its first row; rows OC apart), the epilogue applied; false: a
 // REQUIRE of the epilogue failed.
 // kShort: at most kInlinePairs pairs (reduce4x2Body inlined).
 template <typename OutT, bool kRescale, bool kDouble = true, bool kRange = true, bool kOverflow = true,
-          bool kShort = false>
+          bool kShort = false, bool kHi = false>
 TK_TARGET_AVX2 bool gemmBand(const PackedWeights& pw, const IntEpilogueLanes& l, const int16_t* a, int64_t lda,
                              int64_t rows, int64_t j0, int64_t j1, OutT* y) {
   static_assert(kPixels == 4, "panelRows handles the 1-3 rows after the blocks");
@@ -287,9 +318,9 @@ TK_TARGET_AVX2 bool gemmBand(const PackedWeights& pw, const IntEpilogueLanes& l,
     const int16_t* w = pw.w.data() + j * panelSize;
     const int64_t cb = j * kPanel;
     if (OC - cb <= 8)
-      panelRows<1, OutT, kRescale, kDouble, kRange, kOverflow, kShort>(a, lda, w, pw.pairs, l, y, OC, cb, rows, f);
+      panelRows<1, OutT, kRescale, kDouble, kRange, kOverflow, kShort, kHi>(a, lda, w, pw.pairs, l, y, OC, cb, rows, f);
     else
-      panelRows<2, OutT, kRescale, kDouble, kRange, kOverflow, kShort>(a, lda, w, pw.pairs, l, y, OC, cb, rows, f);
+      panelRows<2, OutT, kRescale, kDouble, kRange, kOverflow, kShort, kHi>(a, lda, w, pw.pairs, l, y, OC, cb, rows, f);
   }
   return epiFlags8Ok(f);
 }
@@ -314,6 +345,7 @@ class Int8ConvAvx2Kernel : public OpKernel {
 
   Status run(const std::vector<std::vector<TensorView>>& in, const std::vector<TensorView>& out) override {
     const int8_t* x = in[0][0].as<const int8_t>();
+    if (hiForm()) hiFormRuns.fetch_add(1, std::memory_order_relaxed);
     // Below ~2M multiply-accumulates one thread (docs/FAST.md, Threads).
     const int threads = flops() >= 4e6 ? omp_get_max_threads() : 1;
     const int64_t bands = (M_ + bandRows_ - 1) / bandRows_;
@@ -334,6 +366,10 @@ class Int8ConvAvx2Kernel : public OpKernel {
   Aligned64<int16_t> wRows_;  // the baseline's weights: OC rows of lda i16 (zeros past K)
   int absorbed() const { return epi_.absorbed; }
   bool generic() const { return generic_; }
+  // The i8 results through rescaleHi8 (bandI8Form).
+  bool hiForm() const {
+    return !generic_ && epi_.outType == DType::I8 && epi_.rescale && epi_.simd.hiForm && epi_.simd.noOverflow;
+  }
 
  private:
   bool computeBand(const int8_t* x, int64_t m0, int64_t m1, int64_t j0, int64_t j1, void* out) const {
@@ -367,6 +403,7 @@ class Int8ConvAvx2Kernel : public OpKernel {
     const bool dbl = epi_.doubleRound, range = epi_.rangeCheck, ovf = !l.noOverflow;
     const PackedWeights& w = pw_;
     const int64_t d = lda_;
+    if (l.hiForm && !ovf) return gemmBand<int8_t, true, false, false, false, kShort, true>(w, l, a, d, rows, j0, j1, y);
     if (dbl) return gemmBand<int8_t, true, true, true, true, kShort>(w, l, a, d, rows, j0, j1, y);
     if (range) return gemmBand<int8_t, true, false, true, true, kShort>(w, l, a, d, rows, j0, j1, y);
     return ovf ? gemmBand<int8_t, true, false, false, true, kShort>(w, l, a, d, rows, j0, j1, y)
@@ -410,6 +447,8 @@ Result<CompiledKernel> buildKernel(const std::string& name, const OpChain& c, co
 }
 
 }  // namespace
+
+int64_t convInt8HiFormRunsForTesting() { return hiFormRuns.load(); }
 
 // conv2d [N, IH, IW, IC] x constant [OC, KH, KW, IC] + constant i32 bias, i8 -> i32 (conv_geometry.h).
 Result<CompiledKernel> compileInt8ConvAvx2(const OpChain& c) {

@@ -116,6 +116,27 @@ bool hasAvx512Epilogue() {
   return cpu::has(cpu::Isa::Avx512);
 }
 
+// The parameters of rescaleHi8 (simd_avx2.h, where its exactness is argued), when every channel allows it: a
+// shift in [32, 54] (the sum v * m + round + output_zp * 2^shift then stays inside int64) and one rounding term for
+// both signs.
+static void buildHiForm(const IntEpilogue& e, IntEpilogueLanes& l) {
+  const int64_t C = e.channels, Cp = (C + 15) / 16 * 16, H = Cp / 2;
+  l.hiForm = false;
+  if (!e.rescale) return;
+  for (int64_t c = 0; c < C; ++c) {
+    const int64_t sh = e.shift[size_t(c)];
+    if (sh < 32 || sh > 54 || e.roundPos[size_t(c)] != e.roundNeg[size_t(c)]) return;
+  }
+  l.roundZpE.assign(size_t(H), 0), l.roundZpO.assign(size_t(H), 0);
+  l.shiftHi.assign(size_t(Cp), 0);
+  for (int64_t c = 0; c < C; ++c) {
+    const int64_t sh = e.shift[size_t(c)];
+    (c % 2 ? l.roundZpO : l.roundZpE)[size_t(c / 2)] = e.roundPos[size_t(c)] + e.outputZp * (int64_t(1) << sh);
+    l.shiftHi[size_t(c)] = int32_t(sh - 32);
+  }
+  l.hiForm = true;
+}
+
 void buildIntEpilogueLanes(const IntEpilogue& e, const int32_t* bias, int64_t classes) {
   const int64_t C = e.channels, Cp = (C + 15) / 16 * 16, H = Cp / 2;
   IntEpilogueLanes& l = e.simd;
@@ -162,6 +183,7 @@ void buildIntEpilogueLanes(const IntEpilogue& e, const int32_t* bias, int64_t cl
     const int64_t sh = (c % 2 ? l.shiftO : l.shiftE)[size_t(c / 2)];
     l.zp62[size_t(c)] = int32_t(uint32_t(l.zp) - uint32_t(uint64_t(bias62) >> sh));
   }
+  buildHiForm(e, l);
 }
 
 bool runIntEpilogueAvx512(const IntEpilogue& e, const int32_t* acc, void* out, int64_t r0, int64_t r1) {

@@ -29,6 +29,12 @@ struct IntEpilogueLanes {
   // output zero point less the low 32 bits of 2^62 >> shift, computed once instead of per register block.
   std::vector<int64_t> roundPos62E, roundPos62O, roundNeg62E, roundNeg62O;
   std::vector<int32_t> zp62;
+  // The shorter AVX2 form (simd_avx2.h rescaleHi8), when every channel's shift is in [32, 54] and the rounding term
+  // does not depend on the sign (hiForm): per channel the rounding term plus output_zp * 2^shift (split by parity
+  // as the E/O arrays) and shift - 32 (padded to 16, zeros beyond).
+  std::vector<int64_t> roundZpE, roundZpO;
+  std::vector<int32_t> shiftHi;
+  bool hiForm = false;
   int32_t zp = 0, lo = INT32_MIN, hi = INT32_MAX;
   bool noOverflow = false;  // |acc| <= accBound and every bias make acc + bias fit i32: no check needed
 };
@@ -103,4 +109,7 @@ void setDepthwiseInt8StridedForTesting(bool on);
 // (kernels/int8/binary.cpp, scaledMulRowAvx512): the tests' proof that those paths ran.
 int64_t depthwiseInt8SkippedRowsForTesting();
 int64_t quantBinaryScaledMulRunsForTesting();
+// Tests: how many runs of the AVX2 int8 convolution/matmul (kernels/int8/conv_avx2.cpp) took the shorter rescale
+// (simd_avx2.h rescaleHi8, the accumulators starting at the bias).
+int64_t convInt8HiFormRunsForTesting();
 }  // namespace tosakit::fast

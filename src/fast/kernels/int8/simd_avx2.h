@@ -118,6 +118,30 @@ TK_TARGET_AVX2 inline void epilogue8(__m256i acc, const EpiRegs8& r, OutT* out, 
   storeNarrow8(out, _mm256_min_epi32(_mm256_max_epi32(v, r.lo), r.hi), n);
 }
 
+// The shorter form of the rescale (IntEpilogueLanes::hiForm: every shift in [32, 54], one rounding term r for both
+// signs) on v = acc + bias, with the output zero point, before the clip. Why it is exact: P = v * m + r +
+// output_zp * 2^shift is below 2^62 + 2^53 + 2^61 < 2^63 in magnitude (|v| <= 2^31, m < 2^31, r <= 2^53, |zp| <=
+// 2^7, shift <= 54), so the 64-bit sum of vpmuldq's exact product and the precomputed term cannot wrap; its high
+// 32 bits are floor(P / 2^32) (an i32 as |P| < 2^63), and the arithmetic 32-bit shift by shift - 32 >= 0 gives
+// floor(P / 2^shift) = ((v * m + r) >> shift) + output_zp, output_zp * 2^shift being a multiple of 2^shift: the
+// reference's apply_scale_32/16 plus the zero point (|result| <= 2^30 for shift >= 32: no i32 overflow). Against
+// rescale8's single-rounding form: no 2^62 terms, no 64-bit shifts (vpsravd on the 8 high halves instead of two
+// vpsrlvq, a shift and a blend), no zero-point add. The bias is expected in v already (the callers start their
+// accumulators at it when IntEpilogueLanes::noOverflow says the sum cannot overflow).
+struct EpiHiRegs8 {
+  __m256i mE, mO, rE, rO, sh;
+};
+TK_TARGET_AVX2 inline __attribute__((always_inline)) EpiHiRegs8 loadEpiHi8(const IntEpilogueLanes& e, int64_t cb) {
+  const int64_t h = cb / 2;
+  return {load8(e.multE.data() + h), load8(e.multO.data() + h), load8(e.roundZpE.data() + h),
+          load8(e.roundZpO.data() + h), load8(e.shiftHi.data() + cb)};
+}
+TK_TARGET_AVX2 inline __attribute__((always_inline)) __m256i rescaleHi8(__m256i v, const EpiHiRegs8& r) {
+  const __m256i e = _mm256_add_epi64(_mm256_mul_epi32(v, r.mE), r.rE);
+  const __m256i o = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), r.mO), r.rO);
+  return _mm256_srav_epi32(_mm256_blend_epi32(_mm256_srli_epi64(e, 32), o, 0xaa), r.sh);
+}
+
 // 16 i32 (a: the first 8, b: the next 8) as 16 i8, saturated (one pack for 16 values instead of per 8).
 TK_TARGET_AVX2 inline __attribute__((always_inline)) __m128i packBytes16(__m256i a, __m256i b) {
   // packs works per 128-bit half: [a0-3 b0-3 | a4-7 b4-7] as i16, reordered to [a | b] before the byte pack.
@@ -130,6 +154,20 @@ TK_TARGET_AVX2 inline __attribute__((always_inline)) __m128i packBytes16(__m256i
 TK_TARGET_AVX2 inline __attribute__((always_inline)) void storeClipped16(int8_t* out, __m256i a, __m256i b, __m128i lo,
                                                                          __m128i hi) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_min_epi8(_mm_max_epi8(packBytes16(a, b), lo), hi));
+}
+
+// Two rows of 16 values before the clip (a0, b0: row 0's channels 0-7 and 8-15; a1, b1: row 1's) as i8 clipped to
+// [lo, hi] (bytes, within i8's range), to out0 and out1: both rows in one byte pack (storeClipped16 twice takes
+// 12 operations, this 7). packs work per 128-bit half, so the bytes come out as the dwords [a0 0-3, b0 0-3, a1
+// 0-3, b1 0-3 | a0 4-7, b0 4-7, a1 4-7, b1 4-7], put in row order by one dword permute.
+TK_TARGET_AVX2 inline __attribute__((always_inline)) void storeClipped16x2(int8_t* out0, int8_t* out1, __m256i a0,
+                                                                           __m256i b0, __m256i a1, __m256i b1,
+                                                                           __m256i lo, __m256i hi) {
+  const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(a0, b0), _mm256_packs_epi32(a1, b1));
+  const __m256i rows = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  const __m256i y = _mm256_min_epi8(_mm256_max_epi8(rows, lo), hi);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out0), _mm256_castsi256_si128(y));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out1), _mm256_extracti128_si256(y, 1));
 }
 
 // 16 bytes saturated to i8 (two rows' or pixels' 8 channels), clipped to [lo, hi] (within i8's range): the low 8

@@ -30,30 +30,39 @@ TK_VECTOR_BODY void lookupI8Body(const int8_t* in, int8_t* out, int64_t n, const
 // table's 16 rows of 16 bytes by its high nibble h. pshufb looks up a row by the low nibble and gives 0 where the
 // index byte is negative, so two cascades of 8 steps each cover the table with differences of rows: the lanes of
 // in < 0 start at y = u (0..127; in >= 0 gives u >= 128, negative as a byte: 0 in every step), the lanes of in >= 0
-// at y = in; step k looks up y - 16k (saturating: once negative it stays so) in row k ^ row k-1 of its half, so a
-// lane with high nibble h within its half meets rows 0..h and their XOR is row h (low nibble unchanged by - 16k).
-// 16 pshufb, 14 subtractions and 16 XORs per 32 bytes (the row select by compare and blend before: 16 compares,
-// 16 pshufb, 32 and/or; the hard-swish tables after the PaddleOCR classifier's convolutions were ~10% of its INT8
-// time at avx2). The compiler-vectorized loop gathered byte by byte (~3 cycles a byte).
+// at y = in; step k looks up y - 16k (saturating: a negative y stays negative; a y of 0..127 does not saturate) in
+// row k ^ row k-1 of its half, so a lane with high nibble h within its half meets rows 0..h and their XOR is row h
+// (low nibble unchanged by - 16k). A row equal to the one before it adds nothing and is left out: tables with
+// constant stretches (the hard-swish's zeros below -3, a saturated end) take fewer steps. At most 16 pshufb, 14
+// subtractions and 15 XORs per 32 bytes (the row select by compare and blend before: 16 compares, 16 pshufb, 32
+// and/or; the hard-swish tables after the PaddleOCR classifier's convolutions were ~10% of its INT8 time at
+// avx2). The compiler-vectorized loop gathered byte by byte (~3 cycles a byte).
 TK_TARGET_AVX2 void lookupI8Avx2(const int8_t* in, int8_t* out, int64_t n, const int8_t* table) {
   __m256i diff[16];  // [0, 8): rows 0..7 (in < 0) as differences, [8, 16): rows 8..15 (in >= 0)
+  __m256i step[8];   // 16k
+  int negRows[7], posRows[7], nNeg = 0, nPos = 0;  // the steps k >= 1 whose difference is not zero
   for (int h = 0; h < 16; ++h) {
     const __m128i row = _mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 16 * h));
     const __m128i prev =
         h % 8 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 16 * (h - 1))) : _mm_setzero_si128();
-    diff[h] = _mm256_broadcastsi128_si256(_mm_xor_si128(row, prev));
+    const __m128i d = _mm_xor_si128(row, prev);
+    diff[h] = _mm256_broadcastsi128_si256(d);
+    if (h % 8 && !_mm_testz_si128(d, d)) (h < 8 ? negRows[nNeg++] : posRows[nPos++]) = h % 8;
   }
-  const __m256i bias = _mm256_set1_epi8(char(0x80)), step = _mm256_set1_epi8(16);
+  for (int k = 0; k < 8; ++k) step[k] = _mm256_set1_epi8(char(16 * k));
+  const __m256i bias = _mm256_set1_epi8(char(0x80));
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    __m256i pos = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
-    __m256i neg = _mm256_xor_si256(pos, bias);
+    const __m256i pos = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+    const __m256i neg = _mm256_xor_si256(pos, bias);
     __m256i r = _mm256_xor_si256(_mm256_shuffle_epi8(diff[0], neg), _mm256_shuffle_epi8(diff[8], pos));
-#pragma GCC unroll 7
-    for (int k = 1; k < 8; ++k) {
-      neg = _mm256_subs_epi8(neg, step), pos = _mm256_subs_epi8(pos, step);
-      r = _mm256_xor_si256(r,
-                           _mm256_xor_si256(_mm256_shuffle_epi8(diff[k], neg), _mm256_shuffle_epi8(diff[8 + k], pos)));
+    for (int j = 0; j < nNeg; ++j) {
+      const int k = negRows[j];
+      r = _mm256_xor_si256(r, _mm256_shuffle_epi8(diff[k], _mm256_subs_epi8(neg, step[k])));
+    }
+    for (int j = 0; j < nPos; ++j) {
+      const int k = posRows[j];
+      r = _mm256_xor_si256(r, _mm256_shuffle_epi8(diff[8 + k], _mm256_subs_epi8(pos, step[k])));
     }
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), r);
   }
