@@ -6,7 +6,11 @@
 //    layers in `fpType` and everything else in the base mode; its output cosine against the float model (each
 //    output's cosine averaged over the samples, the worst output's counts).
 //    Sorted by cosine gain over all-quantized per float layer, most first.
-// 2. Greedy forward selection: each step quantizes the model with a candidate added to the layers chosen so
+//    Measured on the sensitivityNum samples whose all-quantized cosine is lowest (it only ranks).
+// 2. Block search: the union of the first k candidates with a gain, k = 1, 2, 4, ... until it reaches
+//    expectedCos, bisection for the smallest k, then each of them dropped again when the others still reach it
+//    (about 2 log2 k + k quantizations). When no prefix reaches it (within maxFloatLayers):
+// 3. Greedy forward selection: each step quantizes the model with a candidate added to the layers chosen so
 //    far — for the 16 candidates with the highest gain measured so far and every candidate next to a chosen
 //    layer — and keeps the one with the most cosine gain per new float layer (at most maxFloatLayers layers
 //    in all; the others too when none of those raises the cosine, and the least harmful is taken when none
@@ -36,6 +40,12 @@ struct QtableOptions {
   // image must meet rather than the average.
   bool worstSample = false;
   int64_t maxFloatLayers = -1;  // -1: no limit
+  // Samples the sensitivity is measured on: the ones whose all-quantized cosine is lowest (0: every sample).
+  // The sensitivity only ranks the candidates; every table the search keeps is measured on all samples.
+  int64_t sensitivityNum = 2;
+  // The block search on the loss table first (prefixes, bisection, redundant candidates removed), the greedy
+  // search only when no prefix reaches expectedCos; false: the greedy search alone.
+  bool blockSearch = true;
   SessionOptions session;
   ProgressCallback progress;
 };
@@ -53,6 +63,8 @@ struct QtableResult {
   double finalCosine = 0;                     // with floatLayers in fpType
   bool reached = false;                       // finalCosine >= expectedCos
   size_t layerCount = 0;                      // layers considered
+  size_t evaluations = 0;                     // quantized models measured
+  size_t runs = 0;                            // runs of those models (one per sample measured)
 };
 
 Result<QtableResult> searchQtable(const QtableOptions& opts);

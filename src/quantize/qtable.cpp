@@ -1,6 +1,8 @@
-// Mixed-precision search (include/tosakit/qtable.h): per-candidate sensitivity, then the shortest prefix of
-// candidates chosen greedily (most output-cosine gain per float layer, measured with the layers already
-// chosen, among the best so far and the neighbours of the float region) until the expected output cosine.
+// Mixed-precision search (include/tosakit/qtable.h): per-candidate sensitivity on the samples that lose most,
+// then the shortest prefix of the loss table that reaches the expected output cosine (doubling, bisection,
+// redundant candidates removed), and only when no prefix does, candidates chosen greedily (most output-cosine
+// gain per float layer, measured with the layers already chosen, among the best so far and the neighbours of
+// the float region) until the expected output cosine.
 #include "tosakit/qtable.h"
 
 #include <algorithm>
@@ -109,21 +111,25 @@ class Evaluator {
       inputs_.push_back(std::move(*in));
       reference_.push_back(std::move(rr.outputs));
     }
+    for (size_t s = 0; s < inputs_.size(); ++s) all_.push_back(s);
     return Status::ok();
   }
 
-  // The model quantized with `floatLayers` in fpType, against float: the mean cosine over the samples of each
-  // output that counts (every floating-point output, or those named in opts.outputs; the worst sample's with
-  // opts.worstSample), and of those the worst.
+  // The model quantized with `floatLayers` in fpType, against float, on the samples `subset` (indices; every
+  // sample when null): the mean cosine over those samples of each output that counts (every floating-point
+  // output, or those named in opts.outputs; the worst sample's with opts.worstSample), and of those the worst.
   // The worst, not the mean over outputs: a landmark model whose pixel coordinates keep 0.999 would hide that
-  // its world landmarks fall to 0.9.
-  Result<double> cosine(const std::vector<std::string>& floatLayers) {
+  // its world landmarks fall to 0.9. `perSample`, when given, receives each sample's worst counted output.
+  Result<double> cosine(const std::vector<std::string>& floatLayers, const std::vector<size_t>* subset = nullptr,
+                        std::vector<double>* perSample = nullptr) {
+    const std::vector<size_t>& samples = subset ? *subset : all_;
     QuantizeOptions qo = o_.quantize;
     for (const auto& l : floatLayers) qo.layerModes[l] = o_.fpType;
     auto q = quantizeModel(*o_.module, *o_.table, qo);
     if (!q) return q.status();
     auto session = Session::create(std::move(*q), o_.session);
     if (!session) return session.status();
+    ++evaluations_, runs_ += samples.size();
     RunOptions ro;
     ro.function = o_.quantize.function;
     struct Sims {
@@ -131,7 +137,9 @@ class Evaluator {
       int64_t n = 0;
     };
     std::map<size_t, Sims> perOutput;
-    for (size_t s = 0; s < inputs_.size(); ++s) {
+    if (perSample) perSample->assign(samples.size(), 2.0);
+    for (size_t k = 0; k < samples.size(); ++k) {
+      size_t s = samples[k];
       RunResult rr;
       if (Status st = (*session)->run(inputs_[s], rr, ro); !st) return st.withContext(o_.samples[s]);
       for (size_t i = 0; i < rr.outputs.size() && i < reference_[s].size(); ++i) {
@@ -139,6 +147,7 @@ class Evaluator {
         Sims& sims = perOutput[i];
         double c = compliance::cosineSimilarity(rr.outputs[i].second, reference_[s][i].second);
         sims.sum += c, sims.worst = std::min(sims.worst, c), ++sims.n;
+        if (perSample) (*perSample)[k] = std::min((*perSample)[k], c);
       }
     }
     if (perOutput.empty())
@@ -159,6 +168,9 @@ class Evaluator {
     return Status::ok();
   }
 
+  size_t evaluations() const { return evaluations_; }
+  size_t runs() const { return runs_; }
+
  private:
   bool counts(const std::string& output) const {
     return o_.outputs.empty() || std::find(o_.outputs.begin(), o_.outputs.end(), output) != o_.outputs.end();
@@ -168,12 +180,103 @@ class Evaluator {
   const QtableOptions& o_;
   std::vector<NamedTensors> inputs_;
   std::vector<NamedTensors> reference_;
+  std::vector<size_t> all_;
+  size_t evaluations_ = 0, runs_ = 0;
 };
 
 std::string fixed(double v, int decimals = 6) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
+}
+
+// The `n` samples whose all-quantized cosine is lowest (every sample when n <= 0 or n >= their count), in
+// sample order: the sensitivity only ranks candidates, and the samples that lose most rank them best.
+std::vector<size_t> worstSamples(const std::vector<double>& perSample, int64_t n) {
+  std::vector<size_t> order(perSample.size());
+  for (size_t s = 0; s < order.size(); ++s) order[s] = s;
+  if (n <= 0 || size_t(n) >= order.size()) return order;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return perSample[a] < perSample[b]; });
+  order.resize(size_t(n));
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+// The layers of the first `k` candidates of `ranked` (indices into the loss table), each once, in that order.
+std::vector<std::string> unionOf(const std::vector<LayerSensitivity>& table, const std::vector<size_t>& ranked,
+                                 size_t k) {
+  std::vector<std::string> layers;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < k && i < ranked.size(); ++i)
+    for (const auto& l : table[ranked[i]].layers)
+      if (seen.insert(l).second) layers.push_back(l);
+  return layers;
+}
+
+struct Table {
+  std::vector<std::string> layers;
+  double cosine = -2;
+};
+
+// Block search on the loss table: the union of the first k candidates that gain anything alone (most gain per
+// layer first, within the layer limit), k = 1, 2, 4, ... until one reaches the target, then bisection for the
+// smallest such k, then each of those candidates removed again, least gain first, when the rest still reaches
+// the target (a candidate taken for its own gain may be redundant next to the others). About 2 log2(k) + k
+// quantizations instead of a greedy step's tens; `best` is the best union measured whether or not it reaches.
+Result<Table> prefixSearch(Evaluator& eval, const std::vector<LayerSensitivity>& table, double all, double target,
+                           size_t layerLimit, const ProgressCallback& progress) {
+  std::vector<size_t> ranked;
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (table[i].cosine <= all) continue;
+    ranked.push_back(i);
+    if (unionOf(table, ranked, ranked.size()).size() > layerLimit) ranked.pop_back();
+  }
+  Table best;
+  std::map<size_t, double> measured;
+  auto at = [&](size_t k) -> Result<double> {
+    if (auto it = measured.find(k); it != measured.end()) return it->second;
+    std::vector<std::string> layers = unionOf(table, ranked, k);
+    auto c = eval.cosine(layers);
+    if (!c) return c.status();
+    measured[k] = *c;
+    if (*c > best.cosine) best = {layers, *c};
+    if (progress) progress("block search, " + std::to_string(k) + " candidates", 1, 1);
+    return *c;
+  };
+  size_t lo = 0, hi = 0;  // union of lo candidates below the target (0: none measured), of hi reaching it
+  for (size_t k = 1; k <= ranked.size(); k = std::min(2 * k, ranked.size())) {
+    auto c = at(k);
+    if (!c) return c.status();
+    if (*c >= target) {
+      hi = k;
+      break;
+    }
+    lo = k;
+    if (k == ranked.size()) break;
+  }
+  if (hi == 0) return best;
+  while (hi - lo > 1) {
+    size_t mid = (lo + hi) / 2;
+    auto c = at(mid);
+    if (!c) return c.status();
+    (*c >= target ? hi : lo) = mid;
+  }
+  std::vector<size_t> kept(ranked.begin(), ranked.begin() + long(hi));
+  double keptCos = measured[hi];
+  for (size_t j = kept.size(); j-- > 0 && kept.size() > 1;) {
+    std::vector<size_t> trial = kept;
+    trial.erase(trial.begin() + long(j));
+    std::vector<std::string> layers = unionOf(table, trial, trial.size());
+    if (layers.size() == unionOf(table, kept, kept.size()).size()) {
+      kept = trial;  // its layers are all in the others
+      continue;
+    }
+    auto c = eval.cosine(layers);
+    if (!c) return c.status();
+    if (progress) progress("block search, removing", kept.size() - j, kept.size());
+    if (*c >= target) kept = trial, keptCos = *c;
+  }
+  return Table{unionOf(table, kept, kept.size()), keptCos};
 }
 
 }  // namespace
@@ -184,20 +287,36 @@ Result<QtableResult> searchQtable(const QtableOptions& o) {
   Evaluator eval(o);
   TK_RETURN_IF_ERROR(eval.init());
   QtableResult r;
-  auto all = eval.cosine({});
+  std::vector<double> perSample;
+  auto all = eval.cosine({}, nullptr, &perSample);
   if (!all) return all.status();
   r.allQuantizedCosine = r.finalCosine = *all;
   const ir::Function& fn = *o.module->function(o.quantize.function);
   r.layerCount = candidateLayers(fn).size();
+  auto finish = [&]() {
+    r.evaluations = eval.evaluations();
+    r.runs = eval.runs();
+    return r;
+  };
   if (*all >= o.expectedCos) {
     r.reached = true;
-    return r;
+    return finish();
+  }
+  // Sensitivity on the samples that lose most (--sensitivity-num): it ranks the candidates, the search then
+  // measures every table on all samples. Its own all-quantized cosine on those samples is the baseline.
+  std::vector<size_t> rankSamples = worstSamples(perSample, o.sensitivityNum);
+  double rankBase = *all;
+  if (rankSamples.size() < perSample.size()) {
+    auto b = eval.cosine({}, &rankSamples);
+    if (!b) return b.status();
+    rankBase = *b;
   }
   std::vector<std::vector<std::string>> groups = candidateGroups(fn);
   for (size_t i = 0; i < groups.size(); ++i) {
-    auto c = eval.cosine(groups[i]);
+    auto c = eval.cosine(groups[i], &rankSamples);
     if (!c) return c.status();
-    r.sensitivity.push_back({joinGroup(groups[i]), *c, groups[i]});
+    // Reported against the all-quantized cosine of all samples: the loss table's baseline.
+    r.sensitivity.push_back({joinGroup(groups[i]), *c - rankBase + *all, groups[i]});
     if (o.progress) o.progress("sensitivity", i + 1, groups.size());
   }
   // Most output-cosine gain per float layer first: a group of three must gain three times a single layer's.
@@ -205,6 +324,19 @@ Result<QtableResult> searchQtable(const QtableOptions& o) {
   std::stable_sort(
       r.sensitivity.begin(), r.sensitivity.end(),
       [&](const LayerSensitivity& a, const LayerSensitivity& b) { return gainPerLayer(a) > gainPerLayer(b); });
+  size_t layerLimit = o.maxFloatLayers < 0 ? r.layerCount : size_t(o.maxFloatLayers);
+  Table block;
+  if (o.blockSearch) {
+    auto b = prefixSearch(eval, r.sensitivity, *all, o.expectedCos, layerLimit, o.progress);
+    if (!b) return b.status();
+    block = std::move(*b);
+    if (block.cosine >= o.expectedCos) {
+      r.floatLayers = block.layers;
+      r.finalCosine = block.cosine;
+      r.reached = true;
+      return finish();
+    }
+  }
   // Greedy forward selection: each step measures candidates together with the layers chosen so far and adds
   // the one with the most cosine gain per new float layer, until the target is reached or --max-float-layers
   // leaves no room. Measured in context, not taken from the loss table: in
@@ -218,10 +350,10 @@ Result<QtableResult> searchQtable(const QtableOptions& o) {
   std::map<std::string, std::set<std::string>> neighbours = layerNeighbours(fn);
   std::vector<double> lastGain;
   for (const auto& s : r.sensitivity) lastGain.push_back(gainPerLayer(s));
-  size_t layerLimit = o.maxFloatLayers < 0 ? r.layerCount : size_t(o.maxFloatLayers);
   std::vector<std::string> chosen, bestSeen;
   std::set<std::string> in, next;  // chosen layers; layers adjacent to them
   double cosine = *all, bestSeenCos = *all;
+  if (block.cosine > bestSeenCos) bestSeen = block.layers, bestSeenCos = block.cosine;
   auto trialOf = [&](size_t i) {
     std::vector<std::string> trial = chosen;
     for (const auto& l : r.sensitivity[i].layers)
@@ -272,7 +404,7 @@ Result<QtableResult> searchQtable(const QtableOptions& o) {
   r.floatLayers = chosen;
   r.finalCosine = cosine;
   r.reached = cosine >= o.expectedCos;
-  return r;
+  return finish();
 }
 
 std::string formatQuantizeTable(const QtableResult& r, const QtableOptions& o) {

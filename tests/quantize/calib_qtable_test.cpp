@@ -235,3 +235,28 @@ TEST_F(QtableCli, BadInputIsOneLineExitFourAndNoTable) {
 }
 
 }  // namespace
+
+// --search block (the default) finds the greedy search's table from prefixes of the loss table: the same three
+// layers, and no more quantized models measured than the greedy's (the counts `qtable` prints).
+TEST_F(QtableGroup, BlockSearchFindsTheGreedyTable) {
+  auto measured = [](const std::string& out) {
+    size_t at = out.find(" quantized models measured");
+    size_t from = out.rfind(' ', at - 1);
+    return at == std::string::npos ? -1 : std::stoi(out.substr(from + 1, at - from - 1));
+  };
+  std::string base = "qtable " + path("stem.mlir") + " --dataset " + path("data") + " --calibration-table " +
+                     path("bad.txt") + " --expected-cos 0.95 --max-float-layers 3 -o " + path("q.txt");
+  auto greedy = runTool(base + " --search greedy --sensitivity-num 0");
+  ASSERT_EQ(greedy.exitCode, 0) << greedy.out;
+  std::string greedyTable = read("q.txt");
+  auto block = runTool(base);
+  ASSERT_EQ(block.exitCode, 0) << block.out;
+  std::string blockTable = read("q.txt");
+  for (const std::string& t : {greedyTable, blockTable}) {
+    EXPECT_NE(t.find("# float layers: 3 of 4"), std::string::npos) << t;
+    for (const char* layer : {"\ntranspose F32\n", "\nconv1 F32\n", "\nrelu F32\n"})
+      EXPECT_NE(t.find(layer), std::string::npos) << layer << "\n" << t;
+  }
+  EXPECT_GT(measured(block.out), 0) << block.out;
+  EXPECT_LE(measured(block.out), measured(greedy.out)) << block.out << greedy.out;
+}

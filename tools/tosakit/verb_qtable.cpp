@@ -1,6 +1,7 @@
 // tosakit qtable MODEL --dataset DIR --calibration-table CALI.txt [--expected-cos 0.99] [--max-float-layers N]
 //                [--fp-type F16|BF16|F32|INT16] [--quantize INT8|INT16] [--asymmetric] [--per-tensor]
-//                [--outputs NAME,...] [--worst-sample] [--input-num N] [--loss-table LOSS.txt] -o QTABLE.txt
+//                [--outputs NAME,...] [--worst-sample] [--input-num N] [--sensitivity-num 2] [--search block|greedy]
+//                [--loss-table LOSS.txt] -o QTABLE.txt
 #include <unistd.h>
 
 #include <filesystem>
@@ -31,6 +32,8 @@ struct QtableArgs {
   bool asymmetric = false;
   bool perTensor = false;
   int64_t inputNum = 10;
+  int64_t sensitivityNum = 2;
+  std::string search = "block";
   std::string lossTable;
   std::string output;
   BackendFlags backend;
@@ -73,6 +76,8 @@ int qtableVerb(const QtableArgs& a) {
   o.outputs = a.outputs;
   o.worstSample = a.worstSample;
   o.maxFloatLayers = a.maxFloatLayers;
+  o.sensitivityNum = a.sensitivityNum;
+  o.blockSearch = a.search == "block";
   a.backend.apply(o.session);
   o.progress = progressBar();
   auto r = searchQtable(o);
@@ -85,7 +90,8 @@ int qtableVerb(const QtableArgs& a) {
   }
   std::cout << a.output << ": " << r->floatLayers.size() << " of " << r->layerCount << " layers in "
             << quantModeName(o.fpType) << "; output cosine " << r->allQuantizedCosine << " all-"
-            << quantModeName(o.quantize.mode) << ", " << r->finalCosine << " with the table\n";
+            << quantModeName(o.quantize.mode) << ", " << r->finalCosine << " with the table; " << r->evaluations
+            << " quantized models measured, " << r->runs << " runs\n";
   if (!r->reached)
     printNotes({"expected cosine " + std::to_string(a.expectedCos) + " not reached within " +
                 std::to_string(r->floatLayers.size()) + " float layers"});
@@ -120,6 +126,14 @@ VerbAction addQtableVerb(CLI::App& app) {
   cmd->add_flag("--asymmetric", args->asymmetric, "Asymmetric INT8 activations (as tosakit quantize)");
   cmd->add_flag("--per-tensor", args->perTensor, "Per-tensor weight scales (as tosakit quantize)");
   cmd->add_option("--input-num", args->inputNum, "Samples evaluated (0 = all)")->capture_default_str();
+  cmd->add_option("--sensitivity-num", args->sensitivityNum,
+                  "Samples the sensitivity is measured on, those that lose most all-quantized (0 = all)")
+      ->capture_default_str();
+  cmd->add_option("--search", args->search,
+                  "block: prefixes of the loss table first, greedy only when none reaches the target; greedy: "
+                  "greedy forward selection alone")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"block", "greedy"}));
   cmd->add_option("--loss-table", args->lossTable, "Also write each layer's sensitivity (cosine and loss)");
   cmd->add_option("-o,--output", args->output, "Quantize table to write (TPU-MLIR's qtable format)")->required();
   args->backend.add(cmd, "fast");
