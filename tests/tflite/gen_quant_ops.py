@@ -553,6 +553,156 @@ def log_softmax(rng, classes):
     return c.finish([y])
 
 
+
+def softmax_int16_out(rng, classes):
+    """SOFTMAX int8 -> int16; TFLite fixes the output's parameters to 1/32768 and -32768."""
+    c = Case(rng)
+    shape = [int(rng.integers(1, 4)), int(rng.integers(1, 4)), classes]
+    x = c.act("x", shape, scale=rng.uniform(0.02, 0.2), is_input=True)
+    y = c.act("y", shape, scale=1 / 32768, dtype="int16")
+    c.w.tensors[y]["zero_point"] = -32768
+    c.w.op("SOFTMAX", [x], [y], "SoftmaxOptions", beta=float(rng.uniform(0.5, 2)))
+    return c.finish([y])
+
+
+def reduce_prod(rng, axes, keep, dtype="int8"):
+    """REDUCE_PROD: TFLite requantizes after every multiplication, in element order. The output scale follows
+    the typical product of the reduced count, so that most results are in range."""
+    c = Case(rng)
+    shape = [int(rng.integers(1, 4)), int(rng.integers(1, 5)), int(rng.integers(1, 5)), int(rng.integers(1, 6))]
+    n = int(np.prod([shape[a] for a in axes]))
+    in_scale = rng.uniform(0.01, 0.1) if dtype == "int8" else rng.uniform(1e-4, 1e-3)
+    typical = 64 if dtype == "int8" else 16000
+    x = c.act("x", shape, scale=in_scale, is_input=True, dtype=dtype)
+    out = [1 if i in axes else d for i, d in enumerate(shape)] if keep else [d for i, d in enumerate(shape) if i not in axes]
+    limit = 60 if dtype == "int8" else 16000
+    out_scale = float((typical * in_scale) ** n / limit * rng.uniform(0.5, 2))
+    y = c.act("y", out, scale=out_scale, dtype=dtype)
+    axes_data = np.array([a - len(shape) if a == max(axes) else a for a in axes], np.int32)
+    c.w.op("REDUCE_PROD", [x, c.w.tensor("axes", [len(axes)], "int32", data=axes_data)], [y], "ReducerOptions",
+           keep_dims=keep)
+    return c.finish([y])
+
+
+def uint8_resize_bilinear(rng, align=False, half=False, out_hw=(7, 4)):
+    """uint8 RESIZE_BILINEAR (TFLite 2.9 takes its optimized float-weight kernel for uint8)."""
+    c = Case(rng)
+    shape = [int(rng.integers(1, 3)), int(rng.integers(2, 6)), int(rng.integers(2, 7)), int(rng.integers(1, 5))]
+    x = c.act("x", shape, is_input=True, dtype="uint8")
+    y = c.act("y", [shape[0], out_hw[0], out_hw[1], shape[3]], **same_params(c, x), dtype="uint8")
+    size = c.w.tensor("size", [2], "int32", data=np.array(out_hw, np.int32))
+    c.w.op("RESIZE_BILINEAR", [x, size], [y], "ResizeBilinearOptions", align_corners=align, half_pixel_centers=half)
+    return c.finish([y])
+
+
+
+def unary_same_scale(rng, op):
+    """An elementwise int8 operator whose output has the input's scale (another zero point)."""
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 9)), int(rng.integers(1, 9))]
+    x = c.act("x", shape, scale=rng.uniform(0.01, 0.08), is_input=True)
+    y = c.act("y", shape, scale=scale_of(c, x))
+    c.w.op(op, [x], [y])
+    return c.finish([y])
+
+
+def unary16(rng, op, options=None, **fields):
+    """An elementwise int16 operator (zero points 0), the input covering the whole int16 range."""
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 9)), int(rng.integers(1, 9))]
+    x = c.act("x", shape, scale=rng.uniform(1e-4, 1e-3), is_input=True, dtype="int16")
+    y = c.act("y", shape, scale=rng.uniform(1e-4, 1e-3), dtype="int16")
+    c.w.op(op, [x], [y], options, **fields)
+    return c.finish([y])
+
+
+def compare_all(rng, broadcast=False):
+    """LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL, NOT_EQUAL of two int8 operands with their own scales; the
+    second operand a rescaled copy of the first on some elements, so that near-equal values occur."""
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 5)), int(rng.integers(2, 6)), int(rng.integers(1, 4))]
+    bshape = [1, 1, 1, shape[3]] if broadcast else shape
+    a = c.act("a", shape, is_input=True)
+    b = c.act("b", bshape, is_input=True)
+    if not broadcast:  # b = a (in real terms) where possible
+        sa, sb = scale_of(c, a), scale_of(c, b)
+        za, zb = c.w.tensors[a]["zero_point"], c.w.tensors[b]["zero_point"]
+        copy = np.clip(np.round((c.feeds["a"].astype(np.float64) - za) * sa / sb) + zb, -128, 127).astype(np.int8)
+        c.feeds["b"] = np.where(rng.random(shape) < 0.5, copy, c.feeds["b"]).astype(np.int8)
+    outs = []
+    for op in ["LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "EQUAL", "NOT_EQUAL"]:
+        y = c.w.tensor(op.lower(), shape, "bool")
+        c.w.op(op, [a, b], [y])
+        outs.append(y)
+    return c.finish(outs)
+
+
+def requantize_op(rng, src, dst):
+    """QUANTIZE of a quantized tensor: TFLite requantizes (int8 -> int8, int16 -> int16, int16 -> int8)."""
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 40))]
+    x = c.act("x", shape, scale=rng.uniform(0.01, 0.1) if src == "int8" else rng.uniform(1e-4, 1e-3), is_input=True,
+              dtype=src)
+    y = c.act("y", shape, scale=rng.uniform(0.01, 0.1) if dst == "int8" else rng.uniform(1e-4, 1e-3), dtype=dst)
+    c.w.op("QUANTIZE", [x], [y])
+    return c.finish([y])
+
+
+def binary16_more(rng, op, broadcast=False, act=0):
+    """MUL (requantized product) or MAXIMUM / MINIMUM (raw values, one quantization) on int16."""
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(1, 5))]
+    a = c.act("a", shape, scale=rng.uniform(1e-4, 1e-3), is_input=True, dtype="int16")
+    q = {} if op == "MUL" else same_params(c, a)
+    b = c.act("b", [1, 1, 1, shape[3]] if broadcast else shape, is_input=True, dtype="int16",
+              **(q or dict(scale=rng.uniform(1e-4, 1e-3))))
+    y = c.act("y", shape, dtype="int16", **(q or dict(scale=rng.uniform(2e-3, 2e-2))))
+    if op == "MUL":
+        c.w.op(op, [a, b], [y], "MulOptions", fused_activation_function=act)
+    else:
+        c.w.op(op, [a, b], [y])
+    return c.finish([y])
+
+
+def select_v2(rng):
+    """SELECT_V2 on int8 values (TFLite moves the raw values; one quantization), the condition broadcast."""
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 5)), int(rng.integers(2, 6))]
+    cond = c.w.tensor("cond", [1, 1, shape[2]], "bool")
+    c.inputs.append(cond)
+    c.feeds["cond"] = rng.integers(0, 2, [1, 1, shape[2]]).astype(bool)
+    a = c.act("a", shape, is_input=True)
+    b = c.act("b", shape, is_input=True, **same_params(c, a))
+    y = c.act("y", shape, **same_params(c, a))
+    c.w.op("SELECT_V2", [cond, a, b], [y])
+    return c.finish([y])
+
+
+
+def batch_matmul(rng, adj_x=False, adj_y=False):
+    """BATCH_MATMUL int8 of two run-time operands with their own zero points."""
+    c = Case(rng)
+    batch, m, k, n = [int(rng.integers(1, 3)), int(rng.integers(1, 3))], int(rng.integers(1, 6)), int(rng.integers(2, 20)), int(rng.integers(1, 7))
+    a = c.act("a", batch + ([k, m] if adj_x else [m, k]), is_input=True)
+    b = c.act("b", batch + ([n, k] if adj_y else [k, n]), is_input=True)
+    y = c.act("y", batch + [m, n], scale=rng.uniform(0.1, 1.0))
+    c.w.op("BATCH_MATMUL", [a, b], [y], "BatchMatMulOptions", adj_x=adj_x, adj_y=adj_y)
+    return c.finish([y])
+
+
+
+def rsqrt(rng):
+    """RSQRT int8: TFLite fails on inputs below the zero point, so the inputs are at or above it."""
+    c = Case(rng)
+    shape = [1, int(rng.integers(2, 9)), int(rng.integers(1, 9))]
+    x = c.act("x", shape, scale=rng.uniform(0.01, 0.08), is_input=True)
+    zp = c.w.tensors[x]["zero_point"]
+    c.feeds["x"] = rng.integers(zp, 128, shape).astype(np.int8)
+    y = c.act("y", shape, scale=rng.uniform(0.02, 0.2))
+    c.w.op("RSQRT", [x], [y])
+    return c.finish([y])
+
+
 CASES = {
     "conv_same_relu6": lambda r: conv(r),
     "conv_valid_stride2": lambda r: conv(r, VALID, 2, act=0),
@@ -645,6 +795,39 @@ CASES = {
     "sum_same_params_wraps": lambda r: mean_sum_axes(r, "SUM", [2, 3], False, same=True),
     "squared_difference": lambda r: binary(r, "SQUARED_DIFFERENCE"),
     "squared_difference_broadcast": lambda r: binary(r, "SQUARED_DIFFERENCE", True),
+    "softmax_int16_out": lambda r: softmax_int16_out(r, int(r.integers(2, 60))),
+    "reduce_prod_channels": lambda r: reduce_prod(r, [3], False),
+    "reduce_prod_hw_keep": lambda r: reduce_prod(r, [1, 2], True),
+    "reduce_prod_axes_0_3": lambda r: reduce_prod(r, [0, 3], False),
+    "int16_reduce_prod": lambda r: reduce_prod(r, [2], True, "int16"),
+    "uint8_resize_bilinear": lambda r: uint8_resize_bilinear(r),
+    "uint8_resize_bilinear_align": lambda r: uint8_resize_bilinear(r, align=True),
+    "uint8_resize_bilinear_half": lambda r: uint8_resize_bilinear(r, half=True),
+    "uint8_resize_bilinear_half_x2": lambda r: uint8_resize_bilinear(r, half=True, out_hw=(6, 10)),
+    "uint8_resize_bilinear_down": lambda r: uint8_resize_bilinear(r, out_hw=(2, 3)),
+    "abs": lambda r: unary_op(r, "ABS"),
+    "abs_same_scale": lambda r: unary_same_scale(r, "ABS"),
+    "int16_abs": lambda r: unary16(r, "ABS"),
+    "relu": lambda r: unary_op(r, "RELU"),
+    "relu6": lambda r: unary_op(r, "RELU6"),
+    "relu_n1_to_1": lambda r: unary_op(r, "RELU_N1_TO_1"),
+    "int16_relu": lambda r: unary16(r, "RELU"),
+    "int16_relu6": lambda r: unary16(r, "RELU6"),
+    "gelu": lambda r: unary_op(r, "GELU", "GeluOptions", approximate=False),
+    "gelu_approximate": lambda r: unary_op(r, "GELU", "GeluOptions", approximate=True),
+    "compare": lambda r: compare_all(r),
+    "compare_broadcast": lambda r: compare_all(r, True),
+    "requantize": lambda r: requantize_op(r, "int8", "int8"),
+    "int16_requantize": lambda r: requantize_op(r, "int16", "int16"),
+    "int16_requantize_to_int8": lambda r: requantize_op(r, "int16", "int8"),
+    "int16_mul": lambda r: binary16_more(r, "MUL"),
+    "int16_mul_broadcast_relu": lambda r: binary16_more(r, "MUL", True, RELU),
+    "int16_maximum": lambda r: binary16_more(r, "MAXIMUM"),
+    "int16_minimum_broadcast": lambda r: binary16_more(r, "MINIMUM", True),
+    "select_v2": select_v2,
+    "batch_matmul": lambda r: batch_matmul(r),
+    "batch_matmul_adj": lambda r: batch_matmul(r, True, True),
+    "rsqrt": rsqrt,
 }
 
 

@@ -39,6 +39,7 @@ const HandlerTable& handlers() {
     registerFloatOps(t);
     registerDataOps(t);
     registerQuantOps(t);
+    registerQuantElementwiseOps(t);
     return t;
   }();
   return table;
@@ -155,7 +156,8 @@ bool uint8Verified(int code) {
                                          int(Op::SUB),
                                          int(Op::CONCATENATION),
                                          int(Op::RESHAPE),
-                                         int(Op::PAD)};
+                                         int(Op::PAD),
+                                         int(Op::RESIZE_BILINEAR)};
   return verified.count(code) > 0;
 }
 

@@ -406,6 +406,54 @@ Status qFullyConnected(Importer& im) {
   return setQuantOut(im, 0, r, o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE, c->y);
 }
 
+// BATCH_MATMUL int8 (batch_matmul.cc EvalInt8Int8 on the FULLY_CONNECTED parameters: both zero points, one
+// multiplier sa sb / sy, ruy's GEMM): a rank-3 tosa.matmul over the flattened equal batch dimensions (adj_x /
+// adj_y as transposes), then FULLY_CONNECTED's two-step requantization with ruy's ties-up final shift.
+Status qBatchMatmul(Importer& im) {
+  TK_RETURN_IF_ERROR(requireInt8(im, 0));
+  TK_RETURN_IF_ERROR(requireInt8(im, 1));
+  if (im.out(0).dtype != DType::I8) return Status::unsupported("int8 BATCH_MATMUL with a non-int8 output");
+  auto qa = perTensor(im.in(0), "input 0");
+  if (!qa) return qa.status();
+  auto qb = perTensor(im.in(1), "input 1");
+  if (!qb) return qb.status();
+  auto qy = perTensor(im.out(0), "output");
+  if (!qy) return qy.status();
+  const auto* o = im.options<fb::BatchMatMulOptions>();
+  const Shape& as = im.in(0).shape;
+  const Shape& bs = im.in(1).shape;
+  if (as.size() < 2 || as.size() != bs.size()) return Status::unsupported("BATCH_MATMUL operands of different ranks");
+  const size_t r = as.size();
+  for (size_t d = 0; d + 2 < r; ++d)
+    if (as[d] != bs[d]) return Status::unsupported("BATCH_MATMUL with broadcast batch dimensions");
+  auto a = im.get(0);
+  if (!a) return a.status();
+  auto b = im.get(1);
+  if (!b) return b.status();
+  auto swapLast = [&](Value* v, const std::string& what) {
+    std::vector<int64_t> p(r);
+    for (size_t i = 0; i < r; ++i) p[i] = int64_t(i);
+    std::swap(p[r - 1], p[r - 2]);
+    return im.b.transpose(v, p, im.aux(what));
+  };
+  Value* va = o && o->adj_x() ? swapLast(*a, "adj_x") : *a;
+  Value* vb = o && o->adj_y() ? swapLast(*b, "adj_y") : *b;
+  const Shape& sa = va->type.dims;
+  const Shape& sb = vb->type.dims;
+  const int64_t M = sa[r - 2], K = sa[r - 1], N = sb[r - 1];
+  if (sb[r - 2] != K) return Status::invalid("BATCH_MATMUL inner dimensions differ");
+  const int64_t batch = numElements(sa) / (M * K);
+  Value* acc = im.b.op1("tosa.matmul",
+                        {im.b.reshape(va, {batch, M, K}, im.aux("a3")), im.b.reshape(vb, {batch, K, N}, im.aux("b3")),
+                         im.b.scalar1(DType::I8, double(qa->zp), im.aux("a_zp")),
+                         im.b.scalar1(DType::I8, double(qb->zp), im.aux("b_zp"))},
+                        ValueType::tensor(DType::I32, {batch, M, N}), {}, im.aux("matmul"));
+  auto y = requantizeHalfUp(im, acc, {qa->scale * qb->scale / qy->scale}, qy->zp);
+  if (!y) return y.status();
+  return setQuantOut(im, 0, im.b.reshape(*y, im.out(0).shape, im.aux("reshape")), fb::ActivationFunctionType::NONE,
+                     *qy);
+}
+
 struct BinaryQ {
   QParams a, b, y;
   Value* va = nullptr;
@@ -491,13 +539,15 @@ Status qAddSub(Importer& im, bool sub) {
   return setQuantOut(im, 0, *y, act, q->y);
 }
 
+// MUL int8, or int16 (zero points 0; the product of two int16 values fits i32 as in TFLite's kernel).
 Status qMul(Importer& im) {
-  auto q = binaryParams(im);
+  auto q = binaryParams(im, true);
   if (!q) return q.status();
+  if (im.out(0).dtype != im.in(0).dtype) return Status::unsupported("quantized MUL whose output type differs");
   Value* a = widen(im, q->va, q->a.zp, 0, "a_i32");
   Value* b = widen(im, q->vb, q->b.zp, 0, "b_i32");
   Value* p = im.b.mul(a, b, 0, im.aux("product"));
-  auto y = requantize(im, p, DType::I8, {q->a.scale * q->b.scale / q->y.scale}, 0, q->y.zp, "rescale");
+  auto y = requantize(im, p, im.out(0).dtype, {q->a.scale * q->b.scale / q->y.scale}, 0, q->y.zp, "rescale");
   if (!y) return y.status();
   const auto* o = im.options<fb::MulOptions>();
   return setQuantOut(im, 0, *y, o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE, q->y);
@@ -774,11 +824,20 @@ Result<SoftmaxTerms> softmaxTerms(Importer& im, const UnaryQ& q, float beta) {
   return t;
 }
 
-// SOFTMAX int8 -> int8 as TFLite's x86 kernel computes it (optimized_ops::Softmax with the float table):
-// 1 / (sum output_scale), each entry times that, rounded half away from zero, plus the zero point.
+// SOFTMAX int8 -> int8 or int8 -> int16 as TFLite's x86 kernel computes both (optimized_ops::Softmax<In, Out>
+// with the float table): 1 / (sum output_scale), each entry times that, rounded half away from zero, plus the
+// zero point, saturated to the output type.
 Status qSoftmax(Importer& im) {
-  auto q = unaryParams(im);
-  if (!q) return q.status();
+  const DType outType = im.out(0).dtype;
+  if (outType != DType::I8 && outType != DType::I16)
+    return Status::unsupported("int8 SOFTMAX to " + std::string(dtypeName(outType)));
+  TK_RETURN_IF_ERROR(requireInt8(im, 0));
+  auto qx = perTensor(im.in(0), "input");
+  if (!qx) return qx.status();
+  auto qy = perTensor(im.out(0), "output");
+  if (!qy) return qy.status();
+  const UnaryQ q0{*qx, *qy};
+  const UnaryQ* q = &q0;
   const auto* o = im.options<fb::SoftmaxOptions>();
   auto t = softmaxTerms(im, *q, o ? o->beta() : 1.0f);
   if (!t) return t.status();
@@ -795,8 +854,9 @@ Status qSoftmax(Importer& im) {
   Value* rounded = im.b.op1("tosa.select", {up, im.b.add(fl, im.scalarOf(DType::FP32, 1, rank), im.aux("ceil")), fl},
                             f32, {}, im.aux("rounded"));
   Value* shifted = im.b.add(rounded, im.scalarOf(DType::FP32, double(q->y.zp), rank), im.aux("plus_zp"));
-  Value* clamped = im.clampF(shifted, -128, 127, "saturate");
-  Value* y = im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, xs), {}, im.aux("to_i8"));
+  const bool wide = outType == DType::I16;
+  Value* clamped = im.clampF(shifted, wide ? -32768 : -128, wide ? 32767 : 127, "saturate");
+  Value* y = im.b.op1("tosa.cast", {clamped}, ValueType::tensor(outType, xs), {}, im.aux("narrow"));
   return setQuantOut(im, 0, y, fb::ActivationFunctionType::NONE, q->y);
 }
 
@@ -964,9 +1024,9 @@ Status qReshape(Importer& im) {
 // MAXIMUM / MINIMUM: TFLite compares the raw int8 values whatever the quantization (the converter gives
 // operands and result one). TOSA's maximum/minimum take i32: widened, compared, narrowed back exactly.
 Status qMaxMin(Importer& im, const char* tosaOp) {
-  TK_RETURN_IF_ERROR(requireInt8(im, 0));
-  TK_RETURN_IF_ERROR(requireInt8(im, 1));
-  if (im.out(0).dtype != DType::I8) return Status::unsupported("int8 operator with a non-int8 output");
+  const DType t = im.in(0).dtype;  // int8, or int16 (raw values too)
+  if ((t != DType::I8 && t != DType::I16) || im.in(1).dtype != t || im.out(0).dtype != t)
+    return Status::unsupported("quantized MAXIMUM/MINIMUM mixing types");
   auto shape = broadcastShapes(im.in(0).shape, im.in(1).shape);
   if (!shape) return Status::invalid("operands do not broadcast");
   auto a = im.get(0);
@@ -979,7 +1039,7 @@ Status qMaxMin(Importer& im, const char* tosaOp) {
   };
   Value* m = im.b.op1(tosaOp, {widened(*a, "a_i32"), widened(*b, "b_i32")}, ValueType::tensor(DType::I32, *shape), {},
                       im.aux("i32"));
-  return im.setOut(0, im.b.op1("tosa.cast", {m}, ValueType::tensor(DType::I8, *shape), {}, im.loc));
+  return im.setOut(0, im.b.op1("tosa.cast", {m}, ValueType::tensor(t, *shape), {}, im.loc));
 }
 
 // DEQUANTIZE of a run-time int8 tensor: (q - zp) exactly in float, times the scale (one rounding, as TFLite).
@@ -1036,6 +1096,57 @@ Status qQuantize(Importer& im) {
   Value* clamped = im.clampF(shifted, -128, 127, "saturate");
   Value* v = im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I8, ft.dims), {}, im.aux("to_i8"));
   return setQuantOut(im, 0, v, fb::ActivationFunctionType::NONE, *y);
+}
+
+// LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL, NOT_EQUAL of int8 operands (comparisons.cc
+// ComparisonQuantized): each (x - zp) 2^8 requantized by its own scale (QuantizeMultiplierSmallerThanOneExp, i.e.
+// MultiplyByQuantizedMultiplier by the scale), then compared in i32. LESS* swap the operands, NOT_EQUAL negates.
+Status qCompare(Importer& im, const char* tosaOp, bool swap, bool negate) {
+  TK_RETURN_IF_ERROR(requireInt8(im, 0));
+  TK_RETURN_IF_ERROR(requireInt8(im, 1));
+  if (im.out(0).dtype != DType::Bool) return Status::invalid("comparison whose output is not bool");
+  auto qa = perTensor(im.in(0), "input 0");
+  if (!qa) return qa.status();
+  auto qb = perTensor(im.in(1), "input 1");
+  if (!qb) return qb.status();
+  if (qa->scale >= 1 || qb->scale >= 1) return Status::unsupported("int8 comparison of operands with scale >= 1");
+  auto shape = broadcastShapes(im.in(0).shape, im.in(1).shape);
+  if (!shape) return Status::invalid("operands do not broadcast");
+  auto va = im.get(0);
+  if (!va) return va.status();
+  auto vb = im.get(1);
+  if (!vb) return vb.status();
+  auto scaled = [&](Value* v, const QParams& q, const char* what) {
+    return requantize(im, widen(im, im.toRank(v, shape->size()), q.zp, 8, std::string(what) + "_i32"), DType::I32,
+                      {q.scale}, 0, 0, std::string(what) + "_scaled");
+  };
+  auto sa = scaled(*va, *qa, "a");
+  if (!sa) return sa.status();
+  auto sb = scaled(*vb, *qb, "b");
+  if (!sb) return sb.status();
+  const ValueType bt = ValueType::tensor(DType::Bool, *shape);
+  Value* r = im.b.op1(tosaOp, {swap ? *sb : *sa, swap ? *sa : *sb}, bt, {}, negate ? im.aux("equal") : im.loc);
+  if (negate) r = im.b.op1("tosa.logical_not", {r}, bt, {}, im.loc);
+  return im.setOut(0, r);
+}
+
+// QUANTIZE of an int8 or int16 tensor, a requantization (quantize.cc, Requantize): MultiplyByQuantizedMultiplier(x -
+// zx, sx / sy) + zy, saturated. TFLite 2.9 takes int8 -> int8, int16 -> int16 and int16 -> int8.
+Status qRequantize(Importer& im) {
+  const DType in = im.in(0).dtype, out = im.out(0).dtype;
+  if (!((in == DType::I8 && out == DType::I8) || (in == DType::I16 && (out == DType::I16 || out == DType::I8))))
+    return Status::unsupported("QUANTIZE from " + std::string(dtypeName(in)) + " to " + std::string(dtypeName(out)));
+  auto x = perTensor(im.in(0), "input");
+  if (!x) return x.status();
+  auto y = perTensor(im.out(0), "output");
+  if (!y) return y.status();
+  if ((in == DType::I16 && x->zp != 0) || (out == DType::I16 && y->zp != 0))
+    return Status::unsupported("int16 QUANTIZE with a non-zero zero point");
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  auto r = requantize(im, *xv, out, {x->scale / y->scale}, x->zp, y->zp, "rescale");
+  if (!r) return r.status();
+  return setQuantOut(im, 0, *r, fb::ActivationFunctionType::NONE, *y);
 }
 
 }  // namespace
@@ -1116,13 +1227,23 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::PRELU, qPrelu);
   add(Op::MEAN, qMean);
   add(Op::SUM, [](Importer& im) { return int8MeanOrSum(im, true); });
-  add(Op::RESIZE_BILINEAR, qResizeBilinear);
+  add(Op::RESIZE_BILINEAR,
+      [](Importer& im) { return im.in(0).fromUint8 ? uint8ResizeBilinear(im) : qResizeBilinear(im); });
+  add(Op::REDUCE_PROD, quantizedReduceProd);
   add(Op::SQUARED_DIFFERENCE, qSquaredDifference);
   add(Op::CONCATENATION, qConcatenation);
   add(Op::RESHAPE, qReshape);
   add(Op::DEQUANTIZE, qDequantize);
   add(Op::MAXIMUM, [](Importer& im) { return qMaxMin(im, "tosa.maximum"); });
   add(Op::MINIMUM, [](Importer& im) { return qMaxMin(im, "tosa.minimum"); });
+  add(Op::LESS, [](Importer& im) { return qCompare(im, "tosa.greater", true, false); });
+  add(Op::LESS_EQUAL, [](Importer& im) { return qCompare(im, "tosa.greater_equal", true, false); });
+  add(Op::GREATER, [](Importer& im) { return qCompare(im, "tosa.greater", false, false); });
+  add(Op::GREATER_EQUAL, [](Importer& im) { return qCompare(im, "tosa.greater_equal", false, false); });
+  add(Op::EQUAL, [](Importer& im) { return qCompare(im, "tosa.equal", false, false); });
+  add(Op::NOT_EQUAL, [](Importer& im) { return qCompare(im, "tosa.equal", false, true); });
+  add(Op::QUANTIZE, qRequantize);
+  add(Op::BATCH_MATMUL, qBatchMatmul);  // an int8/int16 input; a float one takes qQuantize below
   t.builtin[int(Op::QUANTIZE)] = qQuantize;  // float input: not a quantized lowering by its input type
 }
 

@@ -42,6 +42,10 @@ Status gatherTable16(Importer& im, const QParams& y, const std::function<int16_t
 
 }  // namespace
 
+Status int16GatherTable(Importer& im, const QParams& y, const std::function<int16_t(int16_t)>& f) {
+  return gatherTable16(im, y, f);
+}
+
 Result<std::pair<QParams, QParams>> int16UnaryParams(Importer& im) {
   if (im.out(0).dtype != DType::I16) return Status::unsupported("int16 operator with a non-int16 output");
   auto x = perTensor(im.in(0), "input");

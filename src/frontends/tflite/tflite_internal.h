@@ -81,6 +81,8 @@ struct HandlerTable {
 void registerFloatOps(HandlerTable& t);  // ops_float.cpp
 void registerConstOps(HandlerTable& t);  // ops_const.cpp: DEQUANTIZE of constants, DENSIFY
 void registerQuantOps(HandlerTable& t);
+// ops_quant_elementwise.cpp: int8/int16 ABS, RELU, RELU6, RELU_N1_TO_1, int8 GELU as per-value tables
+void registerQuantElementwiseOps(HandlerTable& t);
 void registerDataOps(
     HandlerTable& t);  // ops_data.cpp: data movement, reductions, CAST  // ops_quant.cpp: pre-quantized int8 operators
 
