@@ -5,7 +5,9 @@ Every model is  X -> QuantizeLinear -> DequantizeLinear -> OP -> QuantizeLinear 
 three such inputs for Mul/Concat), with uint8 or int8 activations and scales/zero points chosen so that the
 inputs are requantized (different input and output parameters) and the output range saturates in places.
 Inputs are uniform over a little more than the input quantization range. OUT_DIR/cases.txt lists
-"MODEL.onnx<TAB>MAX_LSB": the largest difference from ONNX Runtime the test accepts (docs/ONNX.md gives why).
+"MODEL.onnx<TAB>MAX_LSB<TAB>ORT_MAX_LSB<TAB>EXTENSION": the largest difference from ONNX Runtime the test
+accepts for `import` (--qdq fold) and for `import --qdq fold-ort` ("-": not run), docs/ONNX.md gives why, and
+the TOSA extension the integer graph needs besides PRO-INT ("-": none; int16 needs EXT-INT16).
 
 usage: make_qdq_op_models.py OUT_DIR
 """
@@ -17,7 +19,9 @@ import onnx
 from onnx import TensorProto, helper
 
 OPSET = 17
-TYPES = {"u8": (TensorProto.UINT8, 0, 255), "i8": (TensorProto.INT8, -128, 127)}
+OPSET_INT16 = 21  # int16 QuantizeLinear / DequantizeLinear
+TYPES = {"u8": (TensorProto.UINT8, 0, 255), "i8": (TensorProto.INT8, -128, 127),
+         "i16": (TensorProto.INT16, -32768, 32767)}
 
 
 class Model:
@@ -49,12 +53,16 @@ class Model:
     def save(self, out_dir, y, scale, zp, qtype):
         self.qdq(y, "Y", scale, zp, qtype, out="Y")
         graph = helper.make_graph(self.nodes, self.name, self.inputs, [], self.inits)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
-        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
-        y_info = [v for v in inferred.graph.value_info if v.name == "Y"]
-        model.graph.output.extend(y_info)
-        model.ir_version = 8
-        onnx.checker.check_model(model)
+        if qtype == "i16":  # opset 21: newer than Debian's python3-onnx 1.12 knows, no checker or inference
+            model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET_INT16)])
+            model.graph.output.append(helper.make_tensor_value_info("Y", TensorProto.FLOAT, self.out_shape))
+            model.ir_version = 10
+        else:
+            model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+            inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+            model.graph.output.extend([v for v in inferred.graph.value_info if v.name == "Y"])
+            model.ir_version = 8
+            onnx.checker.check_model(model)
         onnx.save(model, os.path.join(out_dir, self.name + ".onnx"))
         np.savez(os.path.join(out_dir, self.name + ".input.npz"), **self.feeds)
 
@@ -144,7 +152,43 @@ def resize_nearest(qtype):
     return build
 
 
-# name: (builder, output type, MAX_LSB)
+def softmax(qtype, shape, x_params, y_params, **attrs):
+    """Softmax of 8-bit steps (ONNX Runtime fuses it into QLinearSoftmax)."""
+    def build(m):
+        x = m.input("X", list(shape), *x_params, qtype)
+        m.nodes.append(helper.make_node("Softmax", [x], ["op_out"], **attrs))
+        return "op_out", y_params
+    return build
+
+
+def resize_linear(qtype, x_params, y_params, shape=(1, 4, 5, 6), scales=None, sizes=None, **attrs):
+    """Bilinear Resize (PyTorch F.interpolate(mode="bilinear") exports: half_pixel / pytorch_half_pixel /
+    align_corners). ONNX Runtime drops the Q/DQ pair when the parameters are equal and runs its 8-bit Resize;
+    otherwise it runs the float Resize between them."""
+    def build(m):
+        x = m.input("X", list(shape), *x_params, qtype)
+        ins = [x, ""]
+        if scales is not None:
+            m.inits.append(helper.make_tensor("resize_scales", TensorProto.FLOAT, [4], scales))
+            ins.append("resize_scales")
+        else:
+            m.inits.append(helper.make_tensor("resize_sizes", TensorProto.INT64, [4], sizes))
+            ins += ["", "resize_sizes"]
+        m.nodes.append(helper.make_node("Resize", ins, ["op_out"], mode="linear", **attrs))
+        return "op_out", y_params
+    return build
+
+
+def transpose(qtype, params):
+    def build(m):
+        x = m.input("X", [1, 4, 5, 6], *params, qtype)
+        m.nodes.append(helper.make_node("Transpose", [x], ["op_out"], perm=[0, 2, 3, 1]))
+        m.out_shape = [1, 5, 6, 4]
+        return "op_out", params
+    return build
+
+
+# name: (builder, output type, MAX_LSB[, ORT_MAX_LSB[, EXTENSION]])
 CASES = {
     "sigmoid_u8": (unary("Sigmoid", "u8", (0.06, 128), (1 / 256, 0)), "u8", 1),
     "sigmoid_i8": (unary("Sigmoid", "i8", (0.05, 0), (1 / 256, -128)), "i8", 1),
@@ -168,6 +212,23 @@ CASES = {
     "conv_transpose_group2_i8": (conv_transpose("i8", False, group=2), "i8", 1),
     "resize_nearest_u8": (resize_nearest("u8"), "u8", 0),
     "resize_nearest_i8": (resize_nearest("i8"), "i8", 0),
+    # Softmax: 1 LSB (fold: integer exp table; ONNX Runtime's QLinearSoftmax multiplies by floor(1 / y_scale),
+    # 254 for float32 1/255); fold-ort computes ONNX Runtime's float formula op for op.
+    "softmax_u8": (softmax("u8", (2, 3, 10), (0.1, 128), (1 / 256, 0)), "u8", 1, 0),
+    "softmax_scale255_u8": (softmax("u8", (4, 16), (0.07, 120), (1 / 255, 0)), "u8", 1, 0),
+    "softmax_i8": (softmax("i8", (3, 12), (0.05, -5), (1 / 128, -128)), "i8", 1, 0),
+    "softmax_axis1_u8": (softmax("u8", (1, 20, 3, 3), (0.08, 110), (1 / 256, 0), axis=1), "u8", 1, 0),
+    # Linear Resize: the integer interpolation is exact; ONNX Runtime's float / 8-bit kernels round their own way.
+    "resize_linear_u8": (resize_linear("u8", (0.05, 100), (0.04, 90), scales=[1, 1, 2, 2]), "u8", 1),
+    "resize_linear_same_u8": (resize_linear("u8", (0.05, 100), (0.05, 100), scales=[1, 1, 2, 2]), "u8", 1),
+    "resize_linear_align_i8": (resize_linear("i8", (0.05, -3), (0.05, -3), sizes=[1, 4, 9, 11],
+                                             coordinate_transformation_mode="align_corners"), "i8", 1),
+    "resize_linear_pytorch_i8": (resize_linear("i8", (0.04, 5), (0.03, -10), scales=[1, 1, 1.5, 2],
+                                               coordinate_transformation_mode="pytorch_half_pixel"), "i8", 1),
+    "resize_linear_asym_u8": (resize_linear("u8", (0.05, 120), (0.05, 120), scales=[1, 1, 2, 2],
+                                            coordinate_transformation_mode="asymmetric"), "u8", 1),
+    # int16 QDQ (opset 21): data movement on the 16-bit values (ONNX Runtime drops the pair too).
+    "transpose_i16": (transpose("i16", (0.0007, -300)), "i16", 0, "-", "int16"),
     "avgpool_2x2_u8": (avgpool("u8", (0.04, 100), kernel_shape=[2, 2], strides=[2, 2]), "u8", 1),
     "avgpool_3x3_pad_i8": (avgpool("i8", (0.03, 0), kernel_shape=[3, 3], pads=[1, 1, 1, 1],
                                    count_include_pad=1), "i8", 1),
@@ -182,11 +243,12 @@ def main():
     out_dir = sys.argv[1]
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "cases.txt"), "w") as cases:
-        for name, (build, qtype, max_lsb) in CASES.items():
+        for name, (build, qtype, *max_lsb) in CASES.items():
             m = Model(name)
             y, (scale, zp) = build(m)
             m.save(out_dir, y, scale, zp, qtype)
-            cases.write(f"{name}.onnx\t{max_lsb}\n")
+            columns = [str(c) for c in max_lsb] + ["-"] * (3 - len(max_lsb))
+            cases.write(f"{name}.onnx\t" + "\t".join(columns) + "\n")
 
 
 if __name__ == "__main__":

@@ -372,6 +372,30 @@ Value* cheapQuantize(Importer& im, Value* x, const std::vector<double>& scales, 
   return im.b.op1("tosa.cast", {withZp}, ValueType::tensor(DType::I8, withZp->type.dims), {}, im.loc);
 }
 
+// QuantizeLinear to int16 (ONNX's 16-bit QDQ, opset 21): saturate(round_half_even(x / scale) + zp) by the
+// exact division, in an i16 value (uint16 has no TOSA carrier: unsupported by runtimeDType).
+Status quantizeLinearInt16(Importer& im, const NodeProto& n, OVal& x, const std::vector<double>& scale,
+                           std::vector<int64_t> zp) {
+  const int64_t rank = int64_t(x.shape.size());
+  const int64_t axis = normAxis(im.attrInt(n, "axis", 1), rank);
+  if (scale.size() > 1 && (axis < 0 || axis >= rank || x.shape[size_t(axis)] != int64_t(scale.size())))
+    return Status::invalid("QuantizeLinear scale length does not match the axis");
+  if (zp.size() != 1 && zp.size() != scale.size())
+    return Status::invalid("QuantizeLinear zero point length does not match the scale");
+  std::vector<double> zps(zp.begin(), zp.end());
+  if (zps.size() != scale.size()) zps.assign(scale.size(), zps[0]);
+  auto xv = im.get(x, Layout::Plain);
+  if (!xv) return xv.status();
+  Value* q = im.divideF32(*xv, im.constF(alongAxis(DType::FP32, scale, size_t(rank), axis)));
+  Value* withZp = im.b.add(im.castTo(q, DType::I32),
+                           im.b.constant(alongAxis(DType::I32, zps, size_t(rank), axis), im.aux("zero_point")),
+                           im.aux("add"));
+  Value* clamped = clampI32(im, withZp, -32768, 32767);
+  im.setValue(n, 0, im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I16, clamped->type.dims), {}, im.loc),
+              Layout::Plain, DType::I16);
+  return Status::ok();
+}
+
 Status opQuantizeLinear(Importer& im, const NodeProto& n) {
   OVal& x = im.val(n, 0);
   TK_RETURN_IF_ERROR(im.requireFloat(n, x));
@@ -382,6 +406,7 @@ Status opQuantizeLinear(Importer& im, const NodeProto& n) {
   auto zp = zeroPoints(im, n, 2, DType::U8);
   if (!zp) return zp.status();
   DType outType = zp->second;
+  if (outType == DType::I16) return quantizeLinearInt16(im, n, x, *scale, zp->first);
   if (!isQuantType(outType)) return Status::unsupported("QuantizeLinear to " + std::string(dtypeName(outType)));
   // Graph inputs keep uint8 when --qdq-integer-io will make them uint8 arguments.
   const bool graphInput = im.producers.count(n.input(0)) == 0 && !x.isConst();
@@ -434,7 +459,7 @@ Status dequantizeLinearRunTime(Importer& im, const NodeProto& n) {
 
 Status opDequantizeLinear(Importer& im, const NodeProto& n) {
   OVal& x = im.val(n, 0);
-  if (!isQuantType(x.dtype) && x.dtype != DType::I32)
+  if (!isQuantType(x.dtype) && x.dtype != DType::I32 && x.dtype != DType::I16)
     return Status::unsupported("DequantizeLinear of " + std::string(dtypeName(x.dtype)));
   if (anyRunTime(im, n, {1, 2})) return dequantizeLinearRunTime(im, n);
   auto scale = constFloats(im, n, 1, "x_scale");

@@ -9,6 +9,7 @@
 // the integers and defines the QuantizeLinear's output; the absorbed Relu/Clip and the QuantizeLinear are
 // skipped. The float DequantizeLinear ops left without consumers are removed at the end (removeDeadOps).
 // Anything else (a Q/DQ pair outside a pattern) keeps its explicit float lowering.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -103,8 +104,8 @@ namespace {
 
 // The [Relu/Clip ->] QuantizeLinear chain that is the only consumer of op's output 0, with constant per-tensor
 // parameters; nullopt when op's output goes anywhere else. Q is monotone, so Q(clip(y, a, b)) =
-// clip(Q(y), Q(a), Q(b)): Relu and Clip become bounds of the output range.
-Result<std::optional<QuantizeStep>> quantizeAfter(Importer& im, const NodeProto& op) {
+// clip(Q(y), Q(a), Q(b)): Relu and Clip become bounds of the output range. An int16 Q only when `allow16`.
+Result<std::optional<QuantizeStep>> quantizeAfter(Importer& im, const NodeProto& op, bool allow16 = false) {
   QuantizeStep st;
   double clipLo = -std::numeric_limits<double>::infinity(), clipHi = std::numeric_limits<double>::infinity();
   const NodeProto* c = soleConsumer(im, op.output(0));
@@ -131,11 +132,12 @@ Result<std::optional<QuantizeStep>> quantizeAfter(Importer& im, const NodeProto&
     st.type = z->dtype();
     st.zp = z->getInt(0);
   }
-  if (!isQuantType(st.type)) return std::optional<QuantizeStep>();
+  const bool int16 = st.type == DType::I16;
+  if (!isQuantType(st.type) && !(allow16 && int16)) return std::optional<QuantizeStep>();
   TK_RETURN_IF_ERROR(checkScale(s->getFloat(0), *c));
   st.q = c;
   st.scale = float(s->getFloat(0));
-  const int64_t qmin = st.type == DType::U8 ? 0 : -128, qmax = qmin + 255;
+  const int64_t qmin = st.type == DType::U8 ? 0 : int16 ? -32768 : -128, qmax = int16 ? 32767 : qmin + 255;
   st.lo = std::isfinite(clipLo) ? quantizeScalar(clipLo, st.scale, st.zp, qmin, qmax) : qmin;
   st.hi = std::isfinite(clipHi) ? quantizeScalar(clipHi, st.scale, st.zp, qmin, qmax) : qmax;
   if (st.type == DType::U8 && carriesU8AsI8(im, c->output(0))) {  // the same steps, 128 lower
@@ -148,11 +150,13 @@ Result<std::optional<QuantizeStep>> quantizeAfter(Importer& im, const NodeProto&
   return std::optional<QuantizeStep>(st);
 }
 
-// Input i when it is a recorded DequantizeLinear output (per tensor when `perTensor`).
-const Importer::DequantSource* dequantizedInput(Importer& im, const NodeProto& n, int i, bool perTensor) {
+// Input i when it is a recorded DequantizeLinear output (per tensor when `perTensor`; int16 only when `allow16`).
+const Importer::DequantSource* dequantizedInput(Importer& im, const NodeProto& n, int i, bool perTensor,
+                                                bool allow16 = false) {
   if (!im.hasInput(n, i)) return nullptr;
   auto it = im.dequantized.find(n.input(i));
   if (it == im.dequantized.end() || (perTensor && it->second.scales.size() != 1)) return nullptr;
+  if (it->second.type == DType::I16 && !allow16) return nullptr;  // the int16 folds opt in
   return &it->second;
 }
 
@@ -493,11 +497,14 @@ Result<bool> foldGlobalAveragePool(Importer& im, const NodeProto& n) {
 }
 
 // DQ(x) -> MaxPool / Reshape / Flatten / Transpose / Squeeze / Unsqueeze -> Q with the same parameters: the op
-// on the integers (ONNX Runtime drops such Q/DQ pairs; max and data movement commute with quantization).
+// on the integers (ONNX Runtime drops such Q/DQ pairs; max and data movement commute with quantization). int16
+// too for data movement.
 Result<bool> foldPassThrough(Importer& im, const NodeProto& n) {
-  const Importer::DequantSource* dx = dequantizedInput(im, n, 0, true);
+  // int16: data movement only (the MaxPool lowering is float-only; it keeps its explicit Q/DQ).
+  const bool allow16 = n.op_type() != "MaxPool";
+  const Importer::DequantSource* dx = dequantizedInput(im, n, 0, true, allow16);
   if (!dx || sourceOf(im, *dx).isConst()) return false;
-  auto st = quantizeAfter(im, n);
+  auto st = quantizeAfter(im, n, allow16);
   if (!st) return st.status();
   if (!*st || !(*st)->absorbed.empty()) return false;
   if (!sameParameters(*dx, **st)) return false;
@@ -814,6 +821,245 @@ Result<bool> foldResizeNearest(Importer& im, const NodeProto& n) {
   return true;
 }
 
+// ---- Softmax: DQ(x) -> Softmax -> [Relu/Clip]* -> Q ----
+//
+// Softmax reads only the differences d = x - max(x) <= 0 of the 8-bit steps along its axis, so exp is a table
+// of at most 256 values. Default (`--qdq fold`, PRO-INT): e = round(T0 * exp(x_scale * d)) from two i8 TABLEs
+// (high and low byte; T0 <= 32767 so that e * A and the axis' sum fit i32), E = reduce_sum(e), and the output step round(e * K / E) with
+// K = 1 / y_scale as A / 2^k (A = round(K 2^k) < 2^16): intdiv(e * A, E) then a RESCALE by 2^-k rounds half up.
+// With K an integer the result is exactly round(e K / E); the table's rounding (a relative 1 / (2 T0) per
+// entry) is what separates it from the real softmax. `--qdq fold-ort` computes what ONNX Runtime's fused
+// QLinearSoftmax does instead, in float32 op for op (its exp table, its left-to-right sum, its floor(1/y_scale)).
+
+// The Softmax input as a value whose softmax runs along one axis (before opset 13: coerced to 2-D at `axis`).
+struct SoftmaxView {
+  Value* v = nullptr;
+  int64_t axis = 0;
+  Shape shape;  // the ONNX shape to restore
+};
+
+bool softmaxAxisValid(Importer& im, const NodeProto& n, const Shape& shape) {
+  const int64_t r = int64_t(shape.size());
+  if (r == 0 || numElements(shape) == 0) return false;
+  const int64_t axis = normAxis(im.attrInt(n, "axis", im.opset < 13 ? 1 : -1), r);
+  return axis >= 0 && axis < r;  // else left to the Softmax lowering to report
+}
+
+std::optional<SoftmaxView> softmaxView(Importer& im, const NodeProto& n, Value* x, const Shape& shape) {
+  const int64_t r = int64_t(shape.size());
+  if (r == 0) return std::nullopt;
+  const int64_t axis = normAxis(im.attrInt(n, "axis", im.opset < 13 ? 1 : -1), r);
+  if (axis < 0 || axis >= r) return std::nullopt;  // left to the Softmax lowering to report
+  SoftmaxView view{x, axis, shape};
+  if (im.opset < 13 && axis != r - 1) {
+    int64_t a = 1, c = 1;
+    for (int64_t i = 0; i < r; ++i) (i < axis ? a : c) *= shape[size_t(i)];
+    view.v = im.b.reshape(x, {a, c}, im.aux("reshape"));
+    view.axis = 1;
+  }
+  return view;
+}
+
+Value* reduceAxis(Importer& im, const char* op, Value* v, int64_t axis, const std::string& what) {
+  Shape s = v->type.dims;
+  s[size_t(axis)] = 1;
+  return im.b.op1(op, {v}, ValueType::tensor(v->type.dtype, s), {{"axis", ir::Attribute::integer(axis, DType::I32)}},
+                  im.aux(what));
+}
+
+// round(t0 * exp(xScale * d)) for d in [-255, 0] as two i8 TABLEs indexed by d + 127: its high byte and its
+// low byte (as i8 bits). TOSA's i16 TABLE would give it in one op but needs EXT-INT16.
+std::pair<Tensor, Tensor> expTables(float xScale, int64_t t0) {
+  Tensor hi(DType::I8, {256}), lo(DType::I8, {256});
+  for (int64_t i = 0; i < 256; ++i) {
+    const int64_t d = i - 255;  // TABLE entry i is read by the index i - 128 = d + 127
+    const int64_t v = std::llround(double(t0) * std::exp(double(xScale) * double(d)));
+    hi.setInt(i, v >> 8);
+    lo.setInt(i, int8_t(uint8_t(v & 0xFF)));
+  }
+  return {std::move(hi), std::move(lo)};
+}
+
+// The integer steps x - max(x) (i32, <= 0) of the 8-bit input `xs` (int8) along the view's axis.
+Value* stepsBelowMax(Importer& im, const SoftmaxView& view) {
+  Value* x32 = im.castTo(view.v, DType::I32);
+  return im.b.sub(x32, reduceAxis(im, "tosa.reduce_max", x32, view.axis, "max"), im.aux("minus_max"));
+}
+
+Result<Value*> integerSoftmax(Importer& im, const SoftmaxView& view, float xScale, const QuantizeStep& st) {
+  const int64_t D = view.v->type.dims[size_t(view.axis)];
+  const int64_t i32Max = (int64_t(1) << 31) - 1;
+  const int64_t t0 = std::min<int64_t>(32767, i32Max / std::max<int64_t>(D, 1));
+  const double K = 1.0 / double(st.scale);
+  int k = 0;
+  while (k < 24 && std::llround(K * std::ldexp(1.0, k + 1)) * t0 <= i32Max) ++k;
+  const int64_t A = std::llround(K * std::ldexp(1.0, k));
+  if (A < 1 || A * t0 > i32Max) return nullptr;  // y_scale below ~2^-16: not folded
+  const size_t rank = view.v->type.dims.size();
+  Value* d = stepsBelowMax(im, view);
+  Value* index = im.castTo(im.b.add(d, im.scalarOf(DType::I32, 127, rank), im.aux("table_index")), DType::I8);
+  auto [hiTable, loTable] = expTables(xScale, t0);
+  Value* hi = im.castTo(applyTable(im, index, std::move(hiTable)), DType::I32);
+  Value* lo = im.castTo(applyTable(im, index, std::move(loTable)), DType::I32);
+  lo = im.b.op1("tosa.bitwise_and", {lo, im.scalarOf(DType::I32, 255, rank)}, lo->type, {}, im.aux("low_byte"));
+  Value* e = im.b.add(im.b.mul(hi, im.scalarOf(DType::I32, 256, rank), 0, im.aux("high_byte")), lo, im.aux("exp"));
+  Value* sum = reduceAxis(im, "tosa.reduce_sum", e, view.axis, "sum_exp");
+  Value* num = im.b.mul(e, im.scalarOf(DType::I32, double(A), rank), 0, im.aux("times_k"));
+  Value* q = im.b.op1("tosa.intdiv", {num, sum}, num->type, {}, im.aux("divide"));
+  return requantize(im, q, {std::ldexp(1.0, -k)}, st.zp, st.type, st.lo, st.hi);
+}
+
+// The float sum along `axis` in ONNX Runtime's order ((0 + e0) + e1) + ... (one reduce_sum above 256 terms).
+Value* sequentialSum(Importer& im, Value* e, int64_t axis) {
+  const Shape& s = e->type.dims;
+  if (s[size_t(axis)] > 256) return reduceAxis(im, "tosa.reduce_sum", e, axis, "sum_exp");
+  Shape one = s;
+  one[size_t(axis)] = 1;
+  Value* sum = nullptr;
+  for (int64_t j = 0; j < s[size_t(axis)]; ++j) {
+    Shape start(s.size(), 0);
+    start[size_t(axis)] = j;
+    const std::string what = "exp" + std::to_string(j);
+    Value* col = im.b.op1("tosa.slice",
+                          {e, im.b.constShape(start, im.aux(what + "_start")), im.b.constShape(one, im.aux(what + "_size"))},
+                          ValueType::tensor(e->type.dtype, one), {}, im.aux(what));
+    sum = sum ? im.b.add(sum, col, im.aux("sum_exp" + std::to_string(j))) : col;
+  }
+  return sum;
+}
+
+// ONNX Runtime's QLinearSoftmax (contrib_ops/cpu/quantization/qlinear_softmax.cc, CPU): a float32 table
+// exp((-d + b) * x_scale) with b = max(0, log(FLT_MAX / D) - 5) / x_scale, gathered at d = max - x, summed left
+// to right, then nearbyintf(e * floor(1 / y_scale) / sum) + zp.
+Value* ortSoftmax(Importer& im, const SoftmaxView& view, float xScale, const QuantizeStep& st) {
+  const Shape& s = view.v->type.dims;
+  const size_t rank = s.size();
+  const int64_t D = s[size_t(view.axis)];
+  // FLT_MAX / D in float, its log in double (the C library's log of the promoted float), as ORT's kernel does.
+  const double shift = std::max(0.0, std::log(double(std::numeric_limits<float>::max() / float(D))) - 5) / xScale;
+  std::vector<float> entries;
+  for (int64_t d = 0; d < 256; ++d) {
+    const double i = double(255 - d);
+    entries.push_back(float(std::exp((i - 255 + shift) * double(xScale))));
+  }
+  // The entries are near FLT_MAX / D, where divideF32's exact-quotient steps overflow: every entry times the
+  // same 2^-s keeps each float op's result exact up to that power of two (while the scaled values stay normal),
+  // so the quotients are ONNX Runtime's.
+  const double bound = double(entries[0]) * std::max(1.0, double(std::floor(1.0f / st.scale))) * double(D);
+  const int down = std::max(0, std::ilogb(bound) - 60);
+  Tensor table(DType::FP32, {1, 256, 1});
+  for (int64_t d = 0; d < 256; ++d) table.setFloat(d, double(std::ldexp(entries[size_t(d)], -down)));
+  Value* d = im.b.sub(im.scalarOf(DType::I32, 0, rank), stepsBelowMax(im, view), im.aux("steps"));
+  const int64_t count = numElements(s);
+  Value* gathered = im.b.op1("tosa.gather",
+                             {im.b.constant(std::move(table), im.aux("exp_table")),
+                              im.b.reshape(d, {1, count}, im.aux("flat_index"))},
+                             ValueType::tensor(DType::FP32, {1, count, 1}), {}, im.aux("exp"));
+  Value* e = im.b.reshape(gathered, s, im.aux("exp_shaped"));
+  Value* sum = sequentialSum(im, e, view.axis);
+  const float yScale = std::floor(1.0f / st.scale);
+  Value* p = im.divideF32(im.b.mul(e, im.scalarF(yScale, rank), 0, im.aux("times_scale")), sum);
+  return roundToQuantized(im, p, st.zp, st.lo, st.hi);
+}
+
+Result<bool> foldSoftmax(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* dx = dequantized8(im, n, 0);
+  if (!dx) return false;
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  OVal& x = sourceOf(im, *dx);
+  if (!softmaxAxisValid(im, n, x.shape)) return false;
+  auto xv = im.get(x, Layout::Plain);
+  if (!xv) return xv.status();
+  auto view = softmaxView(im, n, toSignedI8(im, *xv, x.dtype), x.shape);
+  if (!view) return Status::internal("softmax view");
+  Value* y = nullptr;
+  if (im.opts.requantizeLikeOrt) {
+    y = ortSoftmax(im, *view, float(dx->scales[0]), **st);
+  } else {
+    auto r = integerSoftmax(im, *view, float(dx->scales[0]), **st);
+    if (!r) return r.status();
+    if (!*r) return false;
+    y = *r;
+  }
+  finish(im, **st, im.reshapeTo(y, x.shape, im.aux("reshape")), Layout::Plain);
+  return true;
+}
+
+// ---- linear Resize: DQ(x) -> Resize (mode linear, 4-D) -> [Relu/Clip]* -> Q ----
+//
+// TOSA's integer BILINEAR resize weighs the four int8 neighbours by integers that sum to S = scale_y_n *
+// scale_x_n (i32 result), so acc - zp * S = S * (the exact bilinear interpolation of x - zp) and one RESCALE by
+// x_scale / (y_scale * S) gives round(x_scale / y_scale * interpolation) + y_zp. The float Resize lowering
+// (ops_resize.cpp) decides whether tosa.resize can express the node's mode and scales and computes scale,
+// offset and border; it is run on the float image of the int8 values and its tosa.resize retyped to i8 -> i32.
+// A node it lowers otherwise (cubic, antialias, matrices) is not folded.
+
+// The tosa.resize defining `y` when it reads `xf` through transposes/reshapes only; those ops in `chain`.
+ir::Operation* resizeReading(Value* y, Value* xf, std::vector<ir::Operation*>& chain) {
+  ir::Operation* resize = y->definingOp;
+  if (!resize || resize->name != "tosa.resize") return nullptr;
+  Value* v = resize->operands[0];
+  while (v != xf) {
+    ir::Operation* op = v->definingOp;
+    if (!op || (op->name != "tosa.transpose" && op->name != "tosa.reshape") || op->results.size() != 1) return nullptr;
+    chain.push_back(op);
+    v = op->operands[0];
+  }
+  return resize;
+}
+
+// The values of a tosa.const_shape operand (empty when it is not one).
+std::vector<int64_t> constShapeValues(Value* v) {
+  if (!v->definingOp || v->definingOp->name != "tosa.const_shape") return {};
+  const ir::Attribute* a = v->definingOp->attr("values");
+  if (!a || !a->tensor) return {};
+  return a->tensor->toInts();
+}
+
+Result<bool> foldResizeLinear(Importer& im, const NodeProto& n) {
+  const Importer::DequantSource* dx = dequantized8(im, n, 0);
+  if (!dx || im.attrStr(n, "mode", "nearest") != "linear" || sourceOf(im, *dx).shape.size() != 4) return false;
+  auto st = quantizeAfter(im, n);
+  if (!st) return st.status();
+  if (!*st) return false;
+  OVal& x = sourceOf(im, *dx);
+  const Layout l = layoutOf(x);
+  auto xv = im.get(x, l);
+  if (!xv) return xv.status();
+  Value* xs = toSignedI8(im, *xv, x.dtype);
+  OVal xf;
+  xf.shape = x.shape;
+  Value* xfv = im.castTo(xs, DType::FP32);
+  (l == Layout::Nhwc ? xf.nhwc : xf.plain) = xfv;
+  NodeProto copy = n;
+  copy.set_input(0, n.input(0) + "/qdq_float");
+  copy.set_output(0, n.output(0) + "/qdq_float");
+  im.vals[copy.input(0)] = xf;
+  TK_RETURN_IF_ERROR(im.lowerSynthetic(copy));
+  im.foldedAny = true;  // whatever happens below, the float copy's ops are dead unless used
+  OVal& yf = im.vals.at(copy.output(0));
+  Value* y = yf.nhwc ? yf.nhwc : yf.plain;
+  std::vector<ir::Operation*> chain;
+  ir::Operation* resize = y ? resizeReading(y, xfv, chain) : nullptr;
+  if (!resize || resize->strAttr("mode") != "BILINEAR") return false;
+  const std::vector<int64_t> scale = constShapeValues(resize->operands[1]);
+  if (scale.size() != 4) return false;
+  const int64_t S = scale[0] * scale[2];
+  (chain.empty() ? resize : chain.back())->operands[0] = xs;
+  for (ir::Operation* op : chain) op->results[0]->type.dtype = DType::I8;
+  y->type.dtype = DType::I32;
+  const int64_t zp = dx->zps[0] - (x.dtype == DType::U8 ? 128 : 0);
+  Value* centered = y;
+  if (zp != 0) centered = im.b.sub(y, im.scalarOf(DType::I32, double(zp * S), 4), im.aux("minus_zero_point"));
+  const double s = double(float(dx->scales[0]) / (*st)->scale) / double(S);
+  auto q = requantize(im, centered, {s}, (*st)->zp, (*st)->type, (*st)->lo, (*st)->hi);
+  if (!q) return q.status();
+  finish(im, **st, *q, yf.nhwc ? Layout::Nhwc : Layout::Plain);
+  return true;
+}
+
 }  // namespace
 
 Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
@@ -826,7 +1072,9 @@ Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
   }
   if (op == "Conv") return foldConv(im, n);
   if (op == "ConvTranspose") return foldConvTranspose(im, n);
-  if (op == "Resize") return foldResizeNearest(im, n);
+  if (op == "Resize")
+    return im.attrStr(n, "mode", "nearest") == "linear" ? foldResizeLinear(im, n) : foldResizeNearest(im, n);
+  if (op == "Softmax") return foldSoftmax(im, n);
   if (op == "Gemm" || op == "MatMul") return foldMatmul(im, n);
   if (op == "Add") return foldAdd(im, n);
   if (op == "GlobalAveragePool") return foldGlobalAveragePool(im, n);
@@ -844,11 +1092,11 @@ Result<bool> foldQdqPattern(Importer& im, const NodeProto& n) {
 
 namespace {
 
-const char* onnxTypeName8(DType t) { return t == DType::U8 ? "uint8" : "int8"; }
+const char* onnxTypeName(DType t) { return t == DType::U8 ? "uint8" : t == DType::I16 ? "int16" : "int8"; }
 
 void recordQuant(ir::Function& fn, bool argument, size_t i, DType type, double scale, int64_t zp) {
   const ir::Attribute s = ir::Attribute::floating(scale, DType::FP64), z = ir::Attribute::integer(zp, DType::I64);
-  const ir::Attribute t = ir::Attribute::string(onnxTypeName8(type));
+  const ir::Attribute t = ir::Attribute::string(onnxTypeName(type));
   if (argument) {
     fn.setArgAttr(i, "tosakit.qscale", s);
     fn.setArgAttr(i, "tosakit.qzp", z);
