@@ -53,6 +53,9 @@ TEST_PACKAGES=(
   clang-14 libclang-rt-14-dev
   # The TFLite INT8 test generator writes .tflite files with the FlatBuffers Python bindings.
   python3-flatbuffers
+  # QDQ tests (tests/qdq) write and check ONNX models with the ONNX Python package; without it they skip, which
+  # scripts/check-skips.py does not allow.
+  python3-onnx
 )
 PACKAGES=("${DEMO_PACKAGES[@]}")
 APT_FLAGS=(-y -q --no-install-recommends)
