@@ -32,7 +32,7 @@ inline std::string noOneDnnKernelReason(DType t) {
     return "ISA: oneDNN int8 kernels need VNNI; this run is at " + activeLevelName();
   if (t == DType::I8 && oneDnnInt8Partial())
     return "ISA: oneDNN 2.6 at avx2_vnni declines this int8 form (its AVX512-VNNI kernels take it); this run is at " +
-           activeLevelName();
+        activeLevelName();
   if (t == DType::BF16 && !levelHas(fast::cpu::Isa::Avx512))
     return "ISA: oneDNN bf16 kernels need AVX-512; this run is at " + activeLevelName();
   if (t == DType::FP16) return "ISA: oneDNN 2.6 has fp16 kernels only on AVX512-FP16 CPUs";

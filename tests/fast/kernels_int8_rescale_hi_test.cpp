@@ -134,8 +134,8 @@ TEST(FastInt8RescaleHi, ConvLayersTakeItAndAreBitIdenticalToReference) {
     auto build = [&] {
       auto m = std::make_unique<ir::Module>();
       ir::Builder b(*m, "main");
-      ir::Value* y = b.conv2d(b.input(ir::ValueType::tensor(DType::I8, {N, OH, OW, IC}), "x"), b.constant(w),
-                              b.constant(bias), a);
+      ir::Value* y =
+          b.conv2d(b.input(ir::ValueType::tensor(DType::I8, {N, OH, OW, IC}), "x"), b.constant(w), b.constant(bias), a);
       y = b.rescale(y, DType::I8, ra);
       if (trial % 2) y = b.clamp(y, -20, 110);
       b.output({y}, {"y"});

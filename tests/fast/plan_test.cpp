@@ -281,7 +281,8 @@ std::unique_ptr<ir::Module> quantizeInputRegion(bool transposeFirst, Shape nchw)
   auto* magic = scalar(98304.0);
   auto* q0 = b.sub(b.add(b.mul(xc, c, 0, "mul"), magic, "add"), magic, "sub");
   ir::Value* r = xc;
-  for (double part : {0.0185546875, 0.000117188, 1.3e-9}) r = b.sub(r, b.mul(q0, scalar(part), 0, "mul_part"), "sub_part");
+  for (double part : {0.0185546875, 0.000117188, 1.3e-9})
+    r = b.sub(r, b.mul(q0, scalar(part), 0, "mul_part"), "sub_part");
   auto* a = b.add(q0, b.mul(r, c, 0, "mul_residual"), "add_residual");
   auto* i32 = b.op1("tosa.cast", {a}, ValueType::tensor(DType::I32, a->type.dims), {}, "cast");
   ir::RescaleAttrs plusZp;
@@ -308,7 +309,7 @@ TEST(FastPlan, QuantizeInputRegionIsOneStepBitIdenticalToReference) {
         const int64_t k = int64_t(rng() % 256) - 128;
         switch (i % 7) {
           case 0: x.setFloat(i, float((double(k) + 0.5) * 0.018671875)); break;  // a rounding tie
-          case 1: x.setFloat(i, x.getFloat(i) * 5); break;                           // beyond the clamp
+          case 1: x.setFloat(i, x.getFloat(i) * 5); break;                       // beyond the clamp
           case 2: x.setFloat(i, i % 2 ? -0.0 : 0.0); break;
           case 3: x.setFloat(i, i % 3 ? INFINITY : -INFINITY); break;
           default: x.setFloat(i, x.getFloat(i) * 2.4); break;

@@ -245,7 +245,7 @@ TEST_F(QtableGroup, BlockSearchFindsTheGreedyTable) {
     return at == std::string::npos ? -1 : std::stoi(out.substr(from + 1, at - from - 1));
   };
   std::string base = "qtable " + path("stem.mlir") + " --dataset " + path("data") + " --calibration-table " +
-                     path("bad.txt") + " --expected-cos 0.95 --max-float-layers 3 -o " + path("q.txt");
+      path("bad.txt") + " --expected-cos 0.95 --max-float-layers 3 -o " + path("q.txt");
   auto greedy = runTool(base + " --search greedy --sensitivity-num 0");
   ASSERT_EQ(greedy.exitCode, 0) << greedy.out;
   std::string greedyTable = read("q.txt");

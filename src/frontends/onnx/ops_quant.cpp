@@ -387,9 +387,9 @@ Status quantizeLinearInt16(Importer& im, const NodeProto& n, OVal& x, const std:
   auto xv = im.get(x, Layout::Plain);
   if (!xv) return xv.status();
   Value* q = im.divideF32(*xv, im.constF(alongAxis(DType::FP32, scale, size_t(rank), axis)));
-  Value* withZp = im.b.add(im.castTo(q, DType::I32),
-                           im.b.constant(alongAxis(DType::I32, zps, size_t(rank), axis), im.aux("zero_point")),
-                           im.aux("add"));
+  Value* withZp =
+      im.b.add(im.castTo(q, DType::I32),
+               im.b.constant(alongAxis(DType::I32, zps, size_t(rank), axis), im.aux("zero_point")), im.aux("add"));
   Value* clamped = clampI32(im, withZp, -32768, 32767);
   im.setValue(n, 0, im.b.op1("tosa.cast", {clamped}, ValueType::tensor(DType::I16, clamped->type.dims), {}, im.loc),
               Layout::Plain, DType::I16);

@@ -920,9 +920,10 @@ Value* sequentialSum(Importer& im, Value* e, int64_t axis) {
     Shape start(s.size(), 0);
     start[size_t(axis)] = j;
     const std::string what = "exp" + std::to_string(j);
-    Value* col = im.b.op1("tosa.slice",
-                          {e, im.b.constShape(start, im.aux(what + "_start")), im.b.constShape(one, im.aux(what + "_size"))},
-                          ValueType::tensor(e->type.dtype, one), {}, im.aux(what));
+    Value* col =
+        im.b.op1("tosa.slice",
+                 {e, im.b.constShape(start, im.aux(what + "_start")), im.b.constShape(one, im.aux(what + "_size"))},
+                 ValueType::tensor(e->type.dtype, one), {}, im.aux(what));
     sum = sum ? im.b.add(sum, col, im.aux("sum_exp" + std::to_string(j))) : col;
   }
   return sum;
@@ -951,10 +952,10 @@ Value* ortSoftmax(Importer& im, const SoftmaxView& view, float xScale, const Qua
   for (int64_t d = 0; d < 256; ++d) table.setFloat(d, double(std::ldexp(entries[size_t(d)], -down)));
   Value* d = im.b.sub(im.scalarOf(DType::I32, 0, rank), stepsBelowMax(im, view), im.aux("steps"));
   const int64_t count = numElements(s);
-  Value* gathered = im.b.op1("tosa.gather",
-                             {im.b.constant(std::move(table), im.aux("exp_table")),
-                              im.b.reshape(d, {1, count}, im.aux("flat_index"))},
-                             ValueType::tensor(DType::FP32, {1, count, 1}), {}, im.aux("exp"));
+  Value* gathered = im.b.op1(
+      "tosa.gather",
+      {im.b.constant(std::move(table), im.aux("exp_table")), im.b.reshape(d, {1, count}, im.aux("flat_index"))},
+      ValueType::tensor(DType::FP32, {1, count, 1}), {}, im.aux("exp"));
   Value* e = im.b.reshape(gathered, s, im.aux("exp_shaped"));
   Value* sum = sequentialSum(im, e, view.axis);
   const float yScale = std::floor(1.0f / st.scale);

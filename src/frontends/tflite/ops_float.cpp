@@ -718,21 +718,20 @@ Status opLogSoftmax(Importer& im) {
   });
 }
 
-// BATCH_MATMUL: operands of equal rank >= 2 with equal batch dims, adj_x / adj_y transposes, as a rank-3
-// tosa.matmul over the flattened batch.
-Status opBatchMatmul(Importer& im) {
+}  // namespace
+
+Result<BatchMatmulOperands> batchMatmulOperands(Importer& im) {
   const auto* o = im.options<fb::BatchMatMulOptions>();
-  TK_RETURN_IF_ERROR(requireFloat(im, 0));
-  TK_RETURN_IF_ERROR(requireFloat(im, 1));
-  Shape as = im.in(0).shape, bs = im.in(1).shape;
+  const Shape& as = im.in(0).shape;
+  const Shape& bs = im.in(1).shape;
   if (as.size() < 2 || as.size() != bs.size()) return Status::unsupported("BATCH_MATMUL operands of different ranks");
   const size_t r = as.size();
   for (size_t d = 0; d + 2 < r; ++d)
     if (as[d] != bs[d]) return Status::unsupported("BATCH_MATMUL with broadcast batch dimensions");
   auto a = im.get(0);
   if (!a) return a.status();
-  auto c = im.get(1);
-  if (!c) return c.status();
+  auto b = im.get(1);
+  if (!b) return b.status();
   auto swapLast = [&](Value* v, const std::string& what) {
     std::vector<int64_t> p(r);
     std::iota(p.begin(), p.end(), 0);
@@ -740,17 +739,30 @@ Status opBatchMatmul(Importer& im) {
     return im.b.transpose(v, p, im.aux(what));
   };
   Value* va = o && o->adj_x() ? swapLast(*a, "adj_x") : *a;
-  Value* vb = o && o->adj_y() ? swapLast(*c, "adj_y") : *c;
+  Value* vb = o && o->adj_y() ? swapLast(*b, "adj_y") : *b;
   const Shape& sa = va->type.dims;
   const Shape& sb = vb->type.dims;
-  const int64_t M = sa[r - 2], K = sa[r - 1], N = sb[r - 1];
+  BatchMatmulOperands m;
+  m.M = sa[r - 2], m.N = sb[r - 1];
+  const int64_t K = sa[r - 1];
   if (sb[r - 2] != K) return Status::invalid("BATCH_MATMUL inner dimensions differ");
-  const int64_t batch = numElements(sa) / (M * K);
+  m.batch = numElements(sa) / (m.M * K);
+  m.a = im.b.reshape(va, {m.batch, m.M, K}, im.aux("a3"));
+  m.b = im.b.reshape(vb, {m.batch, K, m.N}, im.aux("b3"));
+  return m;
+}
+
+namespace {
+
+// BATCH_MATMUL (float): one rank-3 tosa.matmul over the flattened batch.
+Status opBatchMatmul(Importer& im) {
+  TK_RETURN_IF_ERROR(requireFloat(im, 0));
+  TK_RETURN_IF_ERROR(requireFloat(im, 1));
+  auto m = batchMatmulOperands(im);
+  if (!m) return m.status();
   Value* zp = im.b.scalar1(DType::FP32, 0, im.aux("zp"));
-  Value* y =
-      im.b.op1("tosa.matmul",
-               {im.b.reshape(va, {batch, M, K}, im.aux("a3")), im.b.reshape(vb, {batch, K, N}, im.aux("b3")), zp, zp},
-               ValueType::tensor(DType::FP32, {batch, M, N}), {}, im.aux("matmul"));
+  Value* y = im.b.op1("tosa.matmul", {m->a, m->b, zp, zp}, ValueType::tensor(DType::FP32, Shape{m->batch, m->M, m->N}),
+                      {}, im.aux("matmul"));
   return im.setOut(0, im.b.reshape(y, im.out(0).shape, im.loc));
 }
 

@@ -407,8 +407,8 @@ Status qFullyConnected(Importer& im) {
 }
 
 // BATCH_MATMUL int8 (batch_matmul.cc EvalInt8Int8 on the FULLY_CONNECTED parameters: both zero points, one
-// multiplier sa sb / sy, ruy's GEMM): a rank-3 tosa.matmul over the flattened equal batch dimensions (adj_x /
-// adj_y as transposes), then FULLY_CONNECTED's two-step requantization with ruy's ties-up final shift.
+// multiplier sa sb / sy, ruy's GEMM): a rank-3 tosa.matmul over the flattened equal batch dimensions
+// (batchMatmulOperands), then FULLY_CONNECTED's two-step requantization with ruy's ties-up final shift.
 Status qBatchMatmul(Importer& im) {
   TK_RETURN_IF_ERROR(requireInt8(im, 0));
   TK_RETURN_IF_ERROR(requireInt8(im, 1));
@@ -419,35 +419,12 @@ Status qBatchMatmul(Importer& im) {
   if (!qb) return qb.status();
   auto qy = perTensor(im.out(0), "output");
   if (!qy) return qy.status();
-  const auto* o = im.options<fb::BatchMatMulOptions>();
-  const Shape& as = im.in(0).shape;
-  const Shape& bs = im.in(1).shape;
-  if (as.size() < 2 || as.size() != bs.size()) return Status::unsupported("BATCH_MATMUL operands of different ranks");
-  const size_t r = as.size();
-  for (size_t d = 0; d + 2 < r; ++d)
-    if (as[d] != bs[d]) return Status::unsupported("BATCH_MATMUL with broadcast batch dimensions");
-  auto a = im.get(0);
-  if (!a) return a.status();
-  auto b = im.get(1);
-  if (!b) return b.status();
-  auto swapLast = [&](Value* v, const std::string& what) {
-    std::vector<int64_t> p(r);
-    for (size_t i = 0; i < r; ++i) p[i] = int64_t(i);
-    std::swap(p[r - 1], p[r - 2]);
-    return im.b.transpose(v, p, im.aux(what));
-  };
-  Value* va = o && o->adj_x() ? swapLast(*a, "adj_x") : *a;
-  Value* vb = o && o->adj_y() ? swapLast(*b, "adj_y") : *b;
-  const Shape& sa = va->type.dims;
-  const Shape& sb = vb->type.dims;
-  const int64_t M = sa[r - 2], K = sa[r - 1], N = sb[r - 1];
-  if (sb[r - 2] != K) return Status::invalid("BATCH_MATMUL inner dimensions differ");
-  const int64_t batch = numElements(sa) / (M * K);
+  auto m = batchMatmulOperands(im);
+  if (!m) return m.status();
   Value* acc = im.b.op1("tosa.matmul",
-                        {im.b.reshape(va, {batch, M, K}, im.aux("a3")), im.b.reshape(vb, {batch, K, N}, im.aux("b3")),
-                         im.b.scalar1(DType::I8, double(qa->zp), im.aux("a_zp")),
+                        {m->a, m->b, im.b.scalar1(DType::I8, double(qa->zp), im.aux("a_zp")),
                          im.b.scalar1(DType::I8, double(qb->zp), im.aux("b_zp"))},
-                        ValueType::tensor(DType::I32, {batch, M, N}), {}, im.aux("matmul"));
+                        ValueType::tensor(DType::I32, Shape{m->batch, m->M, m->N}), {}, im.aux("matmul"));
   auto y = requantizeHalfUp(im, acc, {qa->scale * qb->scale / qy->scale}, qy->zp);
   if (!y) return y.status();
   return setQuantOut(im, 0, im.b.reshape(*y, im.out(0).shape, im.aux("reshape")), fb::ActivationFunctionType::NONE,
@@ -1243,7 +1220,7 @@ void registerQuantOps(HandlerTable& t) {
   add(Op::EQUAL, [](Importer& im) { return qCompare(im, "tosa.equal", false, false); });
   add(Op::NOT_EQUAL, [](Importer& im) { return qCompare(im, "tosa.equal", false, true); });
   add(Op::QUANTIZE, qRequantize);
-  add(Op::BATCH_MATMUL, qBatchMatmul);  // an int8/int16 input; a float one takes qQuantize below
+  add(Op::BATCH_MATMUL, qBatchMatmul);       // an int8/int16 input; a float one takes qQuantize below
   t.builtin[int(Op::QUANTIZE)] = qQuantize;  // float input: not a quantized lowering by its input type
 }
 

@@ -82,8 +82,8 @@ Status qReluX(Importer& im, float lo, float hi) {
   const int32_t qlo = std::max<int32_t>(tmin, int32_t(level(lo)));
   const int32_t qhi = std::isinf(hi) ? tmax : std::min<int32_t>(tmax, int32_t(level(hi)));
   return elementwiseTable(im, y, [&](int32_t v) {
-    const int32_t out = int32_t(y.zp) + fixedpoint::multiplyByQuantizedMultiplier(v - int32_t(x.zp), r.multiplier,
-                                                                                     r.shift);
+    const int32_t out =
+        int32_t(y.zp) + fixedpoint::multiplyByQuantizedMultiplier(v - int32_t(x.zp), r.multiplier, r.shift);
     return std::clamp(out, qlo, qhi);
   });
 }
@@ -137,10 +137,10 @@ void invSqrtMultiplier(int32_t input, int32_t& multiplier, int& shift) {
   shift -= pairs;
   input <<= 2 * pairs;
   using fixedpoint::roundingDoublingHighMul;
-  const int32_t in3 = input >> 1;                                        // F3
-  const int32_t halfIn = fixedpoint::roundingDivideByPOT(in3, 1);        // F3
-  const int32_t halfThree = (1 << 28) + (1 << 27);                       // F3 1.5
-  int32_t x = 1 << 28;                                                   // F3 1.0
+  const int32_t in3 = input >> 1;                                  // F3
+  const int32_t halfIn = fixedpoint::roundingDivideByPOT(in3, 1);  // F3
+  const int32_t halfThree = (1 << 28) + (1 << 27);                 // F3 1.5
+  int32_t x = 1 << 28;                                             // F3 1.0
   for (int i = 0; i < 5; ++i) {
     const int32_t x3 = saturatingShiftLeft(roundingDoublingHighMul(roundingDoublingHighMul(x, x), x), 6);  // F9 -> F3
     const int32_t d = int32_t(uint32_t(roundingDoublingHighMul(halfThree, x)) -

@@ -85,10 +85,10 @@ Status quantizedReduceProd(Importer& im) {
   const ValueType column = ValueType::tensor(DType::I32, {kept, 1});
   auto col = [&](Value* v, int64_t j) {
     const std::string what = "element" + std::to_string(j);
-    return im.b.op1("tosa.slice",
-                    {v, im.b.constShape({0, j}, im.aux(what + "_start")),
-                     im.b.constShape({kept, 1}, im.aux(what + "_size"))},
-                    column, {}, im.aux(what));
+    return im.b.op1(
+        "tosa.slice",
+        {v, im.b.constShape({0, j}, im.aux(what + "_start")), im.b.constShape({kept, 1}, im.aux(what + "_size"))},
+        column, {}, im.aux(what));
   };
   Value* p = col(d, 0);
   for (int64_t j = 1; j < n; ++j) p = im.b.mul(p, col(dm, j), int(m.shift), im.aux("product" + std::to_string(j)));
@@ -96,10 +96,10 @@ Status quantizedReduceProd(Importer& im) {
   Value* shifted = im.b.add(scaled, im.scalarOf(DType::I32, double(y->zp), 2), im.aux("plus_zp"));
   const bool wide16 = t == DType::I16;
   // saturation in i32 (TOSA 1.0's clamp has no i32 form): maximum, then minimum
-  Value* low = im.b.op1("tosa.maximum", {shifted, im.scalarOf(DType::I32, wide16 ? -32768 : -128, 2)},
-                        shifted->type, {}, im.aux("saturate_low"));
-  Value* clamped = im.b.op1("tosa.minimum", {low, im.scalarOf(DType::I32, wide16 ? 32767 : 127, 2)}, shifted->type,
-                            {}, im.aux("saturate"));
+  Value* low = im.b.op1("tosa.maximum", {shifted, im.scalarOf(DType::I32, wide16 ? -32768 : -128, 2)}, shifted->type,
+                        {}, im.aux("saturate_low"));
+  Value* clamped = im.b.op1("tosa.minimum", {low, im.scalarOf(DType::I32, wide16 ? 32767 : 127, 2)}, shifted->type, {},
+                            im.aux("saturate"));
   Value* narrow = im.b.op1("tosa.cast", {clamped}, ValueType::tensor(t, {kept, 1}), {}, im.aux("narrow"));
   return setQuantOut(im, 0, im.b.reshape(narrow, im.out(0).shape, im.aux("reshape")), fb::ActivationFunctionType::NONE,
                      *y);
@@ -178,8 +178,8 @@ Status uint8ResizeBilinear(Importer& im) {
     Value* g = im.b.op1("tosa.gather", {flat, im.constant(std::move(index[size_t(k)]), what + "_index")},
                         ValueType::tensor(DType::I8, {B, P, C}), {}, im.aux(what));
     // the uint8 value: the int8 carrier plus 128, exact in float
-    Value* v = im.b.add(im.b.op1("tosa.cast", {g}, f32, {}, im.aux(what + "_f32")),
-                        im.scalarOf(DType::FP32, 128, 3), im.aux(what + "_uint8"));
+    Value* v = im.b.add(im.b.op1("tosa.cast", {g}, f32, {}, im.aux(what + "_f32")), im.scalarOf(DType::FP32, 128, 3),
+                        im.aux(what + "_uint8"));
     Value* term = im.b.mul(v, im.constant(std::move(weight[size_t(k)]), what + "_weight"), 0, im.aux(what + "_term"));
     sum = sum ? im.b.add(sum, term, im.aux("sum" + std::to_string(k))) : term;
   }

@@ -69,6 +69,15 @@ bool transposeConvPads(int64_t in, int64_t out, int64_t k, int64_t stride, fb::P
 class Importer;
 // Axes of a reduction (input 1, constant), negative ones resolved, deduplicated and sorted (ops_float.cpp).
 Result<std::vector<int64_t>> reductionAxes(Importer& im, size_t rank);
+// BATCH_MATMUL's operands (equal rank >= 2, equal batch dimensions, adj_x / adj_y as transposes) reshaped to the
+// rank-3 [batch, M, K] and [batch, K, N] operands of tosa.matmul; shared by the float and the integer lowerings
+// (ops_float.cpp).
+struct BatchMatmulOperands {
+  Value* a = nullptr;
+  Value* b = nullptr;
+  int64_t batch = 0, M = 0, N = 0;
+};
+Result<BatchMatmulOperands> batchMatmulOperands(Importer& im);
 // int8 TRANSPOSE_CONV (inputs: output_shape, weights, input, bias), reached from the float lowering (ops_quant.cpp).
 Status quantizedTransposeConv(Importer& im, fb::Padding padding, int64_t strideH, int64_t strideW,
                               fb::ActivationFunctionType act);

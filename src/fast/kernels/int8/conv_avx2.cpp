@@ -257,8 +257,8 @@ TK_TARGET_AVX2 inline void block(const int16_t* a, int64_t lda, const int16_t* w
         const __m256i lo = _mm256_set1_epi8(int8_t(l.lo)), hi = _mm256_set1_epi8(int8_t(l.hi));
 #pragma GCC unroll 4
         for (int p = 0; p < P; p += 2)
-          storeClipped16x2(y + p * OC + cb, y + (p + 1) * OC + cb, acc[p][0], acc[p][1], acc[p + 1][0],
-                           acc[p + 1][1], lo, hi);
+          storeClipped16x2(y + p * OC + cb, y + (p + 1) * OC + cb, acc[p][0], acc[p][1], acc[p + 1][0], acc[p + 1][1],
+                           lo, hi);
         return;
       }
       const __m128i lo = _mm_set1_epi8(int8_t(l.lo)), hi = _mm_set1_epi8(int8_t(l.hi));
@@ -292,8 +292,8 @@ TK_TARGET_AVX2 void panelRows(const int16_t* a, int64_t lda, const int16_t* w, i
                               OutT* y, int64_t OC, int64_t cb, int64_t rows, EpiFlags8& f) {
   int64_t r = 0;
   for (; r + kPixels <= rows; r += kPixels)
-    block<kPixels, NV, OutT, kRescale, kDouble, kRange, kOverflow, kShort, kHi>(a + r * lda, lda, w, pairs, l, y + r * OC,
-                                                                           OC, cb, f);
+    block<kPixels, NV, OutT, kRescale, kDouble, kRange, kOverflow, kShort, kHi>(a + r * lda, lda, w, pairs, l,
+                                                                                y + r * OC, OC, cb, f);
   const int16_t* ar = a + r * lda;
   OutT* yr = y + r * OC;
   if (rows - r == 1)

@@ -245,7 +245,6 @@ Result<CompiledKernel> compileQuantizeInput(const OpChain& chain) {
   return ck;
 }
 
-
 // ---- Regions: an fp32 elementwise graph quantized to an integer (compileQuantizeRegion) ----
 //
 // The plan offers a region (plan_compile.cpp, collectRegion) when a value is read by several ops: the import's
@@ -277,8 +276,8 @@ struct RegionFloatOp {
 constexpr int kConstBase = 1 << 16;
 constexpr int kInput = -1;  // the region's run-time input
 
-TK_VECTOR_BODY bool floatOpBody(RegionOp op, const float* __restrict a, const float* __restrict b,
-                                float* __restrict o, float lo, float hi) {
+TK_VECTOR_BODY bool floatOpBody(RegionOp op, const float* __restrict a, const float* __restrict b, float* __restrict o,
+                                float lo, float hi) {
   int32_t nan = 0;  // an int flag, not bool: a bool reduction blocks the vectorizer
   switch (op) {
     case RegionOp::Add:
@@ -368,9 +367,7 @@ TK_VECTOR_BODY bool rescaleBody(int32_t* __restrict r, const RegionRescale& p) {
   return bad == 0;
 }
 bool rescaleTile(int32_t* r, const RegionRescale& p) {
-  if (p.identity) {
-    TK_ISA_DISPATCH(rescaleIdentityBody(r, p));
-  }
+  if (p.identity) { TK_ISA_DISPATCH(rescaleIdentityBody(r, p)); }
   TK_ISA_DISPATCH(rescaleBody(r, p));
 }
 
@@ -541,7 +538,8 @@ Result<CompiledKernel> compileQuantizeRegion(const OpChain& chain) {
   for (size_t i = first; i < end; ++i) {
     const ir::Operation& op = *ops[i];
     auto kind = regionOpKind(op.name);
-    if (!kind || op.results.size() != 1 || op.results[0]->type.dtype != DType::FP32 || op.results[0]->type.dims != shape)
+    if (!kind || op.results.size() != 1 || op.results[0]->type.dtype != DType::FP32 ||
+        op.results[0]->type.dims != shape)
       return CompiledKernel{};
     if (op.strAttr("nan_mode", "PROPAGATE") != "PROPAGATE") return CompiledKernel{};
     RegionFloatOp r;
@@ -554,7 +552,8 @@ Result<CompiledKernel> compileQuantizeRegion(const OpChain& chain) {
     if (*kind == RegionOp::Clamp) {
       const ir::Attribute* a = op.attr("min_val");
       const ir::Attribute* b = op.attr("max_val");
-      if (!a || !b || a->kind != ir::Attribute::Kind::Float || b->kind != ir::Attribute::Kind::Float) return CompiledKernel{};
+      if (!a || !b || a->kind != ir::Attribute::Kind::Float || b->kind != ir::Attribute::Kind::Float)
+        return CompiledKernel{};
       r.lo = float(a->f);
       r.hi = float(b->f);
       if (!(r.lo <= r.hi)) return CompiledKernel{};
