@@ -55,7 +55,8 @@ bool shiftInRange(const Requant& r) { return r.shift >= -31 && r.shift <= 30; }
 Status qAbs(Importer& im) {
   auto q = elementwiseParams(im);
   if (!q) return q.status();
-  const auto& [x, y] = *q;
+  const QParams& x = q->first;  // named, not a structured binding: lambdas below capture them (clang 14)
+  const QParams& y = q->second;
   const bool rescale = float(x.scale) != float(y.scale);
   const Requant r = scaleRatio(x, y);
   if (rescale && !shiftInRange(r)) return Status::unsupported("ABS scale ratio out of TFLite's range");
@@ -70,7 +71,8 @@ Status qAbs(Importer& im) {
 Status qReluX(Importer& im, float lo, float hi) {
   auto q = elementwiseParams(im);
   if (!q) return q.status();
-  const auto& [x, y] = *q;
+  const QParams& x = q->first;
+  const QParams& y = q->second;
   const Requant r = scaleRatio(x, y);
   if (!shiftInRange(r)) return Status::unsupported("RELU scale ratio out of TFLite's range");
   const bool wide = im.in(0).dtype == DType::I16;
@@ -102,7 +104,8 @@ Status qGelu(Importer& im) {
   if (im.in(0).dtype != DType::I8) return Status::unsupported("quantized GELU other than int8 (TFLite refuses it)");
   auto q = elementwiseParams(im);
   if (!q) return q.status();
-  const auto& [x, y] = *q;
+  const QParams& x = q->first;
+  const QParams& y = q->second;
   const auto* o = im.options<fb::GeluOptions>();
   float (*transform)(float) = o && o->approximate() ? geluApproximateF : geluF;
   const float inScale = float(x.scale), inverse = 1.0f / float(y.scale);
@@ -162,7 +165,8 @@ Status qRsqrt(Importer& im) {
   if (im.in(0).dtype != DType::I8) return Status::unsupported("quantized RSQRT other than int8 (TFLite refuses it)");
   auto q = elementwiseParams(im);
   if (!q) return q.status();
-  const auto& [x, y] = *q;
+  const QParams& x = q->first;
+  const QParams& y = q->second;
   int64_t m = 0, e = 0;
   fixedpoint::quantizeMultiplier(1.0 / double(std::sqrt(float(x.scale)) * float(y.scale)), m, e);
   constexpr int kShift = 20;
