@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """malformed_qdq.py OUT_DIR: writes a valid QDQ conv model (good.onnx) and damaged copies, one defect each,
-listed in OUT_DIR/cases.txt as "FILE<TAB>WORDS THE ERROR MUST NAME". tests/qdq/malformed_qdq.sh checks that
+listed in OUT_DIR/cases.txt as "FILE<TAB>WORDS THE ERROR MUST NAME<TAB>EXIT CODE" (4 malformed, 5 unsupported). tests/qdq/malformed_qdq.sh checks that
 `tosakit import` rejects each with a one-line error and exit 4 (bad input)."""
 import os
 import sys
@@ -37,7 +37,7 @@ def build(x_scale=0.02, w_scales=(0.01, 0.02, 0.03, 0.04), y_scale=0.05, w_zp_ty
 
 
 CASES = {
-    "good.onnx": ({}, ""),
+    "good.onnx": ({}, "-", 0),  # "-": no error (a tab-separated field may not be empty)
     "x_scale_zero.onnx": ({"x_scale": 0.0}, "scale"),
     "x_scale_negative.onnx": ({"x_scale": -0.02}, "scale"),
     "y_scale_nan.onnx": ({"y_scale": float("nan")}, "scale"),
@@ -45,6 +45,8 @@ CASES = {
     "w_scale_axis_mismatch.onnx": ({"w_scales": (0.01, 0.02, 0.03)}, "axis"),
     "w_zp_length_mismatch.onnx": ({"w_zp_len": 2}, "zero point"),
     "w_zp_type_mismatch.onnx": ({"w_zp_type": np.uint8}, "zero point type"),
+    # uint16 Q/DQ (ONNX opset 21) has no TOSA carrier: refused by name.
+    "x_uint16.onnx": ({"x_zp_type": np.uint16, "x_zp": 1000}, "QuantizeLinear to u16", 5),
 }
 
 
@@ -52,9 +54,9 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "cases.txt"), "w") as f:
-        for name, (kw, words) in CASES.items():
+        for name, (kw, words, *code) in CASES.items():
             onnx.save(build(**kw), os.path.join(out, name))
-            f.write(f"{name}\t{words}\n")
+            f.write(f"{name}\t{words}\t{code[0] if code else 4}\n")
 
 
 if __name__ == "__main__":
