@@ -130,6 +130,17 @@ Status setQuantOut(Importer& im, int k, Value* v, fb::ActivationFunctionType act
   return Status::ok();
 }
 
+// An int8 elementwise operator as tosa.table: `f` maps each raw input value to TFLite's raw output, so the
+// table reproduces TFLite's arithmetic exactly whatever it is.
+Status tableOut(Importer& im, const QParams& y, const std::function<int32_t(int32_t)>& f) {
+  Tensor table(DType::I8, {256});
+  for (int32_t v = -128; v <= 127; ++v) table.setInt(v + 128, std::clamp<int32_t>(f(v), -128, 127));
+  auto xv = im.get(0);
+  if (!xv) return xv.status();
+  Value* v = im.b.op1("tosa.table", {*xv, im.constant(std::move(table), "table")}, (*xv)->type, {}, im.aux("table"));
+  return setQuantOut(im, 0, v, fb::ActivationFunctionType::NONE, y);
+}
+
 namespace {
 
 Status requireInt8(Importer& im, int i) {
@@ -669,17 +680,6 @@ Result<UnaryQ> unaryParams(Importer& im) {
   auto y = perTensor(im.out(0), "output");
   if (!y) return y.status();
   return UnaryQ{*x, *y};
-}
-
-// An int8 elementwise operator as tosa.table: `f` maps each raw input value to TFLite's raw output, so the
-// table reproduces TFLite's arithmetic exactly whatever it is.
-Status tableOut(Importer& im, const QParams& y, const std::function<int32_t(int32_t)>& f) {
-  Tensor table(DType::I8, {256});
-  for (int32_t v = -128; v <= 127; ++v) table.setInt(v + 128, std::clamp<int32_t>(f(v), -128, 127));
-  auto xv = im.get(0);
-  if (!xv) return xv.status();
-  Value* v = im.b.op1("tosa.table", {*xv, im.constant(std::move(table), "table")}, (*xv)->type, {}, im.aux("table"));
-  return setQuantOut(im, 0, v, fb::ActivationFunctionType::NONE, y);
 }
 
 // TFLite's PopulateLookupTable (LOGISTIC, TANH, ELU): dequantized in float, transformed, rounded half away from

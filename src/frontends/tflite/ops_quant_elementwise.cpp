@@ -29,12 +29,7 @@ Result<std::pair<QParams, QParams>> elementwiseParams(Importer& im) {
 Status elementwiseTable(Importer& im, const QParams& y, const std::function<int32_t(int32_t)>& f) {
   if (im.in(0).dtype == DType::I16)
     return int16GatherTable(im, y, [&](int16_t v) { return int16_t(std::clamp<int32_t>(f(v), -32768, 32767)); });
-  Tensor table(DType::I8, {256});
-  for (int32_t v = -128; v <= 127; ++v) table.setInt(v + 128, std::clamp<int32_t>(f(v), -128, 127));
-  auto xv = im.get(0);
-  if (!xv) return xv.status();
-  Value* v = im.b.op1("tosa.table", {*xv, im.constant(std::move(table), "table")}, (*xv)->type, {}, im.aux("table"));
-  return setQuantOut(im, 0, v, fb::ActivationFunctionType::NONE, y);
+  return tableOut(im, y, f);
 }
 
 struct Requant {

@@ -21,6 +21,9 @@ Result<QParams> perTensor(const TVal& v, const std::string& what);
 // The quantized (int8 or int16) output k: clamped to the fused activation's range, its quantization recorded.
 Status setQuantOut(Importer& im, int k, Value* v, fb::ActivationFunctionType act, const QParams& q);
 
+// An int8 elementwise operator as tosa.table: `f` maps each raw input value to TFLite's raw output (saturated to
+// int8 here), so the table reproduces TFLite's arithmetic exactly whatever it is (ops_quant.cpp).
+Status tableOut(Importer& im, const QParams& y, const std::function<int32_t(int32_t)>& f);
 // Input 0 and output 0 of an int16 operator: per tensor, zero points 0 as TFLite's 16x8 scheme requires.
 Result<std::pair<QParams, QParams>> int16UnaryParams(Importer& im);
 // x (int16) mapped through f by a 65536-entry table gathered at x + 32768 (ops_quant16.cpp).
